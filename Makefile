@@ -1,0 +1,73 @@
+# dashsim: one Makefile. `make run` and `make test` install missing Debian packages first.
+# Targets: all (bin/sim), run, test, sanitize, bench, figures, gpu, install, clean. V=1 shows commands.
+PREFIX ?= /usr/local
+CC ?= cc
+PKGS := igraph glib-2.0 libcjson
+OPT ?= -O2 -g
+CFLAGS_ALL = -std=c11 -D_DEFAULT_SOURCE $(OPT) -Wall -Wextra -Werror -MMD -MP \
+             $(shell pkg-config --cflags $(PKGS) check) $(EXTRA_CFLAGS)
+LDLIBS_ALL = $(shell pkg-config --libs $(PKGS)) -lm -lpthread $(EXTRA_LDFLAGS)
+BUILD ?= build
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+LIB_SRC := $(filter-out sim/main.c,$(wildcard sim/*.c)) $(wildcard dag/*.c) $(wildcard policies/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC := $(wildcard tests/*.c)
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+
+.PHONY: all deps run test check sanitize bench figures gpu install clean
+all: bin/sim
+
+deps:
+	$(Q)scripts/install-deps.sh
+
+bin/sim: $(BUILD)/sim/main.o $(LIB_OBJ)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+bin/test-sim: $(TEST_OBJ) $(LIB_OBJ)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(shell pkg-config --libs check) $(LDLIBS_ALL)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+# The main job: every policy on the built-in H100 preset, outputs under out/.
+run: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/run-main.sh
+
+# Every test: the Check suites (unit, closed forms, conformance) and the CLI tests.
+test: deps
+	$(Q)$(MAKE) --no-print-directory check
+
+check: bin/sim bin/test-sim
+	$(Q)CK_DEFAULT_TIMEOUT=600 bin/test-sim
+	$(Q)tests/cli.sh bin/sim
+
+sanitize: deps
+	$(Q)$(MAKE) --no-print-directory BUILD=build-san OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
+	    EXTRA_LDFLAGS="-fsanitize=address,undefined" bin/sim bin/test-sim check
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)bench/bench.sh bin/sim
+
+install: bin/sim
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 bin/sim $(DESTDIR)$(PREFIX)/bin/sim
+
+clean:
+	rm -rf build build-san bin out
+
+-include gpu/gpu.mk
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/sim/main.d

@@ -1,0 +1,25 @@
+/* fa3-spt: FA3's current causal default (PR #1893). Shortest KV tiles launched first, Q tiles ascending
+ * from the diagonal, every dQ row accumulated in descending KV order, so the tile that reaches a row
+ * first (the short one, near the diagonal) also reduces first. Causal only. */
+#include "policy.h"
+
+static bool fa3_spt_build(Plan *plan, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    const Workload *wl = &plan->wl;
+    for (int64_t t = 0; t < (int64_t)wl->heads * wl->kv_tiles; t++) {
+        int32_t head, kv;
+        plan_launch_kv(wl, t, true, &head, &kv);
+        plan_add_kv_cta(plan, head, kv, false);
+    }
+    plan_rank_by_kv(plan, true);
+    return true;
+}
+
+const PolicyOps policy_fa3_spt = {
+    .name = "fa3-spt",
+    .summary = "FA3 causal default: shortest-first launch, ascending Q, rows accumulated in descending KV",
+    .supports_full = false,
+    .supports_causal = true,
+    .build = fa3_spt_build,
+};

@@ -1,0 +1,66 @@
+/* symmetric-shift: DASH Symmetric Shift (causal). Persistent: slot g runs chunks g, g+P, ...; chunk k of
+ * a head is KV tile k (long) then N-1-k (short), so every slot carries the same work. The long tile first
+ * cycles through the rows all long tiles of its wave share (a shift on the dense rectangle), then climbs
+ * its triangle; the short tile walks its rows downwards. Rows accumulate in order of chain position, which
+ * for N = P*... (one head per half wave) puts every accumulation edge from a shallower task to a deeper
+ * one (Lemma 1): no bubbles. Needs even N. Construction as in the public DASH code. */
+#include "policy.h"
+
+#include <glib.h>
+#include <stdio.h>
+
+/* Adds chunk k of head (long tile k, short tile N-1-k) to slot, recording each task's chain position. */
+static void add_chunk(Plan *plan, int64_t *key, int64_t *slot_depth, int32_t head, int32_t k,
+                      int64_t earlier, int64_t in_wave, int32_t slot)
+{
+    const Workload *wl = &plan->wl;
+    int64_t rect = CLAMP(wl->tile_ratio * (earlier + in_wave - 1), policy_q_lo(wl, k), wl->q_tiles);
+    int64_t span = wl->q_tiles - rect, a = k - earlier;
+    plan_add_cta(plan, slot);
+    for (int64_t t = 0; t < span; t++) {
+        key[plan->task_count] = slot_depth[slot]++;
+        plan_add_task(plan, head, k, (int32_t)(rect + (a + t) % span));
+    }
+    for (int32_t q = policy_q_lo(wl, k); q < rect; q++) {
+        key[plan->task_count] = slot_depth[slot]++;
+        plan_add_task(plan, head, k, q);
+    }
+    int32_t small = wl->kv_tiles - 1 - k;
+    for (int32_t q = wl->q_tiles - 1; q >= policy_q_lo(wl, small); q--) {
+        key[plan->task_count] = slot_depth[slot]++;
+        plan_add_task(plan, head, small, q);
+    }
+}
+
+static bool symmetric_shift_build(Plan *plan, char *err, size_t errlen)
+{
+    const Workload *wl = &plan->wl;
+    if (wl->kv_tiles % 2) {
+        snprintf(err, errlen, "policy symmetric-shift pairs KV tile k with N-1-k and needs an even number "
+                 "of KV tiles (got %d)", wl->kv_tiles);
+        return false;
+    }
+    plan->is_persistent = true;
+    int64_t half = wl->kv_tiles / 2, slots = wl->n_sm;
+    int64_t *key = g_new(int64_t, plan->wl.heads * policy_tasks_per_head(wl));
+    int64_t *slot_depth = g_new0(int64_t, slots);
+    for (int64_t c = 0; c < wl->heads * half; c++) {
+        int64_t head = c / half, wave = c / slots, head_first = head * half;
+        int64_t earlier = CLAMP(wave * slots - head_first, 0, half);
+        int64_t in_wave = MIN(head_first + half, (wave + 1) * slots) - MAX(head_first, wave * slots);
+        add_chunk(plan, key, slot_depth, (int32_t)head, (int32_t)(c % half), earlier, in_wave,
+                  (int32_t)(c % slots));
+    }
+    plan_rank_by_key(plan, key);
+    g_free(slot_depth);
+    g_free(key);
+    return true;
+}
+
+const PolicyOps policy_symmetric_shift = {
+    .name = "symmetric-shift",
+    .summary = "DASH Symmetric Shift (causal): persistent, pairs KV tile i with N-1-i; no bubbles",
+    .supports_full = false,
+    .supports_causal = true,
+    .build = symmetric_shift_build,
+};

@@ -1,0 +1,152 @@
+/* Realized-schedule DAG. Nodes: every op, plus one zero-weight dispatch node per CTA (CTA c is node
+ * op_count + c). The dispatch node waits for the previous CTA on the same unit to end and, for CTAs
+ * placed by the block scheduler, for the previous such CTA's dispatch (in-order launch): exactly the
+ * rule the engine applies, which is why the engine's makespan equals the critical path. */
+#include "analyze.h"
+
+#include <glib.h>
+#include <stdlib.h>
+
+#include "../dag/dag.h"
+
+enum { KIND_PROGRAM = SIM_EDGE_KIND_COUNT, KIND_DISPATCH, KIND_LAUNCH };
+
+static void add_cta_edges(Dag *g, const SimProgram *p, const SimSchedule *s)
+{
+    int32_t *last_on_unit = g_new(int32_t, p->n_units);
+    for (int32_t u = 0; u < p->n_units; u++)
+        last_on_unit[u] = -1;
+    /* CTAs of a unit run one after another; dispatch order within a unit is dispatch-time order, which
+     * is CTA order for both pinned and block-scheduled CTAs. */
+    int32_t prev_dynamic = -1;
+    for (int32_t c = 0; c < p->cta_count; c++) {
+        const SimCta *cta = &p->ctas[c];
+        int64_t node = p->op_count + c;
+        int32_t u = s->cta_unit[c], prev = last_on_unit[u];
+        for (int64_t op = prev >= 0 ? p->ctas[prev].op_begin : 0;
+             prev >= 0 && op < p->ctas[prev].op_begin + p->ctas[prev].op_count; op++)
+            if (p->next_on_engine[op] < 0)
+                dag_add_edge(g, op, node, 0, KIND_DISPATCH, true);
+        if (cta->pinned_unit < 0) {
+            if (prev_dynamic >= 0)
+                dag_add_edge(g, p->op_count + prev_dynamic, node, 0, KIND_LAUNCH, false);
+            prev_dynamic = c;
+        }
+        for (int64_t op = cta->op_begin; op < cta->op_begin + cta->op_count; op++)
+            if (p->is_first_on_engine[op])
+                dag_add_edge(g, node, op, 0, KIND_PROGRAM, true);
+        last_on_unit[u] = c;
+    }
+    g_free(last_on_unit);
+}
+
+static Dag *build_dag(const SimProgram *p, const SimSchedule *s)
+{
+    Dag *g = dag_new(p->op_count + p->cta_count);
+    for (int64_t op = 0; op < p->op_count; op++) {
+        dag_set_node(g, op, p->ops[op].duration_ns, p->ops[op].kind);
+        if (p->next_on_engine[op] >= 0)
+            dag_add_edge(g, op, p->next_on_engine[op], 0, KIND_PROGRAM, true);
+    }
+    for (int64_t e = 0; e < p->edge_count; e++) {
+        const SimEdge *edge = &p->edges[e];
+        int32_t uf = s->cta_unit[p->ops[edge->from].cta], ut = s->cta_unit[p->ops[edge->to].cta];
+        dag_add_edge(g, edge->from, edge->to, sim_program_edge_latency(p, e, uf, ut), edge->kind,
+                     edge->kind != SIM_EDGE_ACCUM && uf == ut);
+    }
+    add_cta_edges(g, p, s);
+    return g;
+}
+
+typedef struct {
+    int64_t start, end;
+} Interval;
+
+static int interval_cmp(const void *a, const void *b)
+{
+    const Interval *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Time during which some engine of the CTA's unit is busy; CTAs of a unit never overlap. */
+static int64_t busy_time(const SimProgram *p, const SimSchedule *s)
+{
+    int64_t busy = 0;
+    Interval *iv = NULL;
+    int32_t capacity = 0;
+    for (int32_t c = 0; c < p->cta_count; c++) {
+        const SimCta *cta = &p->ctas[c];
+        if (cta->op_count > capacity)
+            iv = g_renew(Interval, iv, capacity = cta->op_count);
+        int32_t k = 0;
+        for (int64_t op = cta->op_begin; op < cta->op_begin + cta->op_count; op++)
+            if (s->end_ns[op] > s->start_ns[op])
+                iv[k++] = (Interval){ s->start_ns[op], s->end_ns[op] };
+        if (p->engines_per_unit > 1)
+            qsort(iv, k, sizeof *iv, interval_cmp);
+        int64_t reach = INT64_MIN;
+        for (int32_t i = 0; i < k; i++) {
+            busy += MAX(iv[i].end, reach) - MAX(iv[i].start, reach);
+            reach = MAX(reach, iv[i].end);
+        }
+    }
+    g_free(iv);
+    return busy;
+}
+
+static void critical_breakdown(const Dag *g, const SimProgram *p, SimAnalysis *a)
+{
+    static const BreakdownPart part_of_kind[SIM_OP_KIND_COUNT] = {
+        [SIM_OP_COMPUTE] = BREAK_COMPUTE, [SIM_OP_REDUCE] = BREAK_REDUCE,
+        [SIM_OP_VECTOR] = BREAK_VECTOR, [SIM_OP_SYNC] = BREAK_COMPUTE,
+    };
+    const int64_t *nodes, *edges;
+    int64_t len = dag_critical_path(g, &nodes, &edges);
+    for (int64_t i = 0; i < len; i++) {
+        if (nodes[i] < p->op_count)
+            a->breakdown_ns[part_of_kind[p->ops[nodes[i]].kind]] += dag_node_weight_ns(g, nodes[i]);
+        if (i + 1 < len)
+            a->breakdown_ns[BREAK_LATENCY] += dag_edge_weight_ns(g, edges[i]);
+    }
+    a->breakdown_ns[BREAK_WAIT] = a->makespan_ns - a->critical_path_ns;
+}
+
+static void node_label(int64_t v, char *buf, size_t len, void *ctx)
+{
+    const SimProgram *p = ctx;
+    if (v >= p->op_count)
+        snprintf(buf, len, "dispatch CTA %" G_GINT64_FORMAT, v - p->op_count);
+    else
+        snprintf(buf, len, "%s task %d CTA %d", sim_op_kind_name(p->ops[v].kind), p->ops[v].task, p->ops[v].cta);
+}
+
+SimStatus sim_analyze(const SimProgram *p, const SimSchedule *s, SimAnalysis *out, FILE *dot, SimError *err)
+{
+    *out = (SimAnalysis){ .makespan_ns = s->makespan_ns };
+    Dag *g = build_dag(p, s);
+    char msg[256];
+    if (!dag_solve(g, msg, sizeof msg)) {
+        dag_free(g);
+        return sim_error_set(err, SIM_ERR_SCHEDULE, "%s", msg);
+    }
+    out->critical_path_ns = dag_critical_path_ns(g);
+    out->lemma1_violations = dag_count_depth_violations(g, SIM_EDGE_ACCUM);
+    out->busy_ns = busy_time(p, s);
+    int64_t capacity = (int64_t)p->n_units * s->makespan_ns;
+    out->bubble_ns = capacity - out->busy_ns;
+    out->busy_fraction = capacity > 0 ? (double)out->busy_ns / (double)capacity : 0.0;
+    critical_breakdown(g, p, out);
+    out->is_critical = g_new(uint8_t, p->op_count);
+    for (int64_t op = 0; op < p->op_count; op++)
+        out->is_critical[op] = dag_slack_ns(g, op) == 0;
+    if (dot && !dag_write_dot(g, dot, node_label, (void *)p))
+        sim_error_set(err, SIM_ERR_IO, "writing the DOT graph failed");
+    dag_free(g);
+    return err->status;
+}
+
+void sim_analysis_clear(SimAnalysis *a)
+{
+    g_free(a->is_critical);
+    a->is_critical = NULL;
+}

@@ -1,0 +1,32 @@
+/* Attention schedules on the engine: costs, the compilation of a plan into an engine program, and the
+ * paper's closed forms. One task = compute C (cost c) then reduction R (cost r) of its partial dQ. */
+#ifndef SIM_ATTENTION_H
+#define SIM_ATTENTION_H
+
+#include "../policies/policy.h"
+#include "program.h"
+
+typedef enum { REDUCE_SERIAL, REDUCE_ASYNC } ReduceMode;
+
+typedef struct {
+    int64_t c_ns;        /* compute of one tile pair */
+    int64_t r_ns;        /* ordered reduction of one partial dQ tile */
+    int64_t latency_ns;  /* added to each accumulation edge between different SMs */
+    ReduceMode reduce;   /* serial: R blocks the next C (the paper); async: FA3's store warp */
+    int dq_buffers;      /* async: staging buffer depth; the next C may deposit only once R(t-depth) ended */
+} AttnCosts;
+
+/* Ops per task: serial: C, R on engine 0 in program order. async: C and a zero-length deposit D on
+ * engine 0, R on engine 1 (the store engine); D(t) -> R(t), R(t - depth) -> D(t). Every row gets
+ * R(rank k-1) -> R(rank k) with the latency. Owned by the caller. O(tasks). */
+SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs);
+
+/* Ops one task compiles to, for size estimates. */
+int sim_attention_ops_per_task(ReduceMode reduce);
+
+/* The DASH paper's formula for this policy and mask, if it gives one (sets *ns). *is_exact says whether
+ * the simulator reproduces it exactly for this input (conditions in README, tested in tests/). */
+bool sim_closed_form_ns(const char *policy, const Workload *wl, const AttnCosts *costs, int64_t *ns,
+                        bool *is_exact);
+
+#endif

@@ -1,0 +1,21 @@
+/* Command-line front ends. Each subcommand is one function taking its own argv (argv[0] = its name)
+ * and returning the process exit code (0 ok, 1 a check failed, 2 bad usage or input). */
+#ifndef SIM_CLI_H
+#define SIM_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "status.h"
+
+#define SIM_VERSION "0.1.0"
+
+int sim_cmd_attention(int argc, char **argv);
+
+/* Strict decimal parse of a flag's value into [lo, hi]; a sentence naming the flag otherwise. */
+SimStatus cli_parse_int64(const char *flag, const char *text, int64_t lo, int64_t hi, int64_t *out,
+                          SimError *err);
+/* Prints "sim: <sentence>" on stderr and returns the exit code for err. */
+int cli_fail(const SimError *err);
+
+#endif

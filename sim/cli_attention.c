@@ -1,0 +1,302 @@
+/* `sim [--policy NAME] --n N [options]`: one attention schedule through policy -> engine -> DAG, printed
+ * as a readable summary or one JSON object. Every input is checked (and the size estimated against the
+ * memory cap) before anything is allocated or written. */
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <glib.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "attention.h"
+#include "cli.h"
+#include "output.h"
+#include "plan_io.h"
+
+/* Peak bytes per engine op across plan, program, engine, schedule and DAG (measured by `make bench`
+ * at 1M ops: about 190 bytes; rounded up). Used to refuse inputs over --max-memory-mb before allocating. */
+#define BYTES_PER_OP 256
+
+typedef struct {
+    const char *policy;
+    Workload wl;
+    AttnCosts costs;
+    bool is_json, is_q_set, is_kv_set;
+    const char *dot_path, *plan_path;
+    int64_t max_memory_mb;
+} AttnOptions;
+
+static const char usage[] =
+    "usage: sim [--policy NAME] --n N [options]\n"
+    "Simulates the deterministic attention backward of one schedule and analyses its DAG.\n"
+    "  --policy NAME       schedule (default fa3); --list-policies shows them\n"
+    "  --n N               SMs (default 132)\n"
+    "  --heads M           heads x batch (default 1)\n"
+    "  --kv-tiles N        KV tiles per head (default n)\n"
+    "  --q-tiles M         Q tiles per head (default n)\n"
+    "  --mask full|causal  attention mask (default full)\n"
+    "  --tile-ratio S      kBlockN / kBlockM for the causal diagonal (default 1)\n"
+    "  --head-swizzle W    heads interleaved by FA3's causal launch order (default 1)\n"
+    "  --c NS              compute cost of one tile pair, integer ns (default 1000)\n"
+    "  --r NS              reduction cost of one partial dQ tile, integer ns (default 500)\n"
+    "  --latency NS        signal latency on each cross-SM accumulation edge (default 0)\n"
+    "  --reduce serial|async  serial: a reduction blocks the next compute (the paper's model);\n"
+    "                      async: FA3's store warp with a --dq-buffers deep staging buffer (default serial)\n"
+    "  --dq-buffers D      staging buffer depth for --reduce async (default 1)\n"
+    "  --json              print one JSON object instead of the summary\n"
+    "  --dot FILE          write the schedule's DAG as Graphviz DOT\n"
+    "  --emit-plan FILE    write the plan for gpu/ (docs/plan-format.md)\n"
+    "  --max-memory-mb MB  refuse inputs whose simulation would need more (default 4096)\n"
+    "  --list-policies, --help, --version\n"
+    "Exit status: 0 ok, 2 bad usage or input.\n";
+
+static SimStatus parse_enum(const char *flag, const char *text, const char *a, const char *b, int *out,
+                            SimError *err)
+{
+    if (strcmp(text, a) == 0 || strcmp(text, b) == 0) {
+        *out = strcmp(text, b) == 0;
+        return SIM_OK;
+    }
+    return sim_error_set(err, SIM_ERR_USAGE, "%s expects %s or %s, got '%s'", flag, a, b, text);
+}
+
+static SimStatus parse_int(const char *flag, const char *text, int64_t lo, int64_t hi, int *out, SimError *err)
+{
+    int64_t v;
+    if (cli_parse_int64(flag, text, lo, hi, &v, err) == SIM_OK)
+        *out = (int)v;
+    return err->status;
+}
+
+enum { OPT_LIST = 256, OPT_HELP, OPT_VERSION, OPT_KV, OPT_Q, OPT_MASK, OPT_RATIO, OPT_SWIZZLE, OPT_LAT,
+       OPT_REDUCE, OPT_BUFS, OPT_JSON, OPT_DOT, OPT_PLAN, OPT_MEM };
+
+static const struct option long_options[] = {
+    { "policy", required_argument, NULL, 'p' }, { "n", required_argument, NULL, 'n' },
+    { "heads", required_argument, NULL, 'm' }, { "kv-tiles", required_argument, NULL, OPT_KV },
+    { "q-tiles", required_argument, NULL, OPT_Q }, { "mask", required_argument, NULL, OPT_MASK },
+    { "tile-ratio", required_argument, NULL, OPT_RATIO }, { "head-swizzle", required_argument, NULL, OPT_SWIZZLE },
+    { "c", required_argument, NULL, 'c' }, { "r", required_argument, NULL, 'r' },
+    { "latency", required_argument, NULL, OPT_LAT }, { "reduce", required_argument, NULL, OPT_REDUCE },
+    { "dq-buffers", required_argument, NULL, OPT_BUFS }, { "json", no_argument, NULL, OPT_JSON },
+    { "dot", required_argument, NULL, OPT_DOT }, { "emit-plan", required_argument, NULL, OPT_PLAN },
+    { "max-memory-mb", required_argument, NULL, OPT_MEM }, { "list-policies", no_argument, NULL, OPT_LIST },
+    { "help", no_argument, NULL, OPT_HELP }, { "version", no_argument, NULL, OPT_VERSION },
+    { NULL, 0, NULL, 0 },
+};
+
+#define MAX_SIZE 1000000
+#define MAX_COST_NS 1000000000000LL
+
+static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char *flag, SimError *err)
+{
+    int v = 0;
+    switch (opt) {
+    case 'p': o->policy = arg; return SIM_OK;
+    case 'n': return parse_int(flag, arg, 1, 100000, &o->wl.n_sm, err);
+    case 'm': return parse_int(flag, arg, 1, MAX_SIZE, &o->wl.heads, err);
+    case OPT_KV: o->is_kv_set = true; return parse_int(flag, arg, 1, MAX_SIZE, &o->wl.kv_tiles, err);
+    case OPT_Q: o->is_q_set = true; return parse_int(flag, arg, 1, MAX_SIZE, &o->wl.q_tiles, err);
+    case OPT_MASK:
+        parse_enum(flag, arg, "full", "causal", &v, err);
+        o->wl.mask = v ? MASK_CAUSAL : MASK_FULL;
+        return err->status;
+    case OPT_RATIO: return parse_int(flag, arg, 1, 64, &o->wl.tile_ratio, err);
+    case OPT_SWIZZLE: return parse_int(flag, arg, 1, MAX_SIZE, &o->wl.head_swizzle, err);
+    case 'c': return cli_parse_int64(flag, arg, 0, MAX_COST_NS, &o->costs.c_ns, err);
+    case 'r': return cli_parse_int64(flag, arg, 0, MAX_COST_NS, &o->costs.r_ns, err);
+    case OPT_LAT: return cli_parse_int64(flag, arg, 0, 1000000000, &o->costs.latency_ns, err);
+    case OPT_REDUCE:
+        parse_enum(flag, arg, "serial", "async", &v, err);
+        o->costs.reduce = v ? REDUCE_ASYNC : REDUCE_SERIAL;
+        return err->status;
+    case OPT_BUFS: return parse_int(flag, arg, 1, 64, &o->costs.dq_buffers, err);
+    case OPT_JSON: o->is_json = true; return SIM_OK;
+    case OPT_DOT: o->dot_path = arg; return SIM_OK;
+    case OPT_PLAN: o->plan_path = arg; return SIM_OK;
+    case OPT_MEM: return cli_parse_int64(flag, arg, 1, INT64_MAX / (1 << 20), &o->max_memory_mb, err);
+    }
+    return sim_error_set(err, SIM_ERR_USAGE, "unknown option %s (see sim --help)", flag);
+}
+
+static void list_policies(void)
+{
+    for (int i = 0; i < policy_count(); i++) {
+        const PolicyOps *p = policy_at(i);
+        printf("%-16s %-12s %s\n", p->name,
+               p->supports_full && p->supports_causal ? "full,causal" : p->supports_full ? "full" : "causal",
+               p->summary);
+    }
+}
+
+/* Returns -1 to go on, else the exit code (help, version, list, or an error). */
+static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
+{
+    *o = (AttnOptions){ .policy = "fa3", .max_memory_mb = 4096,
+                        .wl = { .n_sm = 132, .heads = 1, .mask = MASK_FULL, .tile_ratio = 1, .head_swizzle = 1 },
+                        .costs = { .c_ns = 1000, .r_ns = 500, .reduce = REDUCE_SERIAL, .dq_buffers = 1 } };
+    opterr = 0;
+    optind = 1;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
+        const char *flag = argv[optind - 1];
+        if (opt == '?')
+            sim_error_set(err, SIM_ERR_USAGE, "unknown option or missing value: %s (see sim --help)", flag);
+        else if (opt == OPT_HELP)
+            return fputs(usage, stdout), 0;
+        else if (opt == OPT_VERSION)
+            return printf("sim (dashsim) %s\n", SIM_VERSION), 0;
+        else if (opt == OPT_LIST)
+            return list_policies(), 0;
+        else
+            parse_one(o, opt, optarg, flag, err);
+        if (err->status)
+            return cli_fail(err);
+    }
+    if (optind < argc)
+        return sim_error_set(err, SIM_ERR_USAGE, "unexpected argument '%s' (see sim --help)", argv[optind]),
+               cli_fail(err);
+    if (!o->is_kv_set)
+        o->wl.kv_tiles = o->wl.n_sm;
+    if (!o->is_q_set)
+        o->wl.q_tiles = o->wl.n_sm;
+    return -1;
+}
+
+/* Refuses work that would not fit the memory cap, before anything is allocated. */
+static SimStatus check_size(const AttnOptions *o, SimError *err)
+{
+    double tasks = (double)o->wl.heads * o->wl.kv_tiles * o->wl.q_tiles;
+    double mb = tasks * sim_attention_ops_per_task(o->costs.reduce) * BYTES_PER_OP / (1 << 20);
+    if (mb > (double)o->max_memory_mb)
+        return sim_error_set(err, SIM_ERR_LIMIT, "%d heads x %d KV x %d Q tiles would need about %.0f MB to "
+                             "simulate, over the cap of %" PRId64 " MB (--max-memory-mb)", o->wl.heads,
+                             o->wl.kv_tiles, o->wl.q_tiles, mb, o->max_memory_mb);
+    return SIM_OK;
+}
+
+static SimStatus write_plan(const Plan *plan, const AttnCosts *costs, const char *path, SimError *err)
+{
+    SimOutput out;
+    if (sim_output_open(&out, path, err) != SIM_OK)
+        return err->status;
+    if (!sim_plan_write(plan, costs, out.f)) {
+        sim_output_abort(&out);
+        return sim_error_set(err, SIM_ERR_IO, "cannot write %s", path);
+    }
+    return sim_output_commit(&out, err);
+}
+
+typedef struct {
+    const Plan *plan;
+    int64_t tasks;
+    SimAnalysis a;
+    bool has_closed_form, is_closed_form_exact;
+    int64_t closed_form_ns;
+} AttnResult;
+
+static void print_json(const AttnOptions *o, const AttnResult *r)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "policy", o->policy);
+    cJSON_AddNumberToObject(j, "n", o->wl.n_sm);
+    cJSON_AddNumberToObject(j, "heads", o->wl.heads);
+    cJSON_AddNumberToObject(j, "kv_tiles", o->wl.kv_tiles);
+    cJSON_AddNumberToObject(j, "q_tiles", o->wl.q_tiles);
+    cJSON_AddStringToObject(j, "mask", o->wl.mask == MASK_FULL ? "full" : "causal");
+    cJSON_AddStringToObject(j, "reduce", o->costs.reduce == REDUCE_SERIAL ? "serial" : "async");
+    cJSON_AddNumberToObject(j, "c_ns", (double)o->costs.c_ns);
+    cJSON_AddNumberToObject(j, "r_ns", (double)o->costs.r_ns);
+    cJSON_AddNumberToObject(j, "latency_ns", (double)o->costs.latency_ns);
+    cJSON_AddNumberToObject(j, "tasks", (double)r->tasks);
+    cJSON_AddNumberToObject(j, "makespan_ns", (double)r->a.makespan_ns);
+    cJSON_AddNumberToObject(j, "critical_path_ns", (double)r->a.critical_path_ns);
+    if (r->has_closed_form)
+        cJSON_AddNumberToObject(j, "closed_form_ns", (double)r->closed_form_ns);
+    else
+        cJSON_AddNullToObject(j, "closed_form_ns");
+    cJSON_AddBoolToObject(j, "closed_form_exact", r->has_closed_form && r->is_closed_form_exact);
+    cJSON_AddNumberToObject(j, "lemma1_violations", (double)r->a.lemma1_violations);
+    cJSON_AddNumberToObject(j, "busy_fraction", r->a.busy_fraction);
+    cJSON_AddNumberToObject(j, "bubble_ns", (double)r->a.bubble_ns);
+    cJSON *b = cJSON_AddObjectToObject(j, "critical_path_breakdown_ns");
+    cJSON_AddNumberToObject(b, "compute", (double)r->a.breakdown_ns[BREAK_COMPUTE]);
+    cJSON_AddNumberToObject(b, "reduce", (double)r->a.breakdown_ns[BREAK_REDUCE]);
+    cJSON_AddNumberToObject(b, "wait", (double)r->a.breakdown_ns[BREAK_WAIT]);
+    cJSON_AddNumberToObject(b, "latency", (double)r->a.breakdown_ns[BREAK_LATENCY]);
+    char *s = cJSON_PrintUnformatted(j);
+    puts(s);
+    cJSON_free(s);
+    cJSON_Delete(j);
+}
+
+static void print_summary(const AttnOptions *o, const AttnResult *r)
+{
+    const SimAnalysis *a = &r->a;
+    printf("policy %s, %s mask, %d SMs, %d heads x %d KV x %d Q tiles = %" PRId64 " tasks\n", o->policy,
+           o->wl.mask == MASK_FULL ? "full" : "causal", o->wl.n_sm, o->wl.heads, o->wl.kv_tiles,
+           o->wl.q_tiles, r->tasks);
+    printf("costs c = %" PRId64 " ns, r = %" PRId64 " ns, latency %" PRId64 " ns, %s reduction\n",
+           o->costs.c_ns, o->costs.r_ns, o->costs.latency_ns,
+           o->costs.reduce == REDUCE_SERIAL ? "serial" : "async");
+    printf("  makespan            %15" PRId64 " ns\n", a->makespan_ns);
+    printf("  critical path       %15" PRId64 " ns%s\n", a->critical_path_ns,
+           a->critical_path_ns == a->makespan_ns ? " (= makespan)" : "");
+    if (r->has_closed_form)
+        printf("  paper closed form   %15" PRId64 " ns (%s for this input)\n", r->closed_form_ns,
+               r->is_closed_form_exact ? "exact" : "approximate");
+    else
+        printf("  paper closed form   %15s\n", "none");
+    printf("  busy                %14.2f %% of SM time, bubbles %" PRId64 " ns\n", 100 * a->busy_fraction,
+           a->bubble_ns);
+    printf("  Lemma 1 violations  %15" PRId64 " accumulation edges against chain depth\n", a->lemma1_violations);
+    printf("  critical path split compute %" PRId64 ", reduce %" PRId64 ", wait %" PRId64 ", latency %"
+           PRId64 " ns\n", a->breakdown_ns[BREAK_COMPUTE], a->breakdown_ns[BREAK_REDUCE],
+           a->breakdown_ns[BREAK_WAIT], a->breakdown_ns[BREAK_LATENCY]);
+}
+
+/* Program -> engine -> analysis (and the optional DOT file). */
+static SimStatus simulate(const AttnOptions *o, const Plan *plan, AttnResult *r, SimError *err)
+{
+    SimProgram *prog = sim_attention_program(plan, &o->costs);
+    SimSchedule s = { 0 };
+    SimOutput dot = { 0 };
+    if (sim_engine_run(prog, &s, err) == SIM_OK && (!o->dot_path || sim_output_open(&dot, o->dot_path, err) == SIM_OK)
+        && sim_analyze(prog, &s, &r->a, dot.f, err) == SIM_OK && o->dot_path)
+        sim_output_commit(&dot, err);
+    sim_output_abort(&dot);
+    sim_schedule_clear(&s);
+    sim_program_free(prog);
+    return err->status;
+}
+
+int sim_cmd_attention(int argc, char **argv)
+{
+    AttnOptions o;
+    SimError err = { 0 };
+    int rc = parse_args(&o, argc, argv, &err);
+    if (rc >= 0)
+        return rc;
+    const PolicyOps *ops = policy_find(o.policy);
+    if (!ops)
+        sim_error_set(&err, SIM_ERR_USAGE, "unknown policy '%s' (sim --list-policies shows them)", o.policy);
+    if (err.status || check_size(&o, &err))
+        return cli_fail(&err);
+    char msg[256];
+    Plan *plan = policy_build(ops, &o.wl, msg, sizeof msg);
+    if (!plan)
+        return sim_error_set(&err, SIM_ERR_SCHEDULE, "%s", msg), cli_fail(&err);
+    AttnResult r = { .plan = plan, .tasks = plan->task_count };
+    r.has_closed_form = sim_closed_form_ns(o.policy, &o.wl, &o.costs, &r.closed_form_ns, &r.is_closed_form_exact);
+    if ((!o.plan_path || write_plan(plan, &o.costs, o.plan_path, &err) == SIM_OK) &&
+        simulate(&o, plan, &r, &err) == SIM_OK) {
+        if (o.is_json)
+            print_json(&o, &r);
+        else
+            print_summary(&o, &r);
+    }
+    sim_analysis_clear(&r.a);
+    plan_free(plan);
+    return err.status ? cli_fail(&err) : 0;
+}

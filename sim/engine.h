@@ -1,0 +1,26 @@
+/* The discrete-event engine: runs a sealed SimProgram in integer nanoseconds.
+ * Units run one CTA at a time; CTAs are dispatched in CTA order to the lowest-numbered free unit, or run
+ * on their pinned unit in CTA order; an op starts as soon as its program-order predecessor, its CTA's
+ * dispatch and all its incoming edges (plus their latency) allow. Events are popped from a min-heap on
+ * (time, sequence), so equal times fire in the order they were scheduled: same inputs, same schedule. */
+#ifndef SIM_ENGINE_H
+#define SIM_ENGINE_H
+
+#include "program.h"
+#include "status.h"
+
+/* The realized schedule. Caller-owned: sim_schedule_clear frees the arrays. */
+typedef struct {
+    int64_t *start_ns, *end_ns;   /* per op */
+    int32_t *cta_unit;            /* per CTA: where it ran */
+    int64_t *cta_dispatch_ns;     /* per CTA: when it was placed on its unit */
+    int64_t *cta_end_ns;          /* per CTA: when its last op ended (its unit is free again) */
+    int64_t makespan_ns;          /* latest op end */
+} SimSchedule;
+
+/* Runs p. A plan that can never finish (a CTA waits on one that cannot be placed, or a dependency cycle)
+ * is reported as SIM_ERR_SCHEDULE with a sentence naming a stuck CTA. O((ops + edges) log ops). */
+SimStatus sim_engine_run(const SimProgram *p, SimSchedule *out, SimError *err);
+void sim_schedule_clear(SimSchedule *s);
+
+#endif

@@ -1,0 +1,126 @@
+/* Building and sealing an engine-level program. Growth is geometric, so building is O(ops + edges);
+ * sealing derives the adjacency (CSR in both directions) and the implicit per-engine program order. */
+#include "program.h"
+
+#include <glib.h>
+
+SimProgram *sim_program_new(int32_t n_units, int32_t engines_per_unit)
+{
+    SimProgram *p = g_new0(SimProgram, 1);
+    p->n_units = n_units;
+    p->engines_per_unit = engines_per_unit;
+    return p;
+}
+
+void sim_program_free(SimProgram *p)
+{
+    if (!p)
+        return;
+    g_free(p->ctas);
+    g_free(p->ops);
+    g_free(p->edges);
+    g_free(p->unit_latency_ns);
+    g_free(p->first_in);
+    g_free(p->in_edge);
+    g_free(p->first_out);
+    g_free(p->out_edge);
+    g_free(p->next_on_engine);
+    g_free(p->is_first_on_engine);
+    g_free(p);
+}
+
+int32_t sim_program_add_cta(SimProgram *p, int32_t pinned_unit)
+{
+    if (p->cta_count == p->cta_capacity) {
+        p->cta_capacity = p->cta_capacity ? 2 * p->cta_capacity : 64;
+        p->ctas = g_renew(SimCta, p->ctas, p->cta_capacity);
+    }
+    p->ctas[p->cta_count] = (SimCta){ .pinned_unit = pinned_unit, .op_begin = (int32_t)p->op_count };
+    return p->cta_count++;
+}
+
+int64_t sim_program_add_op(SimProgram *p, int engine, SimOpKind kind, int64_t duration_ns, int32_t task)
+{
+    g_assert(p->cta_count > 0 && engine >= 0 && engine < p->engines_per_unit && duration_ns >= 0);
+    if (p->op_count == p->op_capacity) {
+        p->op_capacity = p->op_capacity ? 2 * p->op_capacity : 1024;
+        p->ops = g_renew(SimOp, p->ops, p->op_capacity);
+    }
+    p->ops[p->op_count] = (SimOp){ .cta = p->cta_count - 1, .task = task, .engine = (uint8_t)engine,
+                                   .kind = (uint8_t)kind, .duration_ns = duration_ns };
+    p->ctas[p->cta_count - 1].op_count++;
+    return p->op_count++;
+}
+
+void sim_program_add_edge(SimProgram *p, int64_t from, int64_t to, int32_t latency_ns, SimEdgeKind kind)
+{
+    g_assert(from >= 0 && to >= 0 && latency_ns >= 0);
+    if (p->edge_count == p->edge_capacity) {
+        p->edge_capacity = p->edge_capacity ? 2 * p->edge_capacity : 1024;
+        p->edges = g_renew(SimEdge, p->edges, p->edge_capacity);
+    }
+    p->edges[p->edge_count++] = (SimEdge){ .from = (int32_t)from, .to = (int32_t)to,
+                                           .latency_ns = latency_ns, .kind = (uint8_t)kind };
+}
+
+/* Counting sort of edge ids by one endpoint: first[v]..first[v+1] index the edges of v in 'out'. */
+static void build_csr(const SimProgram *p, bool by_to, int64_t **first, int64_t **out)
+{
+    int64_t *f = g_new0(int64_t, p->op_count + 1), *o = g_new(int64_t, p->edge_count);
+    for (int64_t e = 0; e < p->edge_count; e++)
+        f[(by_to ? p->edges[e].to : p->edges[e].from) + 1]++;
+    for (int64_t v = 0; v < p->op_count; v++)
+        f[v + 1] += f[v];
+    int64_t *fill = g_memdup2(f, sizeof *f * (p->op_count + 1));
+    for (int64_t e = 0; e < p->edge_count; e++)
+        o[fill[by_to ? p->edges[e].to : p->edges[e].from]++] = e;
+    g_free(fill);
+    *first = f;
+    *out = o;
+}
+
+void sim_program_seal(SimProgram *p)
+{
+    g_assert(!p->first_in);
+    for (int64_t e = 0; e < p->edge_count; e++)
+        g_assert(p->edges[e].from < p->op_count && p->edges[e].to < p->op_count);
+    build_csr(p, true, &p->first_in, &p->in_edge);
+    build_csr(p, false, &p->first_out, &p->out_edge);
+    p->next_on_engine = g_new(int64_t, p->op_count);
+    p->is_first_on_engine = g_new(bool, p->op_count);
+    int64_t last[256];
+    for (int32_t c = 0; c < p->cta_count; c++) {
+        for (int k = 0; k < p->engines_per_unit; k++)
+            last[k] = -1;
+        for (int64_t i = p->ctas[c].op_begin; i < p->ctas[c].op_begin + p->ctas[c].op_count; i++) {
+            int k = p->ops[i].engine;
+            p->next_on_engine[i] = -1;
+            p->is_first_on_engine[i] = last[k] < 0;
+            if (last[k] >= 0)
+                p->next_on_engine[last[k]] = i;
+            last[k] = i;
+        }
+    }
+}
+
+int64_t sim_program_edge_latency(const SimProgram *p, int64_t e, int32_t u_from, int32_t u_to)
+{
+    if (u_from == u_to)
+        return 0;
+    const SimEdge *edge = &p->edges[e];
+    if (p->unit_latency_ns && edge->kind == SIM_EDGE_ACCUM)
+        return p->unit_latency_ns[(int64_t)u_from * p->n_units + u_to];
+    return edge->latency_ns;
+}
+
+const char *sim_op_kind_name(SimOpKind kind)
+{
+    static const char *const names[] = { "compute", "reduce", "vector", "sync" };
+    return kind < SIM_OP_KIND_COUNT ? names[kind] : "?";
+}
+
+const char *sim_edge_kind_name(SimEdgeKind kind)
+{
+    static const char *const names[] = { "phase", "accum", "buffer", "data" };
+    return kind < SIM_EDGE_KIND_COUNT ? names[kind] : "?";
+}

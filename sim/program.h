@@ -1,0 +1,75 @@
+/* Engine-level program: what the event engine runs and the DAG analyzer reads. Units (SMs, AI cores)
+ * have a few engines each (compute / store, or Cube / Vector); a CTA is an ordered list of ops that runs
+ * on one unit; edges add cross-op dependencies with a latency that applies only between different units.
+ * Invariant after sim_program_seal: ops of one CTA are contiguous, edges refer to existing ops, and on
+ * each engine the ops of a CTA run in the order they were added (implicit program-order edges). */
+#ifndef SIM_PROGRAM_H
+#define SIM_PROGRAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum { SIM_OP_COMPUTE, SIM_OP_REDUCE, SIM_OP_VECTOR, SIM_OP_SYNC, SIM_OP_KIND_COUNT } SimOpKind;
+typedef enum {
+    SIM_EDGE_PHASE,    /* within a task: compute -> its reduction */
+    SIM_EDGE_ACCUM,    /* dQ accumulation order: previous reduction of the row -> this one */
+    SIM_EDGE_BUFFER,   /* staging buffer / workspace ring: the reader freed a slot -> the next writer */
+    SIM_EDGE_DATA,     /* pipeline data dependency */
+    SIM_EDGE_KIND_COUNT
+} SimEdgeKind;
+
+typedef struct {
+    int32_t cta;         /* owning CTA */
+    int32_t task;        /* index of the plan task (attention) or block (pipeline) it belongs to; -1 none */
+    uint8_t engine;      /* engine within its unit, 0..engines_per_unit-1 */
+    uint8_t kind;        /* SimOpKind */
+    int64_t duration_ns;
+} SimOp;
+
+typedef struct {
+    int32_t from, to;    /* 'to' may start latency after 'from' ends */
+    int32_t latency_ns;  /* applies only when the two ops run on different units */
+    uint8_t kind;        /* SimEdgeKind */
+} SimEdge;
+
+typedef struct {
+    int32_t pinned_unit; /* persistent: the unit it runs on (CTAs of a unit run in CTA order); -1: dispatched
+                          * in CTA order to the lowest-numbered free unit */
+    int32_t op_begin, op_count;
+} SimCta;
+
+/* Fields are read-only for everyone but the builder functions below. */
+typedef struct {
+    int32_t n_units, engines_per_unit;
+    SimCta *ctas;
+    int32_t cta_count;
+    SimOp *ops;
+    int64_t op_count;
+    SimEdge *edges;
+    int64_t edge_count;
+    int32_t *unit_latency_ns;   /* optional n_units x n_units matrix replacing ACCUM edges' latency; owned */
+    int64_t *first_in;          /* after seal: CSR of incoming edges, edge ids sorted by 'to' */
+    int64_t *in_edge;
+    int64_t *first_out;         /* after seal: CSR of outgoing edges */
+    int64_t *out_edge;
+    int64_t *next_on_engine;    /* after seal: next op of the same CTA on the same engine, or -1 */
+    bool *is_first_on_engine;   /* after seal: op has no earlier op of its CTA on its engine */
+    int64_t op_capacity, edge_capacity;
+    int32_t cta_capacity;
+} SimProgram;
+
+SimProgram *sim_program_new(int32_t n_units, int32_t engines_per_unit);
+void sim_program_free(SimProgram *p);
+/* Opens a new CTA; ops added afterwards belong to it. Returns its id (= its launch position). */
+int32_t sim_program_add_cta(SimProgram *p, int32_t pinned_unit);
+int64_t sim_program_add_op(SimProgram *p, int engine, SimOpKind kind, int64_t duration_ns, int32_t task);
+void sim_program_add_edge(SimProgram *p, int64_t from, int64_t to, int32_t latency_ns, SimEdgeKind kind);
+/* Builds the adjacency. O(ops + edges). Call once, after the last add. */
+void sim_program_seal(SimProgram *p);
+/* Latency of edge e when its ends run on units u_from and u_to. */
+int64_t sim_program_edge_latency(const SimProgram *p, int64_t e, int32_t u_from, int32_t u_to);
+
+const char *sim_op_kind_name(SimOpKind kind);
+const char *sim_edge_kind_name(SimEdgeKind kind);
+
+#endif

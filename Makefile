@@ -70,4 +70,5 @@ clean:
 	rm -rf build build-san bin out
 
 -include gpu/gpu.mk
+-include $(wildcard mk/*.mk)
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/sim/main.d

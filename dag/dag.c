@@ -79,8 +79,22 @@ int64_t dag_add_edge(Dag *g, int64_t u, int64_t v, int64_t weight_ns, int kind, 
     return g->m++;
 }
 
+/* Debian's igraph is built without thread safety (IGRAPH_THREAD_SAFE 0): its error state is global,
+ * so every igraph call runs under this lock; the O(V + E) recurrences run outside it. */
+static GMutex igraph_lock;
+
+static bool topological_order_locked(const Dag *g, int64_t *order);
+
 /* Topological order through igraph. False if the graph has a cycle. */
 static bool topological_order(const Dag *g, int64_t *order)
+{
+    g_mutex_lock(&igraph_lock);
+    bool ok = topological_order_locked(g, order);
+    g_mutex_unlock(&igraph_lock);
+    return ok;
+}
+
+static bool topological_order_locked(const Dag *g, int64_t *order)
 {
     igraph_set_error_handler(igraph_error_handler_ignore);
     igraph_set_warning_handler(igraph_warning_handler_ignore);

@@ -29,4 +29,8 @@ int sim_attention_ops_per_task(ReduceMode reduce);
 bool sim_closed_form_ns(const char *policy, const Workload *wl, const AttnCosts *costs, int64_t *ns,
                         bool *is_exact);
 
+/* The simulator's exact makespan of descending on the paper's causal shape (even m, serial, no latency):
+ * the paper's form plus (m/2 - 1)(n - 1) max(0, r - c). Found by this simulator, tested in tests/. */
+int64_t sim_descending_exact_ns(int64_t n, int64_t m, int64_t c, int64_t r);
+
 #endif

@@ -8,23 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze.h"
-#include "attention.h"
 #include "cli.h"
-#include "output.h"
-#include "plan_io.h"
-
-/* Peak bytes per engine op across plan, program, engine, schedule and DAG (measured by `make bench`
- * at 1M ops: about 190 bytes; rounded up). Used to refuse inputs over --max-memory-mb before allocating. */
-#define BYTES_PER_OP 256
+#include "job.h"
 
 typedef struct {
-    const char *policy;
-    Workload wl;
-    AttnCosts costs;
+    AttnJob job;
     bool is_json, is_q_set, is_kv_set;
-    const char *dot_path, *plan_path;
-    int64_t max_memory_mb;
 } AttnOptions;
 
 static const char usage[] =
@@ -93,29 +82,29 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
 {
     int v = 0;
     switch (opt) {
-    case 'p': o->policy = arg; return SIM_OK;
-    case 'n': return parse_int(flag, arg, 1, 100000, &o->wl.n_sm, err);
-    case 'm': return parse_int(flag, arg, 1, MAX_SIZE, &o->wl.heads, err);
-    case OPT_KV: o->is_kv_set = true; return parse_int(flag, arg, 1, MAX_SIZE, &o->wl.kv_tiles, err);
-    case OPT_Q: o->is_q_set = true; return parse_int(flag, arg, 1, MAX_SIZE, &o->wl.q_tiles, err);
+    case 'p': o->job.policy = arg; return SIM_OK;
+    case 'n': return parse_int(flag, arg, 1, 100000, &o->job.wl.n_sm, err);
+    case 'm': return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.heads, err);
+    case OPT_KV: o->is_kv_set = true; return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.kv_tiles, err);
+    case OPT_Q: o->is_q_set = true; return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.q_tiles, err);
     case OPT_MASK:
         parse_enum(flag, arg, "full", "causal", &v, err);
-        o->wl.mask = v ? MASK_CAUSAL : MASK_FULL;
+        o->job.wl.mask = v ? MASK_CAUSAL : MASK_FULL;
         return err->status;
-    case OPT_RATIO: return parse_int(flag, arg, 1, 64, &o->wl.tile_ratio, err);
-    case OPT_SWIZZLE: return parse_int(flag, arg, 1, MAX_SIZE, &o->wl.head_swizzle, err);
-    case 'c': return cli_parse_int64(flag, arg, 0, MAX_COST_NS, &o->costs.c_ns, err);
-    case 'r': return cli_parse_int64(flag, arg, 0, MAX_COST_NS, &o->costs.r_ns, err);
-    case OPT_LAT: return cli_parse_int64(flag, arg, 0, 1000000000, &o->costs.latency_ns, err);
+    case OPT_RATIO: return parse_int(flag, arg, 1, 64, &o->job.wl.tile_ratio, err);
+    case OPT_SWIZZLE: return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.head_swizzle, err);
+    case 'c': return cli_parse_int64(flag, arg, 0, MAX_COST_NS, &o->job.costs.c_ns, err);
+    case 'r': return cli_parse_int64(flag, arg, 0, MAX_COST_NS, &o->job.costs.r_ns, err);
+    case OPT_LAT: return cli_parse_int64(flag, arg, 0, 1000000000, &o->job.costs.latency_ns, err);
     case OPT_REDUCE:
         parse_enum(flag, arg, "serial", "async", &v, err);
-        o->costs.reduce = v ? REDUCE_ASYNC : REDUCE_SERIAL;
+        o->job.costs.reduce = v ? REDUCE_ASYNC : REDUCE_SERIAL;
         return err->status;
-    case OPT_BUFS: return parse_int(flag, arg, 1, 64, &o->costs.dq_buffers, err);
+    case OPT_BUFS: return parse_int(flag, arg, 1, 64, &o->job.costs.dq_buffers, err);
     case OPT_JSON: o->is_json = true; return SIM_OK;
-    case OPT_DOT: o->dot_path = arg; return SIM_OK;
-    case OPT_PLAN: o->plan_path = arg; return SIM_OK;
-    case OPT_MEM: return cli_parse_int64(flag, arg, 1, INT64_MAX / (1 << 20), &o->max_memory_mb, err);
+    case OPT_DOT: o->job.dot_path = arg; return SIM_OK;
+    case OPT_PLAN: o->job.plan_path = arg; return SIM_OK;
+    case OPT_MEM: return cli_parse_int64(flag, arg, 1, INT64_MAX / (1 << 20), &o->job.max_memory_mb, err);
     }
     return sim_error_set(err, SIM_ERR_USAGE, "unknown option %s (see sim --help)", flag);
 }
@@ -133,16 +122,17 @@ static void list_policies(void)
 /* Returns -1 to go on, else the exit code (help, version, list, or an error). */
 static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
 {
-    *o = (AttnOptions){ .policy = "fa3", .max_memory_mb = 4096,
-                        .wl = { .n_sm = 132, .heads = 1, .mask = MASK_FULL, .tile_ratio = 1, .head_swizzle = 1 },
-                        .costs = { .c_ns = 1000, .r_ns = 500, .reduce = REDUCE_SERIAL, .dq_buffers = 1 } };
+    *o = (AttnOptions){ .job = sim_job_default() };
     opterr = 0;
     optind = 1;
-    int opt;
-    while ((opt = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
-        const char *flag = argv[optind - 1];
+    int opt, index = -1;
+    while ((opt = getopt_long(argc, argv, "", long_options, &index)) != -1) {
+        char flag[64];
+        snprintf(flag, sizeof flag, "--%s", index >= 0 ? long_options[index].name : "?");
+        index = -1;
         if (opt == '?')
-            sim_error_set(err, SIM_ERR_USAGE, "unknown option or missing value: %s (see sim --help)", flag);
+            sim_error_set(err, SIM_ERR_USAGE, "unknown option or missing value: %s (see sim --help)",
+                          argv[optind - 1]);
         else if (opt == OPT_HELP)
             return fputs(usage, stdout), 0;
         else if (opt == OPT_VERSION)
@@ -158,57 +148,25 @@ static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
         return sim_error_set(err, SIM_ERR_USAGE, "unexpected argument '%s' (see sim --help)", argv[optind]),
                cli_fail(err);
     if (!o->is_kv_set)
-        o->wl.kv_tiles = o->wl.n_sm;
+        o->job.wl.kv_tiles = o->job.wl.n_sm;
     if (!o->is_q_set)
-        o->wl.q_tiles = o->wl.n_sm;
+        o->job.wl.q_tiles = o->job.wl.n_sm;
     return -1;
 }
-
-/* Refuses work that would not fit the memory cap, before anything is allocated. */
-static SimStatus check_size(const AttnOptions *o, SimError *err)
-{
-    double tasks = (double)o->wl.heads * o->wl.kv_tiles * o->wl.q_tiles;
-    double mb = tasks * sim_attention_ops_per_task(o->costs.reduce) * BYTES_PER_OP / (1 << 20);
-    if (mb > (double)o->max_memory_mb)
-        return sim_error_set(err, SIM_ERR_LIMIT, "%d heads x %d KV x %d Q tiles would need about %.0f MB to "
-                             "simulate, over the cap of %" PRId64 " MB (--max-memory-mb)", o->wl.heads,
-                             o->wl.kv_tiles, o->wl.q_tiles, mb, o->max_memory_mb);
-    return SIM_OK;
-}
-
-static SimStatus write_plan(const Plan *plan, const AttnCosts *costs, const char *path, SimError *err)
-{
-    SimOutput out;
-    if (sim_output_open(&out, path, err) != SIM_OK)
-        return err->status;
-    if (!sim_plan_write(plan, costs, out.f)) {
-        sim_output_abort(&out);
-        return sim_error_set(err, SIM_ERR_IO, "cannot write %s", path);
-    }
-    return sim_output_commit(&out, err);
-}
-
-typedef struct {
-    const Plan *plan;
-    int64_t tasks;
-    SimAnalysis a;
-    bool has_closed_form, is_closed_form_exact;
-    int64_t closed_form_ns;
-} AttnResult;
 
 static void print_json(const AttnOptions *o, const AttnResult *r)
 {
     cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "policy", o->policy);
-    cJSON_AddNumberToObject(j, "n", o->wl.n_sm);
-    cJSON_AddNumberToObject(j, "heads", o->wl.heads);
-    cJSON_AddNumberToObject(j, "kv_tiles", o->wl.kv_tiles);
-    cJSON_AddNumberToObject(j, "q_tiles", o->wl.q_tiles);
-    cJSON_AddStringToObject(j, "mask", o->wl.mask == MASK_FULL ? "full" : "causal");
-    cJSON_AddStringToObject(j, "reduce", o->costs.reduce == REDUCE_SERIAL ? "serial" : "async");
-    cJSON_AddNumberToObject(j, "c_ns", (double)o->costs.c_ns);
-    cJSON_AddNumberToObject(j, "r_ns", (double)o->costs.r_ns);
-    cJSON_AddNumberToObject(j, "latency_ns", (double)o->costs.latency_ns);
+    cJSON_AddStringToObject(j, "policy", o->job.policy);
+    cJSON_AddNumberToObject(j, "n", o->job.wl.n_sm);
+    cJSON_AddNumberToObject(j, "heads", o->job.wl.heads);
+    cJSON_AddNumberToObject(j, "kv_tiles", o->job.wl.kv_tiles);
+    cJSON_AddNumberToObject(j, "q_tiles", o->job.wl.q_tiles);
+    cJSON_AddStringToObject(j, "mask", o->job.wl.mask == MASK_FULL ? "full" : "causal");
+    cJSON_AddStringToObject(j, "reduce", o->job.costs.reduce == REDUCE_SERIAL ? "serial" : "async");
+    cJSON_AddNumberToObject(j, "c_ns", (double)o->job.costs.c_ns);
+    cJSON_AddNumberToObject(j, "r_ns", (double)o->job.costs.r_ns);
+    cJSON_AddNumberToObject(j, "latency_ns", (double)o->job.costs.latency_ns);
     cJSON_AddNumberToObject(j, "tasks", (double)r->tasks);
     cJSON_AddNumberToObject(j, "makespan_ns", (double)r->a.makespan_ns);
     cJSON_AddNumberToObject(j, "critical_path_ns", (double)r->a.critical_path_ns);
@@ -234,12 +192,12 @@ static void print_json(const AttnOptions *o, const AttnResult *r)
 static void print_summary(const AttnOptions *o, const AttnResult *r)
 {
     const SimAnalysis *a = &r->a;
-    printf("policy %s, %s mask, %d SMs, %d heads x %d KV x %d Q tiles = %" PRId64 " tasks\n", o->policy,
-           o->wl.mask == MASK_FULL ? "full" : "causal", o->wl.n_sm, o->wl.heads, o->wl.kv_tiles,
-           o->wl.q_tiles, r->tasks);
+    printf("policy %s, %s mask, %d SMs, %d heads x %d KV x %d Q tiles = %" PRId64 " tasks\n", o->job.policy,
+           o->job.wl.mask == MASK_FULL ? "full" : "causal", o->job.wl.n_sm, o->job.wl.heads, o->job.wl.kv_tiles,
+           o->job.wl.q_tiles, r->tasks);
     printf("costs c = %" PRId64 " ns, r = %" PRId64 " ns, latency %" PRId64 " ns, %s reduction\n",
-           o->costs.c_ns, o->costs.r_ns, o->costs.latency_ns,
-           o->costs.reduce == REDUCE_SERIAL ? "serial" : "async");
+           o->job.costs.c_ns, o->job.costs.r_ns, o->job.costs.latency_ns,
+           o->job.costs.reduce == REDUCE_SERIAL ? "serial" : "async");
     printf("  makespan            %15" PRId64 " ns\n", a->makespan_ns);
     printf("  critical path       %15" PRId64 " ns%s\n", a->critical_path_ns,
            a->critical_path_ns == a->makespan_ns ? " (= makespan)" : "");
@@ -256,21 +214,6 @@ static void print_summary(const AttnOptions *o, const AttnResult *r)
            a->breakdown_ns[BREAK_WAIT], a->breakdown_ns[BREAK_LATENCY]);
 }
 
-/* Program -> engine -> analysis (and the optional DOT file). */
-static SimStatus simulate(const AttnOptions *o, const Plan *plan, AttnResult *r, SimError *err)
-{
-    SimProgram *prog = sim_attention_program(plan, &o->costs);
-    SimSchedule s = { 0 };
-    SimOutput dot = { 0 };
-    if (sim_engine_run(prog, &s, err) == SIM_OK && (!o->dot_path || sim_output_open(&dot, o->dot_path, err) == SIM_OK)
-        && sim_analyze(prog, &s, &r->a, dot.f, err) == SIM_OK && o->dot_path)
-        sim_output_commit(&dot, err);
-    sim_output_abort(&dot);
-    sim_schedule_clear(&s);
-    sim_program_free(prog);
-    return err->status;
-}
-
 int sim_cmd_attention(int argc, char **argv)
 {
     AttnOptions o;
@@ -278,25 +221,13 @@ int sim_cmd_attention(int argc, char **argv)
     int rc = parse_args(&o, argc, argv, &err);
     if (rc >= 0)
         return rc;
-    const PolicyOps *ops = policy_find(o.policy);
-    if (!ops)
-        sim_error_set(&err, SIM_ERR_USAGE, "unknown policy '%s' (sim --list-policies shows them)", o.policy);
-    if (err.status || check_size(&o, &err))
-        return cli_fail(&err);
-    char msg[256];
-    Plan *plan = policy_build(ops, &o.wl, msg, sizeof msg);
-    if (!plan)
-        return sim_error_set(&err, SIM_ERR_SCHEDULE, "%s", msg), cli_fail(&err);
-    AttnResult r = { .plan = plan, .tasks = plan->task_count };
-    r.has_closed_form = sim_closed_form_ns(o.policy, &o.wl, &o.costs, &r.closed_form_ns, &r.is_closed_form_exact);
-    if ((!o.plan_path || write_plan(plan, &o.costs, o.plan_path, &err) == SIM_OK) &&
-        simulate(&o, plan, &r, &err) == SIM_OK) {
+    AttnResult r;
+    if (sim_job_run(&o.job, &r, &err) == SIM_OK) {
         if (o.is_json)
             print_json(&o, &r);
         else
             print_summary(&o, &r);
     }
-    sim_analysis_clear(&r.a);
-    plan_free(plan);
+    sim_job_result_clear(&r);
     return err.status ? cli_fail(&err) : 0;
 }

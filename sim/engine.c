@@ -191,17 +191,24 @@ static void engine_clear(Engine *e)
     g_free(e->is_unit_busy);
 }
 
+/* Names the first CTA that never got a unit if there is one (every unit is held by a CTA waiting on
+ * work that cannot be placed), else the first unfinished CTA (its dependencies form a cycle). */
 static SimStatus report_deadlock(const Engine *e, SimError *err)
 {
     const SimProgram *p = e->p;
-    int32_t stuck = 0;
-    while (stuck < p->cta_count && e->cta_left[stuck] == 0)
-        stuck++;
-    if (e->s->cta_unit[stuck] < 0)
+    int32_t unplaced = -1, stuck = -1;
+    for (int32_t c = 0; c < p->cta_count; c++) {
+        if (unplaced < 0 && e->s->cta_unit[c] < 0)
+            unplaced = c;
+        if (stuck < 0 && e->s->cta_unit[c] >= 0 && e->cta_left[c] > 0)
+            stuck = c;
+    }
+    if (unplaced >= 0)
         return sim_error_set(err, SIM_ERR_SCHEDULE,
                              "the schedule deadlocks: CTA %d is never placed because every unit holds a CTA "
-                             "that waits on work not yet placed (%" G_GINT64_FORMAT " of %" G_GINT64_FORMAT
-                             " ops ran)", stuck, e->ops_done, p->op_count);
+                             "that waits on work not yet placed (CTA %d on unit %d; %" G_GINT64_FORMAT " of %"
+                             G_GINT64_FORMAT " ops ran)", unplaced, stuck, stuck >= 0 ? e->s->cta_unit[stuck] : -1,
+                             e->ops_done, p->op_count);
     return sim_error_set(err, SIM_ERR_SCHEDULE,
                          "the schedule deadlocks: CTA %d on unit %d waits forever on a dependency that can "
                          "never be met (a cycle; %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " ops ran)",

@@ -1,0 +1,41 @@
+/* One attention job as a library call: workload + policy + costs -> plan -> engine -> DAG analysis,
+ * plus the optional output files. Used by the CLI, by config runs and sweeps (from several threads:
+ * a job shares nothing with another), and by validation. */
+#ifndef SIM_JOB_H
+#define SIM_JOB_H
+
+#include "analyze.h"
+#include "attention.h"
+
+/* Peak bytes per engine op across plan, program, engine, schedule and DAG (`make bench` measures about
+ * 190 at 1M ops; rounded up). Used to refuse inputs over the memory cap before allocating. */
+#define SIM_BYTES_PER_OP 256
+
+typedef struct {
+    const char *policy;          /* registry name */
+    Workload wl;
+    AttnCosts costs;
+    int64_t max_memory_mb;       /* refuse jobs estimated above this */
+    const int32_t *unit_latency_ns; /* optional n_sm x n_sm signal latency matrix (ns) replacing
+                                  * costs.latency_ns on accumulation edges; borrowed, NULL: none */
+    const char *dot_path;        /* optional outputs; NULL: not written */
+    const char *plan_path;
+} AttnJob;
+
+typedef struct {
+    int64_t tasks;
+    SimAnalysis a;
+    bool has_closed_form, is_closed_form_exact;
+    int64_t closed_form_ns;
+} AttnResult;
+
+/* A job with the defaults of the CLI (132 SMs, one head, N = M = n, full mask, c 1000, r 500). */
+AttnJob sim_job_default(void);
+/* Checks the job (policy known, mask supported, size under the cap) and runs it. Output files are
+ * written atomically, and none is left behind on error. */
+SimStatus sim_job_run(const AttnJob *job, AttnResult *r, SimError *err);
+/* Estimated peak memory of the job, MB; SIM_ERR_LIMIT if above job->max_memory_mb. */
+SimStatus sim_job_check_size(const AttnJob *job, SimError *err);
+void sim_job_result_clear(AttnResult *r);
+
+#endif

@@ -1,0 +1,27 @@
+# Shared helpers for tests/cli_*.sh. Source it, call the checks, end with `finish`.
+# A check prints "ok NAME" or "FAIL NAME: why"; finish prints "N passed, M failed" and sets the status.
+passed=0 failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { passed=$((passed + 1)); echo "ok $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
+# expect_exit NAME CODE CMD...: runs CMD, checks its exit code; stdout in $tmp/out, stderr in $tmp/err.
+expect_exit() {
+    local name=$1 code=$2; shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    if [ "$rc" -eq "$code" ]; then ok "$name"; else fail "$name" "exit $rc, expected $code; stderr: $(head -c 300 "$tmp/err")"; fi
+}
+# expect_error NAME PATTERN CMD...: exit 2, exactly one line on stderr matching PATTERN, nothing on stdout.
+expect_error() {
+    local name=$1 pattern=$2; shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$? lines
+    lines=$(wc -l <"$tmp/err")
+    if [ "$rc" -ne 2 ]; then fail "$name" "exit $rc, expected 2"
+    elif [ "$lines" -ne 1 ]; then fail "$name" "stderr has $lines lines: $(cat "$tmp/err")"
+    elif ! grep -q -- "$pattern" "$tmp/err"; then fail "$name" "stderr '$(cat "$tmp/err")' lacks '$pattern'"
+    elif [ -s "$tmp/out" ]; then fail "$name" "wrote to stdout"
+    else ok "$name"; fi
+}
+finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; }

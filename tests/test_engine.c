@@ -1,0 +1,153 @@
+/* Engine semantics on hand-built programs: dispatch to the lowest free unit in launch order, pinned
+ * CTAs, latency only between units, zero-length ops, deadlocks reported instead of hung on. */
+#include "../sim/engine.h"
+#include "tests.h"
+
+#include <check.h>
+#include <string.h>
+
+/* k CTAs of one op each, durations d[i], on n units, dispatched by the block scheduler. */
+static SimProgram *chain_of_ctas(int32_t n, const int64_t *d, int k)
+{
+    SimProgram *p = sim_program_new(n, 1);
+    for (int i = 0; i < k; i++) {
+        sim_program_add_cta(p, -1);
+        sim_program_add_op(p, 0, SIM_OP_COMPUTE, d[i], i);
+    }
+    return p;
+}
+
+START_TEST(dispatch_goes_to_first_free_unit_in_launch_order)
+{
+    const int64_t d[] = { 5, 3, 4, 1, 1 };
+    SimProgram *p = chain_of_ctas(2, d, 5);
+    sim_program_seal(p);
+    SimSchedule s = { 0 };
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+    /* CTA0 on unit 0 [0,5), CTA1 on unit 1 [0,3), CTA2 on unit 1 [3,7), CTA3 on unit 0 [5,6), CTA4 unit 0 [6,7) */
+    const int32_t unit[] = { 0, 1, 1, 0, 0 };
+    const int64_t start[] = { 0, 0, 3, 5, 6 };
+    for (int i = 0; i < 5; i++) {
+        ck_assert_int_eq(s.cta_unit[i], unit[i]);
+        ck_assert_int_eq(s.start_ns[i], start[i]);
+    }
+    ck_assert_int_eq(s.makespan_ns, 7);
+    sim_schedule_clear(&s);
+    sim_program_free(p);
+}
+END_TEST
+
+START_TEST(equal_free_times_pick_the_lowest_unit)
+{
+    const int64_t d[] = { 4, 4, 4, 2 };
+    SimProgram *p = chain_of_ctas(3, d, 4);
+    sim_program_seal(p);
+    SimSchedule s = { 0 };
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+    ck_assert_int_eq(s.cta_unit[3], 0);
+    ck_assert_int_eq(s.cta_dispatch_ns[3], 4);
+    sim_schedule_clear(&s);
+    sim_program_free(p);
+}
+END_TEST
+
+START_TEST(latency_applies_only_between_units)
+{
+    SimProgram *p = sim_program_new(2, 1);
+    sim_program_add_cta(p, 0);
+    int64_t a = sim_program_add_op(p, 0, SIM_OP_REDUCE, 10, 0);
+    sim_program_add_cta(p, 1);
+    int64_t b = sim_program_add_op(p, 0, SIM_OP_REDUCE, 10, 1);
+    sim_program_add_cta(p, 0);
+    int64_t c = sim_program_add_op(p, 0, SIM_OP_REDUCE, 10, 2);
+    sim_program_add_edge(p, a, b, 7, SIM_EDGE_ACCUM);
+    sim_program_add_edge(p, a, c, 7, SIM_EDGE_ACCUM);
+    sim_program_seal(p);
+    SimSchedule s = { 0 };
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+    ck_assert_int_eq(s.start_ns[b], 17); /* other unit: 10 + 7 */
+    ck_assert_int_eq(s.start_ns[c], 10); /* same unit, after CTA 0: no latency */
+    sim_schedule_clear(&s);
+    sim_program_free(p);
+}
+END_TEST
+
+START_TEST(zero_length_ops_and_two_engines)
+{
+    SimProgram *p = sim_program_new(1, 2);
+    sim_program_add_cta(p, -1);
+    int64_t c0 = sim_program_add_op(p, 0, SIM_OP_COMPUTE, 5, 0);
+    int64_t d0 = sim_program_add_op(p, 0, SIM_OP_SYNC, 0, 0);
+    int64_t r0 = sim_program_add_op(p, 1, SIM_OP_REDUCE, 8, 0);
+    int64_t c1 = sim_program_add_op(p, 0, SIM_OP_COMPUTE, 5, 1);
+    int64_t d1 = sim_program_add_op(p, 0, SIM_OP_SYNC, 0, 1);
+    sim_program_add_edge(p, d0, r0, 0, SIM_EDGE_PHASE);
+    sim_program_add_edge(p, r0, d1, 0, SIM_EDGE_BUFFER);
+    sim_program_seal(p);
+    SimSchedule s = { 0 };
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+    ck_assert_int_eq(s.end_ns[c0], 5);
+    ck_assert_int_eq(s.start_ns[r0], 5);
+    ck_assert_int_eq(s.start_ns[c1], 5);   /* overlaps the reduction on the other engine */
+    ck_assert_int_eq(s.start_ns[d1], 13);  /* waits for the buffer to be read */
+    ck_assert_int_eq(s.makespan_ns, 13);
+    sim_schedule_clear(&s);
+    sim_program_free(p);
+}
+END_TEST
+
+START_TEST(waiting_on_an_unplaced_cta_deadlocks)
+{
+    SimProgram *p = sim_program_new(1, 1);
+    sim_program_add_cta(p, -1);
+    int64_t a = sim_program_add_op(p, 0, SIM_OP_REDUCE, 1, 0);
+    sim_program_add_cta(p, -1);
+    int64_t b = sim_program_add_op(p, 0, SIM_OP_REDUCE, 1, 1);
+    sim_program_add_edge(p, b, a, 0, SIM_EDGE_ACCUM); /* CTA 0 waits on CTA 1, which needs CTA 0's unit */
+    sim_program_seal(p);
+    SimSchedule s = { 0 };
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_ERR_SCHEDULE);
+    ck_assert_ptr_nonnull(strstr(err.msg, "deadlocks"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "never placed"));
+    sim_schedule_clear(&s);
+    sim_program_free(p);
+}
+END_TEST
+
+START_TEST(dependency_cycle_deadlocks)
+{
+    SimProgram *p = sim_program_new(2, 1);
+    sim_program_add_cta(p, 0);
+    int64_t a = sim_program_add_op(p, 0, SIM_OP_REDUCE, 1, 0);
+    sim_program_add_cta(p, 1);
+    int64_t b = sim_program_add_op(p, 0, SIM_OP_REDUCE, 1, 1);
+    sim_program_add_edge(p, a, b, 0, SIM_EDGE_ACCUM);
+    sim_program_add_edge(p, b, a, 0, SIM_EDGE_ACCUM);
+    sim_program_seal(p);
+    SimSchedule s = { 0 };
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_ERR_SCHEDULE);
+    ck_assert_ptr_nonnull(strstr(err.msg, "cycle"));
+    sim_schedule_clear(&s);
+    sim_program_free(p);
+}
+END_TEST
+
+Suite *suite_engine(void)
+{
+    Suite *s = suite_create("engine");
+    TCase *tc = tcase_create("semantics");
+    tcase_add_test(tc, dispatch_goes_to_first_free_unit_in_launch_order);
+    tcase_add_test(tc, equal_free_times_pick_the_lowest_unit);
+    tcase_add_test(tc, latency_applies_only_between_units);
+    tcase_add_test(tc, zero_length_ops_and_two_engines);
+    tcase_add_test(tc, waiting_on_an_unplaced_cta_deadlocks);
+    tcase_add_test(tc, dependency_cycle_deadlocks);
+    suite_add_tcase(s, tc);
+    return s;
+}

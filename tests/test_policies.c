@@ -1,0 +1,145 @@
+/* Policies on small shapes checked by hand: task order per CTA, launch order, ranks, and refusals. */
+#include "helpers.h"
+#include "tests.h"
+
+#include <check.h>
+#include <string.h>
+
+static Plan *build(const char *name, const Workload *wl)
+{
+    char err[256];
+    Plan *plan = policy_build(policy_find(name), wl, err, sizeof err);
+    ck_assert_msg(plan != NULL, "%s: %s", name, err);
+    return plan;
+}
+
+static const PlanTask *task(const Plan *plan, int cta, int i)
+{
+    ck_assert_int_lt(i, plan->ctas[cta].task_count);
+    return &plan->tasks[plan->ctas[cta].task_begin + i];
+}
+
+START_TEST(registry_lists_every_policy_once)
+{
+    ck_assert_int_eq(policy_count(), 5);
+    for (int i = 0; i < policy_count(); i++)
+        ck_assert_ptr_eq(policy_find(policy_at(i)->name), policy_at(i));
+    ck_assert_ptr_null(policy_find("nope"));
+}
+END_TEST
+
+START_TEST(fa3_full_ascending_everything)
+{
+    Workload wl = tst_workload(3, 2, MASK_FULL);
+    Plan *plan = build("fa3", &wl);
+    ck_assert_int_eq(plan->cta_count, 6);
+    ck_assert_int_eq(task(plan, 4, 0)->head, 1); /* launch: kv fastest, then head */
+    ck_assert_int_eq(task(plan, 4, 0)->kv, 1);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(task(plan, 4, i)->q, i);
+        ck_assert_int_eq(task(plan, 4, i)->rank, 1); /* rank = kv */
+    }
+    plan_free(plan);
+}
+END_TEST
+
+START_TEST(descending_walks_rows_down_to_the_diagonal)
+{
+    Workload wl = tst_workload(4, 1, MASK_CAUSAL);
+    Plan *plan = build("descending", &wl);
+    ck_assert_int_eq(plan->ctas[1].task_count, 3);
+    ck_assert_int_eq(task(plan, 1, 0)->q, 3);
+    ck_assert_int_eq(task(plan, 1, 2)->q, 1);
+    plan_free(plan);
+}
+END_TEST
+
+START_TEST(spt_launches_short_tiles_first_and_reverses_rows)
+{
+    Workload wl = tst_workload(4, 1, MASK_CAUSAL);
+    Plan *plan = build("fa3-spt", &wl);
+    ck_assert_int_eq(task(plan, 0, 0)->kv, 3); /* shortest: KV tile 3 touches row 3 only */
+    ck_assert_int_eq(task(plan, 0, 0)->rank, 0);
+    ck_assert_int_eq(task(plan, 3, 3)->kv, 0); /* KV tile 0, row 3: last of 4 in descending KV */
+    ck_assert_int_eq(task(plan, 3, 3)->rank, 3);
+    plan_free(plan);
+}
+END_TEST
+
+START_TEST(lpt_swizzle_interleaves_heads)
+{
+    /* S_w = 2, 3 heads, N = 2: positions 0..3 are (h0,0) (h1,0) (h0,1) (h1,1); then head 2 alone. */
+    Workload wl = { .n_sm = 4, .heads = 3, .kv_tiles = 2, .q_tiles = 2, .mask = MASK_CAUSAL, .tile_ratio = 1,
+                    .head_swizzle = 2 };
+    const int32_t head[] = { 0, 1, 0, 1, 2, 2 }, raw[] = { 0, 0, 1, 1, 0, 1 };
+    for (int t = 0; t < 6; t++) {
+        int32_t h, r;
+        plan_lpt_position(&wl, t, &h, &r);
+        ck_assert_int_eq(h, head[t]);
+        ck_assert_int_eq(r, raw[t]);
+    }
+}
+END_TEST
+
+START_TEST(shift_rows_are_cyclic_and_ranked_by_step)
+{
+    Workload wl = tst_workload(4, 1, MASK_FULL);
+    Plan *plan = build("shift", &wl);
+    for (int kv = 0; kv < 4; kv++)
+        for (int t = 0; t < 4; t++) {
+            ck_assert_int_eq(task(plan, kv, t)->q, (kv + t) % 4);
+            ck_assert_int_eq(task(plan, kv, t)->rank, t);
+        }
+    plan_free(plan);
+}
+END_TEST
+
+START_TEST(symmetric_shift_pairs_long_with_short)
+{
+    Workload wl = tst_workload(4, 2, MASK_CAUSAL);
+    Plan *plan = build("symmetric-shift", &wl);
+    ck_assert(plan->is_persistent);
+    ck_assert_int_eq(plan->cta_count, 4);        /* 2 heads x N/2 chunks */
+    for (int c = 0; c < 4; c++) {
+        ck_assert_int_eq(plan->ctas[c].slot, c);
+        ck_assert_int_eq(plan->ctas[c].task_count, 5); /* n + 1 tasks per chunk */
+    }
+    ck_assert_int_eq(task(plan, 1, 0)->kv, 1);
+    ck_assert_int_eq(task(plan, 1, 4)->kv, 2);   /* then the short tile N-1-k */
+    plan_free(plan);
+}
+END_TEST
+
+START_TEST(refusals_say_why)
+{
+    char err[256];
+    Workload wl = tst_workload(3, 1, MASK_CAUSAL);
+    ck_assert_ptr_null(policy_build(policy_find("symmetric-shift"), &wl, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "even number of KV tiles"));
+    wl = tst_workload(4, 1, MASK_FULL);
+    ck_assert_ptr_null(policy_build(policy_find("symmetric-shift"), &wl, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "not defined for the full mask"));
+    ck_assert_ptr_null(policy_build(policy_find("fa3-spt"), &wl, err, sizeof err));
+    wl.q_tiles = 3;
+    ck_assert_ptr_null(policy_build(policy_find("shift"), &wl, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "at least as many Q tiles"));
+    wl = tst_workload(4, 1, MASK_CAUSAL);
+    ck_assert_ptr_null(policy_build(policy_find("shift"), &wl, err, sizeof err));
+}
+END_TEST
+
+Suite *suite_policies(void)
+{
+    Suite *s = suite_create("policies");
+    TCase *tc = tcase_create("plans");
+    tcase_add_test(tc, registry_lists_every_policy_once);
+    tcase_add_test(tc, fa3_full_ascending_everything);
+    tcase_add_test(tc, descending_walks_rows_down_to_the_diagonal);
+    tcase_add_test(tc, spt_launches_short_tiles_first_and_reverses_rows);
+    tcase_add_test(tc, lpt_swizzle_interleaves_heads);
+    tcase_add_test(tc, shift_rows_are_cyclic_and_ranked_by_step);
+    tcase_add_test(tc, symmetric_shift_pairs_long_with_short);
+    tcase_add_test(tc, refusals_say_why);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,13 @@
+/* Check suites of dashsim, one per module; test_main.c holds the one table that runs them. */
+#ifndef TESTS_H
+#define TESTS_H
+
+#include <check.h>
+
+Suite *suite_policies(void);
+Suite *suite_engine(void);
+Suite *suite_dag(void);
+Suite *suite_closed_forms(void);
+Suite *suite_conformance(void);
+
+#endif

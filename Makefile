@@ -8,6 +8,7 @@ CFLAGS_ALL = -std=c11 -D_DEFAULT_SOURCE $(OPT) -Wall -Wextra -Werror -MMD -MP \
              $(shell pkg-config --cflags $(PKGS) check) $(EXTRA_CFLAGS)
 LDLIBS_ALL = $(shell pkg-config --libs $(PKGS)) -lm -lpthread $(EXTRA_LDFLAGS)
 BUILD ?= build
+BIN ?= bin
 
 ifeq ($(V),1)
 Q :=
@@ -21,17 +22,17 @@ TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 .PHONY: all deps run test check sanitize bench figures gpu install clean
-all: bin/sim
+all: $(BIN)/sim
 
 deps:
 	$(Q)scripts/install-deps.sh
 
-bin/sim: $(BUILD)/sim/main.o $(LIB_OBJ)
+$(BIN)/sim: $(BUILD)/sim/main.o $(LIB_OBJ)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-bin/test-sim: $(TEST_OBJ) $(LIB_OBJ)
+$(BIN)/test-sim: $(TEST_OBJ) $(LIB_OBJ)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(shell pkg-config --libs check) $(LDLIBS_ALL)
@@ -50,24 +51,25 @@ run: deps
 test: deps
 	$(Q)$(MAKE) --no-print-directory check
 
-check: bin/sim bin/test-sim
-	$(Q)CK_DEFAULT_TIMEOUT=600 bin/test-sim
-	$(Q)tests/cli.sh bin/sim
+check: $(BIN)/sim $(BIN)/test-sim
+	$(Q)CK_DEFAULT_TIMEOUT=600 $(BIN)/test-sim
+	$(Q)tests/cli.sh $(BIN)/sim
 
+# ASan+UBSan build in build-san/ and bin-san/, then every test against it.
 sanitize: deps
-	$(Q)$(MAKE) --no-print-directory BUILD=build-san OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
-	    EXTRA_LDFLAGS="-fsanitize=address,undefined" bin/sim bin/test-sim check
+	$(Q)$(MAKE) --no-print-directory BUILD=build-san BIN=bin-san \
+	    OPT="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" check
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)bench/bench.sh bin/sim
 
-install: bin/sim
+install: $(BIN)/sim
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 bin/sim $(DESTDIR)$(PREFIX)/bin/sim
 
 clean:
-	rm -rf build build-san bin out
+	rm -rf build build-san bin bin-san out
 
 -include gpu/gpu.mk
 -include $(wildcard mk/*.mk)

@@ -18,7 +18,7 @@ struct Dag {
     int64_t m, capacity;
     /* after dag_solve */
     int64_t *est, *tail;      /* longest path to the node's start; from its start to any sink */
-    int64_t *depth;
+    int32_t *depth;
     int64_t cp_ns;
     int64_t *path_nodes, *path_edges, path_len;
 };
@@ -119,10 +119,10 @@ static bool topological_order_locked(const Dag *g, int64_t *order)
     return ok;
 }
 
-/* first[v]..first[v+1] index v's edges (by head when by_to, else by tail) in ids. */
-static void edge_csr(const Dag *g, bool by_to, int64_t **first, int64_t **ids)
+/* first[v]..first[v+1] index the edges into v in ids. */
+static void in_edges(const Dag *g, int64_t **first, int64_t **ids)
 {
-    const int32_t *key = by_to ? g->to : g->from;
+    const int32_t *key = g->to;
     int64_t *f = g_new0(int64_t, g->n + 1), *o = g_new(int64_t, g->m);
     for (int64_t e = 0; e < g->m; e++)
         f[key[e] + 1]++;
@@ -173,10 +173,9 @@ bool dag_solve(Dag *g, char *err, size_t errlen)
         snprintf(err, errlen, "the dependency graph has a cycle, so no schedule can satisfy it");
         return false;
     }
-    int64_t *first_in, *in, *first_out, *out;
-    edge_csr(g, true, &first_in, &in);
-    edge_csr(g, false, &first_out, &out);
-    g->est = g_new0(int64_t, g->n), g->tail = g_new0(int64_t, g->n), g->depth = g_new0(int64_t, g->n);
+    int64_t *first_in, *in;
+    in_edges(g, &first_in, &in);
+    g->est = g_new0(int64_t, g->n), g->tail = g_new0(int64_t, g->n), g->depth = g_new0(int32_t, g->n);
     g->cp_ns = 0;
     for (int64_t i = 0; i < g->n; i++) {
         int64_t v = order[i];
@@ -188,14 +187,17 @@ bool dag_solve(Dag *g, char *err, size_t errlen)
         }
         g->cp_ns = MAX(g->cp_ns, g->est[v] + g->weight[v]);
     }
+    /* Reverse order: tail[v] is final once all successors pushed their best into it (kept in tail). */
     for (int64_t i = g->n - 1; i >= 0; i--) {
-        int64_t v = order[i], best = 0;
-        for (int64_t k = first_out[v]; k < first_out[v + 1]; k++)
-            best = MAX(best, g->edge_weight[out[k]] + g->tail[g->to[out[k]]]);
-        g->tail[v] = g->weight[v] + best;
+        int64_t v = order[i];
+        g->tail[v] += g->weight[v];
+        for (int64_t k = first_in[v]; k < first_in[v + 1]; k++) {
+            int64_t e = in[k], u = g->from[e];
+            g->tail[u] = MAX(g->tail[u], g->edge_weight[e] + g->tail[v]);
+        }
     }
     trace_critical_path(g, first_in, in);
-    g_free(order), g_free(first_in), g_free(in), g_free(first_out), g_free(out);
+    g_free(order), g_free(first_in), g_free(in);
     return true;
 }
 

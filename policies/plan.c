@@ -89,7 +89,7 @@ void plan_add_task(Plan *plan, int32_t head, int32_t kv, int32_t q)
 }
 
 typedef struct {
-    int64_t row, key;
+    int64_t key;
     int32_t kv;
     int64_t task;
 } RankItem;
@@ -97,27 +97,32 @@ typedef struct {
 static int rank_item_cmp(const void *a, const void *b)
 {
     const RankItem *x = a, *y = b;
-    if (x->row != y->row)
-        return x->row < y->row ? -1 : 1;
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
     return (x->kv > y->kv) - (x->kv < y->kv);
 }
 
+/* Bucket the tasks by row (counting sort), then order each row, which holds at most N tasks. */
 void plan_rank_by_key(Plan *plan, const int64_t *key)
 {
+    int64_t rows = (int64_t)plan->wl.heads * plan->wl.q_tiles;
+    int64_t *first = g_new0(int64_t, rows + 1);
+    for (int64_t i = 0; i < plan->task_count; i++)
+        first[(int64_t)plan->tasks[i].head * plan->wl.q_tiles + plan->tasks[i].q + 1]++;
+    for (int64_t row = 0; row < rows; row++)
+        first[row + 1] += first[row];
+    int64_t *fill = g_memdup2(first, sizeof *first * (rows + 1));
     RankItem *items = g_new(RankItem, plan->task_count);
     for (int64_t i = 0; i < plan->task_count; i++) {
         const PlanTask *t = &plan->tasks[i];
-        items[i] = (RankItem){ (int64_t)t->head * plan->wl.q_tiles + t->q, key[i], t->kv, i };
+        items[fill[(int64_t)t->head * plan->wl.q_tiles + t->q]++] = (RankItem){ key[i], t->kv, i };
     }
-    qsort(items, plan->task_count, sizeof *items, rank_item_cmp);
-    int32_t rank = 0;
-    for (int64_t i = 0; i < plan->task_count; i++) {
-        rank = (i > 0 && items[i].row == items[i - 1].row) ? rank + 1 : 0;
-        plan->tasks[items[i].task].rank = rank;
+    for (int64_t row = 0; row < rows; row++) {
+        qsort(items + first[row], first[row + 1] - first[row], sizeof *items, rank_item_cmp);
+        for (int64_t i = first[row]; i < first[row + 1]; i++)
+            plan->tasks[items[i].task].rank = (int32_t)(i - first[row]);
     }
-    g_free(items);
+    g_free(items), g_free(fill), g_free(first);
 }
 
 /* Each kept pair exactly once and ranks of every row = 0..len-1; a failure is a bug in a policy. */

@@ -36,6 +36,8 @@ SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs)
 {
     bool is_async = costs->reduce == REDUCE_ASYNC;
     SimProgram *prog = sim_program_new(plan->wl.n_sm, is_async ? 2 : 1);
+    sim_program_reserve(prog, plan->task_count * sim_attention_ops_per_task(costs->reduce),
+                        plan->task_count * (is_async ? 3 : 1));
     int64_t *reduce_op = g_new(int64_t, plan->task_count);
     for (int32_t c = 0; c < plan->cta_count; c++) {
         const PlanCta *cta = &plan->ctas[c];

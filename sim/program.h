@@ -60,6 +60,8 @@ typedef struct {
 
 SimProgram *sim_program_new(int32_t n_units, int32_t engines_per_unit);
 void sim_program_free(SimProgram *p);
+/* Reserves room for this many ops and edges (avoids regrowth when the sizes are known). */
+void sim_program_reserve(SimProgram *p, int64_t ops, int64_t edges);
 /* Opens a new CTA; ops added afterwards belong to it. Returns its id (= its launch position). */
 int32_t sim_program_add_cta(SimProgram *p, int32_t pinned_unit);
 int64_t sim_program_add_op(SimProgram *p, int engine, SimOpKind kind, int64_t duration_ns, int32_t task);

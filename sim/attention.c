@@ -36,12 +36,14 @@ SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs)
 {
     bool is_async = costs->reduce == REDUCE_ASYNC;
     SimProgram *prog = sim_program_new(plan->wl.n_sm, is_async ? 2 : 1);
-    sim_program_reserve(prog, plan->task_count * sim_attention_ops_per_task(costs->reduce),
+    sim_program_reserve(prog, plan->task_count * sim_attention_ops_per_task(costs->reduce) + plan->cta_count,
                         plan->task_count * (is_async ? 3 : 1));
     int64_t *reduce_op = g_new(int64_t, plan->task_count);
     for (int32_t c = 0; c < plan->cta_count; c++) {
         const PlanCta *cta = &plan->ctas[c];
         sim_program_add_cta(prog, plan->is_persistent ? cta->slot : -1);
+        if (costs->cta_prologue_ns > 0)
+            sim_program_add_op(prog, 0, SIM_OP_SYNC, costs->cta_prologue_ns, cta->task_begin);
         for (int32_t i = 0; i < cta->task_count; i++) {
             int32_t t = cta->task_begin + i;
             sim_program_add_op(prog, 0, SIM_OP_COMPUTE, costs->c_ns, t);

@@ -14,9 +14,11 @@ typedef struct {
     int64_t latency_ns;  /* added to each accumulation edge between different SMs */
     ReduceMode reduce;   /* serial: R blocks the next C (the paper); async: FA3's store warp */
     int dq_buffers;      /* async: staging buffer depth; the next C may deposit only once R(t-depth) ended */
+    int64_t cta_prologue_ns; /* per CTA before its first task (dispatch gap, K/V load); 0 in the paper */
 } AttnCosts;
 
-/* Ops per task: serial: C, R on engine 0 in program order. async: C and a zero-length deposit D on
+/* A CTA with a prologue opens with a SYNC op of that length (attributed to its first task).
+ * Ops per task: serial: C, R on engine 0 in program order. async: C and a zero-length deposit D on
  * engine 0, R on engine 1 (the store engine); D(t) -> R(t), R(t - depth) -> D(t). Every row gets
  * R(rank k-1) -> R(rank k) with the latency. Owned by the caller. O(tasks). */
 SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs);

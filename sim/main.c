@@ -10,6 +10,7 @@ typedef struct {
 
 static const Subcommand subcommands[] = {
     { "attention", sim_cmd_attention },
+    { "validate", sim_cmd_validate },
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,51 @@
+#!/bin/bash
+# CLI tests of `sim validate` on hand-computed traces (tests/golden/validate): exact predictions, the
+# verdict's exit codes, the baseline regression check, and every bad trace: one sentence, exit 2.
+. "$(dirname "$0")/lib.sh"
+sim=$1
+g=$(dirname "$0")/golden/validate
+
+expect_exit exact 0 "$sim" validate "$g" --json
+python3 - "$tmp/out" <<'PY' && ok exact-numbers || fail exact-numbers "$(cat "$tmp/out")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+fa3, shift = j["traces"]
+assert (fa3["measured_ns"], fa3["predicted_ns"], fa3["paper_model_ns"]) == (4100, 4100, 3500), fa3
+assert fa3["fitted"] == {"c_ns": 1000, "r_ns": 500, "latency_ns": 600, "latency_source": "trace hand-offs", "prologue_ns": 0}, fa3
+assert (shift["measured_ns"], shift["predicted_ns"]) == (3000, 3000), shift
+assert abs(shift["speedup_measured"] - 4100 / 3000) < 1e-12 and shift["speedup_error_pp"] == 0, shift
+assert j["groups"][0]["kendall_tau"] == 1 and j["pass"] is True
+PY
+
+# A measured delay the model cannot know: the last reduction of fa3 starts 400 ns late.
+sed 's/\[1,-1,9,0,1,1,1,2700,3700,3700,3700,4200\]/[1,-1,9,0,1,1,1,2700,3700,3700,4100,4600]/' "$g/fa3-tiny.json" >"$tmp/fa3-slow.json"
+expect_exit beyond-tolerance 1 "$sim" validate "$tmp/fa3-slow.json"
+grep -q "BEYOND TOLERANCE" "$tmp/out" && ok beyond-text || fail beyond-text "$(cat "$tmp/out")"
+expect_exit loose-tolerance 0 "$sim" validate "$tmp/fa3-slow.json" --tolerance 0.2
+"$sim" validate "$g" --json >"$tmp/baseline.json"
+expect_exit baseline-same 0 "$sim" validate "$g" --baseline "$tmp/baseline.json"
+mkdir "$tmp/worse" && cp "$g/shift-tiny.json" "$tmp/worse/" && cp "$tmp/fa3-slow.json" "$tmp/worse/fa3-tiny.json"
+sed "s#$g/#$tmp/worse/#g" "$tmp/baseline.json" >"$tmp/baseline-worse.json"
+expect_exit baseline-regression 1 "$sim" validate "$tmp/worse" --baseline "$tmp/baseline-worse.json"
+grep -q "regression: .*fa3-tiny.json" "$tmp/err" && ok regression-named || fail regression-named "$(cat "$tmp/err")"
+
+head -c 300 "$g/fa3-tiny.json" >"$tmp/truncated.json"
+expect_error truncated "truncated.json:3:.*ends early" "$sim" validate "$tmp/truncated.json"
+sed 's/"rank"/"rang"/' "$g/fa3-tiny.json" >"$tmp/nocol.json"
+expect_error missing-column 'nocol.json: /columns: has no "rank" column' "$sim" validate "$tmp/nocol.json"
+sed 's/\[0,-1,5,0,0,1,0,/[0,-1,5,0,0,1,1,/' "$g/fa3-tiny.json" >"$tmp/wrongplan.json"
+expect_error wrong-plan "not this policy's plan" "$sim" validate "$tmp/wrongplan.json"
+sed 's/1600,2600,2600,2600,3100/2600,1600,2600,2600,3100/' "$g/fa3-tiny.json" >"$tmp/order.json"
+expect_error time-order "/tasks/1: times must satisfy" "$sim" validate "$tmp/order.json"
+sed 's/"policy":"fa3"/"policy":"fa9"/' "$g/fa3-tiny.json" >"$tmp/policy.json"
+expect_error unknown-policy "/metadata/policy: unknown policy 'fa9'" "$sim" validate "$tmp/policy.json"
+sed 's/"heads":1/"heads":0/' "$g/fa3-tiny.json" >"$tmp/heads.json"
+expect_error bad-heads "/metadata/heads: must be an integer" "$sim" validate "$tmp/heads.json"
+sed 's/"heads":1/"heads":2/' "$g/fa3-tiny.json" >"$tmp/count.json"
+expect_error task-count "has 4 tasks, but policy fa3 plans 8" "$sim" validate "$tmp/count.json"
+expect_error no-such-file "cannot read /nonexistent" "$sim" validate /nonexistent/t.json
+expect_error no-args "needs a trace file" "$sim" validate
+expect_error bad-tolerance "--tolerance expects a non-negative number" "$sim" validate "$g" --tolerance -1
+mkdir "$tmp/empty"
+expect_error empty-dir "no trace files" "$sim" validate "$tmp/empty"
+finish

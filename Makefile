@@ -21,7 +21,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all deps run test check sanitize bench figures gpu install clean
+.PHONY: all deps run test check validate sanitize bench figures gpu install clean
 all: $(BIN)/sim
 
 deps:
@@ -53,7 +53,12 @@ test: deps
 
 check: $(BIN)/sim $(BIN)/test-sim
 	$(Q)CK_DEFAULT_TIMEOUT=600 $(BIN)/test-sim
+	$(Q)scripts/validate.sh $(BIN)/sim
 	$(Q)tests/cli.sh $(BIN)/sim
+
+# The model's error on the committed H100 traces; exit 1 on a regression (see scripts/validate.sh).
+validate: $(BIN)/sim
+	$(Q)scripts/validate.sh $(BIN)/sim
 
 # ASan+UBSan build in build-san/ and bin-san/, then every test against it.
 sanitize: deps

@@ -102,6 +102,25 @@ START_TEST(latency_up_to_c_keeps_the_optimum)
 }
 END_TEST
 
+/* Beyond the paper: at tile ratio s (hdim 128 causal has s = 2, M = sN) every slot carries the chunk
+ * k, N-1-k with 2M - s(N-1) tasks, and the schedule stays bubble-free: T = (m/2)(2M - s(N-1))(c+r). */
+START_TEST(symmetric_shift_tile_ratio_two)
+{
+    const int ns[] = { 2, 8, 64, 132 };
+    for (int i = 0; i < 4; i++)
+        for (int m = 2; m <= 4; m += 2)
+            for (int s = 1; s <= 2; s++) {
+                int n = ns[i];
+                Workload wl = tst_workload(n, m, MASK_CAUSAL);
+                wl.q_tiles = s * n, wl.tile_ratio = s;
+                AttnCosts costs = tst_costs(1000, 300, 0, REDUCE_SERIAL);
+                TstRun run = tst_run("symmetric-shift", &wl, &costs, true);
+                ck_assert_int_eq(run.makespan_ns, (int64_t)m / 2 * (2 * s * n - s * (n - 1)) * 1300);
+                ck_assert_int_eq(run.lemma1_violations, 0);
+            }
+}
+END_TEST
+
 /* The closed-form table the CLI reports agrees with the tests above on when it is exact. */
 START_TEST(cli_closed_form_flags)
 {
@@ -131,6 +150,7 @@ Suite *suite_closed_forms(void)
     tcase_add_test(tc, symmetric_shift_causal_even_heads);
     tcase_add_test(tc, descending_causal_conditions);
     tcase_add_test(tc, latency_up_to_c_keeps_the_optimum);
+    tcase_add_test(tc, symmetric_shift_tile_ratio_two);
     tcase_add_test(tc, cli_closed_form_flags);
     suite_add_tcase(s, tc);
     return s;

@@ -12,6 +12,7 @@
 
 int sim_cmd_attention(int argc, char **argv);
 int sim_cmd_validate(int argc, char **argv);
+int sim_cmd_decode(int argc, char **argv);
 
 /* Strict decimal parse of a flag's value into [lo, hi]; a sentence naming the flag otherwise. */
 SimStatus cli_parse_int64(const char *flag, const char *text, int64_t lo, int64_t hi, int64_t *out,

@@ -11,6 +11,7 @@ typedef struct {
 static const Subcommand subcommands[] = {
     { "attention", sim_cmd_attention },
     { "validate", sim_cmd_validate },
+    { "decode", sim_cmd_decode },
 };
 
 int main(int argc, char **argv)

@@ -5,6 +5,7 @@
 
 static Suite *(*const suites[])(void) = {
     suite_policies, suite_engine, suite_dag, suite_closed_forms, suite_conformance,
+    suite_decode,
 };
 
 int main(void)

@@ -9,5 +9,6 @@ Suite *suite_engine(void);
 Suite *suite_dag(void);
 Suite *suite_closed_forms(void);
 Suite *suite_conformance(void);
+Suite *suite_decode(void);
 
 #endif

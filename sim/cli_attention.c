@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "job.h"
+#include "render.h"
 
 typedef struct {
     AttnJob job;
@@ -36,6 +37,11 @@ static const char usage[] =
     "  --json              print one JSON object instead of the summary\n"
     "  --dot FILE          write the schedule's DAG as Graphviz DOT\n"
     "  --emit-plan FILE    write the plan for gpu/ (docs/plan-format.md)\n"
+    "  --trace FILE.json   write a Chrome trace for Perfetto / chrome://tracing (docs/outputs.md)\n"
+    "  --trace-flows       add arrows for the dQ accumulation order to the trace\n"
+    "  --trace-max-mb MB   refuse traces estimated above this size (default 512)\n"
+    "  --csv FILE          write one row per phase: SM, head, kv, q, start, end, wait, critical\n"
+    "  --gantt FILE.png|FILE.svg  draw a Gantt chart with gnuplot (keeps FILE.gp and FILE.dat beside it)\n"
     "  --max-memory-mb MB  refuse inputs whose simulation would need more (default 4096)\n"
     "  --list-policies, --help, --version\n"
     "Exit status: 0 ok, 2 bad usage or input.\n";
@@ -59,7 +65,8 @@ static SimStatus parse_int(const char *flag, const char *text, int64_t lo, int64
 }
 
 enum { OPT_LIST = 256, OPT_HELP, OPT_VERSION, OPT_KV, OPT_Q, OPT_MASK, OPT_RATIO, OPT_SWIZZLE, OPT_LAT,
-       OPT_REDUCE, OPT_BUFS, OPT_JSON, OPT_DOT, OPT_PLAN, OPT_MEM };
+       OPT_REDUCE, OPT_BUFS, OPT_JSON, OPT_DOT, OPT_PLAN, OPT_MEM, OPT_TRACE, OPT_FLOWS, OPT_TRACE_MB, OPT_CSV,
+       OPT_GANTT };
 
 static const struct option long_options[] = {
     { "policy", required_argument, NULL, 'p' }, { "n", required_argument, NULL, 'n' },
@@ -71,6 +78,9 @@ static const struct option long_options[] = {
     { "dq-buffers", required_argument, NULL, OPT_BUFS }, { "json", no_argument, NULL, OPT_JSON },
     { "dot", required_argument, NULL, OPT_DOT }, { "emit-plan", required_argument, NULL, OPT_PLAN },
     { "max-memory-mb", required_argument, NULL, OPT_MEM }, { "list-policies", no_argument, NULL, OPT_LIST },
+    { "trace", required_argument, NULL, OPT_TRACE }, { "trace-flows", no_argument, NULL, OPT_FLOWS },
+    { "trace-max-mb", required_argument, NULL, OPT_TRACE_MB }, { "csv", required_argument, NULL, OPT_CSV },
+    { "gantt", required_argument, NULL, OPT_GANTT },
     { "help", no_argument, NULL, OPT_HELP }, { "version", no_argument, NULL, OPT_VERSION },
     { NULL, 0, NULL, 0 },
 };
@@ -105,6 +115,11 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
     case OPT_DOT: o->job.dot_path = arg; return SIM_OK;
     case OPT_PLAN: o->job.plan_path = arg; return SIM_OK;
     case OPT_MEM: return cli_parse_int64(flag, arg, 1, INT64_MAX / (1 << 20), &o->job.max_memory_mb, err);
+    case OPT_TRACE: o->job.trace_path = arg; return SIM_OK;
+    case OPT_FLOWS: o->job.has_trace_flows = true; return SIM_OK;
+    case OPT_TRACE_MB: return cli_parse_int64(flag, arg, 1, 1 << 20, &o->job.trace_max_mb, err);
+    case OPT_CSV: o->job.csv_path = arg; return SIM_OK;
+    case OPT_GANTT: o->job.gantt_path = arg; return sim_render_gantt_check_path(arg, err);
     }
     return sim_error_set(err, SIM_ERR_USAGE, "unknown option %s (see sim --help)", flag);
 }
@@ -147,6 +162,8 @@ static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
     if (optind < argc)
         return sim_error_set(err, SIM_ERR_USAGE, "unexpected argument '%s' (see sim --help)", argv[optind]),
                cli_fail(err);
+    if (o->job.has_trace_flows && !o->job.trace_path)
+        return sim_error_set(err, SIM_ERR_USAGE, "--trace-flows needs --trace FILE"), cli_fail(err);
     if (!o->is_kv_set)
         o->job.wl.kv_tiles = o->job.wl.n_sm;
     if (!o->is_q_set)

@@ -20,6 +20,11 @@ typedef struct {
                                   * costs.latency_ns on accumulation edges; borrowed, NULL: none */
     const char *dot_path;        /* optional outputs; NULL: not written */
     const char *plan_path;
+    const char *trace_path;      /* Chrome trace JSON (sim/render.h) */
+    bool has_trace_flows;        /* arrows for the accumulation-order edges in the trace */
+    int64_t trace_max_mb;        /* refuse traces estimated above this; 0: no cap */
+    const char *csv_path;        /* one row per phase */
+    const char *gantt_path;      /* .png or .svg through gnuplot, with its .gp and .dat beside it */
 } AttnJob;
 
 typedef struct {

@@ -11,6 +11,7 @@ typedef struct {
 static const Subcommand subcommands[] = {
     { "attention", sim_cmd_attention },
     { "validate", sim_cmd_validate },
+    { "pipeline", sim_cmd_pipeline },
     { "decode", sim_cmd_decode },
 };
 

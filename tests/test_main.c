@@ -6,6 +6,8 @@
 static Suite *(*const suites[])(void) = {
     suite_policies, suite_engine, suite_dag, suite_closed_forms, suite_conformance,
     suite_decode,
+    suite_render,
+    suite_pipeline,
 };
 
 int main(void)

@@ -1,0 +1,40 @@
+/* What the renderers share: an op's label (defaults, then the caller's labeller) and its wait.
+ * wait >= 0 always: the engine never starts an op before its CTA-internal predecessors end. */
+#include "render.h"
+
+#include <glib.h>
+#include <string.h>
+
+void sim_render_label(const SimRenderSpec *spec, int64_t op, SimRenderLabel *out)
+{
+    const char *kind = sim_op_kind_name(spec->program->ops[op].kind);
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", kind);
+    out->phase = kind;
+    out->group = -1;
+    if (spec->label)
+        spec->label(spec->label_ctx, op, out);
+}
+
+int64_t *sim_render_waits_new(const SimProgram *p, const SimSchedule *s)
+{
+    int64_t *wait = g_new(int64_t, p->op_count);
+    int64_t last_end[256];
+    g_assert(p->engines_per_unit <= 256); /* as in sim_program_seal */
+    for (int32_t c = 0; c < p->cta_count; c++) {
+        for (int k = 0; k < p->engines_per_unit; k++)
+            last_end[k] = s->cta_dispatch_ns[c];
+        for (int64_t op = p->ctas[c].op_begin; op < p->ctas[c].op_begin + p->ctas[c].op_count; op++) {
+            int k = p->ops[op].engine;
+            int64_t ready = last_end[k];
+            for (int64_t i = p->first_in[op]; i < p->first_in[op + 1]; i++) {
+                int64_t from = p->edges[p->in_edge[i]].from;
+                if (p->ops[from].cta == c && s->end_ns[from] > ready)
+                    ready = s->end_ns[from];
+            }
+            wait[op] = s->start_ns[op] - ready;
+            last_end[k] = s->end_ns[op];
+        }
+    }
+    return wait;
+}

@@ -1,0 +1,105 @@
+/* Renderers of a realized schedule: Chrome Trace Event JSON (Perfetto, chrome://tracing), CSV (one row
+ * per op) and a Gantt chart drawn by gnuplot (PNG or SVG, with its script and data kept beside it).
+ * They take a generic description (program + schedule + analysis + track names + an optional labeller),
+ * so attention jobs and Cube/Vector pipelines share them. Invariant: every file is written through
+ * sim/output.h, so an error leaves nothing under the requested name; output bytes depend only on inputs. */
+#ifndef SIM_RENDER_H
+#define SIM_RENDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze.h"
+#include "engine.h"
+#include "program.h"
+#include "status.h"
+
+#define SIM_RENDER_MAX_ARGS 6     /* integer arguments a labeller may attach to each op */
+#define SIM_RENDER_MAX_ENGINES 8  /* engines per unit the renderers name */
+
+/* What the labeller says about one op. The renderer zeroes it and sets the defaults before the call:
+ * name = phase = sim_op_kind_name(kind), group = -1, args = 0. */
+typedef struct {
+    char name[64];                    /* slice name, e.g. "C h0 kv3 q5" */
+    const char *phase;                /* static: CSV 'phase' column and trace category, e.g. "compute" */
+    int32_t group;                    /* colour key (attention: head); -1: colour by phase */
+    int64_t args[SIM_RENDER_MAX_ARGS];/* values for SimRenderSpec.arg_names, in that order */
+} SimRenderLabel;
+
+typedef void (*SimRenderLabelFn)(void *ctx, int64_t op, SimRenderLabel *out);
+
+typedef struct {
+    const char *key, *value;          /* e.g. "policy", "shift"; borrowed */
+} SimRenderMeta;
+
+/* Everything a renderer reads; all pointers borrowed and left unchanged. */
+typedef struct {
+    const SimProgram *program;        /* sealed */
+    const SimSchedule *schedule;      /* the engine's run of program */
+    const SimAnalysis *analysis;      /* is_critical per op; NULL: nothing is marked critical */
+    const char *device;               /* trace process name, e.g. "H100 (132 SMs)"; NULL: "device" */
+    const char *unit_name;            /* track prefix, e.g. "SM" or "AI core"; NULL: "unit" */
+    const char *unit_column;          /* CSV column of the unit, e.g. "sm"; NULL: "unit" */
+    const char *engine_names[SIM_RENDER_MAX_ENGINES]; /* per engine, e.g. "compute", "reduction store"
+                                       * or "CUBE", "VECTOR"; NULL entries: "engine K" */
+    const char *arg_names[SIM_RENDER_MAX_ARGS]; /* names of the label args, e.g. "head", "kv", "q";
+                                       * the first NULL ends the list; they become CSV columns and trace args */
+    const char *group_name;           /* what a colour means in the Gantt legend, e.g. "head"; NULL: phase */
+    const char *title;                /* one line: what ran (policy, shape); NULL: none */
+    const SimRenderMeta *meta;        /* trace metadata and CSV header comment; meta_count entries */
+    int meta_count;
+    uint32_t flow_edge_kinds;         /* bit (1u << SimEdgeKind) per edge kind drawn as trace arrows, e.g.
+                                       * 1u << SIM_EDGE_ACCUM; used only when SimTraceOptions.has_flows */
+    SimRenderLabelFn label;           /* NULL: the defaults above */
+    void *label_ctx;
+} SimRenderSpec;
+
+typedef struct {
+    bool has_flows;                   /* add flow arrows for spec->flow_edge_kinds */
+    int64_t max_bytes;                /* refuse (SIM_ERR_LIMIT) traces estimated above this; 0: no cap */
+} SimTraceOptions;
+
+typedef struct {
+    int max_rows;                     /* units drawn at most; above it every k-th unit is drawn and the
+                                       * caption says so; 0: 48 */
+    int64_t max_boxes;                /* refuse (SIM_ERR_LIMIT) charts with more boxes; 0: 1000000 */
+    const char *gnuplot;              /* program to run; NULL: "gnuplot" found on PATH */
+} SimGanttOptions;
+
+/* Fills out for op: the defaults above, then spec->label if set. */
+void sim_render_label(const SimRenderSpec *spec, int64_t op, SimRenderLabel *out);
+
+/* Per op, the time it sat ready within its own CTA but did not start: start minus the latest of its
+ * CTA's dispatch, the end of the previous op of its CTA on the same engine, and the ends of incoming
+ * edges from ops of the same CTA. What remains is waiting on other CTAs (dQ semaphores, buffers,
+ * latency). Returns a new array of op_count entries (g_free it). O(ops + edges). */
+int64_t *sim_render_waits_new(const SimProgram *p, const SimSchedule *s);
+
+/* Estimated size of the trace in bytes: ops of nonzero duration are slices, edges of the flow kinds
+ * between two slices are arrows. O(ops + edges). */
+int64_t sim_render_trace_bytes(const SimRenderSpec *spec, const SimTraceOptions *opt);
+
+/* Chrome Trace Event JSON: one process (the device), one thread per unit and engine (tid = unit *
+ * engines_per_unit + engine + 1, sorted so), one "X" event per op of nonzero duration (ts/dur in us with
+ * ns precision; args: the label args, wait_ns, critical), critical slices in category "critical" and
+ * cname "terrible", flow events "s"/"f" per drawn edge, metadata in "metadata" and process labels.
+ * Errors: SIM_ERR_LIMIT over opt->max_bytes (before writing), SIM_ERR_IO. O(ops + edges). */
+SimStatus sim_render_trace(const SimRenderSpec *spec, const SimTraceOptions *opt, const char *path,
+                           SimError *err);
+
+/* CSV: '#'-comment lines with the title and metadata, then the header
+ * "op,cta,<unit_column>,<arg_names...>,phase,engine,start_ns,end_ns,wait_ns,critical" and one row per op
+ * (zero-length ops included) in op order. Errors: SIM_ERR_IO. O(ops). */
+SimStatus sim_render_csv(const SimRenderSpec *spec, const char *path, SimError *err);
+
+/* Gantt chart: path must end in .png or .svg (else SIM_ERR_USAGE). Writes STEM.dat (the boxes) and
+ * STEM.gp (the script; `gnuplot STEM.gp` in that directory redraws path) beside it and runs gnuplot
+ * there. Units on y (unit 0 on top), time on x; colour per label group, reductions lighter,
+ * idle time grey, critical ops outlined in black. Errors: SIM_ERR_USAGE (suffix, a quote in the path),
+ * SIM_ERR_LIMIT (over max_boxes), SIM_ERR_IO (writing, gnuplot missing or failing). */
+SimStatus sim_render_gantt(const SimRenderSpec *spec, const SimGanttOptions *opt, const char *path,
+                           SimError *err);
+/* Checks path's suffix and characters only (for CLIs to refuse early). */
+SimStatus sim_render_gantt_check_path(const char *path, SimError *err);
+
+#endif

@@ -1,0 +1,318 @@
+/* Gantt chart through gnuplot: STEM.dat holds one block per box class (idle bands, compute, reductions,
+ * critical outlines; empty classes are left out), STEM.gp draws them, and gnuplot is run in the image's
+ * directory on the temporary names; all three files are renamed into place only if gnuplot succeeded.
+ * Above max_rows units every k-th unit is drawn (k = ceil(units / max_rows)) and the caption says so. */
+#include "render.h"
+
+#include <glib.h>
+#include <inttypes.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "output.h"
+
+enum { CLASS_IDLE, CLASS_COMPUTE, CLASS_REDUCE, CLASS_CRITICAL, CLASS_COUNT };
+enum { PALETTE_SIZE = 10, LEGEND_GROUPS = 8 };
+
+/* Tableau 10; idle is a lighter grey than its grey. */
+static const uint32_t palette[PALETTE_SIZE] = { 0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
+                                                0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf };
+
+typedef struct {
+    const SimRenderSpec *spec;
+    int32_t stride, rows;          /* every stride-th unit is drawn; rows of them */
+    bool is_us;                    /* x in microseconds (else ns) */
+    bool is_svg;
+    bool is_dense;                 /* boxes a few pixels wide: no borders, critical ops as a black stripe */
+    int64_t count[CLASS_COUNT];    /* boxes per class */
+    int32_t max_group;             /* largest label group seen; -1 none */
+    bool has_kind[SIM_OP_KIND_COUNT];
+} Layout;
+
+SimStatus sim_render_gantt_check_path(const char *path, SimError *err)
+{
+    if (!g_str_has_suffix(path, ".png") && !g_str_has_suffix(path, ".svg"))
+        return sim_error_set(err, SIM_ERR_USAGE, "--gantt expects a file name ending in .png or .svg, got '%s'",
+                             path);
+    if (strpbrk(path, "'\"\n\\"))
+        return sim_error_set(err, SIM_ERR_USAGE, "--gantt cannot use '%s': quotes, backslashes and newlines "
+                             "in the name would break the gnuplot script", path);
+    return SIM_OK;
+}
+
+static uint32_t tint(uint32_t rgb)
+{
+    uint32_t out = 0;
+    for (int shift = 0; shift <= 16; shift += 8)
+        out |= (((rgb >> shift & 0xff) + 0xff) / 2) << shift;
+    return out;
+}
+
+static uint32_t colour_of(const SimRenderLabel *l, SimOpKind kind)
+{
+    uint32_t base = palette[(l->group >= 0 ? (uint32_t)l->group : (uint32_t)kind) % PALETTE_SIZE];
+    return kind == SIM_OP_REDUCE ? tint(base) : base;
+}
+
+static bool is_drawn(const Layout *g, int64_t op)
+{
+    const SimProgram *p = g->spec->program;
+    return p->ops[op].duration_ns > 0 && g->spec->schedule->cta_unit[p->ops[op].cta] % g->stride == 0;
+}
+
+static void print_x(FILE *f, const Layout *g, int64_t ns)
+{
+    if (g->is_us)
+        fprintf(f, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
+    else
+        fprintf(f, "%" PRId64, ns);
+}
+
+/* The y extent of an op's box: its engine's band within its unit's row, or a stripe in its middle. */
+static void band(const Layout *g, int64_t op, bool is_stripe, double *lo, double *hi)
+{
+    const SimProgram *p = g->spec->program;
+    int32_t row = g->spec->schedule->cta_unit[p->ops[op].cta] / g->stride;
+    double h = 0.9 / p->engines_per_unit;
+    *lo = row - 0.45 + p->ops[op].engine * h;
+    *hi = row - 0.45 + (p->ops[op].engine + 1) * h;
+    if (is_stripe) {
+        *lo += 0.38 * h;
+        *hi -= 0.38 * h;
+    }
+}
+
+static void write_box(FILE *f, const Layout *g, int64_t op, uint32_t rgb, bool is_stripe)
+{
+    double lo, hi;
+    band(g, op, is_stripe, &lo, &hi);
+    const SimSchedule *s = g->spec->schedule;
+    print_x(f, g, s->start_ns[op]);
+    fputc(' ', f);
+    print_x(f, g, s->end_ns[op]);
+    fprintf(f, " %.3f %.3f %" PRIu32 "\n", lo, hi, rgb);
+}
+
+/* Counts boxes per class (first pass) or writes the block of one class (second pass). */
+static void scan_class(Layout *g, int cls, FILE *f)
+{
+    const SimRenderSpec *spec = g->spec;
+    const SimProgram *p = spec->program;
+    if (cls == CLASS_IDLE) {
+        for (int32_t r = 0; r < g->rows; r++) {
+            g->count[cls] += f == NULL;
+            if (f) {
+                fputs("0 ", f);
+                print_x(f, g, spec->schedule->makespan_ns);
+                fprintf(f, " %.3f %.3f %" PRIu32 "\n", r - 0.45, r + 0.45, 0xe8e8e8u);
+            }
+        }
+        return;
+    }
+    for (int64_t op = 0; op < p->op_count; op++) {
+        bool is_reduce = p->ops[op].kind == SIM_OP_REDUCE;
+        bool is_critical = spec->analysis && spec->analysis->is_critical[op];
+        if (!is_drawn(g, op) || (cls == CLASS_COMPUTE && is_reduce) || (cls == CLASS_REDUCE && !is_reduce) ||
+            (cls == CLASS_CRITICAL && !is_critical))
+            continue;
+        SimRenderLabel l;
+        sim_render_label(spec, op, &l);
+        if (!f) {
+            g->count[cls]++;
+            g->max_group = MAX(g->max_group, l.group);
+            g->has_kind[p->ops[op].kind] = true;
+        } else {
+            bool is_outline = cls == CLASS_CRITICAL;
+            write_box(f, g, op, is_outline ? 0u : colour_of(&l, p->ops[op].kind), is_outline && g->is_dense);
+        }
+    }
+}
+
+/* A gnuplot double-quoted string: the text has no quotes or backslashes of its own after this. */
+static void gp_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++)
+        fputs(*s == '"' ? "'" : *s == '\\' ? "/" : (char[2]){ *s, 0 }, f);
+    fputc('"', f);
+}
+
+static char *caption(const Layout *g)
+{
+    const SimRenderSpec *spec = g->spec;
+    const SimProgram *p = spec->program;
+    const char *unit = spec->unit_name ? spec->unit_name : "unit";
+    GString *c = g_string_new(NULL);
+    g_string_append_printf(c, "colour = %s", spec->group_name && g->max_group >= 0 ? spec->group_name : "phase");
+    if (g->has_kind[SIM_OP_REDUCE])
+        g_string_append(c, "; lighter boxes = reductions");
+    g_string_append_printf(c, "; grey = idle; black %s = critical path", g->is_dense ? "stripe" : "outline");
+    if (p->engines_per_unit > 1) {
+        g_string_append_printf(c, "\\neach %s row holds %d bands, top to bottom:", unit, p->engines_per_unit);
+        for (int k = 0; k < p->engines_per_unit; k++) {
+            const char *name = k < SIM_RENDER_MAX_ENGINES ? spec->engine_names[k] : NULL;
+            g_string_append_printf(c, "%s %s", k ? "," : "", name ? name : "engine");
+        }
+    }
+    if (g->stride > 1)
+        g_string_append_printf(c, "\\nsampled: every %d%s %s drawn (%d of %d)", g->stride,
+                               g->stride == 2 ? "nd" : g->stride == 3 ? "rd" : "th", unit, g->rows, p->n_units);
+    return g_string_free(c, FALSE);
+}
+
+/* Invisible plot entries that make the key: one per group (up to LEGEND_GROUPS), reduction, critical. */
+static void write_legend(FILE *f, const Layout *g)
+{
+    const SimRenderSpec *spec = g->spec;
+    const char *group = spec->group_name ? spec->group_name : "group";
+    for (int32_t k = 0; k <= g->max_group && k < LEGEND_GROUPS; k++)
+        fprintf(f, ", \\\n     NaN with boxes fs solid fc rgb '#%06" PRIx32 "' title '%s %d'",
+                palette[k % PALETTE_SIZE], group, k);
+    if (g->max_group >= LEGEND_GROUPS)
+        fprintf(f, ", \\\n     NaN with boxes fs empty lc rgb 'white' title '... %d %ss in all'", g->max_group + 1,
+                group);
+    for (int k = 0; g->max_group < 0 && k < SIM_OP_KIND_COUNT; k++)
+        if (g->has_kind[k])
+            fprintf(f, ", \\\n     NaN with boxes fs solid fc rgb '#%06" PRIx32 "' title '%s'",
+                    k == SIM_OP_REDUCE ? tint(palette[k]) : palette[k], sim_op_kind_name(k));
+    if (g->count[CLASS_CRITICAL])
+        fputs(g->is_dense ? ", \\\n     NaN with boxes fs solid fc rgb 'black' title 'critical path'"
+                          : ", \\\n     NaN with boxes lc rgb 'black' lw 2 fs empty title 'critical path'", f);
+    fputs(", \\\n     NaN with boxes fs solid fc rgb '#e8e8e8' title 'idle'\n", f);
+}
+
+static void write_script(FILE *f, const Layout *g, const char *dat_base, const char *img_base)
+{
+    const SimRenderSpec *spec = g->spec;
+    int width = 1400, height = 150 + g->rows * (spec->program->engines_per_unit > 1 ? 26 : 18);
+    height = MAX(height, 380);
+    fprintf(f, "# Gantt chart of a dashsim schedule (sim/render_gantt.c). Redraw: gnuplot %.*s.gp, run in this "
+               "directory.\nif (!exists(\"datafile\")) datafile = '%s'\nif (!exists(\"outfile\")) outfile = '%s'\n",
+            (int)(strlen(dat_base) - 4), dat_base, dat_base, img_base);
+    if (g->is_svg)
+        fprintf(f, "set terminal svg size %d,%d font 'sans,11' background rgb 'white'\n", width, height);
+    else
+        fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n    set terminal pngcairo size %d,%d "
+                   "font 'sans,10'\n} else {\n    set terminal png size %d,%d\n}\n", width, height, width, height);
+    fputs("set output outfile\nset title ", f);
+    gp_string(f, spec->title ? spec->title : "");
+    char *cap = caption(g);
+    fprintf(f, " noenhanced\nset xlabel \"time (%s)\\n%s\" noenhanced\n", g->is_us ? "us" : "ns", cap);
+    g_free(cap);
+    fputs("set xrange [0:", f);
+    print_x(f, g, MAX(spec->schedule->makespan_ns, 1)); /* gnuplot refuses an empty range */
+    fprintf(f, "]\nset yrange [%d.5:-0.5]\nset ytics (", g->rows - 1);
+    int32_t every = g->rows > 48 ? (g->rows + 47) / 48 : 1;
+    for (int32_t r = 0; r < g->rows; r += every)
+        fprintf(f, "%s\"%s %d\" %d", r ? ", " : "", spec->unit_name ? spec->unit_name : "unit", r * g->stride, r);
+    fprintf(f, ") noenhanced\nset ytics scale 0\nset key outside right top noenhanced\nset style fill solid 1.0 %s\n"
+          "box = '(($1+$2)/2):(($3+$4)/2):1:2:3:4'\nrgb = '(($1+$2)/2):(($3+$4)/2):1:2:3:4:5'\nplot ",
+            g->is_dense ? "noborder" : "border rgb 'white'");
+    const char *style[CLASS_COUNT] = { "@rgb with boxxyerror fc rgb variable", "@rgb with boxxyerror fc rgb variable",
+                                       "@rgb with boxxyerror fc rgb variable",
+                                       g->is_dense ? "@box with boxxyerror fc rgb 'black' fs solid"
+                                                   : "@box with boxxyerror lc rgb 'black' lw 2 fs empty" };
+    for (int cls = 0, index = 0; cls < CLASS_COUNT; cls++)
+        if (g->count[cls]) {
+            fprintf(f, "%sdatafile index %d using %s notitle", index ? ", \\\n     " : "", index, style[cls]);
+            index++;
+        }
+    write_legend(f, g);
+}
+
+/* Runs gnuplot in dir on the temporary files; a sentence with gnuplot's complaint on failure. */
+static SimStatus run_gnuplot(const SimGanttOptions *opt, const char *dir, const char *gp, const char *dat,
+                             const char *img, const char *path, SimError *err)
+{
+    char *vars = g_strdup_printf("datafile='%s'; outfile='%s'", dat, img);
+    char *argv[] = { (char *)(opt->gnuplot ? opt->gnuplot : "gnuplot"), "-e", vars, (char *)gp, NULL };
+    char *err_text = NULL;
+    int wait_status = 0;
+    GError *gerr = NULL;
+    if (!g_spawn_sync(dir, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
+                      &err_text, &wait_status, &gerr))
+        sim_error_set(err, SIM_ERR_IO, "cannot run %s to draw %s: %s", argv[0], path, gerr->message);
+    else if (!g_spawn_check_wait_status(wait_status, NULL)) {
+        /* gnuplot echoes the offending line first and ends with '"file" line N: message' */
+        char *text = g_strstrip(err_text), *last = strrchr(text, '\n');
+        sim_error_set(err, SIM_ERR_IO, "%s failed to draw %s: %s", argv[0], path,
+                      last ? last + 1 : *text ? text : "no message");
+    }
+    if (gerr)
+        g_error_free(gerr);
+    g_free(err_text);
+    g_free(vars);
+    return err->status;
+}
+
+static void layout(Layout *g, const SimRenderSpec *spec, const SimGanttOptions *opt, const char *path)
+{
+    *g = (Layout){ .spec = spec, .max_group = -1, .is_svg = g_str_has_suffix(path, ".svg"),
+                   .is_us = spec->schedule->makespan_ns >= 10000 };
+    int32_t n = spec->program->n_units, max_rows = opt->max_rows > 0 ? opt->max_rows : 48;
+    g->stride = n > max_rows ? (n + max_rows - 1) / max_rows : 1;
+    g->rows = (n + g->stride - 1) / g->stride;
+    for (int cls = 0; cls < CLASS_COUNT; cls++)
+        scan_class(g, cls, NULL);
+    /* Mean drawn box about 1100 px * duration / makespan wide; below 6 px outlines would hide colours. */
+    const SimProgram *p = spec->program;
+    int64_t drawn = 0, busy = 0;
+    for (int64_t op = 0; op < p->op_count; op++)
+        if (is_drawn(g, op))
+            drawn++, busy += p->ops[op].duration_ns;
+    g->is_dense = drawn > 0 && 1100.0 * (double)busy / (double)drawn < 6.0 * (double)spec->schedule->makespan_ns;
+}
+
+/* Writes STEM.dat and STEM.gp, runs gnuplot on them; commits all three only if everything worked. */
+static SimStatus draw(Layout *g, const SimGanttOptions *opt, const char *path, SimError *err)
+{
+    char *stem = g_strndup(path, strlen(path) - 4);
+    char *dat_path = g_strconcat(stem, ".dat", NULL), *gp_path = g_strconcat(stem, ".gp", NULL);
+    char *dir = g_path_get_dirname(path);
+    SimOutput dat = { 0 }, gp = { 0 }, img = { 0 };
+    if (sim_output_open(&dat, dat_path, err) == SIM_OK && sim_output_open(&gp, gp_path, err) == SIM_OK &&
+        sim_output_open(&img, path, err) == SIM_OK) {
+        for (int cls = 0; cls < CLASS_COUNT; cls++)
+            if (g->count[cls]) {
+                fprintf(dat.f, "# %s: x_lo x_hi y_lo y_hi rgb\n", (const char *[]){ "idle", "compute", "reductions",
+                                                                                   "critical path" }[cls]);
+                scan_class(g, cls, dat.f);
+                fputs("\n\n", dat.f);
+            }
+        char *dat_base = g_path_get_basename(dat_path), *img_base = g_path_get_basename(path);
+        write_script(gp.f, g, dat_base, img_base);
+        g_free(dat_base), g_free(img_base);
+        char *gp_tmp = g_path_get_basename(gp.tmp_path), *dat_tmp = g_path_get_basename(dat.tmp_path);
+        char *img_tmp = g_path_get_basename(img.tmp_path);
+        if (fflush(dat.f) || fflush(gp.f) || ferror(dat.f) || ferror(gp.f))
+            sim_error_set(err, SIM_ERR_IO, "cannot write the data of %s", path);
+        else if (run_gnuplot(opt, dir, gp_tmp, dat_tmp, img_tmp, path, err) == SIM_OK &&
+                 sim_output_commit(&dat, err) == SIM_OK) {
+            /* A later rename failed: take back what was already renamed into place. */
+            if (sim_output_commit(&gp, err) != SIM_OK)
+                unlink(dat_path);
+            else if (sim_output_commit(&img, err) != SIM_OK)
+                unlink(dat_path), unlink(gp_path);
+        }
+        g_free(gp_tmp), g_free(dat_tmp), g_free(img_tmp);
+    }
+    sim_output_abort(&dat), sim_output_abort(&gp), sim_output_abort(&img);
+    g_free(stem), g_free(dat_path), g_free(gp_path), g_free(dir);
+    return err->status;
+}
+
+SimStatus sim_render_gantt(const SimRenderSpec *spec, const SimGanttOptions *opt, const char *path,
+                           SimError *err)
+{
+    if (sim_render_gantt_check_path(path, err) != SIM_OK)
+        return err->status;
+    Layout g;
+    layout(&g, spec, opt, path);
+    int64_t boxes = 0, max_boxes = opt->max_boxes > 0 ? opt->max_boxes : 1000000;
+    for (int cls = 0; cls < CLASS_COUNT; cls++)
+        boxes += g.count[cls];
+    if (boxes > max_boxes)
+        return sim_error_set(err, SIM_ERR_LIMIT, "the Gantt chart %s would draw %" PRId64 " boxes, over the cap "
+                             "of %" PRId64 "; use --trace for schedules this large", path, boxes, max_boxes);
+    return draw(&g, opt, path, err);
+}

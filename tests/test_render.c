@@ -1,0 +1,392 @@
+/* Renderers (sim/render.h): the trace parses and no two slices of a track overlap, flows and critical
+ * marks match the program, the CSV's last end is the makespan and its waits follow the closed form of
+ * FA3's full-mask staircase, gnuplot draws PNG and SVG, and every error leaves no file behind. */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "../sim/job.h"
+#include "../sim/render.h"
+#include "tests.h"
+
+typedef struct {
+    Plan *plan;
+    SimProgram *prog;
+    SimSchedule s;
+    SimAnalysis a;
+} Run;
+
+static void run_policy(Run *r, const char *policy, int n, int heads, Mask mask, ReduceMode reduce)
+{
+    Workload wl = { .n_sm = n, .heads = heads, .kv_tiles = n, .q_tiles = n, .mask = mask, .tile_ratio = 1,
+                    .head_swizzle = 1 };
+    AttnCosts costs = { .c_ns = 1000, .r_ns = 500, .reduce = reduce, .dq_buffers = 1 };
+    char msg[256];
+    SimError err = { 0 };
+    *r = (Run){ .plan = policy_build(policy_find(policy), &wl, msg, sizeof msg) };
+    ck_assert_ptr_nonnull(r->plan);
+    r->prog = sim_attention_program(r->plan, &costs);
+    ck_assert_int_eq(sim_engine_run(r->prog, &r->s, &err), SIM_OK);
+    ck_assert_int_eq(sim_analyze(r->prog, &r->s, &r->a, NULL, &err), SIM_OK);
+}
+
+static void run_free(Run *r)
+{
+    sim_analysis_clear(&r->a);
+    sim_schedule_clear(&r->s);
+    sim_program_free(r->prog);
+    plan_free(r->plan);
+}
+
+static SimRenderSpec spec_of(const Run *r)
+{
+    return (SimRenderSpec){ .program = r->prog, .schedule = &r->s, .analysis = &r->a, .unit_name = "SM",
+                            .flow_edge_kinds = 1u << SIM_EDGE_ACCUM };
+}
+
+static char *tmp_path(const char *dir, const char *name)
+{
+    return g_build_filename(dir, name, NULL);
+}
+
+/* Files in dir, to check that an error left nothing (no temporary either). */
+static int file_count(const char *dir)
+{
+    GDir *d = g_dir_open(dir, 0, NULL);
+    int n = 0;
+    while (g_dir_read_name(d))
+        n++;
+    g_dir_close(d);
+    return n;
+}
+
+static void remove_dir(char *dir)
+{
+    GDir *d = g_dir_open(dir, 0, NULL);
+    const char *name;
+    while ((name = g_dir_read_name(d))) {
+        char *p = tmp_path(dir, name);
+        g_unlink(p);
+        g_free(p);
+    }
+    g_dir_close(d);
+    g_rmdir(dir);
+    g_free(dir);
+}
+
+static cJSON *parse_file(const char *path)
+{
+    char *text;
+    ck_assert(g_file_get_contents(path, &text, NULL, NULL));
+    cJSON *j = cJSON_Parse(text);
+    g_free(text);
+    ck_assert_ptr_nonnull(j);
+    return j;
+}
+
+static const cJSON *item(const cJSON *object, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(object, key);
+    ck_assert_ptr_nonnull(v);
+    return v;
+}
+
+static int64_t arg_int(const cJSON *ev, const char *key)
+{
+    const cJSON *v = item(item(ev, "args"), key);
+    ck_assert(cJSON_IsNumber(v));
+    return (int64_t)v->valuedouble;
+}
+
+typedef struct {
+    int64_t tid, start, end;
+} Slice;
+
+static int slice_cmp(const void *a, const void *b)
+{
+    const Slice *x = a, *y = b;
+    return x->tid != y->tid ? (x->tid > y->tid) - (x->tid < y->tid) : (x->start > y->start) - (x->start < y->start);
+}
+
+/* Checks the trace of r written with flows; returns the number of X events. */
+static int64_t check_trace(const Run *r, const char *path)
+{
+    cJSON *j = parse_file(path);
+    const cJSON *events = item(j, "traceEvents"), *ev;
+    ck_assert(cJSON_IsArray(events));
+    Slice *slices = g_new(Slice, cJSON_GetArraySize(events));
+    int64_t n = 0, flows_s = 0, flows_f = 0, threads = 0, critical = 0;
+    cJSON_ArrayForEach(ev, events) {
+        const char *ph = item(ev, "ph")->valuestring;
+        if (strcmp(ph, "X") == 0) {
+            int64_t start = arg_int(ev, "start_ns"), end = arg_int(ev, "end_ns"), op = arg_int(ev, "op");
+            ck_assert_int_eq(r->s.start_ns[op], start);
+            ck_assert_int_eq(r->s.end_ns[op], end);
+            /* ts and dur are microseconds with exactly nanosecond precision */
+            ck_assert_int_eq((int64_t)(item(ev, "ts")->valuedouble * 1000 + 0.5), start);
+            ck_assert_int_eq((int64_t)(item(ev, "dur")->valuedouble * 1000 + 0.5), end - start);
+            bool is_critical = cJSON_IsTrue(item(item(ev, "args"), "critical"));
+            ck_assert_int_eq(is_critical, r->a.is_critical[op]);
+            critical += is_critical;
+            slices[n++] = (Slice){ (int64_t)item(ev, "tid")->valuedouble, start, end };
+        }
+        flows_s += strcmp(ph, "s") == 0;
+        flows_f += strcmp(ph, "f") == 0;
+        threads += strcmp(ph, "M") == 0 && strcmp(item(ev, "name")->valuestring, "thread_name") == 0;
+    }
+    qsort(slices, n, sizeof *slices, slice_cmp);
+    for (int64_t i = 1; i < n; i++)
+        if (slices[i].tid == slices[i - 1].tid)
+            ck_assert_int_le(slices[i - 1].end, slices[i].start);
+    int64_t accum = 0;
+    for (int64_t e = 0; e < r->prog->edge_count; e++)
+        accum += r->prog->edges[e].kind == SIM_EDGE_ACCUM;
+    ck_assert_int_eq(flows_s, accum);
+    ck_assert_int_eq(flows_f, accum);
+    ck_assert_int_eq(threads, (int64_t)r->prog->n_units * r->prog->engines_per_unit);
+    ck_assert_int_gt(critical, 0);
+    ck_assert_str_eq(item(item(j, "metadata"), "k")->valuestring, "v");
+    g_free(slices);
+    cJSON_Delete(j);
+    return n;
+}
+
+START_TEST(trace_parses_and_no_slices_overlap)
+{
+    static const struct { const char *policy; Mask mask; ReduceMode reduce; } cases[] = {
+        { "fa3", MASK_FULL, REDUCE_SERIAL }, { "shift", MASK_FULL, REDUCE_ASYNC },
+        { "fa3", MASK_CAUSAL, REDUCE_ASYNC }, { "symmetric-shift", MASK_CAUSAL, REDUCE_SERIAL },
+    };
+    char *dir = g_dir_make_tmp("render-XXXXXX", NULL), *path = tmp_path(dir, "t.json");
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        Run r;
+        run_policy(&r, cases[i].policy, 8, 2, cases[i].mask, cases[i].reduce);
+        SimRenderSpec spec = spec_of(&r);
+        SimRenderMeta meta = { "k", "v" };
+        spec.meta = &meta, spec.meta_count = 1;
+        SimTraceOptions opt = { .has_flows = true };
+        SimError err = { 0 };
+        ck_assert_int_eq(sim_render_trace(&spec, &opt, path, &err), SIM_OK);
+        /* C and R per task: async deposits are zero-length and not drawn */
+        ck_assert_int_eq(check_trace(&r, path), 2 * r.plan->task_count);
+        run_free(&r);
+    }
+    g_free(path);
+    remove_dir(dir);
+}
+END_TEST
+
+START_TEST(trace_estimate_and_cap)
+{
+    Run r;
+    run_policy(&r, "fa3", 16, 2, MASK_CAUSAL, REDUCE_ASYNC);
+    SimRenderSpec spec = spec_of(&r);
+    SimTraceOptions opt = { .has_flows = true };
+    char *dir = g_dir_make_tmp("render-XXXXXX", NULL), *path = tmp_path(dir, "t.json");
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_render_trace(&spec, &opt, path, &err), SIM_OK);
+    GStatBuf st;
+    ck_assert_int_eq(g_stat(path, &st), 0);
+    int64_t estimate = sim_render_trace_bytes(&spec, &opt);
+    ck_assert_int_ge(estimate, st.st_size);      /* the cap never lets a larger trace through */
+    ck_assert_int_le(estimate, 2 * st.st_size);  /* nor refuses one half its size */
+    g_unlink(path);
+    opt.max_bytes = estimate - 1;
+    ck_assert_int_eq(sim_render_trace(&spec, &opt, path, &err), SIM_ERR_LIMIT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "over the cap"));
+    ck_assert_int_eq(file_count(dir), 0);
+    SimError err2 = { 0 };
+    ck_assert_int_eq(sim_render_trace(&spec, &(SimTraceOptions){ 0 }, "/nonexistent/t.json", &err2), SIM_ERR_IO);
+    ck_assert_int_eq(sim_render_csv(&spec, "/nonexistent/t.csv", &err2), SIM_ERR_IO);
+    g_free(path);
+    remove_dir(dir);
+    run_free(&r);
+}
+END_TEST
+
+/* FA3, full mask, one head, serial, c = 2r: CTA k's first reduction waits k r for the row's previous
+ * one; every later phase starts as soon as its SM is free. Makespan n (c + r) + (n - 1) r. */
+START_TEST(csv_last_end_is_makespan_and_waits_match)
+{
+    const int n = 8;
+    char *dir = g_dir_make_tmp("render-XXXXXX", NULL), *path = tmp_path(dir, "p.csv");
+    AttnJob job = sim_job_default();
+    job.wl.n_sm = job.wl.kv_tiles = job.wl.q_tiles = n;
+    job.csv_path = path;
+    AttnResult res;
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_job_run(&job, &res, &err), SIM_OK);
+    char *text;
+    ck_assert(g_file_get_contents(path, &text, NULL, NULL));
+    char **lines = g_strsplit(text, "\n", -1);
+    int64_t rows = 0, last_end = 0, wait_sum = 0, header = -1;
+    for (int i = 0; lines[i] && lines[i][0]; i++) {
+        if (lines[i][0] == '#')
+            continue;
+        if (header < 0) {
+            ck_assert_str_eq(lines[i], "op,cta,sm,head,kv,q,rank,phase,engine,start_ns,end_ns,wait_ns,critical");
+            header = i;
+            continue;
+        }
+        char **f = g_strsplit(lines[i], ",", -1);
+        ck_assert_int_eq(g_strv_length(f), 13);
+        int64_t kv = atoll(f[4]), q = atoll(f[5]), end = atoll(f[10]), wait = atoll(f[11]);
+        bool is_first_reduce = strcmp(f[7], "reduce") == 0 && q == 0;
+        ck_assert_int_eq(wait, is_first_reduce ? kv * 500 : 0);
+        last_end = MAX(last_end, end);
+        wait_sum += wait;
+        rows++;
+        g_strfreev(f);
+    }
+    ck_assert_int_eq(rows, 2 * n * n);
+    ck_assert_int_eq(last_end, res.a.makespan_ns);
+    ck_assert_int_eq(last_end, n * 1500 + (n - 1) * 500);
+    ck_assert_int_eq(wait_sum, 500 * n * (n - 1) / 2);
+    g_strfreev(lines);
+    g_free(text);
+    sim_job_result_clear(&res);
+    g_free(path);
+    remove_dir(dir);
+}
+END_TEST
+
+/* wait = start - max(dispatch, previous op of the CTA on the engine, in-CTA edge sources). */
+START_TEST(wait_counts_only_other_ctas)
+{
+    SimProgram *p = sim_program_new(2, 2);
+    sim_program_add_cta(p, 0);
+    int64_t a = sim_program_add_op(p, 0, SIM_OP_COMPUTE, 10, 0);
+    int64_t b = sim_program_add_op(p, 1, SIM_OP_REDUCE, 5, 0);
+    sim_program_add_edge(p, a, b, 0, SIM_EDGE_PHASE);
+    sim_program_add_cta(p, 1);
+    sim_program_add_op(p, 0, SIM_OP_COMPUTE, 3, 1);
+    int64_t y = sim_program_add_op(p, 0, SIM_OP_REDUCE, 4, 1);
+    sim_program_add_edge(p, a, y, 2, SIM_EDGE_ACCUM);
+    sim_program_add_cta(p, 1);
+    sim_program_add_op(p, 1, SIM_OP_COMPUTE, 1, 2);
+    sim_program_seal(p);
+    SimSchedule s = { 0 };
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+    int64_t *wait = sim_render_waits_new(p, &s);
+    const int64_t start[] = { 0, 10, 0, 12, 16 }, expected[] = { 0, 0, 0, 9, 0 };
+    for (int op = 0; op < 5; op++) {
+        ck_assert_int_eq(s.start_ns[op], start[op]);
+        ck_assert_int_eq(wait[op], expected[op]);
+    }
+    g_free(wait);
+    sim_schedule_clear(&s);
+    sim_program_free(p);
+}
+END_TEST
+
+static bool file_starts_with(const char *path, const char *magic, size_t len)
+{
+    char *text;
+    gsize size;
+    bool ok = g_file_get_contents(path, &text, &size, NULL) && size >= len && memcmp(text, magic, len) == 0;
+    g_free(text);
+    return ok;
+}
+
+START_TEST(gantt_draws_png_and_svg)
+{
+    Run r;
+    run_policy(&r, "fa3", 4, 2, MASK_FULL, REDUCE_ASYNC);
+    SimRenderSpec spec = spec_of(&r);
+    char *dir = g_dir_make_tmp("render-XXXXXX", NULL);
+    char *png = tmp_path(dir, "g.png"), *svg = tmp_path(dir, "g2.svg"), *gp = tmp_path(dir, "g.gp");
+    char *dat = tmp_path(dir, "g.dat");
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_render_gantt(&spec, &(SimGanttOptions){ 0 }, png, &err), SIM_OK);
+    ck_assert(file_starts_with(png, "\x89PNG\r\n", 6));
+    ck_assert(file_starts_with(gp, "# Gantt chart", 13));
+    ck_assert(file_starts_with(dat, "# idle", 6));
+    ck_assert_int_eq(sim_render_gantt(&spec, &(SimGanttOptions){ 0 }, svg, &err), SIM_OK);
+    char *text;
+    ck_assert(g_file_get_contents(svg, &text, NULL, NULL));
+    ck_assert_ptr_nonnull(strstr(text, "<svg"));
+    g_free(text);
+    ck_assert_int_eq(file_count(dir), 6);
+    g_free(png), g_free(svg), g_free(gp), g_free(dat);
+    remove_dir(dir);
+    run_free(&r);
+}
+END_TEST
+
+/* 5 SMs, at most 2 rows: every 3rd SM (0 and 3) is drawn and the caption says so. */
+START_TEST(gantt_samples_rows_above_the_threshold)
+{
+    Run r;
+    run_policy(&r, "shift", 5, 1, MASK_FULL, REDUCE_SERIAL);
+    SimRenderSpec spec = spec_of(&r);
+    char *dir = g_dir_make_tmp("render-XXXXXX", NULL), *png = tmp_path(dir, "g.png");
+    char *gp = tmp_path(dir, "g.gp"), *dat = tmp_path(dir, "g.dat");
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_render_gantt(&spec, &(SimGanttOptions){ .max_rows = 2 }, png, &err), SIM_OK);
+    char *text;
+    ck_assert(g_file_get_contents(gp, &text, NULL, NULL));
+    ck_assert_ptr_nonnull(strstr(text, "every 3rd SM drawn (2 of 5)"));
+    ck_assert_ptr_nonnull(strstr(text, "set ytics (\"SM 0\" 0, \"SM 3\" 1)"));
+    g_free(text);
+    ck_assert(g_file_get_contents(dat, &text, NULL, NULL));
+    /* blocks: idle (one line per drawn row), compute (2 SMs x 5 tasks), reductions, critical path */
+    char **blocks = g_strsplit(text, "\n\n\n", -1);
+    ck_assert_uint_eq(g_strv_length(blocks), 5);
+    const char *title[] = { "# idle", "# compute", "# reductions", "# critical path" };
+    const int lines[] = { 1 + 2, 1 + 2 * 5, 1 + 2 * 5, -1 };
+    for (int i = 0; i < 4; i++) {
+        ck_assert(g_str_has_prefix(blocks[i], title[i]));
+        char **l = g_strsplit(blocks[i], "\n", -1);
+        if (lines[i] >= 0)
+            ck_assert_int_eq(g_strv_length(l), lines[i]);
+        g_strfreev(l);
+    }
+    g_strfreev(blocks);
+    g_free(text);
+    g_free(png), g_free(gp), g_free(dat);
+    remove_dir(dir);
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(gantt_errors_leave_no_file)
+{
+    Run r;
+    run_policy(&r, "fa3", 4, 1, MASK_FULL, REDUCE_SERIAL);
+    SimRenderSpec spec = spec_of(&r);
+    char *dir = g_dir_make_tmp("render-XXXXXX", NULL), *png = tmp_path(dir, "g.png");
+    char *jpg = tmp_path(dir, "g.jpg"), *quote = tmp_path(dir, "it's.png");
+    SimError e1 = { 0 }, e2 = { 0 }, e3 = { 0 }, e4 = { 0 }, e5 = { 0 };
+    ck_assert_int_eq(sim_render_gantt(&spec, &(SimGanttOptions){ 0 }, jpg, &e1), SIM_ERR_USAGE);
+    ck_assert_int_eq(sim_render_gantt(&spec, &(SimGanttOptions){ 0 }, quote, &e2), SIM_ERR_USAGE);
+    ck_assert_int_eq(sim_render_gantt(&spec, &(SimGanttOptions){ .max_boxes = 3 }, png, &e3), SIM_ERR_LIMIT);
+    ck_assert_ptr_nonnull(strstr(e3.msg, "boxes, over the cap of 3; use --trace"));
+    ck_assert_int_eq(sim_render_gantt(&spec, &(SimGanttOptions){ .gnuplot = "/nonexistent/gnuplot" }, png, &e4),
+                     SIM_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(e4.msg, "cannot run /nonexistent/gnuplot"));
+    ck_assert_int_eq(sim_render_gantt(&spec, &(SimGanttOptions){ .gnuplot = "false" }, png, &e5), SIM_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(e5.msg, "false failed to draw"));
+    ck_assert_int_eq(file_count(dir), 0);
+    g_free(png), g_free(jpg), g_free(quote);
+    remove_dir(dir);
+    run_free(&r);
+}
+END_TEST
+
+Suite *suite_render(void)
+{
+    Suite *s = suite_create("render");
+    TCase *tc = tcase_create("outputs");
+    tcase_add_test(tc, trace_parses_and_no_slices_overlap);
+    tcase_add_test(tc, trace_estimate_and_cap);
+    tcase_add_test(tc, csv_last_end_is_makespan_and_waits_match);
+    tcase_add_test(tc, wait_counts_only_other_ctas);
+    tcase_add_test(tc, gantt_draws_png_and_svg);
+    tcase_add_test(tc, gantt_samples_rows_above_the_threshold);
+    tcase_add_test(tc, gantt_errors_leave_no_file);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -51,7 +51,9 @@ run: deps
 test: deps
 	$(Q)$(MAKE) --no-print-directory check
 
-check: $(BIN)/sim $(BIN)/test-sim
+# gpu/ is compiled (not run) wherever nvcc exists: tests/cli_gpu.sh dry-runs plans through it.
+HAS_NVCC := $(shell command -v nvcc >/dev/null 2>&1 || test -x /usr/local/cuda/bin/nvcc && echo yes)
+check: $(BIN)/sim $(BIN)/test-sim $(if $(HAS_NVCC),gpu)
 	$(Q)CK_DEFAULT_TIMEOUT=600 $(BIN)/test-sim
 	$(Q)scripts/validate.sh $(BIN)/sim
 	$(Q)tests/cli.sh $(BIN)/sim

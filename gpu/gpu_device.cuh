@@ -78,6 +78,15 @@ __host__ __device__ static inline float gpu_task_bias(uint32_t seed)
                           ((h >> 8) & 0x7FFFFFu));
 }
 
+/* Position of element (row, col) in a kBlockM x head_dim fp32 tile, in shared memory and in dQaccum alike
+ * (the bulk reduce copies the tile as is): row-major with the 16-byte chunks of each row XOR-swizzled by
+ * row % 8, so that the eight rows a warp's mma fragment covers land in different banks (FA3 likewise keeps
+ * dQaccum in its shared-memory layout). Needs head_dim % 32 == 0. */
+__host__ __device__ static inline int gpu_tile_pos(int row, int col, int head_dim)
+{
+    return row * head_dim + ((((col >> 2) ^ (row & 7))) << 2) + (col & 3);
+}
+
 /* ---- device primitives ---- */
 #ifdef __CUDACC__
 
@@ -212,7 +221,7 @@ __device__ static inline void gpu_tile_compute(float (&acc)[MB][NB][4], int head
         }
 }
 
-/* Writes the thread's fragments into the row-major kBlockM x head_dim fp32 staging tile. */
+/* Writes the thread's fragments into the staging tile, element (row, col) at gpu_tile_pos(row, col). */
 template <int MB, int NB>
 __device__ static inline void gpu_tile_stage(const float (&acc)[MB][NB][4], float *stage)
 {
@@ -223,8 +232,8 @@ __device__ static inline void gpu_tile_stage(const float (&acc)[MB][NB][4], floa
 #pragma unroll
         for (int nb = 0; nb < NB; nb++) {
             const int col = (warp * NB + nb) * 8 + 2 * t, r0 = mb * 16 + g;
-            *(float2 *)&stage[r0 * d + col] = make_float2(acc[mb][nb][0], acc[mb][nb][1]);
-            *(float2 *)&stage[(r0 + 8) * d + col] = make_float2(acc[mb][nb][2], acc[mb][nb][3]);
+            *(float2 *)&stage[gpu_tile_pos(r0, col, d)] = make_float2(acc[mb][nb][0], acc[mb][nb][1]);
+            *(float2 *)&stage[gpu_tile_pos(r0 + 8, col, d)] = make_float2(acc[mb][nb][2], acc[mb][nb][3]);
         }
 }
 
@@ -325,16 +334,16 @@ __global__ void __launch_bounds__(GPU_COMPUTE_THREADS, 1)
 
 #endif /* __CUDACC__ */
 
-/* Host reference of element (row, col) of a task's partial tile, identical bit for bit to the device. */
-static inline float gpu_partial_value(uint32_t seed, const int8_t *a_row /* 16 values */,
-                                      const int8_t *b_col /* 16 values */, int iters)
+/* Host reference of element (row, col) of a task's partial tile, identical bit for bit to the device:
+ * scale = gpu_task_scale(seed), bias = gpu_task_bias(seed); two separately rounded fp32 operations. */
+static inline float gpu_partial_value(const int8_t *a_row /* 16 values */, const int8_t *b_col /* 16 values */,
+                                      int iters, float scale, float bias)
 {
     int dot = 0;
     for (int k = 0; k < 16; k++)
         dot += a_row[k] * b_col[k];
-    volatile float acc = (float)(dot * iters);
-    volatile float prod = acc * gpu_task_scale(seed);
-    return prod + gpu_task_bias(seed);
+    volatile float prod = (float)(dot * iters) * scale;
+    return prod + bias;
 }
 
 #endif

@@ -62,17 +62,53 @@ static SimStatus match_plan(const Trace *t, const Plan *plan, int64_t *order, Si
     return err->status;
 }
 
+/* Median hand-off: the next reduction of a row was already waiting when the previous one ended, on
+ * another SM; hand-off = its semaphore turn - the previous release. */
+static int64_t median_handoff(const Trace *t, int64_t *samples)
+{
+    int64_t n = t->task_count, rows = (int64_t)t->wl.heads * t->wl.q_tiles, count = 0;
+    int64_t *by_rank = g_new(int64_t, rows * t->wl.kv_tiles), *handoff = g_new(int64_t, n);
+    for (int64_t i = 0; i < n; i++)
+        by_rank[((int64_t)t->tasks[i].head * t->wl.q_tiles + t->tasks[i].q) * t->wl.kv_tiles + t->tasks[i].rank] = i;
+    for (int64_t i = 0; i < n; i++) {
+        const TraceTask *cur = &t->tasks[i];
+        if (cur->rank == 0)
+            continue;
+        const TraceTask *prev = &t->tasks[by_rank[((int64_t)cur->head * t->wl.q_tiles + cur->q) * t->wl.kv_tiles + cur->rank - 1]];
+        if (cur->r_ready <= prev->r_end && prev->smid != cur->smid)
+            handoff[count++] = MAX(0, cur->r_start - prev->r_end);
+    }
+    int64_t m = median(handoff, count);
+    g_free(by_rank), g_free(handoff);
+    *samples = count;
+    return m;
+}
+
+static int64_t median_matrix(const int32_t *matrix, int64_t n)
+{
+    int64_t *offdiag = g_new(int64_t, n * n), k = 0;
+    for (int64_t a = 0; a < n; a++)
+        for (int64_t b = 0; b < n; b++)
+            if (a != b && matrix[a * n + b] >= 0)
+                offdiag[k++] = matrix[a * n + b];
+    int64_t m = median(offdiag, k);
+    g_free(offdiag);
+    return m;
+}
+
 /* Medians of the trace's phases; see FittedCosts. order maps plan tasks to trace rows. */
 static FittedCosts fit_costs(const Trace *t, const Plan *plan, const int64_t *order, const int32_t *matrix)
 {
-    int64_t n = t->task_count, *compute = g_new(int64_t, n), *reduce = g_new(int64_t, n);
-    int64_t *gap = g_new(int64_t, n), *handoff = g_new(int64_t, n), *prologue = g_new(int64_t, plan->cta_count);
-    int64_t n_gap = 0, n_handoff = 0, origin = INT64_MAX;
+    int64_t n = t->task_count, *compute = g_new(int64_t, n), *stage = g_new(int64_t, n), *add = g_new(int64_t, n);
+    int64_t *acquire = g_new(int64_t, n), *gap = g_new(int64_t, n), *prologue = g_new(int64_t, plan->cta_count);
+    int64_t n_gap = 0, n_acquire = 0, origin = INT64_MAX;
     bool is_async = t->model.reduce == REDUCE_ASYNC;
     for (int64_t i = 0; i < n; i++) {
-        compute[i] = t->tasks[i].c_end - t->tasks[i].c_start;
-        reduce[i] = t->tasks[i].r_end - t->tasks[i].r_start;
-        origin = MIN(origin, t->tasks[i].c_start);
+        const TraceTask *k = &t->tasks[i];
+        compute[i] = k->c_end - k->c_start, stage[i] = k->r_ready - k->c_end, add[i] = k->r_end - k->r_start;
+        if (k->rank == 0)
+            acquire[n_acquire++] = k->r_start - k->r_ready;
+        origin = MIN(origin, k->c_start);
     }
     for (int32_t c = 0; c < plan->cta_count; c++) {
         const PlanCta *cta = &plan->ctas[c];
@@ -82,48 +118,84 @@ static FittedCosts fit_costs(const Trace *t, const Plan *plan, const int64_t *or
             gap[n_gap++] = MAX(0, cur->c_start - (is_async ? prev->c_end : prev->r_end));
         }
     }
-    /* Hand-off: the next reduction of a row was already waiting when the previous one ended. */
-    int64_t rows = (int64_t)t->wl.heads * t->wl.q_tiles, *by_rank = g_new(int64_t, rows * t->wl.kv_tiles);
-    for (int64_t i = 0; i < n; i++)
-        by_rank[((int64_t)t->tasks[i].head * t->wl.q_tiles + t->tasks[i].q) * t->wl.kv_tiles + t->tasks[i].rank] = i;
-    for (int64_t i = 0; i < n; i++) {
-        const TraceTask *cur = &t->tasks[i];
-        if (cur->rank == 0)
-            continue;
-        const TraceTask *prev = &t->tasks[by_rank[((int64_t)cur->head * t->wl.q_tiles + cur->q) * t->wl.kv_tiles + cur->rank - 1]];
-        if (cur->r_ready <= prev->r_end && prev->smid != cur->smid)
-            handoff[n_handoff++] = MAX(0, cur->r_start - prev->r_end);
-    }
-    FittedCosts fit = { .c_ns = median(compute, n) + median(gap, n_gap), .r_ns = median(reduce, n),
-                        .latency_ns = median(handoff, n_handoff), .prologue_ns = median(prologue, plan->cta_count) };
-    if (matrix) {
-        int64_t m = t->wl.n_sm, *offdiag = g_new(int64_t, m * m), k = 0;
-        for (int64_t a = 0; a < m; a++)
-            for (int64_t b = 0; b < m; b++)
-                if (a != b && matrix[a * m + b] >= 0)
-                    offdiag[k++] = matrix[a * m + b];
-        fit.latency_ns = median(offdiag, k);
-        fit.is_latency_from_matrix = true;
-        g_free(offdiag);
-    }
-    g_free(compute), g_free(reduce), g_free(gap), g_free(handoff), g_free(prologue), g_free(by_rank);
-    return fit;
+    FittedCosts f = { .compute_ns = median(compute, n), .stage_ns = median(stage, n),
+                      .acquire_ns = median(acquire, n_acquire), .add_ns = median(add, n), .gap_ns = median(gap, n_gap),
+                      .prologue_ns = median(prologue, plan->cta_count) };
+    int64_t samples;
+    f.matrix_median_ns = matrix ? median_matrix(matrix, t->wl.n_sm) : 0;
+    f.handoff_ns = median_handoff(t, &samples);
+    f.is_handoff_from_trace = samples > 0 || !matrix;
+    if (!f.is_handoff_from_trace)
+        f.handoff_ns = f.matrix_median_ns;
+    f.c_ns = f.compute_ns + f.gap_ns + (is_async ? 0 : f.stage_ns);
+    f.r_ns = f.acquire_ns + f.add_ns;
+    f.latency_ns = MAX(0, f.handoff_ns - f.acquire_ns);
+    g_free(compute), g_free(stage), g_free(add), g_free(acquire), g_free(gap), g_free(prologue);
+    return f;
 }
 
-/* Runs the model; pred_start[i] = compute start of plan task i relative to the first compute start. */
-static SimStatus predict(const Plan *plan, const AttnCosts *costs, int64_t *span, int64_t *pred_start, SimError *err)
+/* Runs prog; pred_start[i] = compute start of plan task i relative to the first compute start. */
+static SimStatus run_model(SimProgram *prog, int64_t prologue_ns, int64_t *span, int64_t *pred_start, SimError *err)
 {
-    SimProgram *prog = sim_attention_program(plan, costs);
     SimSchedule s = { 0 };
     if (sim_engine_run(prog, &s, err) == SIM_OK) {
-        *span = s.makespan_ns - costs->cta_prologue_ns;
+        *span = s.makespan_ns - prologue_ns;
         for (int64_t op = 0; pred_start && op < prog->op_count; op++)
             if (prog->ops[op].kind == SIM_OP_COMPUTE)
-                pred_start[prog->ops[op].task] = s.start_ns[op] - costs->cta_prologue_ns;
+                pred_start[prog->ops[op].task] = s.start_ns[op] - prologue_ns;
     }
     sim_schedule_clear(&s);
     sim_program_free(prog);
     return err->status;
+}
+
+/* Per-SM phase medians: the model's c and r for each SM (serial or async as in fit_costs). */
+static void per_sm_costs(const Trace *t, const FittedCosts *f, int64_t *c_of_sm, int64_t *r_of_sm)
+{
+    int32_t n_sm = t->wl.n_sm;
+    bool is_async = t->model.reduce == REDUCE_ASYNC;
+    int64_t *compute = g_new(int64_t, t->task_count), *add = g_new(int64_t, t->task_count);
+    for (int32_t sm = 0; sm < n_sm; sm++) {
+        int64_t k = 0;
+        for (int64_t i = 0; i < t->task_count; i++)
+            if (t->tasks[i].smid == sm) {
+                compute[k] = t->tasks[i].c_end - t->tasks[i].c_start;
+                add[k++] = t->tasks[i].r_end - t->tasks[i].r_start;
+            }
+        int64_t comp = k ? median(compute, k) : f->compute_ns, sum = k ? median(add, k) : f->add_ns;
+        c_of_sm[sm] = comp + f->gap_ns + (is_async ? 0 : f->stage_ns);
+        r_of_sm[sm] = sum + f->acquire_ns;
+    }
+    g_free(compute), g_free(add);
+}
+
+/* The placed model: CTAs pinned where they ran, per-SM durations, per-pair latency. */
+static SimProgram *placed_program(const Trace *t, const Plan *plan, const int64_t *order, const AttnCosts *costs,
+                                  const FittedCosts *f, const int32_t *matrix)
+{
+    int32_t n_sm = t->wl.n_sm;
+    SimProgram *prog = sim_attention_program(plan, costs);
+    int64_t *c_of_sm = g_new(int64_t, n_sm), *r_of_sm = g_new(int64_t, n_sm);
+    per_sm_costs(t, f, c_of_sm, r_of_sm);
+    for (int32_t c = 0; c < prog->cta_count; c++)
+        prog->ctas[c].pinned_unit = t->tasks[order[plan->ctas[c].task_begin]].smid;
+    for (int64_t op = 0; op < prog->op_count; op++) {
+        SimOp *o = &prog->ops[op];
+        int32_t sm = prog->ctas[o->cta].pinned_unit;
+        if (o->kind == SIM_OP_COMPUTE)
+            o->duration_ns = c_of_sm[sm];
+        else if (o->kind == SIM_OP_REDUCE)
+            o->duration_ns = r_of_sm[sm];
+    }
+    if (matrix) {
+        int64_t cells = (int64_t)n_sm * n_sm, subtract = f->acquire_ns;
+        prog->unit_latency_ns = g_new(int32_t, cells);
+        for (int64_t i = 0; i < cells; i++)
+            prog->unit_latency_ns[i] =
+                (int32_t)MAX(0, f->handoff_ns + (matrix[i] >= 0 ? matrix[i] - f->matrix_median_ns : 0) - subtract);
+    }
+    g_free(c_of_sm), g_free(r_of_sm);
+    return prog;
 }
 
 static double start_mape(const Trace *t, const int64_t *order, const int64_t *pred, int64_t n, int64_t origin,
@@ -141,6 +213,16 @@ static double start_mape(const Trace *t, const int64_t *order, const int64_t *pr
     return count ? sum / (double)count : 0.0;
 }
 
+/* Smids must name units of the model (0..n_sm-1) for the placed model. */
+static SimStatus check_smids(const Trace *t, SimError *err)
+{
+    for (int64_t i = 0; i < t->task_count; i++)
+        if (t->tasks[i].smid >= t->wl.n_sm)
+            return sim_error_set(err, SIM_ERR_INPUT, "%s: /tasks/%" G_GINT64_FORMAT ": smid %d is not below n_sm %d",
+                                 t->path, i, t->tasks[i].smid, t->wl.n_sm);
+    return SIM_OK;
+}
+
 SimStatus sim_validate_trace(const Trace *t, const int32_t *latency_matrix, TraceCheck *out, SimError *err)
 {
     *out = (TraceCheck){ 0 };
@@ -152,22 +234,26 @@ SimStatus sim_validate_trace(const Trace *t, const int32_t *latency_matrix, Trac
     if (!plan)
         return sim_error_set(err, SIM_ERR_INPUT, "%s: %s", t->path, msg);
     int64_t *order = g_new(int64_t, plan->task_count), *pred = g_new(int64_t, plan->task_count);
-    if (match_plan(t, plan, order, err) == SIM_OK) {
-        out->fit = fit_costs(t, plan, order, latency_matrix);
+    if (check_smids(t, err) == SIM_OK && match_plan(t, plan, order, err) == SIM_OK) {
+        FittedCosts *f = &out->fit;
+        *f = fit_costs(t, plan, order, latency_matrix);
         int64_t origin = INT64_MAX, end = 0;
         for (int64_t i = 0; i < t->task_count; i++)
             origin = MIN(origin, t->tasks[i].c_start), end = MAX(end, t->tasks[i].r_end);
         out->measured_ns = end - origin;
         AttnCosts model = t->model, paper = t->model;
-        model.c_ns = paper.c_ns = out->fit.c_ns;
-        model.r_ns = paper.r_ns = out->fit.r_ns;
-        model.latency_ns = out->fit.latency_ns;
-        model.cta_prologue_ns = out->fit.prologue_ns;
-        if (predict(plan, &model, &out->predicted_ns, pred, err) == SIM_OK &&
-            predict(plan, &paper, &out->paper_ns, NULL, err) == SIM_OK) {
-            out->makespan_error = (double)(out->predicted_ns - out->measured_ns) / (double)out->measured_ns;
-            out->paper_makespan_error = (double)(out->paper_ns - out->measured_ns) / (double)out->measured_ns;
-            out->start_mape = start_mape(t, order, pred, plan->task_count, origin, out->fit.c_ns);
+        model.c_ns = f->c_ns, model.r_ns = f->r_ns, model.latency_ns = f->latency_ns;
+        model.cta_prologue_ns = f->prologue_ns;
+        paper.c_ns = f->compute_ns + f->gap_ns, paper.r_ns = f->add_ns;
+        if (run_model(placed_program(t, plan, order, &model, f, latency_matrix), f->prologue_ns, &out->predicted_ns,
+                      pred, err) == SIM_OK &&
+            run_model(sim_attention_program(plan, &model), f->prologue_ns, &out->uniform_ns, NULL, err) == SIM_OK &&
+            run_model(sim_attention_program(plan, &paper), 0, &out->paper_ns, NULL, err) == SIM_OK) {
+            double m = (double)out->measured_ns;
+            out->makespan_error = (double)(out->predicted_ns - out->measured_ns) / m;
+            out->uniform_makespan_error = (double)(out->uniform_ns - out->measured_ns) / m;
+            out->paper_makespan_error = (double)(out->paper_ns - out->measured_ns) / m;
+            out->start_mape = start_mape(t, order, pred, plan->task_count, origin, f->c_ns);
         }
     }
     g_free(order), g_free(pred);
@@ -208,20 +294,33 @@ SimStatus sim_validate_load_latency(const char *path, int n_sm, int32_t **matrix
     if (sim_json_parse_file(path, 64L << 20, &root, err))
         return err->status;
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "latency_ns");
-    if (!cJSON_IsArray(rows) || cJSON_GetArraySize(rows) != n_sm)
-        sim_error_set(err, SIM_ERR_INPUT, "%s: /latency_ns: must be a %d x %d array of numbers", path, n_sm, n_sm);
+    const cJSON *smids = cJSON_GetObjectItemCaseSensitive(root, "smids");
+    int count = cJSON_GetArraySize(rows);
+    int32_t *sm_of = g_new(int32_t, MAX(count, 1));
+    for (int i = 0; i < count; i++) {
+        const cJSON *id = smids ? cJSON_GetArrayItem(smids, i) : NULL;
+        sm_of[i] = smids ? (cJSON_IsNumber(id) ? id->valueint : -1) : i;
+        if (sm_of[i] < 0 || sm_of[i] >= n_sm)
+            sim_error_set(err, SIM_ERR_INPUT, "%s: /smids/%d: must be an SM id below %d", path, i, n_sm);
+    }
+    if (!cJSON_IsArray(rows) || count == 0 || count > n_sm)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: /latency_ns: must be a square array of at most %d rows", path, n_sm);
     int32_t *m = g_new(int32_t, (int64_t)n_sm * n_sm);
+    for (int64_t i = 0; i < (int64_t)n_sm * n_sm; i++)
+        m[i] = -1;
     int a = 0;
     for (const cJSON *row = rows ? rows->child : NULL; row && !err->status; row = row->next, a++) {
-        if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != n_sm) {
-            sim_error_set(err, SIM_ERR_INPUT, "%s: /latency_ns/%d: must hold %d numbers", path, a, n_sm);
+        if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != count) {
+            sim_error_set(err, SIM_ERR_INPUT, "%s: /latency_ns/%d: must hold %d numbers", path, a, count);
             break;
         }
         int b = 0;
         for (const cJSON *x = row->child; x; x = x->next, b++)
-            m[(int64_t)a * n_sm + b] = cJSON_IsNumber(x) ? (int32_t)x->valuedouble : -1;
+            if (cJSON_IsNumber(x) && a != b)
+                m[(int64_t)sm_of[a] * n_sm + sm_of[b]] = (int32_t)x->valuedouble;
     }
     cJSON_Delete(root);
+    g_free(sm_of);
     if (err->status) {
         g_free(m);
         return err->status;

@@ -6,19 +6,39 @@
 
 #include "trace_in.h"
 
+/* Serial reduction: the SM runs compute, stages the partial dQ (c_end -> r_ready), acquires the
+ * semaphore (r_ready -> r_start when nobody is ahead: the rank-0 tasks), adds, releases; all in a row.
+ * So c = compute + staging + gap, r = acquire + add, and an accumulation edge carries the hand-off
+ * latency minus the acquire already inside r. Async: the store warp acquires and adds while the compute
+ * warps go on (staging overlaps the next compute), so c = compute + gap and r = acquire + add. (A
+ * deposit that waits for the freed buffer and then stages was tried: it over-predicts by up to 18%.) */
 typedef struct {
-    int64_t c_ns;          /* median compute phase + median gap between a task's end and the next compute */
-    int64_t r_ns;          /* median reduction phase (semaphore acquired -> released) */
-    int64_t latency_ns;    /* latency matrix median, else median measured hand-off (trace) */
-    int64_t prologue_ns;   /* median gap before a CTA's first compute */
-    bool is_latency_from_matrix;
+    int64_t compute_ns;    /* median c_end - c_start */
+    int64_t stage_ns;      /* median r_ready - c_end */
+    int64_t acquire_ns;    /* median r_start - r_ready of rank-0 tasks (no one to wait for) */
+    int64_t add_ns;        /* median r_end - r_start */
+    int64_t gap_ns;        /* median gap from a task's end (serial: r_end; async: c_end) to the next compute */
+    int64_t handoff_ns;    /* median measured hand-off (trace: previous release -> next semaphore turn, on
+                            * another SM, next already waiting); the matrix median if none waited */
+    int64_t matrix_median_ns; /* median of the latency matrix (gpu-calib ping-pong), 0 without one */
+    int64_t prologue_ns;   /* median gap from the first compute of the kernel to a CTA's first compute */
+    int64_t c_ns, r_ns, latency_ns; /* what the model gets, as above */
+    bool is_handoff_from_trace;
 } FittedCosts;
 
+/* Three models of one trace, from most to least calibrated:
+ * placed: the latency-aware model with each CTA on the SM it ran on (CUDA does not promise dispatch
+ *   order), each SM's own phase medians, and per SM pair the hand-off plus that pair's deviation from
+ *   the latency matrix's median (near/far L2 halves) (the prediction);
+ * uniform: the model's own dispatch, the trace-wide medians and the matrix median;
+ * paper: trace-wide medians, no latency, no staging/acquire/prologue (the DASH model). */
 typedef struct {
     FittedCosts fit;
     int64_t measured_ns;       /* last reduction end - first compute start */
-    int64_t predicted_ns;      /* same span in the latency-aware model */
-    int64_t paper_ns;          /* same span in the paper's model: no latency, no prologue */
+    int64_t predicted_ns;      /* same span in the placed model */
+    int64_t uniform_ns;        /* same span in the uniform model */
+    int64_t paper_ns;          /* same span in the paper's model */
+    double uniform_makespan_error;
     double makespan_error;     /* (predicted - measured) / measured */
     double paper_makespan_error;
     double start_mape;         /* mean |pred - meas| / meas of compute starts at least one c after the origin */
@@ -33,7 +53,8 @@ void sim_validate_speedups(const Trace *const *traces, TraceCheck *checks, int c
 /* Kendall tau between measured and predicted makespans of the traces of one group (ties count 0);
  * 1 when fewer than two. */
 double sim_validate_kendall_tau(const TraceCheck *const *checks, int count);
-/* Median off-diagonal entry of a latency matrix file (traces/calib-latency.json), and the matrix. */
+/* Latency matrix file (traces/calib-latency.json): latency_ns[i][j] from SM smids[i] to SM smids[j];
+ * *matrix is n_sm x n_sm indexed by SM id, -1 where unmeasured. */
 SimStatus sim_validate_load_latency(const char *path, int n_sm, int32_t **matrix, SimError *err);
 
 #endif

@@ -11,14 +11,17 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 fa3, shift = j["traces"]
 assert (fa3["measured_ns"], fa3["predicted_ns"], fa3["paper_model_ns"]) == (4100, 4100, 3500), fa3
-assert fa3["fitted"] == {"c_ns": 1000, "r_ns": 500, "latency_ns": 600, "latency_source": "trace hand-offs", "prologue_ns": 0}, fa3
+f = fa3["fitted"]
+assert (f["c_ns"], f["r_ns"], f["latency_ns"], f["prologue_ns"], f["handoff_source"]) == (1000, 500, 600, 0, "trace hand-offs"), f
+assert f["phase_medians_ns"] == {"compute": 1000, "stage": 0, "acquire": 0, "add": 500, "gap": 0, "handoff": 600, "matrix_median": 0}, f
+assert fa3["uniform_model_ns"] == 4100, fa3
 assert (shift["measured_ns"], shift["predicted_ns"]) == (3000, 3000), shift
 assert abs(shift["speedup_measured"] - 4100 / 3000) < 1e-12 and shift["speedup_error_pp"] == 0, shift
 assert j["groups"][0]["kendall_tau"] == 1 and j["pass"] is True
 PY
 
 # A measured delay the model cannot know: the last reduction of fa3 starts 400 ns late.
-sed 's/\[1,-1,9,0,1,1,1,2700,3700,3700,3700,4200\]/[1,-1,9,0,1,1,1,2700,3700,3700,4100,4600]/' "$g/fa3-tiny.json" >"$tmp/fa3-slow.json"
+sed 's/\[1,-1,1,0,1,1,1,2700,3700,3700,3700,4200\]/[1,-1,1,0,1,1,1,2700,3700,3700,4100,4600]/' "$g/fa3-tiny.json" >"$tmp/fa3-slow.json"
 expect_exit beyond-tolerance 1 "$sim" validate "$tmp/fa3-slow.json"
 grep -q "BEYOND TOLERANCE" "$tmp/out" && ok beyond-text || fail beyond-text "$(cat "$tmp/out")"
 expect_exit loose-tolerance 0 "$sim" validate "$tmp/fa3-slow.json" --tolerance 0.2
@@ -33,7 +36,7 @@ head -c 300 "$g/fa3-tiny.json" >"$tmp/truncated.json"
 expect_error truncated "truncated.json:3:.*ends early" "$sim" validate "$tmp/truncated.json"
 sed 's/"rank"/"rang"/' "$g/fa3-tiny.json" >"$tmp/nocol.json"
 expect_error missing-column 'nocol.json: /columns: has no "rank" column' "$sim" validate "$tmp/nocol.json"
-sed 's/\[0,-1,5,0,0,1,0,/[0,-1,5,0,0,1,1,/' "$g/fa3-tiny.json" >"$tmp/wrongplan.json"
+sed 's/\[0,-1,0,0,0,1,0,/[0,-1,0,0,0,1,1,/' "$g/fa3-tiny.json" >"$tmp/wrongplan.json"
 expect_error wrong-plan "not this policy's plan" "$sim" validate "$tmp/wrongplan.json"
 sed 's/1600,2600,2600,2600,3100/2600,1600,2600,2600,3100/' "$g/fa3-tiny.json" >"$tmp/order.json"
 expect_error time-order "/tasks/1: times must satisfy" "$sim" validate "$tmp/order.json"
@@ -43,6 +46,8 @@ sed 's/"heads":1/"heads":0/' "$g/fa3-tiny.json" >"$tmp/heads.json"
 expect_error bad-heads "/metadata/heads: must be an integer" "$sim" validate "$tmp/heads.json"
 sed 's/"heads":1/"heads":2/' "$g/fa3-tiny.json" >"$tmp/count.json"
 expect_error task-count "has 4 tasks, but policy fa3 plans 8" "$sim" validate "$tmp/count.json"
+sed 's/\[1,-1,1,0,1,0,1,/[1,-1,7,0,1,0,1,/' "$g/fa3-tiny.json" >"$tmp/smid.json"
+expect_error smid-range "/tasks/2: smid 7 is not below n_sm 2" "$sim" validate "$tmp/smid.json"
 expect_error no-such-file "cannot read /nonexistent" "$sim" validate /nonexistent/t.json
 expect_error no-args "needs a trace file" "$sim" validate
 expect_error bad-tolerance "--tolerance expects a non-negative number" "$sim" validate "$g" --tolerance -1

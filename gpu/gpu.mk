@@ -1,0 +1,34 @@
+# CUDA tools of dashsim (docs/gpu.md): bin/gpu-calib and bin/gpu-exec, built with nvcc for sm_90a.
+# Included by the top-level Makefile (`make gpu`); stand-alone: make -f gpu/gpu.mk gpu
+# Objects go to build/gpu/; header dependencies come from nvcc -MMD.
+
+NVCC ?= $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
+GPU_ARCH ?= -gencode=arch=compute_90a,code=sm_90a
+GPU_NVCCFLAGS ?= -O3 $(GPU_ARCH) -std=c++17 -lineinfo --Werror all-warnings \
+	-Xcompiler -Wall,-Wextra,-ffp-contract=off -Xptxas -warn-spills
+GPU_BUILD := build/gpu
+GPU_BINS := bin/gpu-calib bin/gpu-exec
+GPU_Q = $(if $(V),,@)
+
+.PHONY: gpu gpu-clean
+gpu: $(GPU_BINS)
+
+$(GPU_BUILD)/%.o: gpu/%.cu
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  NVCC    $<")
+	$(GPU_Q)$(NVCC) $(GPU_NVCCFLAGS) -MMD -MP -c $< -o $@
+
+bin/gpu-exec: $(GPU_BUILD)/executor.o $(GPU_BUILD)/plan.o $(GPU_BUILD)/host.o
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  NVLINK  $@")
+	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl
+
+bin/gpu-calib: $(GPU_BUILD)/calib.o $(GPU_BUILD)/host.o
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  NVLINK  $@")
+	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl
+
+gpu-clean:
+	rm -rf $(GPU_BUILD) $(GPU_BINS)
+
+-include $(wildcard $(GPU_BUILD)/*.d)

@@ -1,0 +1,20 @@
+#!/bin/bash
+# gpu/ without a GPU: every policy's plan, as bin/sim emits it, is read and checked by bin/gpu-exec
+# --dry-run (strict plan reader + host reference), and bad plans are refused with file:line and exit 2.
+# Skipped (0 checks) where nvcc is absent and bin/gpu-exec was not built.
+. "$(dirname "$0")/lib.sh"
+sim=$1
+exe=$(dirname "$sim")/gpu-exec
+if [ ! -x "$exe" ]; then echo "skip: $exe not built (no nvcc)"; finish; exit; fi
+for spec in "fa3 full serial" "fa3 causal async" "fa3-spt causal serial" "descending causal async" \
+            "shift full async" "symmetric-shift causal serial"; do
+    set -- $spec
+    "$sim" --policy "$1" --mask "$2" --reduce "$3" --n 8 --heads 2 --kv-tiles 4 --q-tiles 8 --emit-plan "$tmp/$1.plan" >/dev/null
+    expect_exit "dry-run-$1" 0 "$exe" --dry-run "$tmp/$1.plan"
+done
+sed 's/^t 0 0 0 0$/t 0 0 0 5/' "$tmp/fa3.plan" >"$tmp/bad-rank.plan"
+expect_exit bad-rank 2 "$exe" --dry-run "$tmp/bad-rank.plan"
+grep -q "bad-rank.plan:[0-9]*:" "$tmp/err" && ok bad-rank-located || fail bad-rank-located "$(cat "$tmp/err")"
+head -20 "$tmp/fa3.plan" >"$tmp/truncated.plan"
+expect_exit truncated 2 "$exe" --dry-run "$tmp/truncated.plan"
+finish

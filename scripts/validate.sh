@@ -17,4 +17,6 @@ if [ ! -f "$baseline" ]; then
     "$sim" validate "${args[@]}" || true
     exit 0
 fi
-"$sim" validate "${args[@]}" --baseline "$baseline"
+out=$("$sim" validate "${args[@]}" --baseline "$baseline") && rc=0 || rc=$?
+if [ "$rc" -eq 0 ]; then echo "validate: ${out##*$'\n'}"; else echo "$out"; fi
+exit "$rc"

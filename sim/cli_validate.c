@@ -163,6 +163,132 @@ static cJSON *groups_json(Trace **traces, TraceCheck *checks, int count)
     return groups;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Adds {n, median_abs, max_abs, within} of v[0..n-1] (absolute values) to parent under name. */
+static void add_stats(cJSON *parent, const char *name, double *v, int n, double limit)
+{
+    int within = 0;
+    for (int i = 0; i < n; i++)
+        v[i] = fabs(v[i]), within += v[i] <= limit;
+    qsort(v, n, sizeof *v, cmp_double);
+    cJSON *o = cJSON_AddObjectToObject(parent, name);
+    cJSON_AddNumberToObject(o, "n", n);
+    cJSON_AddNumberToObject(o, "median_abs", n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : 0);
+    cJSON_AddNumberToObject(o, "max_abs", n ? v[n - 1] : 0);
+    cJSON_AddNumberToObject(o, "within_tolerance", within);
+}
+
+/* Makespan errors of the three models by reduction mode, speedup errors, rankings, start errors. */
+static cJSON *summary_json(Trace **traces, const TraceCheck *checks, int count, const cJSON *groups,
+                           const ValidateOptions *o)
+{
+    cJSON *sum = cJSON_CreateObject();
+    double *v = g_new(double, MAX(count, 1));
+    static const char *const modes[] = { "serial", "async", "all" }, *const models[] = { "placed", "uniform", "paper" };
+    for (int k = 0; k < 3; k++) {
+        cJSON *model = cJSON_AddObjectToObject(sum, models[k]);
+        for (int m = 0; m < 3; m++) {
+            int n = 0;
+            for (int i = 0; i < count; i++)
+                if (m == 2 || (traces[i]->model.reduce == REDUCE_ASYNC) == (m == 1))
+                    v[n++] = k == 0 ? checks[i].makespan_error : k == 1 ? checks[i].uniform_makespan_error
+                                                                       : checks[i].paper_makespan_error;
+            add_stats(model, modes[m], v, n, o->tolerance);
+        }
+    }
+    int n = 0;
+    for (int i = 0; i < count; i++)
+        if (checks[i].has_speedup)
+            v[n++] = checks[i].speedup_error_pp;
+    add_stats(sum, "speedup_error_pp", v, n, o->speedup_tolerance_pp);
+    for (int i = 0; i < count; i++)
+        v[i] = checks[i].start_mape;
+    add_stats(sum, "start_mape", v, count, INFINITY);
+    int shapes = 0, exact = 0;
+    double tau_sum = 0;
+    const cJSON *g;
+    cJSON_ArrayForEach(g, groups) {
+        double tau = cJSON_GetObjectItem(g, "kendall_tau")->valuedouble;
+        shapes++, exact += tau == 1.0, tau_sum += tau;
+    }
+    cJSON *rank = cJSON_AddObjectToObject(sum, "ranking");
+    cJSON_AddNumberToObject(rank, "shapes", shapes);
+    cJSON_AddNumberToObject(rank, "tau_one", exact);
+    cJSON_AddNumberToObject(rank, "mean_tau", shapes ? tau_sum / shapes : 1.0);
+    g_free(v);
+    return sum;
+}
+
+/* Hand-off latency by the number of reductions in flight at the release (buckets of 16), all traces. */
+static cJSON *handoff_json(Trace **traces, int count)
+{
+    GArray *load = g_array_new(FALSE, FALSE, sizeof(int64_t)), *lat = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    for (int i = 0; i < count; i++)
+        sim_validate_handoffs_by_load(traces[i], load, lat);
+    cJSON *list = cJSON_CreateArray();
+    for (int b = 0; b < 9; b++) {
+        GArray *v = g_array_new(FALSE, FALSE, sizeof(double));
+        for (guint k = 0; k < load->len; k++) {
+            int64_t l = g_array_index(load, int64_t, k);
+            if (l / 16 == b || (b == 8 && l >= 128)) {
+                double x = (double)g_array_index(lat, int64_t, k);
+                g_array_append_val(v, x);
+            }
+        }
+        if (v->len) {
+            double *x = (double *)v->data;
+            qsort(x, v->len, sizeof *x, cmp_double);
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddNumberToObject(o, "in_flight_min", 16 * b);
+            cJSON_AddNumberToObject(o, "in_flight_max", b == 8 ? -1 : 16 * b + 15);
+            cJSON_AddNumberToObject(o, "n", v->len);
+            cJSON_AddNumberToObject(o, "median_ns", x[v->len / 2]);
+            cJSON_AddNumberToObject(o, "p10_ns", x[v->len / 10]);
+            cJSON_AddNumberToObject(o, "p90_ns", x[9 * v->len / 10]);
+            cJSON_AddItemToArray(list, o);
+        }
+        g_array_free(v, TRUE);
+    }
+    g_array_free(load, TRUE), g_array_free(lat, TRUE);
+    return list;
+}
+
+static void print_summary(const cJSON *sum, const cJSON *handoffs)
+{
+    static const char *const models[] = { "placed", "uniform", "paper" }, *const modes[] = { "serial", "async", "all" };
+    for (int k = 0; k < 3; k++) {
+        printf("%-8s model:", models[k]);
+        for (int m = 0; m < 3; m++) {
+            const cJSON *st = cJSON_GetObjectItem(cJSON_GetObjectItem(sum, models[k]), modes[m]);
+            printf("  %s %d traces, median |error| %.2f%%, max %.2f%%, %d within;", modes[m],
+                   cJSON_GetObjectItem(st, "n")->valueint, 100 * cJSON_GetObjectItem(st, "median_abs")->valuedouble,
+                   100 * cJSON_GetObjectItem(st, "max_abs")->valuedouble, cJSON_GetObjectItem(st, "within_tolerance")->valueint);
+        }
+        printf("\n");
+    }
+    const cJSON *sp = cJSON_GetObjectItem(sum, "speedup_error_pp"), *rk = cJSON_GetObjectItem(sum, "ranking");
+    printf("speedup over fa3: %d pairs, median |error| %.2f pp, max %.2f pp, %d within; ranking: tau 1 in %d of %d "
+           "shapes, mean %.2f; start MAPE median %.2f%%\n", cJSON_GetObjectItem(sp, "n")->valueint,
+           cJSON_GetObjectItem(sp, "median_abs")->valuedouble, cJSON_GetObjectItem(sp, "max_abs")->valuedouble,
+           cJSON_GetObjectItem(sp, "within_tolerance")->valueint, cJSON_GetObjectItem(rk, "tau_one")->valueint,
+           cJSON_GetObjectItem(rk, "shapes")->valueint, cJSON_GetObjectItem(rk, "mean_tau")->valuedouble,
+           100 * cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "start_mape"), "median_abs")->valuedouble);
+    const cJSON *h;
+    cJSON_ArrayForEach(h, handoffs) {
+        char range[32];
+        int lo = cJSON_GetObjectItem(h, "in_flight_min")->valueint, hi = cJSON_GetObjectItem(h, "in_flight_max")->valueint;
+        snprintf(range, sizeof range, hi < 0 ? "%d+" : "%d-%d", lo, hi);
+        printf("hand-off with %7s reductions in flight: %6d samples, median %4.0f ns (p10 %4.0f, p90 %4.0f)\n", range,
+               cJSON_GetObjectItem(h, "n")->valueint, cJSON_GetObjectItem(h, "median_ns")->valuedouble,
+               cJSON_GetObjectItem(h, "p10_ns")->valuedouble, cJSON_GetObjectItem(h, "p90_ns")->valuedouble);
+    }
+}
+
 static void print_table(Trace **traces, const TraceCheck *checks, int count, const cJSON *groups)
 {
     printf("%-44s %-16s %12s %12s %8s %8s %8s %7s %8s\n", "trace", "policy", "measured_ns", "predicted_ns", "error",
@@ -238,6 +364,7 @@ static int verdict(const ValidateOptions *o, Trace **traces, const TraceCheck *c
         cJSON_free(s);
     } else {
         print_table(traces, checks, count, cJSON_GetObjectItem(out, "groups"));
+        print_summary(cJSON_GetObjectItem(out, "summary"), cJSON_GetObjectItem(out, "handoff_by_load"));
         printf("%d traces: max |makespan error| %.2f%%, max |speedup error| %.2f pp%s%s\n", count, 100 * worst,
                worst_speedup, is_checked ? (is_pass ? ", within tolerance" : ", BEYOND TOLERANCE") : "",
                o->baseline_path ? (regressions ? ", REGRESSED against the baseline" : ", no regression") : "");
@@ -266,7 +393,10 @@ int sim_cmd_validate(int argc, char **argv)
         cJSON *out = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(out, "traces");
         for (int i = 0; i < count; i++)
             cJSON_AddItemToArray(list, check_json(traces[i], &checks[i]));
-        cJSON_AddItemToObject(out, "groups", groups_json(traces, checks, count));
+        cJSON *groups = groups_json(traces, checks, count);
+        cJSON_AddItemToObject(out, "groups", groups);
+        cJSON_AddItemToObject(out, "summary", summary_json(traces, checks, count, groups, &o));
+        cJSON_AddItemToObject(out, "handoff_by_load", handoff_json(traces, count));
         rc = verdict(&o, traces, checks, count, out, &err);
         cJSON_Delete(out);
     }

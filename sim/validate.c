@@ -84,6 +84,45 @@ static int64_t median_handoff(const Trace *t, int64_t *samples)
     return m;
 }
 
+/* Number of entries <= x in the sorted v[0..n-1]. */
+static int64_t count_le(const int64_t *v, int64_t n, int64_t x)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (v[mid] <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void sim_validate_handoffs_by_load(const Trace *t, GArray *in_flight, GArray *handoff_ns)
+{
+    int64_t n = t->task_count, rows = (int64_t)t->wl.heads * t->wl.q_tiles;
+    int64_t *starts = g_new(int64_t, n), *ends = g_new(int64_t, n), *by_rank = g_new(int64_t, rows * t->wl.kv_tiles);
+    for (int64_t i = 0; i < n; i++) {
+        starts[i] = t->tasks[i].r_start, ends[i] = t->tasks[i].r_end;
+        by_rank[((int64_t)t->tasks[i].head * t->wl.q_tiles + t->tasks[i].q) * t->wl.kv_tiles + t->tasks[i].rank] = i;
+    }
+    qsort(starts, n, sizeof *starts, cmp_i64);
+    qsort(ends, n, sizeof *ends, cmp_i64);
+    for (int64_t i = 0; i < n; i++) {
+        const TraceTask *cur = &t->tasks[i];
+        if (cur->rank == 0)
+            continue;
+        const TraceTask *prev = &t->tasks[by_rank[((int64_t)cur->head * t->wl.q_tiles + cur->q) * t->wl.kv_tiles + cur->rank - 1]];
+        if (cur->r_ready > prev->r_end || prev->smid == cur->smid)
+            continue;
+        int64_t load = count_le(starts, n, prev->r_end) - count_le(ends, n, prev->r_end);
+        int64_t h = cur->r_start - prev->r_end;
+        g_array_append_val(in_flight, load);
+        g_array_append_val(handoff_ns, h);
+    }
+    g_free(starts), g_free(ends), g_free(by_rank);
+}
+
 static int64_t median_matrix(const int32_t *matrix, int64_t n)
 {
     int64_t *offdiag = g_new(int64_t, n * n), k = 0;

@@ -4,6 +4,8 @@
 #ifndef SIM_VALIDATE_H
 #define SIM_VALIDATE_H
 
+#include <glib.h>
+
 #include "trace_in.h"
 
 /* Serial reduction: the SM runs compute, stages the partial dQ (c_end -> r_ready), acquires the
@@ -53,6 +55,10 @@ void sim_validate_speedups(const Trace *const *traces, TraceCheck *checks, int c
 /* Kendall tau between measured and predicted makespans of the traces of one group (ties count 0);
  * 1 when fewer than two. */
 double sim_validate_kendall_tau(const TraceCheck *const *checks, int count);
+/* Hand-offs by load: for every measured hand-off (see FittedCosts), the number of reductions in
+ * progress on the GPU at the previous release. Appends (in_flight, handoff_ns) pairs to the arrays. */
+void sim_validate_handoffs_by_load(const Trace *t, GArray *in_flight, GArray *handoff_ns);
+
 /* Latency matrix file (traces/calib-latency.json): latency_ns[i][j] from SM smids[i] to SM smids[j];
  * *matrix is n_sm x n_sm indexed by SM id, -1 where unmeasured. */
 SimStatus sim_validate_load_latency(const char *path, int n_sm, int32_t **matrix, SimError *err);

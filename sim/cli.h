@@ -13,6 +13,8 @@
 int sim_cmd_attention(int argc, char **argv);
 int sim_cmd_validate(int argc, char **argv);
 int sim_cmd_pipeline(int argc, char **argv);
+int sim_cmd_run(int argc, char **argv);   /* sim run FILE: one JSON config */
+int sim_cmd_sweep(int argc, char **argv); /* sim sweep FILE: its sweep */
 int sim_cmd_decode(int argc, char **argv);
 
 /* Strict decimal parse of a flag's value into [lo, hi]; a sentence naming the flag otherwise. */

@@ -12,6 +12,8 @@ static const Subcommand subcommands[] = {
     { "attention", sim_cmd_attention },
     { "validate", sim_cmd_validate },
     { "pipeline", sim_cmd_pipeline },
+    { "run", sim_cmd_run },
+    { "sweep", sim_cmd_sweep },
     { "decode", sim_cmd_decode },
 };
 

@@ -6,6 +6,7 @@
 static Suite *(*const suites[])(void) = {
     suite_policies, suite_engine, suite_dag, suite_closed_forms, suite_conformance,
     suite_decode,
+    suite_config,
     suite_render,
     suite_pipeline,
 };

@@ -10,6 +10,7 @@ Suite *suite_dag(void);
 Suite *suite_closed_forms(void);
 Suite *suite_conformance(void);
 Suite *suite_decode(void);
+Suite *suite_config(void);
 Suite *suite_render(void);
 Suite *suite_pipeline(void);
 

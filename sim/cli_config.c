@@ -1,0 +1,210 @@
+/* `sim run FILE` and `sim sweep FILE`: a JSON config (docs/configs.md) through the cost model and every
+ * policy; both run every sweep point (run prints a table, sweep CSV, by default). Nothing is written unless the whole config (every sweep point) is valid; results stream in row
+ * order, the same bytes for any --jobs; Ctrl-C flushes the finished rows and exits 130. */
+#include <getopt.h>
+#include <glib.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "output.h"
+#include "sweep.h"
+
+static const char usage_text[] =
+    "usage: sim %s FILE [options]\n"
+    "%s\n"
+    "  --set KEY.PATH=VALUE  override a field of the config, e.g. --set workload.heads=8 (repeatable)\n"
+    "  --format table|csv|jsonl  results format (default %s)\n"
+    "  -o FILE               write the results to FILE instead of stdout\n"
+    "  --out DIR             also write DIR/NAME.csv and DIR/NAME.jsonl (NAME: the config's file name)\n"
+    "  --jobs N              threads (default 1); the output is the same for any N\n"
+    "  --plot FILE.png       TFLOPS over seqlen per policy, a panel per (mask, head_dim); keeps .gp and .dat\n"
+    "  --help, --version\n"
+    "Exit status: 0 ok, 2 bad usage, bad config or a failed job, 130 interrupted.\n";
+
+typedef struct {
+    bool is_sweep;
+    const char *file, *out_path, *out_dir, *plot_path;
+    SweepFormat format;
+    int jobs;
+    GPtrArray *sets;           /* borrowed argv strings */
+    FILE *sinks[3];            /* where rows go, in this order */
+    SweepFormat sink_format[3];
+    int sink_count;
+    bool is_progress;
+} RunOptions;
+
+static volatile sig_atomic_t interrupted;
+static void on_sigint(int sig) { (void)sig; interrupted = 1; }
+
+enum { OPT_SET = 256, OPT_FORMAT, OPT_OUT, OPT_JOBS, OPT_PLOT, OPT_HELP, OPT_VERSION };
+static const struct option long_options[] = {
+    { "set", required_argument, NULL, OPT_SET }, { "format", required_argument, NULL, OPT_FORMAT },
+    { "out", required_argument, NULL, OPT_OUT }, { "jobs", required_argument, NULL, OPT_JOBS },
+    { "plot", required_argument, NULL, OPT_PLOT }, { "help", no_argument, NULL, OPT_HELP },
+    { "version", no_argument, NULL, OPT_VERSION }, { NULL, 0, NULL, 0 },
+};
+
+static SimStatus parse_one(RunOptions *o, int opt, const char *arg, SimError *err)
+{
+    int64_t v;
+    switch (opt) {
+    case OPT_SET: g_ptr_array_add(o->sets, (gpointer)arg); return SIM_OK;
+    case 'o': o->out_path = arg; return SIM_OK;
+    case OPT_OUT: o->out_dir = arg; return SIM_OK;
+    case OPT_PLOT: o->plot_path = arg; return SIM_OK;
+    case OPT_JOBS:
+        if (cli_parse_int64("--jobs", arg, 1, 256, &v, err) == SIM_OK)
+            o->jobs = (int)v;
+        return err->status;
+    case OPT_FORMAT:
+        if (strcmp(arg, "table") == 0 || strcmp(arg, "csv") == 0 || strcmp(arg, "jsonl") == 0) {
+            o->format = arg[0] == 't' ? SWEEP_TABLE : arg[0] == 'c' ? SWEEP_CSV : SWEEP_JSONL;
+            return SIM_OK;
+        }
+        return sim_error_set(err, SIM_ERR_USAGE, "--format expects table, csv or jsonl, got '%s'", arg);
+    }
+    return sim_error_set(err, SIM_ERR_USAGE, "unknown option (see sim %s --help)", o->is_sweep ? "sweep" : "run");
+}
+
+/* Returns -1 to go on, else the exit code. */
+static int parse_args(RunOptions *o, int argc, char **argv, SimError *err)
+{
+    const char *cmd = o->is_sweep ? "sweep" : "run";
+    opterr = 0;
+    optind = 1;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "o:", long_options, NULL)) != -1) {
+        if (opt == '?')
+            sim_error_set(err, SIM_ERR_USAGE, "unknown option or missing value: %s (see sim %s --help)",
+                          argv[optind - 1], cmd);
+        else if (opt == OPT_HELP)
+            return printf(usage_text, cmd, o->is_sweep ? "Runs every point of a config's sweep with every policy "
+                          "that supports its mask, as CSV." : "Runs a config (every point of its sweep, if any) "
+                          "with every policy that supports its mask, as a table.", o->is_sweep ? "csv" : "table"), 0;
+        else if (opt == OPT_VERSION)
+            return printf("sim (dashsim) %s\n", SIM_VERSION), 0;
+        else
+            parse_one(o, opt, optarg, err);
+        if (err->status)
+            return cli_fail(err);
+    }
+    if (optind != argc - 1)
+        return sim_error_set(err, SIM_ERR_USAGE, optind == argc ? "sim %s needs one config FILE (see sim %s --help)"
+                             : "sim %s takes one config FILE, got a second one (see sim %s --help)", cmd, cmd),
+               cli_fail(err);
+    o->file = argv[optind];
+    return -1;
+}
+
+/* Loads, applies --set, validates, expands. NULL after printing every error. */
+static SimSweep *load(const RunOptions *o, int *rc)
+{
+    SimDiag *diag = sim_diag_new();
+    SimConfig *cfg = sim_config_load(o->file, diag);
+    for (guint i = 0; cfg && i < o->sets->len; i++)
+        sim_config_set(cfg, g_ptr_array_index(o->sets, i), diag);
+    SimSweep *s = NULL;
+    /* run and sweep both run every point; they differ in the default format */
+    if (cfg && !sim_diag_count(diag) && sim_config_validate(cfg, true, diag))
+        s = sim_sweep_new(cfg, true, diag);
+    *rc = sim_diag_count(diag) ? sim_diag_print(diag, stderr) : 0;
+    sim_diag_free(diag);
+    sim_config_free(cfg);
+    return s;
+}
+
+static void emit(const SimSweepRow *row, void *ctx)
+{
+    RunOptions *o = ctx;
+    if (o->is_progress)
+        fputs("\r\033[K", stderr);
+    for (int i = 0; i < o->sink_count; i++) {
+        sim_sweep_write_row(o->sinks[i], o->sink_format[i], row);
+        fflush(o->sinks[i]);
+    }
+}
+
+static void progress(int64_t done, int64_t total, void *ctx)
+{
+    const RunOptions *o = ctx;
+    if (o->is_progress)
+        fprintf(stderr, "\r\033[Ksim: %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT " jobs done", done, total);
+}
+
+/* Opens -o and --out DIR files (atomically written). */
+static SimStatus open_outputs(RunOptions *o, SimOutput files[3], SimError *err)
+{
+    if (o->out_path && sim_output_open(&files[0], o->out_path, err) == SIM_OK)
+        o->sinks[o->sink_count] = files[0].f, o->sink_format[o->sink_count++] = o->format;
+    else if (!o->out_path)
+        o->sinks[o->sink_count] = stdout, o->sink_format[o->sink_count++] = o->format;
+    if (err->status || !o->out_dir)
+        return err->status;
+    if (g_mkdir_with_parents(o->out_dir, 0777) != 0)
+        return sim_error_set(err, SIM_ERR_IO, "cannot create the directory %s", o->out_dir);
+    gchar *base = g_path_get_basename(o->file);
+    if (g_str_has_suffix(base, ".json"))
+        base[strlen(base) - 5] = 0;
+    for (int k = 1; k <= 2 && !err->status; k++) {
+        gchar *path = g_strdup_printf("%s/%s.%s", o->out_dir, base, k == 1 ? "csv" : "jsonl");
+        if (sim_output_open(&files[k], path, err) == SIM_OK)
+            o->sinks[o->sink_count] = files[k].f, o->sink_format[o->sink_count++] = k == 1 ? SWEEP_CSV : SWEEP_JSONL;
+        g_free(path);
+    }
+    g_free(base);
+    return err->status;
+}
+
+static int run_config(RunOptions *o, SimSweep *s)
+{
+    SimError err = { 0 };
+    SimOutput files[3] = { 0 };
+    if (o->plot_path && sim_sweep_row_count(s) == 0)
+        sim_error_set(&err, SIM_ERR_INPUT, "no policy of %s supports the mask of any point: nothing to plot", o->file);
+    if (!err.status && open_outputs(o, files, &err) == SIM_OK) {
+        for (int i = 0; i < o->sink_count; i++)
+            sim_sweep_write_header(o->sinks[i], o->sink_format[i]);
+        o->is_progress = isatty(STDERR_FILENO);
+        struct sigaction sa = { .sa_handler = on_sigint }, old;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old);
+        sim_sweep_run(s, o->jobs, &interrupted, emit, progress, o, &err);
+        sigaction(SIGINT, &old, NULL);
+        if (o->is_progress)
+            fputs("\r\033[K", stderr);
+    }
+    if (!err.status && !interrupted && o->plot_path)
+        sim_sweep_plot(s, o->plot_path, &err);
+    for (int k = 0; k < 3; k++) {
+        if (files[k].f && !err.status)
+            sim_output_commit(&files[k], &err);
+        sim_output_abort(&files[k]);
+    }
+    if (err.status)
+        return cli_fail(&err);
+    if (interrupted)
+        fprintf(stderr, "sim: interrupted; the finished results were written\n");
+    return interrupted ? 130 : 0;
+}
+
+static int cmd_config(int argc, char **argv, bool is_sweep)
+{
+    RunOptions o = { .is_sweep = is_sweep, .format = is_sweep ? SWEEP_CSV : SWEEP_TABLE, .jobs = 1,
+                     .sets = g_ptr_array_new() };
+    SimError err = { 0 };
+    int rc = parse_args(&o, argc, argv, &err);
+    if (rc < 0) {
+        SimSweep *s = load(&o, &rc);
+        if (s)
+            rc = run_config(&o, s);
+        sim_sweep_free(s);
+    }
+    g_ptr_array_free(o.sets, TRUE);
+    return rc;
+}
+
+int sim_cmd_run(int argc, char **argv) { return cmd_config(argc, argv, false); }
+int sim_cmd_sweep(int argc, char **argv) { return cmd_config(argc, argv, true); }

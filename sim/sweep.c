@@ -1,0 +1,456 @@
+/* Sweep runner: rows are built and size-checked up front, run on a GLib thread pool, and emitted by the
+ * calling thread in row order, one complete point at a time. Invariant: nothing a worker does depends on
+ * which thread runs it or when, so the emitted bytes are the same for any --jobs. */
+#include "sweep.h"
+
+#include <glib.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "job.h"
+#include "output.h"
+
+struct SimSweep {
+    SimConfigPoint *points;   /* owned, point_count */
+    int32_t **matrices;       /* per point: latency matrix read from a file, or NULL; owned */
+    int64_t point_count;
+    SimSweepRow *rows;        /* owned, grouped by point in order */
+    int64_t row_count;
+    GMutex lock;              /* guards rows[].is_done and done_count while running */
+    GCond cond;
+    int64_t done_count;
+    volatile sig_atomic_t *stop;
+};
+
+int64_t sim_sweep_row_count(const SimSweep *s) { return s->row_count; }
+const SimSweepRow *sim_sweep_row(const SimSweep *s, int64_t i) { return &s->rows[i]; }
+
+void sim_sweep_free(SimSweep *s)
+{
+    if (!s)
+        return;
+    for (int64_t i = 0; i < s->point_count; i++)
+        free(s->matrices[i]);
+    g_free(s->matrices);
+    g_free(s->points);
+    g_free(s->rows);
+    g_mutex_clear(&s->lock);
+    g_cond_clear(&s->cond);
+    g_free(s);
+}
+
+/* Whitespace-separated integers (ns), n x n, '#' starts a comment. Owned by the caller. */
+static int32_t *read_matrix(const char *cfg_name, const char *path, int n, SimDiag *diag)
+{
+    gchar *text;
+    GError *gerr = NULL;
+    if (!g_file_get_contents(path, &text, NULL, &gerr)) {
+        sim_diag_add(diag, SIM_ERR_IO, "%s: /hardware/latency_matrix: cannot read %s: %s", cfg_name, path,
+                     gerr->message);
+        g_error_free(gerr);
+        return NULL;
+    }
+    int32_t *m = calloc((size_t)n * n, sizeof *m);
+    int64_t count = 0, line = 1;
+    char *p = text;
+    bool is_ok = true;
+    while (is_ok && *p) {
+        if (*p == '#')
+            while (*p && *p != '\n')
+                p++;
+        else if (*p == '\n' || *p == ' ' || *p == '\t' || *p == '\r')
+            line += *p++ == '\n';
+        else {
+            char *end;
+            long long v = strtoll(p, &end, 10);
+            is_ok = end != p && v >= 0 && v <= 1000000000 && count < (int64_t)n * n;
+            if (is_ok)
+                m[count++] = (int32_t)v, p = end;
+        }
+    }
+    if (is_ok && count != (int64_t)n * n)
+        sim_diag_add(diag, SIM_ERR_INPUT, "%s: /hardware/latency_matrix: %s has %" PRId64 " values, expected "
+                     "sm_count x sm_count = %lld", cfg_name, path, count, (long long)n * n);
+    else if (!is_ok)
+        sim_diag_add(diag, SIM_ERR_INPUT, "%s:%" PRId64 ": expected at most %lld integers from 0 to 1000000000 "
+                     "(ns)", path, line, (long long)n * n);
+    g_free(text);
+    if (!is_ok || count != (int64_t)n * n)
+        free(m), m = NULL;
+    return m;
+}
+
+/* The job of one row; *matrix receives a near/far matrix to free when the point needs one. */
+static AttnJob row_job(const SimSweep *s, const SimSweepRow *r, int32_t **matrix)
+{
+    const SimConfigPoint *p = r->cfg;
+    AttnJob job = sim_job_default();
+    job.policy = r->policy;
+    job.wl = r->cost.wl;
+    job.max_memory_mb = p->max_memory_mb;
+    job.costs = (AttnCosts){ .c_ns = r->cost.c_ns, .r_ns = r->cost.r_ns, .reduce = p->reduce,
+                             .dq_buffers = p->dq_buffers, .cta_prologue_ns = p->has_prologue ? r->cost.prologue_ns : 0,
+                             .latency_ns = p->hw.latency_near_ns };
+    if (matrix)
+        *matrix = NULL;
+    if (s->matrices[r->point])
+        job.unit_latency_ns = s->matrices[r->point];
+    else if (p->hw.latency_near_ns != p->hw.latency_far_ns && matrix != NULL)
+        job.unit_latency_ns = *matrix = sim_cost_latency_matrix(&p->hw, p->hw.sm_count);
+    return job;
+}
+
+static void add_rows(SimSweep *s, int64_t pi, GArray *rows, SimDiag *diag, const char *name)
+{
+    const SimConfigPoint *p = &s->points[pi];
+    SimCost cost;
+    sim_cost_derive(&p->shape, &p->hw, &cost);
+    if (p->c_ns >= 0)
+        cost.c_ns = p->c_ns;
+    if (p->r_ns >= 0)
+        cost.r_ns = p->r_ns;
+    for (int k = 0; k < p->policy_count; k++) {
+        const PolicyOps *ops = policy_find(p->policies[k]);
+        if ((p->shape.mask == MASK_FULL && !ops->supports_full) || (p->shape.mask == MASK_CAUSAL && !ops->supports_causal))
+            continue;
+        SimSweepRow r = { .point = pi, .policy = ops->name, .cost = cost };
+        AttnJob job = row_job(s, &(SimSweepRow){ .point = pi, .cfg = p, .policy = ops->name, .cost = cost }, NULL);
+        SimError err = { 0 }; /* the size does not depend on the policy: the same sentence is kept once */
+        if (sim_job_check_size(&job, &err) != SIM_OK)
+            sim_diag_add(diag, err.status, "%s: sweep point %" PRId64 ": %s", name, pi, err.msg);
+        g_array_append_val(rows, r);
+    }
+}
+
+SimSweep *sim_sweep_new(const SimConfig *cfg, bool is_sweep, SimDiag *diag)
+{
+    int before = sim_diag_count(diag);
+    SimSweep *s = g_new0(SimSweep, 1);
+    g_mutex_init(&s->lock);
+    g_cond_init(&s->cond);
+    s->point_count = sim_config_point_count(cfg, is_sweep);
+    s->points = g_new0(SimConfigPoint, s->point_count);
+    s->matrices = g_new0(int32_t *, s->point_count);
+    GArray *rows = g_array_new(FALSE, TRUE, sizeof(SimSweepRow));
+    for (int64_t i = 0; i < s->point_count; i++) {
+        if (!sim_config_point(cfg, is_sweep, i, &s->points[i], diag))
+            continue;
+        if (s->points[i].latency_matrix[0])
+            s->matrices[i] = read_matrix(sim_config_name(cfg), s->points[i].latency_matrix,
+                                         s->points[i].hw.sm_count, diag);
+        add_rows(s, i, rows, diag, sim_config_name(cfg));
+    }
+    s->row_count = rows->len;
+    s->rows = (SimSweepRow *)g_array_free(rows, FALSE);
+    for (int64_t i = 0; i < s->row_count; i++)
+        s->rows[i].cfg = &s->points[s->rows[i].point];
+    if (sim_diag_count(diag) != before) {
+        sim_sweep_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static void run_row(SimSweep *s, SimSweepRow *r)
+{
+    int32_t *matrix;
+    AttnJob job = row_job(s, r, &matrix);
+    AttnResult res;
+    if (sim_job_run(&job, &res, &r->err) == SIM_OK) {
+        r->tasks = res.tasks;
+        r->makespan_ns = res.a.makespan_ns;
+        r->critical_path_ns = res.a.critical_path_ns;
+        r->bubble_ns = res.a.bubble_ns;
+        r->busy_fraction = res.a.busy_fraction;
+        r->tflops = r->makespan_ns > 0 ? r->cost.bwd_flops / (double)r->makespan_ns / 1e3 : 0;
+    } else if (r->err.status == SIM_ERR_SCHEDULE) {
+        /* the policy does not suit this workload (e.g. odd N for symmetric-shift): a skipped row */
+        r->is_skipped = true;
+        snprintf(r->note, sizeof r->note, "%s", r->err.msg);
+        r->err = (SimError){ 0 };
+    }
+    sim_job_result_clear(&res);
+    free(matrix);
+}
+
+static void worker(gpointer data, gpointer user)
+{
+    SimSweep *s = user;
+    SimSweepRow *r = &s->rows[GPOINTER_TO_SIZE(data) - 1];
+    if (*s->stop)
+        r->is_interrupted = true;
+    else
+        run_row(s, r);
+    g_mutex_lock(&s->lock);
+    r->is_done = true;
+    s->done_count++;
+    g_cond_signal(&s->cond);
+    g_mutex_unlock(&s->lock);
+}
+
+/* Rows [*next, end of the first incomplete point): complete with speedups; returns the new *next. */
+static int64_t complete_points(SimSweep *s, int64_t next)
+{
+    int64_t end = next;
+    while (end < s->row_count) {
+        int64_t p = s->rows[end].point, k = end;
+        bool is_complete = true;
+        for (; k < s->row_count && s->rows[k].point == p; k++)
+            is_complete &= s->rows[k].is_done && !s->rows[k].is_interrupted;
+        if (!is_complete)
+            break;
+        end = k;
+    }
+    for (int64_t i = next; i < end; i++) {
+        SimSweepRow *r = &s->rows[i];
+        for (int64_t j = next; j < end; j++) {
+            const SimSweepRow *b = &s->rows[j];
+            if (b->point == r->point && strcmp(b->policy, r->cfg->baseline) == 0 && !b->is_skipped && !b->err.status &&
+                !r->is_skipped && !r->err.status && r->makespan_ns > 0) {
+                r->has_speedup = true;
+                r->speedup = (double)b->makespan_ns / (double)r->makespan_ns;
+            }
+        }
+    }
+    return end;
+}
+
+SimStatus sim_sweep_run(SimSweep *s, int jobs, volatile sig_atomic_t *stop, SimSweepEmit emit,
+                        SimSweepProgress progress, void *ctx, SimError *err)
+{
+    static volatile sig_atomic_t never;
+    s->stop = stop ? stop : &never;
+    GThreadPool *pool = g_thread_pool_new(worker, s, jobs, TRUE, NULL);
+    for (int64_t i = 0; i < s->row_count; i++)
+        g_thread_pool_push(pool, GSIZE_TO_POINTER((gsize)i + 1), NULL);
+    int64_t emitted = 0;
+    bool is_pool_done = false;
+    for (;;) {
+        g_mutex_lock(&s->lock);
+        int64_t end = complete_points(s, emitted), done = s->done_count;
+        bool is_all = done == s->row_count;
+        if (end == emitted && !is_all && !*s->stop)
+            g_cond_wait_until(&s->cond, &s->lock, g_get_monotonic_time() + 100 * G_TIME_SPAN_MILLISECOND);
+        g_mutex_unlock(&s->lock);
+        for (; emitted < end; emitted++) {
+            if (s->rows[emitted].err.status)
+                sim_error_set(err, s->rows[emitted].err.status, "%s", s->rows[emitted].err.msg);
+            emit(&s->rows[emitted], ctx);
+        }
+        if (progress)
+            progress(done, s->row_count, ctx);
+        if (emitted == s->row_count || is_pool_done)
+            break;
+        if (*s->stop || is_all) {
+            g_thread_pool_free(pool, TRUE, TRUE); /* drops queued jobs, waits for running ones */
+            pool = NULL;
+            is_pool_done = true;
+        }
+    }
+    if (pool)
+        g_thread_pool_free(pool, FALSE, TRUE);
+    return err->status;
+}
+
+/* ---- output ---- */
+
+static const char *const columns =
+    "policy,mask,head_dim,seqlen,seqlen_k,batch,heads,dtype,hardware,sm_count,block_m,block_n,kv_tiles,"
+    "q_tiles,head_swizzle,c_ns,r_ns,latency_near_ns,latency_far_ns,reduce,tasks,makespan_ns,"
+    "critical_path_ns,bubble_ns,busy_fraction,tflops,speedup,status";
+
+void sim_sweep_write_header(FILE *f, SweepFormat format)
+{
+    if (format == SWEEP_CSV)
+        fprintf(f, "%s\n", columns);
+    else if (format == SWEEP_TABLE)
+        fprintf(f, "%-16s %-6s %4s %7s %9s %5s %5s %6s %6s %13s %8s %8s\n", "policy", "mask", "d", "seqlen",
+                "b x h", "N", "M", "c_ns", "r_ns", "makespan_ns", "TFLOPS", "speedup");
+}
+
+/* text as a CSV field (quoted when needed) or a JSON string. */
+static void put_text(FILE *f, const char *text, bool is_json)
+{
+    if (!is_json && !strpbrk(text, ",\"\n")) {
+        fputs(text, f);
+        return;
+    }
+    fputc('"', f);
+    for (const char *p = text; *p; p++) {
+        if (*p == '"')
+            fputs(is_json ? "\\\"" : "\"\"", f);
+        else if (is_json && *p == '\\')
+            fputs("\\\\", f);
+        else if (is_json && (unsigned char)*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void write_table_row(FILE *f, const SimSweepRow *r)
+{
+    const SimShape *sh = &r->cfg->shape;
+    char bh[32], speed[16] = "-";
+    snprintf(bh, sizeof bh, "%" PRId64 "x%" PRId64, sh->batch, sh->heads);
+    if (r->has_speedup)
+        snprintf(speed, sizeof speed, "%.4f", r->speedup);
+    fprintf(f, "%-16s %-6s %4" PRId64 " %7" PRId64 " %9s %5d %5d %6" PRId64 " %6" PRId64, r->policy,
+            sh->mask == MASK_CAUSAL ? "causal" : "full", sh->head_dim, sh->seqlen_q, bh, r->cost.wl.kv_tiles,
+            r->cost.wl.q_tiles, r->cost.c_ns, r->cost.r_ns);
+    if (r->is_skipped || r->err.status)
+        fprintf(f, " skipped: %s\n", r->is_skipped ? r->note : r->err.msg);
+    else
+        fprintf(f, " %13" PRId64 " %8.3f %8s\n", r->makespan_ns, r->tflops, speed);
+}
+
+void sim_sweep_write_row(FILE *f, SweepFormat format, const SimSweepRow *r)
+{
+    if (format == SWEEP_TABLE) {
+        write_table_row(f, r);
+        return;
+    }
+    const bool j = format == SWEEP_JSONL;
+    const SimShape *sh = &r->cfg->shape;
+    const SimHardware *hw = &r->cfg->hw;
+    bool has_result = !r->is_skipped && !r->err.status;
+    char status[600];
+    snprintf(status, sizeof status, "%s%s", r->is_skipped ? "skipped: " : r->err.status ? "error: " : "ok",
+             r->is_skipped ? r->note : r->err.status ? r->err.msg : "");
+    char **names = g_strsplit(columns, ",", -1);
+    char vals[28][64];
+    int k = 0;
+#define V(...) snprintf(vals[k++], sizeof vals[0], __VA_ARGS__)
+    V("%s", r->policy), V("%s", sh->mask == MASK_CAUSAL ? "causal" : "full"), V("%" PRId64, sh->head_dim);
+    V("%" PRId64, sh->seqlen_q), V("%" PRId64, sh->seqlen_k), V("%" PRId64, sh->batch), V("%" PRId64, sh->heads);
+    V("%s", sh->dtype == DTYPE_FP16 ? "fp16" : "bf16"), V("%s", hw->preset), V("%d", hw->sm_count);
+    V("%d", r->cost.block_m), V("%d", r->cost.block_n), V("%d", r->cost.wl.kv_tiles), V("%d", r->cost.wl.q_tiles);
+    V("%d", r->cost.wl.head_swizzle), V("%" PRId64, r->cost.c_ns), V("%" PRId64, r->cost.r_ns);
+    V("%" PRId64, hw->latency_near_ns), V("%" PRId64, hw->latency_far_ns);
+    V("%s", r->cfg->reduce == REDUCE_ASYNC ? "async" : "serial");
+    V("%" PRId64, r->tasks), V("%" PRId64, r->makespan_ns), V("%" PRId64, r->critical_path_ns);
+    V("%" PRId64, r->bubble_ns), V("%.6f", r->busy_fraction), V("%.3f", r->tflops), V("%.4f", r->speedup);
+#undef V
+    static const bool is_string[28] = { [0] = 1, [1] = 1, [7] = 1, [8] = 1, [19] = 1 };
+    fputs(j ? "{" : "", f);
+    for (int i = 0; i < 28; i++) {
+        bool is_empty = (i >= 20 && i <= 25 && !has_result) || (i == 26 && !r->has_speedup);
+        if (j)
+            fprintf(f, "%s\"%s\":", i ? "," : "", names[i]);
+        else if (i)
+            fputc(',', f);
+        if (i == 27)
+            put_text(f, status, j);
+        else if (is_empty)
+            fputs(j ? "null" : "", f);
+        else if (is_string[i])
+            put_text(f, vals[i], j);
+        else
+            fputs(vals[i], f);
+    }
+    fputs(j ? "}\n" : "\n", f);
+    g_strfreev(names);
+}
+
+/* ---- plot ---- */
+
+static bool has_plot_value(const SimSweepRow *r)
+{
+    return r->is_done && !r->is_interrupted && !r->is_skipped && !r->err.status;
+}
+
+/* Index of (mask, head_dim) among panels, appending a new one. */
+static int panel_of(GArray *panels, const SimSweepRow *r)
+{
+    int64_t key = r->cfg->shape.head_dim * 2 + (r->cfg->shape.mask == MASK_CAUSAL);
+    for (guint i = 0; i < panels->len; i++)
+        if (g_array_index(panels, int64_t, i) == key)
+            return (int)i;
+    g_array_append_val(panels, key);
+    return (int)panels->len - 1;
+}
+
+/* .dat: one block per (panel, policy) in order of first appearance ("seqlen tflops" lines, blocks
+ * separated by two blank lines so gnuplot's `index` picks them); .gp: one panel each. */
+static void write_plot_files(const SimSweep *s, FILE *dat, FILE *gp, const char *dat_name, const char *png_name)
+{
+    GArray *panels = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    for (int64_t i = 0; i < s->row_count; i++)
+        if (has_plot_value(&s->rows[i]))
+            panel_of(panels, &s->rows[i]);
+    int cols = panels->len > 1 ? 2 : 1, rows = ((int)panels->len + cols - 1) / cols, block = 0;
+    fprintf(gp, "# TFLOPS over seqlen per policy, one panel per (mask, head_dim); written by sim sweep --plot.\n"
+                "if (!exists(\"outfile\")) outfile = '%s'\n"
+                "set terminal pngcairo noenhanced size %d,%d font ',10'\nset output outfile\n"
+                "set multiplot layout %d,%d\nset logscale x 2\nset xlabel 'seqlen'\nset ylabel 'TFLOPS'\n"
+                "set key left top\nset grid\n", png_name, 640 * cols, 420 * rows, rows, cols);
+    for (guint p = 0; p < panels->len; p++) {
+        int64_t key = g_array_index(panels, int64_t, p);
+        fprintf(gp, "set title '%s mask, head_dim %" PRId64 "'\nplot", key % 2 ? "causal" : "full", key / 2);
+        const char *seen[SIM_CONFIG_MAX_POLICIES * 4];
+        int n_seen = 0;
+        for (int64_t i = 0; i < s->row_count; i++) {
+            const SimSweepRow *r = &s->rows[i];
+            bool is_new = has_plot_value(r) && panel_of(panels, r) == (int)p;
+            for (int k = 0; is_new && k < n_seen; k++)
+                is_new = seen[k] != r->policy;
+            if (!is_new || n_seen == (int)G_N_ELEMENTS(seen))
+                continue;
+            seen[n_seen++] = r->policy;
+            fprintf(dat, "# %s mask, head_dim %" PRId64 ", %s\n", key % 2 ? "causal" : "full", key / 2, r->policy);
+            for (int64_t k = i; k < s->row_count; k++)
+                if (has_plot_value(&s->rows[k]) && s->rows[k].policy == r->policy && panel_of(panels, &s->rows[k]) == (int)p)
+                    fprintf(dat, "%" PRId64 " %.3f\n", s->rows[k].cfg->shape.seqlen_q, s->rows[k].tflops);
+            fprintf(dat, "\n\n");
+            fprintf(gp, "%s '%s' index %d using 1:2 with linespoints title '%s'", n_seen > 1 ? "," : "", dat_name,
+                    block++, r->policy);
+        }
+        fprintf(gp, "\n");
+    }
+    fprintf(gp, "unset multiplot\n");
+    g_array_free(panels, TRUE);
+}
+
+SimStatus sim_sweep_plot(const SimSweep *s, const char *png_path, SimError *err)
+{
+    int64_t values = 0;
+    for (int64_t i = 0; i < s->row_count; i++)
+        values += has_plot_value(&s->rows[i]);
+    if (!values)
+        return sim_error_set(err, SIM_ERR_INPUT, "no results to plot in %s (every row was skipped)", png_path);
+    gchar *base = g_str_has_suffix(png_path, ".png") ? g_strndup(png_path, strlen(png_path) - 4) : g_strdup(png_path);
+    gchar *gp_path = g_strconcat(base, ".gp", NULL), *dat_path = g_strconcat(base, ".dat", NULL);
+    gchar *tmp_png = g_strconcat(png_path, ".tmp", NULL), *dat_name = g_path_get_basename(dat_path);
+    SimOutput dat = { 0 }, gp = { 0 };
+    if (sim_output_open(&dat, dat_path, err) == SIM_OK && sim_output_open(&gp, gp_path, err) == SIM_OK) {
+        gchar *png_name = g_path_get_basename(png_path);
+        write_plot_files(s, dat.f, gp.f, dat_name, png_name);
+        g_free(png_name);
+        if (sim_output_commit(&dat, err) == SIM_OK)
+            sim_output_commit(&gp, err);
+    }
+    sim_output_abort(&dat);
+    sim_output_abort(&gp);
+    if (!err->status) {
+        /* gnuplot resolves the .dat name relative to its working directory: run it beside the files */
+        gchar *dir = g_path_get_dirname(png_path), *abs_tmp = g_canonicalize_filename(tmp_png, NULL);
+        gchar *set = g_strdup_printf("outfile='%s'", abs_tmp), *gp_name = g_path_get_basename(gp_path);
+        char *argv[] = { "gnuplot", "-e", set, gp_name, NULL };
+        gint status = 1;
+        GError *gerr = NULL;
+        if (!g_spawn_sync(dir, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
+                          NULL, &status, &gerr) || !g_spawn_check_wait_status(status, NULL) ||
+            rename(tmp_png, png_path) != 0)
+            sim_error_set(err, SIM_ERR_IO, "cannot draw %s with gnuplot%s%s", png_path, gerr ? ": " : "",
+                          gerr ? gerr->message : " (see its message above)");
+        if (gerr)
+            g_error_free(gerr);
+        remove(tmp_png);
+        g_free(dir), g_free(abs_tmp), g_free(set), g_free(gp_name);
+    }
+    g_free(base), g_free(gp_path), g_free(dat_path), g_free(tmp_png), g_free(dat_name);
+    return err->status;
+}

@@ -1,0 +1,55 @@
+/* Sweeps: every (point, policy) of a config as one job, run on a GLib thread pool, results handed back in
+ * row order. Invariant: rows are emitted in the same order with the same bytes for any number of threads;
+ * a point's rows are emitted once all rows of it and of every earlier point are done. */
+#ifndef SIM_SWEEP_H
+#define SIM_SWEEP_H
+
+#include <signal.h>
+#include <stdio.h>
+
+#include "config.h"
+
+typedef enum { SWEEP_TABLE, SWEEP_CSV, SWEEP_JSONL } SweepFormat;
+
+/* One job's settings and result. */
+typedef struct {
+    int64_t point;                /* sweep point it belongs to */
+    const SimConfigPoint *cfg;    /* borrowed from the sweep */
+    const char *policy;           /* registry name */
+    SimCost cost;                 /* tiles, c, r, workload (after options.c_ns / r_ns) */
+    bool is_done;                 /* ran, was skipped or was interrupted */
+    bool is_skipped;              /* the policy does not suit this workload: note says why */
+    bool is_interrupted;          /* never ran (SIGINT) */
+    char note[512];
+    SimError err;                 /* a job error other than a skip */
+    int64_t tasks, makespan_ns, critical_path_ns, bubble_ns;
+    double busy_fraction;
+    double tflops;                /* cost.bwd_flops / makespan */
+    bool has_speedup;
+    double speedup;               /* baseline makespan / makespan, same point */
+} SimSweepRow;
+
+typedef struct SimSweep SimSweep;
+
+/* Expands a validated config into rows (skipping policies that do not support a point's mask), reads
+ * latency matrix files, and checks each job's size. NULL with every error in diag. */
+SimSweep *sim_sweep_new(const SimConfig *cfg, bool is_sweep, SimDiag *diag);
+void sim_sweep_free(SimSweep *s);
+int64_t sim_sweep_row_count(const SimSweep *s);
+const SimSweepRow *sim_sweep_row(const SimSweep *s, int64_t i);
+
+typedef void (*SimSweepEmit)(const SimSweepRow *row, void *ctx);
+typedef void (*SimSweepProgress)(int64_t done, int64_t total, void *ctx);
+/* Runs every row on `jobs` threads; emit gets rows in order (see the invariant), progress (may be NULL)
+ * is called as jobs finish. When *stop becomes nonzero, queued jobs are dropped, running ones finish,
+ * and the complete points are emitted. The first job error is returned in err (after emitting). */
+SimStatus sim_sweep_run(SimSweep *s, int jobs, volatile sig_atomic_t *stop, SimSweepEmit emit,
+                        SimSweepProgress progress, void *ctx, SimError *err);
+
+void sim_sweep_write_header(FILE *f, SweepFormat format);
+void sim_sweep_write_row(FILE *f, SweepFormat format, const SimSweepRow *row);
+/* TFLOPS over seqlen per policy, one panel per (mask, head_dim), through gnuplot: writes png_path and,
+ * beside it, the .gp script and .dat data (png_path minus .png, plus .gp/.dat). Uses emitted rows only. */
+SimStatus sim_sweep_plot(const SimSweep *s, const char *png_path, SimError *err);
+
+#endif

@@ -5,7 +5,9 @@ set -u
 sim=${1:-bin/sim}
 passed=0 failed=0
 for t in "$(dirname "$0")"/cli_*.sh; do
-    line=$(bash "$t" "$sim" | tee /dev/stderr | tail -n 1)
+    out=$(bash "$t" "$sim")
+    printf '%s\n' "$out"
+    line=${out##*$'\n'}
     p=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
     f=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
     if [ -z "$p" ]; then echo "$t: no summary line" >&2; failed=$((failed + 1)); continue; fi

@@ -3,7 +3,9 @@
 #ifndef SIM_CLI_H
 #define SIM_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "status.h"
@@ -20,6 +22,12 @@ int sim_cmd_decode(int argc, char **argv);
 /* Strict decimal parse of a flag's value into [lo, hi]; a sentence naming the flag otherwise. */
 SimStatus cli_parse_int64(const char *flag, const char *text, int64_t lo, int64_t hi, int64_t *out,
                           SimError *err);
+/* getopt_long with the house conventions. Call cli_begin_options once, then cli_next_option until it
+ * returns -1: it names the option in flag ("--name"), and reports an unknown option or a missing value
+ * in err (returning '?'), mentioning `sim COMMAND --help` (command may be "" for the bare `sim`). */
+void cli_begin_options(void);
+int cli_next_option(int argc, char **argv, const struct option *options, const char *command, char *flag,
+                    size_t flag_len, SimError *err);
 /* Prints "sim: <sentence>" on stderr and returns the exit code for err. */
 int cli_fail(const SimError *err);
 

@@ -162,23 +162,17 @@ static int parse_args(DecodeOptions *o, int argc, char **argv, SimError *err)
 {
     *o = (DecodeOptions){ .w = sim_decode_shape_default(), .c = sim_decode_costs_h100() };
     sim_decode_split_parse("fa3", &o->split, err);
-    opterr = 0;
-    optind = 1;
-    int opt, index = -1;
-    while ((opt = getopt_long(argc, argv, "", long_options, &index)) != -1) {
-        char flag[64];
-        snprintf(flag, sizeof flag, "--%s", index >= 0 ? long_options[index].name : "?");
-        index = -1;
-        if (opt == '?')
-            sim_error_set(err, SIM_ERR_USAGE, "unknown option or missing value: %s (see sim decode --help)",
-                          argv[optind - 1]);
-        else if (opt == OPT_HELP)
+    cli_begin_options();
+    int opt;
+    char flag[64];
+    while ((opt = cli_next_option(argc, argv, long_options, "decode", flag, sizeof flag, err)) != -1) {
+        if (opt == OPT_HELP)
             return fputs(usage, stdout), 0;
         else if (opt == OPT_VERSION)
             return printf("sim (dashsim) %s\n", SIM_VERSION), 0;
         else if (opt == OPT_LIST)
             return list_split_policies(), 0;
-        else
+        else if (opt != '?')
             parse_one(o, opt, optarg, flag, err);
         if (err->status)
             return cli_fail(err);

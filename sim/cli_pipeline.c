@@ -176,21 +176,15 @@ static int parse_args(PipeOptions *o, int argc, char **argv, SimError *err)
 {
     *o = (PipeOptions){ .wl = { .n_pairs = 2, .c_ns = { 1000, 800 }, .v_ns = { 600, 400 }, .blocks = 8,
                                 .n_cube = 1, .n_vector = 1 }, .policy = POL_PRELOAD, .preload = -1, .seed = 1 };
-    opterr = 0;
-    optind = 1;
-    int opt, index = -1;
-    while ((opt = getopt_long(argc, argv, "", long_options, &index)) != -1) {
-        char flag[64];
-        snprintf(flag, sizeof flag, "--%s", index >= 0 ? long_options[index].name : "?");
-        index = -1;
-        if (opt == '?')
-            sim_error_set(err, SIM_ERR_USAGE, "unknown option or missing value: %s (see sim pipeline --help)",
-                          argv[optind - 1]);
-        else if (opt == OPT_HELP)
+    cli_begin_options();
+    int opt;
+    char flag[64];
+    while ((opt = cli_next_option(argc, argv, long_options, "pipeline", flag, sizeof flag, err)) != -1) {
+        if (opt == OPT_HELP)
             return fputs(usage, stdout), 0;
         else if (opt == OPT_VERSION)
             return printf("sim (dashsim) %s\n", SIM_VERSION), 0;
-        else
+        else if (opt != '?')
             parse_one(o, opt, optarg, flag, err);
         if (err->status)
             return cli_fail(err);

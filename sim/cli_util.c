@@ -19,6 +19,23 @@ SimStatus cli_parse_int64(const char *flag, const char *text, int64_t lo, int64_
     return SIM_OK;
 }
 
+void cli_begin_options(void)
+{
+    opterr = 0;
+    optind = 1;
+}
+
+int cli_next_option(int argc, char **argv, const struct option *options, const char *command, char *flag,
+                    size_t flag_len, SimError *err)
+{
+    int index = -1, opt = getopt_long(argc, argv, "", options, &index);
+    snprintf(flag, flag_len, "--%s", index >= 0 ? options[index].name : "?");
+    if (opt == '?')
+        sim_error_set(err, SIM_ERR_USAGE, "unknown option or missing value: %s (see sim%s%s --help)",
+                      argv[optind - 1], *command ? " " : "", command);
+    return opt;
+}
+
 int cli_fail(const SimError *err)
 {
     fprintf(stderr, "sim: %s\n", err->msg);

@@ -19,6 +19,7 @@ typedef struct {
 
 static const char usage[] =
     "usage: sim [--policy NAME] --n N [options]\n"
+    "       sim run|sweep CONFIG.json, sim pipeline, sim decode, sim validate TRACE|DIR (each has --help)\n"
     "Simulates the deterministic attention backward of one schedule and analyses its DAG.\n"
     "  --policy NAME       schedule (default fa3); --list-policies shows them\n"
     "  --n N               SMs (default 132)\n"

@@ -1,9 +1,10 @@
 /* symmetric-shift: DASH Symmetric Shift (causal). Persistent: slot g runs chunks g, g+P, ...; chunk k of
  * a head is KV tile k (long) then N-1-k (short), so every slot carries the same work. The long tile first
  * cycles through the rows all long tiles of its wave share (a shift on the dense rectangle), then climbs
- * its triangle; the short tile walks its rows downwards. Rows accumulate in order of chain position, which
- * for N = P*... (one head per half wave) puts every accumulation edge from a shallower task to a deeper
- * one (Lemma 1): no bubbles. Needs even N. Construction as in the public DASH code. */
+ * its triangle; the short tile walks its rows downwards. Rows accumulate in order of chain position; when
+ * N = n (each head fills half the SMs of a wave) every row's tasks then sit at distinct depths, so every
+ * accumulation edge goes from a shallower task to a deeper one (Lemma 1): no bubbles (tested for tile
+ * ratios 1 and 2). Needs even N. Construction as in the public DASH code. */
 #include "policy.h"
 
 #include <glib.h>

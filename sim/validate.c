@@ -62,12 +62,13 @@ static SimStatus match_plan(const Trace *t, const Plan *plan, int64_t *order, Si
     return err->status;
 }
 
-/* Median hand-off: the next reduction of a row was already waiting when the previous one ended, on
- * another SM; hand-off = its semaphore turn - the previous release. */
-static int64_t median_handoff(const Trace *t, int64_t *samples)
+/* Every measured hand-off: the next reduction of a row was already waiting when the previous one ended,
+ * on another SM; hand-off = its semaphore turn - the previous release. Appends the release time and the
+ * hand-off of each to the two arrays. */
+static void waited_handoffs(const Trace *t, GArray *release_ns, GArray *handoff_ns)
 {
-    int64_t n = t->task_count, rows = (int64_t)t->wl.heads * t->wl.q_tiles, count = 0;
-    int64_t *by_rank = g_new(int64_t, rows * t->wl.kv_tiles), *handoff = g_new(int64_t, n);
+    int64_t n = t->task_count, rows = (int64_t)t->wl.heads * t->wl.q_tiles;
+    int64_t *by_rank = g_new(int64_t, rows * t->wl.kv_tiles);
     for (int64_t i = 0; i < n; i++)
         by_rank[((int64_t)t->tasks[i].head * t->wl.q_tiles + t->tasks[i].q) * t->wl.kv_tiles + t->tasks[i].rank] = i;
     for (int64_t i = 0; i < n; i++) {
@@ -75,12 +76,23 @@ static int64_t median_handoff(const Trace *t, int64_t *samples)
         if (cur->rank == 0)
             continue;
         const TraceTask *prev = &t->tasks[by_rank[((int64_t)cur->head * t->wl.q_tiles + cur->q) * t->wl.kv_tiles + cur->rank - 1]];
-        if (cur->r_ready <= prev->r_end && prev->smid != cur->smid)
-            handoff[count++] = MAX(0, cur->r_start - prev->r_end);
+        if (cur->r_ready > prev->r_end || prev->smid == cur->smid)
+            continue;
+        int64_t h = MAX(0, cur->r_start - prev->r_end);
+        g_array_append_val(release_ns, prev->r_end);
+        g_array_append_val(handoff_ns, h);
     }
-    int64_t m = median(handoff, count);
-    g_free(by_rank), g_free(handoff);
-    *samples = count;
+    g_free(by_rank);
+}
+
+/* Median of the measured hand-offs; *samples = how many there were. */
+static int64_t median_handoff(const Trace *t, int64_t *samples)
+{
+    GArray *release = g_array_new(FALSE, FALSE, sizeof(int64_t)), *handoff = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    waited_handoffs(t, release, handoff);
+    *samples = handoff->len;
+    int64_t m = median((int64_t *)handoff->data, handoff->len);
+    g_array_free(release, TRUE), g_array_free(handoff, TRUE);
     return m;
 }
 
@@ -100,27 +112,22 @@ static int64_t count_le(const int64_t *v, int64_t n, int64_t x)
 
 void sim_validate_handoffs_by_load(const Trace *t, GArray *in_flight, GArray *handoff_ns)
 {
-    int64_t n = t->task_count, rows = (int64_t)t->wl.heads * t->wl.q_tiles;
-    int64_t *starts = g_new(int64_t, n), *ends = g_new(int64_t, n), *by_rank = g_new(int64_t, rows * t->wl.kv_tiles);
-    for (int64_t i = 0; i < n; i++) {
+    int64_t n = t->task_count, *starts = g_new(int64_t, n), *ends = g_new(int64_t, n);
+    for (int64_t i = 0; i < n; i++)
         starts[i] = t->tasks[i].r_start, ends[i] = t->tasks[i].r_end;
-        by_rank[((int64_t)t->tasks[i].head * t->wl.q_tiles + t->tasks[i].q) * t->wl.kv_tiles + t->tasks[i].rank] = i;
-    }
     qsort(starts, n, sizeof *starts, cmp_i64);
     qsort(ends, n, sizeof *ends, cmp_i64);
-    for (int64_t i = 0; i < n; i++) {
-        const TraceTask *cur = &t->tasks[i];
-        if (cur->rank == 0)
-            continue;
-        const TraceTask *prev = &t->tasks[by_rank[((int64_t)cur->head * t->wl.q_tiles + cur->q) * t->wl.kv_tiles + cur->rank - 1]];
-        if (cur->r_ready > prev->r_end || prev->smid == cur->smid)
-            continue;
-        int64_t load = count_le(starts, n, prev->r_end) - count_le(ends, n, prev->r_end);
-        int64_t h = cur->r_start - prev->r_end;
+    GArray *release = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    guint first = handoff_ns->len;
+    waited_handoffs(t, release, handoff_ns);
+    for (guint k = 0; k < release->len; k++) { /* reductions started and not yet ended at the release */
+        int64_t at = g_array_index(release, int64_t, k);
+        int64_t load = count_le(starts, n, at) - count_le(ends, n, at);
         g_array_append_val(in_flight, load);
-        g_array_append_val(handoff_ns, h);
     }
-    g_free(starts), g_free(ends), g_free(by_rank);
+    g_assert(in_flight->len == handoff_ns->len && handoff_ns->len - first == release->len);
+    g_array_free(release, TRUE);
+    g_free(starts), g_free(ends);
 }
 
 static int64_t median_matrix(const int32_t *matrix, int64_t n)

@@ -25,12 +25,14 @@ static int64_t median(int64_t *v, int64_t n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static const Trace *sort_ctx;
+typedef struct {
+    int64_t cta, c_start, row;
+} TaskKey;
 
 /* Trace tasks by (cta, compute start): a CTA's tasks in execution order. */
 static int cmp_task(const void *a, const void *b)
 {
-    const TraceTask *x = &sort_ctx->tasks[*(const int64_t *)a], *y = &sort_ctx->tasks[*(const int64_t *)b];
+    const TaskKey *x = a, *y = b;
     if (x->cta != y->cta)
         return x->cta < y->cta ? -1 : 1;
     return (x->c_start > y->c_start) - (x->c_start < y->c_start);
@@ -42,23 +44,22 @@ static SimStatus match_plan(const Trace *t, const Plan *plan, int64_t *order, Si
     if (t->task_count != plan->task_count)
         return sim_error_set(err, SIM_ERR_INPUT, "%s: has %" G_GINT64_FORMAT " tasks, but policy %s plans %"
                              G_GINT64_FORMAT " for this shape", t->path, t->task_count, t->policy, plan->task_count);
-    int64_t *rows = g_new(int64_t, t->task_count);
+    TaskKey *keys = g_new(TaskKey, t->task_count);
     for (int64_t i = 0; i < t->task_count; i++)
-        rows[i] = i;
-    sort_ctx = t; /* validation runs on one thread */
-    qsort(rows, t->task_count, sizeof *rows, cmp_task);
+        keys[i] = (TaskKey){ t->tasks[i].cta, t->tasks[i].c_start, i };
+    qsort(keys, t->task_count, sizeof *keys, cmp_task);
     int64_t k = 0;
     for (int32_t c = 0; c < plan->cta_count && !err->status; c++)
         for (int32_t j = 0; j < plan->ctas[c].task_count && !err->status; j++, k++) {
             const PlanTask *p = &plan->tasks[plan->ctas[c].task_begin + j];
-            const TraceTask *m = &t->tasks[rows[k]];
+            const TraceTask *m = &t->tasks[keys[k].row];
             if (m->cta != c || m->head != p->head || m->kv != p->kv || m->q != p->q || m->rank != p->rank)
                 sim_error_set(err, SIM_ERR_INPUT, "%s: task %d of CTA %d ran (head %d, kv %d, q %d, rank %d), but "
                               "policy %s plans (head %d, kv %d, q %d, rank %d): not this policy's plan", t->path,
                               j, c, m->head, m->kv, m->q, m->rank, t->policy, p->head, p->kv, p->q, p->rank);
-            order[plan->ctas[c].task_begin + j] = rows[k];
+            order[plan->ctas[c].task_begin + j] = keys[k].row;
         }
-    g_free(rows);
+    g_free(keys);
     return err->status;
 }
 

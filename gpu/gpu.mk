@@ -32,3 +32,6 @@ gpu-clean:
 	rm -rf $(GPU_BUILD) $(GPU_BINS)
 
 -include $(wildcard $(GPU_BUILD)/*.d)
+
+# The real deterministic attention backward (gpu/bwd/, docs/kernel.md) has its own rules.
+-include gpu/bwd/bwd.mk

@@ -1,14 +1,22 @@
 # dashsim: one Makefile. `make run` and `make test` install missing Debian packages first.
-# Targets: all (bin/sim), run, test, sanitize, bench, figures, gpu, install, clean. V=1 shows commands.
+# Targets: all (bin/sim, lib/libdashsim.a, lib/libdashsim.so), run, test, check-asan, bench, figures, fuzz,
+# gpu, install, uninstall, clean. Honours CC, CFLAGS, CPPFLAGS, LDFLAGS, PREFIX, DESTDIR; V=1 shows commands.
+# Layers (docs/architecture.md) are enforced here: each folder compiles with the include paths of the
+# layers below it only, so an upward #include does not build.
+VERSION := 0.2.0
 PREFIX ?= /usr/local
+DESTDIR ?=
 CC ?= cc
+CFLAGS ?= -O2 -g
 PKGS := igraph glib-2.0 libcjson
-OPT ?= -O2 -g
-CFLAGS_ALL = -std=c11 -D_DEFAULT_SOURCE $(OPT) -Wall -Wextra -Werror -MMD -MP \
-             $(shell pkg-config --cflags $(PKGS) check) $(EXTRA_CFLAGS)
-LDLIBS_ALL = $(shell pkg-config --libs $(PKGS)) -lm -lpthread $(EXTRA_LDFLAGS)
 BUILD ?= build
 BIN ?= bin
+LIB ?= lib
+
+# What dashsim itself needs, whatever the user's CFLAGS say.
+DASH_CFLAGS = -std=c11 -fPIC -Wall -Wextra -Werror -MMD -MP
+DASH_CPPFLAGS = -D_DEFAULT_SOURCE $(shell pkg-config --cflags $(PKGS))
+DASH_LDLIBS = $(shell pkg-config --libs $(PKGS)) -lm -lpthread
 
 ifeq ($(V),1)
 Q :=
@@ -16,68 +24,124 @@ else
 Q := @
 endif
 
-LIB_SRC := $(filter-out sim/main.c,$(wildcard sim/*.c)) $(wildcard dag/*.c) $(wildcard policies/*.c)
+# Include paths per layer: a layer sees itself and the layers below it.
+INC_core := -Isim/core -Iinclude
+INC_policies := $(INC_core) -Ipolicies
+INC_dag := $(INC_core) -Idag
+INC_model := $(INC_policies) -Idag -Isim/model
+INC_io := $(INC_model) -Isim/io
+INC_run := $(INC_io) -Isim/run
+INC_cli := $(INC_run) -Isim/cli
+INC_tests := $(INC_run) -Itests
+layer_of = $(if $(filter sim/core/%,$1),core,$(if $(filter policies/%,$1),policies,$(if $(filter dag/%,$1),dag,$(if \
+           $(filter sim/model/%,$1),model,$(if $(filter sim/io/%,$1),io,$(if $(filter sim/run/%,$1),run,$(if \
+           $(filter sim/cli/%,$1),cli,tests)))))))
+
+LIB_SRC := $(wildcard sim/core/*.c) $(wildcard policies/*.c) $(wildcard dag/*.c) $(wildcard sim/model/*.c) \
+           $(wildcard sim/io/*.c) $(wildcard sim/run/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_SRC := $(wildcard sim/cli/*.c)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+STATIC_LIB := $(LIB)/libdashsim.a
+SHARED_LIB := $(LIB)/libdashsim.so
+# The installed headers: the public one and the module headers it includes (docs/architecture.md).
+PUBLIC_HEADERS := include/dashsim.h sim/core/status.h sim/core/plan.h sim/core/program.h sim/core/engine.h \
+                  policies/policy.h sim/model/attention.h sim/model/analyze.h sim/run/job.h
 
-.PHONY: all deps run test check validate sanitize bench figures gpu install clean
-all: $(BIN)/sim
+.PHONY: all deps run test check check-asan sanitize validate bench figures gpu install uninstall clean
+all: $(BIN)/sim $(STATIC_LIB) $(SHARED_LIB)
 
 deps:
 	$(Q)scripts/install-deps.sh
 
-$(BIN)/sim: $(BUILD)/sim/main.o $(LIB_OBJ)
+$(STATIC_LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(BIN)/test-sim: $(TEST_OBJ) $(LIB_OBJ)
+$(SHARED_LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $^ $(shell pkg-config --libs check) $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libdashsim.so.0 -o $@ $^ $(DASH_LDLIBS)
+
+$(BIN)/sim: $(CLI_OBJ) $(STATIC_LIB)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC_LIB) $(DASH_LDLIBS)
+
+$(BIN)/test-sim: $(TEST_OBJ) $(STATIC_LIB)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJ) $(STATIC_LIB) $(shell pkg-config --libs check) $(DASH_LDLIBS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
+	$(Q)$(CC) $(DASH_CPPFLAGS) $(INC_$(call layer_of,$<)) $(if $(filter tests/%,$<),$(shell pkg-config --cflags \
+	    check)) $(CPPFLAGS) $(DASH_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 # The main job: every policy on the built-in H100 preset, outputs under out/.
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/run-main.sh
 
-# Every test: the Check suites (unit, closed forms, conformance) and the CLI tests.
+# Every test: the Check suites (unit, closed forms, conformance), the CLI tests, the validation baseline.
 test: deps
 	$(Q)$(MAKE) --no-print-directory check
 
 # gpu/ is compiled (not run) wherever nvcc exists: tests/cli_gpu.sh dry-runs plans through it.
 HAS_NVCC := $(shell command -v nvcc >/dev/null 2>&1 || test -x /usr/local/cuda/bin/nvcc && echo yes)
-check: $(BIN)/sim $(BIN)/test-sim $(if $(HAS_NVCC),gpu)
+check: all $(BIN)/test-sim $(if $(HAS_NVCC),gpu)
 	$(Q)CK_DEFAULT_TIMEOUT=600 $(BIN)/test-sim
 	$(Q)scripts/validate.sh $(BIN)/sim
 	$(Q)tests/cli.sh $(BIN)/sim
+
+# The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer (float-cast-overflow included),
+# built in build-san/, bin-san/, lib-san/.
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all \
+             -fno-omit-frame-pointer
+check-asan: deps
+	$(Q)ASAN_OPTIONS=detect_leaks=0 $(MAKE) --no-print-directory BUILD=build-san BIN=bin-san LIB=lib-san \
+	    CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" HAS_NVCC= check
+sanitize: check-asan
 
 # The model's error on the committed H100 traces; exit 1 on a regression (see scripts/validate.sh).
 validate: $(BIN)/sim
 	$(Q)scripts/validate.sh $(BIN)/sim
 
-# ASan+UBSan build in build-san/ and bin-san/, then every test against it.
-sanitize: deps
-	$(Q)$(MAKE) --no-print-directory BUILD=build-san BIN=bin-san \
-	    OPT="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" check
-
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)bench/bench.sh bin/sim
 
-install: $(BIN)/sim
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 bin/sim $(DESTDIR)$(PREFIX)/bin/sim
+# Installed as `dashsim`, with the library, its headers (in include/dashsim/), a pkg-config file, the man
+# page and the configs (share/dashsim/configs, where `dashsim run` finds presets named without a path).
+INCDIR := $(PREFIX)/include/dashsim
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(INCDIR) \
+	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/dashsim/configs
+	install -m 755 $(BIN)/sim $(DESTDIR)$(PREFIX)/bin/dashsim
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(PREFIX)/lib/libdashsim.a
+	install -m 755 $(SHARED_LIB) $(DESTDIR)$(PREFIX)/lib/libdashsim.so.$(VERSION)
+	ln -sf libdashsim.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libdashsim.so.0
+	ln -sf libdashsim.so.0 $(DESTDIR)$(PREFIX)/lib/libdashsim.so
+	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' docs/dashsim.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dashsim.pc
+	install -m 644 docs/dashsim.1 $(DESTDIR)$(PREFIX)/share/man/man1/dashsim.1
+	install -m 644 configs/*.json $(DESTDIR)$(PREFIX)/share/dashsim/configs/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/dashsim $(DESTDIR)$(PREFIX)/lib/libdashsim.a \
+	    $(DESTDIR)$(PREFIX)/lib/libdashsim.so $(DESTDIR)$(PREFIX)/lib/libdashsim.so.0 \
+	    $(DESTDIR)$(PREFIX)/lib/libdashsim.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/pkgconfig/dashsim.pc \
+	    $(DESTDIR)$(PREFIX)/share/man/man1/dashsim.1
+	rm -rf $(DESTDIR)$(INCDIR) $(DESTDIR)$(PREFIX)/share/dashsim
 
 clean:
-	rm -rf build build-san bin bin-san out
+	rm -rf build build-san bin bin-san lib lib-san out
 
 -include gpu/gpu.mk
 -include $(wildcard mk/*.mk)
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/sim/main.d
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -1,7 +1,6 @@
-/* Attention schedules: a policy turns a workload into a plan.
- * A plan is timing-free: per CTA its ordered tasks (head, kv, q), the launch order or persistent pinning,
- * and every task's rank in its dQ row's accumulation order. Invariant of every plan a policy returns:
- * each (head, kv, q) pair the mask keeps appears exactly once, and the ranks of each row are 0..len-1. */
+/* Attention schedules: a policy turns a workload into a plan (sim/core/plan.h). Every plan a policy
+ * returns has passed plan_check, the same check a plan read from a file or by gpu/ passes. Adding a
+ * policy: one file exporting a const PolicyOps, one line in registry.c. */
 #ifndef POLICY_H
 #define POLICY_H
 
@@ -9,41 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { MASK_FULL, MASK_CAUSAL } Mask;
-
-/* What is computed: m heads (heads x batch), each with N KV tiles and M Q tiles. */
-typedef struct {
-    int n_sm;        /* SMs of the device */
-    int heads;       /* m: heads x batch */
-    int kv_tiles;    /* N per head */
-    int q_tiles;     /* M per head */
-    Mask mask;
-    int tile_ratio;  /* s = kBlockN / kBlockM; causal: KV tile n starts at row n*s */
-    int head_swizzle;/* S_w of FA3's causal LPT launch order: heads interleaved per L2 section; 1 = none */
-} Workload;
-
-typedef struct {
-    int32_t head, kv, q; /* the tile pair */
-    int32_t rank;        /* position in row (head, q)'s accumulation order, 0-based */
-} PlanTask;
-
-typedef struct {
-    int32_t slot;        /* persistent: the SM slot it is pinned to; else -1 */
-    int32_t task_begin;  /* index of its first task in Plan.tasks */
-    int32_t task_count;
-} PlanCta;
-
-/* CTAs are stored in launch order. Owned by whoever holds it; free with plan_free. */
-typedef struct {
-    const char *policy;  /* static name of the policy that built it */
-    Workload wl;
-    bool is_persistent;
-    PlanCta *ctas;
-    int32_t cta_count;
-    int32_t cta_capacity; /* allocated entries of ctas */
-    PlanTask *tasks;
-    int64_t task_count;
-} Plan;
+#include "plan.h"
 
 typedef struct {
     const char *name;
@@ -62,17 +27,8 @@ const PolicyOps *policy_at(int i);
 /* Builds the plan for wl with policy p. NULL with a sentence in err when the policy does not support
  * the mask or the workload. The tasks array holds every kept (head, kv, q) pair: O(heads*N*M). */
 Plan *policy_build(const PolicyOps *p, const Workload *wl, char *err, size_t errlen);
-void plan_free(Plan *plan);
 
-/* Causal geometry (square sequences): rows of KV tile kv are [q_lo(kv), M); row q is touched by kv < kv_hi(q). */
-int policy_q_lo(const Workload *wl, int kv);
-int policy_kv_hi(const Workload *wl, int q);
-/* Number of (kv, q) pairs of one head that the mask keeps. */
-int64_t policy_tasks_per_head(const Workload *wl);
-
-/* Helpers for policy files: append CTAs and tasks while building. Ranks are set afterwards. */
-int32_t plan_add_cta(Plan *plan, int32_t slot);
-void plan_add_task(Plan *plan, int32_t head, int32_t kv, int32_t q);
+/* Helpers for policy files (plan_add_cta and plan_add_task are in sim/core/plan.h). Ranks are set last. */
 /* Sets every rank from key[task]: within each row, tasks are ranked by ascending key (ties: lower kv
  * first). O(T log T). */
 void plan_rank_by_key(Plan *plan, const int64_t *key);

@@ -15,19 +15,19 @@ static void add_chunk(Plan *plan, int64_t *key, int64_t *slot_depth, int32_t hea
                       int64_t earlier, int64_t in_wave, int32_t slot)
 {
     const Workload *wl = &plan->wl;
-    int64_t rect = CLAMP(wl->tile_ratio * (earlier + in_wave - 1), policy_q_lo(wl, k), wl->q_tiles);
+    int64_t rect = CLAMP(wl->tile_ratio * (earlier + in_wave - 1), plan_q_lo(wl, k), wl->q_tiles);
     int64_t span = wl->q_tiles - rect, a = k - earlier;
     plan_add_cta(plan, slot);
     for (int64_t t = 0; t < span; t++) {
         key[plan->task_count] = slot_depth[slot]++;
         plan_add_task(plan, head, k, (int32_t)(rect + (a + t) % span));
     }
-    for (int32_t q = policy_q_lo(wl, k); q < rect; q++) {
+    for (int32_t q = plan_q_lo(wl, k); q < rect; q++) {
         key[plan->task_count] = slot_depth[slot]++;
         plan_add_task(plan, head, k, q);
     }
     int32_t small = wl->kv_tiles - 1 - k;
-    for (int32_t q = wl->q_tiles - 1; q >= policy_q_lo(wl, small); q--) {
+    for (int32_t q = wl->q_tiles - 1; q >= plan_q_lo(wl, small); q--) {
         key[plan->task_count] = slot_depth[slot]++;
         plan_add_task(plan, head, small, q);
     }
@@ -43,7 +43,7 @@ static bool symmetric_shift_build(Plan *plan, char *err, size_t errlen)
     }
     plan->is_persistent = true;
     int64_t half = wl->kv_tiles / 2, slots = wl->n_sm;
-    int64_t *key = g_new(int64_t, plan->wl.heads * policy_tasks_per_head(wl));
+    int64_t *key = g_new(int64_t, plan->wl.heads * plan_tasks_per_head(wl));
     int64_t *slot_depth = g_new0(int64_t, slots);
     for (int64_t c = 0; c < wl->heads * half; c++) {
         int64_t head = c / half, wave = c / slots, head_first = head * half;

@@ -1,11 +1,11 @@
 #!/bin/bash
 # gpu/ without a GPU: every policy's plan, as bin/sim emits it, is read and checked by bin/gpu-exec
 # --dry-run (strict plan reader + host reference), and bad plans are refused with file:line and exit 2.
-# Skipped (0 checks) where nvcc is absent and bin/gpu-exec was not built.
+# Skipped (reported as one skipped check) where nvcc is absent and bin/gpu-exec was not built.
 . "$(dirname "$0")/lib.sh"
 sim=$1
 exe=$(dirname "$sim")/gpu-exec
-if [ ! -x "$exe" ]; then echo "skip: $exe not built (no nvcc)"; finish; exit; fi
+if [ ! -x "$exe" ]; then skip gpu-dry-run "$exe not built (no nvcc)"; finish; exit; fi
 for spec in "fa3 full serial" "fa3 causal async" "fa3-spt causal serial" "descending causal async" \
             "shift full async" "symmetric-shift causal serial"; do
     set -- $spec

@@ -2,8 +2,8 @@
 #ifndef TESTS_HELPERS_H
 #define TESTS_HELPERS_H
 
-#include "../sim/analyze.h"
-#include "../sim/attention.h"
+#include "analyze.h"
+#include "attention.h"
 
 typedef struct {
     int64_t makespan_ns, critical_path_ns, lemma1_violations;

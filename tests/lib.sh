@@ -1,10 +1,12 @@
 # Shared helpers for tests/cli_*.sh. Source it, call the checks, end with `finish`.
-# A check prints "ok NAME" or "FAIL NAME: why"; finish prints "N passed, M failed" and sets the status.
-passed=0 failed=0
+# A check prints "ok NAME", "FAIL NAME: why" or "skip NAME: why" (a check that cannot run here, counted
+# as such); finish prints "N passed, M failed, K skipped" and sets the status.
+passed=0 failed=0 skipped=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ok() { passed=$((passed + 1)); echo "ok $1"; }
 fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
+skip() { skipped=$((skipped + 1)); echo "skip $1: $2"; }
 # expect_exit NAME CODE CMD...: runs CMD, checks its exit code; stdout in $tmp/out, stderr in $tmp/err.
 expect_exit() {
     local name=$1 code=$2; shift 2
@@ -24,4 +26,4 @@ expect_error() {
     elif [ -s "$tmp/out" ]; then fail "$name" "wrote to stdout"
     else ok "$name"; fi
 }
-finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; }
+finish() { echo "$passed passed, $failed failed, $skipped skipped"; [ "$failed" -eq 0 ]; }

@@ -1,9 +1,9 @@
 /* Configs, cost model and sweeps: the cost formulas of docs/configs.md as exact integers, FA3's tile table
  * and LPT swizzle, located errors (syntax line:col, JSON paths, sweep values), every error of a file at once,
  * --set, point order, and a sweep's rows equal to the same jobs run directly. */
-#include "../sim/config.h"
-#include "../sim/job.h"
-#include "../sim/sweep.h"
+#include "config.h"
+#include "job.h"
+#include "sweep.h"
 #include "tests.h"
 
 #include <check.h>

@@ -3,7 +3,7 @@
  * which each task runs once, every dependency holds, no SM holds two CTAs at once, makespan >= the
  * plan's critical path (no SM limit) and the engine's makespan equals the critical path of the realized
  * DAG (with SM occupancy), which is >= work / n. The checks read the realized schedule only. */
-#include "../dag/dag.h"
+#include "dag.h"
 #include "helpers.h"
 #include "tests.h"
 

@@ -1,7 +1,7 @@
 /* DAG analysis: longest path, slack, depth, cycles, and Lemma 1 as a property over random graphs:
  * on n isomorphic chains with positive weights, zero-weight edges (u, v) with depth(u) < depth(v) never
  * change the critical path; one edge with depth(u) >= depth(v) always lengthens it (if still a DAG). */
-#include "../dag/dag.h"
+#include "dag.h"
 #include "tests.h"
 
 #include <check.h>

@@ -1,7 +1,7 @@
 /* Split-KV decode: FA3's split heuristic and the paper's rule on hand-computed cases, the tile geometry,
  * the simulated latency against its closed form in one wave and in two, empty splits, the U-curve's
  * monotone descent to the plateau, `best`, and every rejected input. */
-#include "../sim/decode.h"
+#include "decode.h"
 #include "tests.h"
 
 #include <check.h>

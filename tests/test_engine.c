@@ -1,6 +1,6 @@
 /* Engine semantics on hand-built programs: dispatch to the lowest free unit in launch order, pinned
  * CTAs, latency only between units, zero-length ops, deadlocks reported instead of hung on. */
-#include "../sim/engine.h"
+#include "engine.h"
 #include "tests.h"
 
 #include <check.h>

@@ -1,7 +1,7 @@
 /* Cube/Vector preload pipelines: closed forms of serial and AMLA runs, the rotation of Theorem B.1 on
  * thousands of seeded random instances (both cases), the brute-force minimum Preload count against a naive
  * enumeration, Lemma B.2's adversarial instances, deadlocks, rings, and engine == DAG on every run. */
-#include "../sim/pipeline.h"
+#include "pipeline.h"
 #include "tests.h"
 
 #include <check.h>

@@ -7,8 +7,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "../sim/job.h"
-#include "../sim/render.h"
+#include "job.h"
+#include "render.h"
 #include "tests.h"
 
 typedef struct {

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../sim/config.h"
+#include "config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

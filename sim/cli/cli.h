@@ -10,7 +10,9 @@
 
 #include "status.h"
 
-#define SIM_VERSION "0.1.0"
+#include "dashsim.h"
+
+#define SIM_VERSION DASHSIM_VERSION
 
 int sim_cmd_attention(int argc, char **argv);
 int sim_cmd_validate(int argc, char **argv);
@@ -28,6 +30,9 @@ SimStatus cli_parse_int64(const char *flag, const char *text, int64_t lo, int64_
 void cli_begin_options(void);
 int cli_next_option(int argc, char **argv, const struct option *options, const char *command, char *flag,
                     size_t flag_len, SimError *err);
+/* A config named without a directory that is not in the current directory: the installed copy in
+ * PREFIX/share/dashsim/configs (PREFIX = the executable's ../), written into buf; otherwise name. */
+const char *cli_find_config(const char *name, char *buf, size_t len);
 /* Prints "sim: <sentence>" on stderr and returns the exit code for err. */
 int cli_fail(const SimError *err);
 

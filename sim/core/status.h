@@ -6,6 +6,14 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#ifdef __cplusplus
+}
+#endif
+
+#endif
+
 typedef enum {
     SIM_OK,
     SIM_ERR_USAGE,     /* bad flag or value on the command line */
@@ -26,5 +34,9 @@ const char *sim_strerror(SimStatus status);
 SimStatus sim_error_set(SimError *err, SimStatus status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int sim_status_exit_code(SimStatus status);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

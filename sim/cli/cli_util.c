@@ -1,8 +1,10 @@
-/* Helpers shared by the subcommands: strict number parsing and error printing. */
+/* Helpers shared by the subcommands: strict number parsing, error printing, finding installed configs. */
 #include <errno.h>
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -40,4 +42,21 @@ int cli_fail(const SimError *err)
 {
     fprintf(stderr, "sim: %s\n", err->msg);
     return sim_status_exit_code(err->status);
+}
+
+/* An installed dashsim keeps its configs in PREFIX/share/dashsim/configs, beside PREFIX/bin/dashsim;
+ * found from the executable's own path, so a relocated install works too. */
+const char *cli_find_config(const char *name, char *buf, size_t len)
+{
+    if (strchr(name, '/') || access(name, F_OK) == 0)
+        return name;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return name;
+    exe[n] = '\0';
+    gchar *bin_dir = g_path_get_dirname(exe), *prefix = g_path_get_dirname(bin_dir);
+    snprintf(buf, len, "%s/share/dashsim/configs/%s", prefix, name);
+    g_free(bin_dir), g_free(prefix);
+    return access(buf, R_OK) == 0 ? buf : name;
 }

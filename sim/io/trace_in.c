@@ -142,10 +142,44 @@ SimStatus sim_trace_load(const char *path, Trace **out, SimError *err)
     return SIM_OK;
 }
 
-void sim_trace_free(Trace *t)
+SimStatus sim_latency_matrix_load(const char *path, int n_sm, int32_t **matrix, SimError *err)
 {
-    if (!t)
-        return;
-    g_free(t->path), g_free(t->policy), g_free(t->group), g_free(t->gpu_name), g_free(t->tasks);
-    g_free(t);
+    *matrix = NULL;
+    cJSON *root;
+    if (sim_json_parse_file(path, 64L << 20, &root, err))
+        return err->status;
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "latency_ns");
+    const cJSON *smids = cJSON_GetObjectItemCaseSensitive(root, "smids");
+    int count = cJSON_GetArraySize(rows);
+    int32_t *sm_of = g_new(int32_t, MAX(count, 1));
+    for (int i = 0; i < count; i++) {
+        const cJSON *id = smids ? cJSON_GetArrayItem(smids, i) : NULL;
+        sm_of[i] = smids ? (cJSON_IsNumber(id) ? id->valueint : -1) : i;
+        if (sm_of[i] < 0 || sm_of[i] >= n_sm)
+            sim_error_set(err, SIM_ERR_INPUT, "%s: /smids/%d: must be an SM id below %d", path, i, n_sm);
+    }
+    if (!cJSON_IsArray(rows) || count == 0 || count > n_sm)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: /latency_ns: must be a square array of at most %d rows", path, n_sm);
+    int32_t *m = g_new(int32_t, (int64_t)n_sm * n_sm);
+    for (int64_t i = 0; i < (int64_t)n_sm * n_sm; i++)
+        m[i] = -1;
+    int a = 0;
+    for (const cJSON *row = rows ? rows->child : NULL; row && !err->status; row = row->next, a++) {
+        if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != count) {
+            sim_error_set(err, SIM_ERR_INPUT, "%s: /latency_ns/%d: must hold %d numbers", path, a, count);
+            break;
+        }
+        int b = 0;
+        for (const cJSON *x = row->child; x; x = x->next, b++)
+            if (cJSON_IsNumber(x) && a != b)
+                m[(int64_t)sm_of[a] * n_sm + sm_of[b]] = (int32_t)x->valuedouble;
+    }
+    cJSON_Delete(root);
+    g_free(sm_of);
+    if (err->status) {
+        g_free(m);
+        return err->status;
+    }
+    *matrix = m;
+    return SIM_OK;
 }

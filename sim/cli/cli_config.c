@@ -103,7 +103,8 @@ static int parse_args(RunOptions *o, int argc, char **argv, SimError *err)
 static SimSweep *load(const RunOptions *o, int *rc)
 {
     SimDiag *diag = sim_diag_new();
-    SimConfig *cfg = sim_config_load(o->file, diag);
+    char installed[4096];
+    SimConfig *cfg = sim_config_load(cli_find_config(o->file, installed, sizeof installed), diag);
     for (guint i = 0; cfg && i < o->sets->len; i++)
         sim_config_set(cfg, g_ptr_array_index(o->sets, i), diag);
     SimSweep *s = NULL;

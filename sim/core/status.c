@@ -1,6 +1,7 @@
 /* Status names and the first-error-wins error record. */
 #include "status.h"
 
+
 #include <stdarg.h>
 #include <stdio.h>
 

@@ -3,7 +3,7 @@
 #ifndef SIM_ATTENTION_H
 #define SIM_ATTENTION_H
 
-#include "../policies/policy.h"
+#include "policy.h"
 #include "program.h"
 
 typedef enum { REDUCE_SERIAL, REDUCE_ASYNC } ReduceMode;

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "json_file.h"
+#include "trace_in.h"
 #include "validate.h"
 
 typedef struct {
@@ -383,7 +384,7 @@ int sim_cmd_validate(int argc, char **argv)
     int32_t *matrix = NULL;
     for (int i = 0; rc < 0 && i < count && !err.status; i++)
         if (sim_trace_load(o.paths->pdata[i], &traces[i], &err) == SIM_OK && o.matrix_path && !matrix)
-            sim_validate_load_latency(o.matrix_path, traces[0]->wl.n_sm, &matrix, &err);
+            sim_latency_matrix_load(o.matrix_path, traces[0]->wl.n_sm, &matrix, &err);
     for (int i = 0; rc < 0 && i < count && !err.status; i++)
         sim_validate_trace(traces[i], traces[i]->wl.n_sm == traces[0]->wl.n_sm ? matrix : NULL, &checks[i], &err);
     if (rc < 0 && err.status)

@@ -7,7 +7,7 @@
 #include <glib.h>
 #include <stdlib.h>
 
-#include "../dag/dag.h"
+#include "dag.h"
 
 enum { KIND_PROGRAM = SIM_EDGE_KIND_COUNT, KIND_DISPATCH, KIND_LAUNCH };
 

@@ -6,7 +6,7 @@
 
 #include <glib.h>
 
-#include "trace_in.h"
+#include "trace.h"
 
 /* Serial reduction: the SM runs compute, stages the partial dQ (c_end -> r_ready), acquires the
  * semaphore (r_ready -> r_start when nobody is ahead: the rank-0 tasks), adds, releases; all in a row.
@@ -58,9 +58,5 @@ double sim_validate_kendall_tau(const TraceCheck *const *checks, int count);
 /* Hand-offs by load: for every measured hand-off (see FittedCosts), the number of reductions in
  * progress on the GPU at the previous release. Appends (in_flight, handoff_ns) pairs to the arrays. */
 void sim_validate_handoffs_by_load(const Trace *t, GArray *in_flight, GArray *handoff_ns);
-
-/* Latency matrix file (traces/calib-latency.json): latency_ns[i][j] from SM smids[i] to SM smids[j];
- * *matrix is n_sm x n_sm indexed by SM id, -1 where unmeasured. */
-SimStatus sim_validate_load_latency(const char *path, int n_sm, int32_t **matrix, SimError *err);
 
 #endif

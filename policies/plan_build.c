@@ -1,0 +1,103 @@
+/* Plan construction helpers shared by the policy files (launch orders, ranking) and policy_build.
+ * Invariant kept by policy_build: a returned plan passed plan_check (sim/core/plan.h), so later layers
+ * never re-validate a built-in policy's plan. */
+#include "policy.h"
+
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void plan_lpt_position(const Workload *wl, int64_t t, int32_t *head, int32_t *raw)
+{
+    int64_t sw = wl->head_swizzle > 0 ? wl->head_swizzle : 1, n = wl->kv_tiles;
+    int64_t section = t / (sw * n), l2 = t % (sw * n);
+    int64_t full_sections = wl->heads / sw;
+    int64_t width = section < full_sections ? sw : wl->heads % sw;
+    *raw = (int32_t)(l2 / width);
+    *head = (int32_t)(section * sw + l2 % width);
+}
+
+void plan_launch_kv(const Workload *wl, int64_t t, bool is_shortest_first, int32_t *head, int32_t *kv)
+{
+    int32_t raw;
+    if (wl->mask == MASK_FULL) {
+        *head = (int32_t)(t / wl->kv_tiles);
+        raw = (int32_t)(t % wl->kv_tiles);
+    } else {
+        plan_lpt_position(wl, t, head, &raw);
+    }
+    *kv = is_shortest_first ? wl->kv_tiles - 1 - raw : raw;
+}
+
+void plan_add_kv_cta(Plan *plan, int32_t head, int32_t kv, bool is_descending)
+{
+    int lo = plan_q_lo(&plan->wl, kv), hi = plan->wl.q_tiles;
+    plan_add_cta(plan, -1);
+    for (int i = 0; i < hi - lo; i++)
+        plan_add_task(plan, head, kv, is_descending ? hi - 1 - i : lo + i);
+}
+
+void plan_rank_by_kv(Plan *plan, bool is_descending)
+{
+    int64_t *key = g_new(int64_t, plan->task_count);
+    for (int64_t i = 0; i < plan->task_count; i++)
+        key[i] = is_descending ? -plan->tasks[i].kv : plan->tasks[i].kv;
+    plan_rank_by_key(plan, key);
+    g_free(key);
+}
+
+typedef struct {
+    int64_t key;
+    int32_t kv;
+    int64_t task;
+} RankItem;
+
+static int rank_item_cmp(const void *a, const void *b)
+{
+    const RankItem *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->kv > y->kv) - (x->kv < y->kv);
+}
+
+/* Bucket the tasks by row (counting sort), then order each row, which holds at most N tasks. */
+void plan_rank_by_key(Plan *plan, const int64_t *key)
+{
+    int64_t rows = (int64_t)plan->wl.heads * plan->wl.q_tiles;
+    int64_t *first = g_new0(int64_t, rows + 1);
+    for (int64_t i = 0; i < plan->task_count; i++)
+        first[(int64_t)plan->tasks[i].head * plan->wl.q_tiles + plan->tasks[i].q + 1]++;
+    for (int64_t row = 0; row < rows; row++)
+        first[row + 1] += first[row];
+    int64_t *fill = g_memdup2(first, sizeof *first * (rows + 1));
+    RankItem *items = g_new(RankItem, plan->task_count);
+    for (int64_t i = 0; i < plan->task_count; i++) {
+        const PlanTask *t = &plan->tasks[i];
+        items[fill[(int64_t)t->head * plan->wl.q_tiles + t->q]++] = (RankItem){ key[i], t->kv, i };
+    }
+    for (int64_t row = 0; row < rows; row++) {
+        qsort(items + first[row], first[row + 1] - first[row], sizeof *items, rank_item_cmp);
+        for (int64_t i = first[row]; i < first[row + 1]; i++)
+            plan->tasks[items[i].task].rank = (int32_t)(i - first[row]);
+    }
+    g_free(items), g_free(fill), g_free(first);
+}
+
+Plan *policy_build(const PolicyOps *p, const Workload *wl, char *err, size_t errlen)
+{
+    if ((wl->mask == MASK_FULL && !p->supports_full) || (wl->mask == MASK_CAUSAL && !p->supports_causal)) {
+        snprintf(err, errlen, "policy %s is not defined for the %s mask", p->name,
+                 wl->mask == MASK_FULL ? "full" : "causal");
+        return NULL;
+    }
+    Plan *plan = plan_new(p->name, wl, wl->heads * plan_tasks_per_head(wl));
+    SimError check = { 0 };
+    if (!p->build(plan, err, errlen))
+        return plan_free(plan), NULL;
+    if (plan_check(plan, "", &check) != SIM_OK) { /* a policy's bug, reported rather than run */
+        snprintf(err, errlen, "policy %s built an inconsistent plan: %s", p->name, check.msg);
+        return plan_free(plan), NULL;
+    }
+    return plan;
+}
+

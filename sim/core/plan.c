@@ -1,0 +1,168 @@
+/* Attention plans: construction, the causal geometry and plan_check, the invariant every reader of a plan
+ * (the engine, the plan file reader, gpu/) relies on. Plain C with malloc, no GLib: gpu/ links this object. */
+#include "plan.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Out of memory is not an input error: abort, as GLib's allocator does for the rest of the tree. */
+static void *plan_alloc(void *p, size_t count, size_t size)
+{
+    if (count && size > SIZE_MAX / count)
+        abort();
+    void *q = realloc(p, count && size ? count * size : 1);
+    if (!q)
+        abort();
+    return q;
+}
+
+Plan *plan_new(const char *policy, const Workload *wl, int64_t task_capacity)
+{
+    Plan *plan = plan_alloc(NULL, 1, sizeof *plan);
+    *plan = (Plan){ .wl = *wl, .task_capacity = task_capacity };
+    snprintf(plan->policy, sizeof plan->policy, "%s", policy);
+    plan->tasks = plan_alloc(NULL, (size_t)task_capacity, sizeof *plan->tasks);
+    return plan;
+}
+
+int32_t plan_add_cta(Plan *plan, int32_t slot)
+{
+    if (plan->cta_count == plan->cta_capacity) {
+        plan->cta_capacity = plan->cta_capacity ? 2 * plan->cta_capacity : 64;
+        plan->ctas = plan_alloc(plan->ctas, (size_t)plan->cta_capacity, sizeof *plan->ctas);
+    }
+    plan->ctas[plan->cta_count] = (PlanCta){ .slot = slot, .task_begin = (int32_t)plan->task_count };
+    return plan->cta_count++;
+}
+
+void plan_add_task(Plan *plan, int32_t head, int32_t kv, int32_t q)
+{
+    if (plan->task_count >= plan->task_capacity)
+        abort(); /* a builder's bug: the capacity is the mask's exact count */
+    plan->tasks[plan->task_count++] = (PlanTask){ .head = head, .kv = kv, .q = q, .rank = -1 };
+    plan->ctas[plan->cta_count - 1].task_count++;
+}
+
+void plan_free(Plan *plan)
+{
+    if (!plan)
+        return;
+    free(plan->ctas);
+    free(plan->tasks);
+    free(plan);
+}
+
+int plan_q_lo(const Workload *wl, int kv)
+{
+    if (wl->mask == MASK_FULL)
+        return 0;
+    int64_t lo = (int64_t)kv * wl->tile_ratio;
+    return lo < wl->q_tiles ? (int)lo : wl->q_tiles;
+}
+
+int plan_kv_hi(const Workload *wl, int q)
+{
+    if (wl->mask == MASK_FULL)
+        return wl->kv_tiles;
+    /* kv touches q iff kv*s <= q, i.e. kv <= floor(q/s) */
+    int64_t hi = q / wl->tile_ratio + 1;
+    return hi < wl->kv_tiles ? (int)hi : wl->kv_tiles;
+}
+
+int64_t plan_tasks_per_head(const Workload *wl)
+{
+    int64_t total = 0;
+    for (int kv = 0; kv < wl->kv_tiles; kv++)
+        total += wl->q_tiles - plan_q_lo(wl, kv);
+    return total;
+}
+
+static SimStatus check_workload(const Plan *plan, const char *where, SimError *err)
+{
+    const Workload *wl = &plan->wl;
+    if (wl->n_sm < 1 || wl->heads < 1 || wl->kv_tiles < 1 || wl->q_tiles < 1 || wl->tile_ratio < 1 ||
+        (wl->mask != MASK_FULL && wl->mask != MASK_CAUSAL))
+        return sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s: SMs, heads, KV tiles, Q tiles and tile ratio "
+                             "must be at least 1", where, plan->policy);
+    int64_t expected = (int64_t)wl->heads * plan_tasks_per_head(wl);
+    if (plan->task_count != expected)
+        return sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s has %" PRId64 " tasks but its mask keeps %" PRId64
+                             " tile pairs", where, plan->policy, plan->task_count, expected);
+    return SIM_OK;
+}
+
+/* CTAs partition the tasks in order: CTA i's tasks start where CTA i-1's end; pins match persistence. */
+static SimStatus check_ctas(const Plan *plan, const char *where, SimError *err)
+{
+    int64_t next = 0;
+    for (int32_t i = 0; i < plan->cta_count; i++) {
+        const PlanCta *c = &plan->ctas[i];
+        if (c->task_begin != next || c->task_count < 0 || c->task_begin + (int64_t)c->task_count > plan->task_count)
+            return sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s: CTA %d does not take the tasks after CTA %d's "
+                                 "(each task must belong to exactly one CTA, in launch order)", where,
+                                 plan->policy, i, i - 1);
+        next += c->task_count;
+        bool is_pin_ok = plan->is_persistent ? c->slot >= 0 && c->slot < plan->wl.n_sm : c->slot == -1;
+        if (!is_pin_ok)
+            return sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s: CTA %d has slot %d, must be %s", where,
+                                 plan->policy, i, c->slot, plan->is_persistent ? "an SM slot below n_sm" : "-1 "
+                                 "(the plan is not persistent)");
+    }
+    if (next != plan->task_count)
+        return sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s: %" PRId64 " tasks belong to no CTA", where,
+                             plan->policy, plan->task_count - next);
+    return SIM_OK;
+}
+
+/* Each task's pair in range and kept, each pair once; then per row, the ranks a permutation of 0..len-1. */
+static SimStatus check_tasks(const Plan *plan, const char *where, SimError *err)
+{
+    const Workload *wl = &plan->wl;
+    int64_t pairs = (int64_t)wl->heads * wl->kv_tiles * wl->q_tiles, rows = (int64_t)wl->heads * wl->q_tiles;
+    uint8_t *seen = calloc((size_t)pairs / 8 + 1, 1);
+    int32_t *row_len = calloc((size_t)rows, sizeof *row_len);
+    uint8_t *rank_seen = calloc((size_t)plan->task_count / 8 + 1, 1);
+    int64_t *row_first = calloc((size_t)rows + 1, sizeof *row_first);
+    if (!seen || !row_len || !rank_seen || !row_first)
+        abort();
+    for (int64_t i = 0; i < plan->task_count && !err->status; i++) {
+        const PlanTask *t = &plan->tasks[i];
+        if (t->head < 0 || t->head >= wl->heads || t->kv < 0 || t->kv >= wl->kv_tiles || t->q < 0 ||
+            t->q >= wl->q_tiles || t->q < plan_q_lo(wl, t->kv)) {
+            sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s: task %" PRId64 " (head %d, kv %d, q %d) is outside "
+                          "the workload or its mask", where, plan->policy, i, t->head, t->kv, t->q);
+            break;
+        }
+        int64_t pair = ((int64_t)t->head * wl->kv_tiles + t->kv) * wl->q_tiles + t->q;
+        if (seen[pair / 8] & (1u << (pair % 8)))
+            sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s: task %" PRId64 " repeats tile pair (head %d, kv %d, "
+                          "q %d)", where, plan->policy, i, t->head, t->kv, t->q);
+        seen[pair / 8] |= (uint8_t)(1u << (pair % 8));
+        row_len[(int64_t)t->head * wl->q_tiles + t->q]++;
+    }
+    for (int64_t r = 0; r < rows; r++)
+        row_first[r + 1] = row_first[r] + row_len[r];
+    for (int64_t i = 0; i < plan->task_count && !err->status; i++) {
+        const PlanTask *t = &plan->tasks[i];
+        int64_t row = (int64_t)t->head * wl->q_tiles + t->q, slot = row_first[row] + t->rank;
+        bool is_ok = t->rank >= 0 && t->rank < row_len[row] && !(rank_seen[slot / 8] & (1u << (slot % 8)));
+        if (!is_ok)
+            sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s: task %" PRId64 " (head %d, kv %d, q %d) has rank %d; "
+                          "the ranks of a dQ row must be a permutation of 0..%d", where, plan->policy, i, t->head,
+                          t->kv, t->q, t->rank, row_len[row] - 1);
+        rank_seen[slot / 8] |= (uint8_t)(1u << (slot % 8));
+    }
+    free(seen), free(row_len), free(rank_seen), free(row_first);
+    return err->status;
+}
+
+SimStatus plan_check(const Plan *plan, const char *where, SimError *err)
+{
+    if (!where)
+        where = "";
+    if (check_workload(plan, where, err) || check_ctas(plan, where, err) || check_tasks(plan, where, err))
+        return err->status;
+    return SIM_OK;
+}

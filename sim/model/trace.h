@@ -1,0 +1,28 @@
+/* A measured kernel trace (written by gpu/, read by sim/io/trace_in.c, format in docs/gpu.md): metadata
+ * naming the policy and shape, and per task the SM it ran on and the start/end of its compute, wait and
+ * reduction (ns, %globaltimer, relative to the earliest compute start). */
+#ifndef SIM_TRACE_H
+#define SIM_TRACE_H
+
+#include "attention.h"
+
+typedef struct {
+    int32_t cta, slot, smid, head, kv, q, rank;
+    int64_t c_start, c_end, r_ready, r_start, r_end;
+} TraceTask;
+
+typedef struct {
+    char *path;
+    char *policy;
+    Workload wl;
+    AttnCosts model;       /* reduce and dq_buffers from the metadata; costs are fitted later */
+    char *group;           /* shape + compute configuration: traces of one group compare policies */
+    char *gpu_name;
+    TraceTask *tasks;
+    int64_t task_count;
+} Trace;
+
+/* Frees t and everything it owns; NULL is a no-op. */
+void sim_trace_free(Trace *t);
+
+#endif

@@ -165,13 +165,13 @@ static void trace_critical_path(Dag *g, const int64_t *first_in, const int64_t *
     g_array_free(nodes, TRUE), g_array_free(edges, TRUE);
 }
 
-bool dag_solve(Dag *g, char *err, size_t errlen)
+SimStatus dag_solve(Dag *g, SimError *err)
 {
     int64_t *order = g_new(int64_t, g->n);
     if (!topological_order(g, order)) {
         g_free(order);
-        snprintf(err, errlen, "the dependency graph has a cycle, so no schedule can satisfy it");
-        return false;
+        return sim_error_set(err, SIM_ERR_SCHEDULE, "the dependency graph has a cycle, so no schedule can "
+                             "satisfy it");
     }
     int64_t *first_in, *in;
     in_edges(g, &first_in, &in);
@@ -198,7 +198,7 @@ bool dag_solve(Dag *g, char *err, size_t errlen)
     }
     trace_critical_path(g, first_in, in);
     g_free(order), g_free(first_in), g_free(in);
-    return true;
+    return SIM_OK;
 }
 
 int64_t dag_critical_path(const Dag *g, const int64_t **nodes, const int64_t **edges)

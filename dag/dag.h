@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "status.h"
+
 typedef struct Dag Dag;
 
 /* A graph of node_count nodes (all weight 0, kind 0) and no edges. Free with dag_free. */
@@ -22,8 +24,8 @@ void dag_set_node(Dag *g, int64_t v, int64_t weight_ns, int kind);
  * only chain edges count toward depth. Returns the edge id (edges are numbered in insertion order). */
 int64_t dag_add_edge(Dag *g, int64_t u, int64_t v, int64_t weight_ns, int kind, bool is_chain);
 
-/* Orders and analyses the graph: O(V + E). False with a sentence in err if it has a cycle. */
-bool dag_solve(Dag *g, char *err, size_t errlen);
+/* Orders and analyses the graph: O(V + E). SIM_ERR_SCHEDULE with a sentence if it has a cycle. */
+SimStatus dag_solve(Dag *g, SimError *err);
 
 /* After dag_solve. */
 int64_t dag_critical_path_ns(const Dag *g);

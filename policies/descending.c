@@ -3,9 +3,9 @@
  * next head fills their SMs. Rows accumulate in ascending KV order. Both masks. */
 #include "policy.h"
 
-static bool descending_build(Plan *plan, char *err, size_t errlen)
+static SimStatus descending_build(Plan *plan, SimError *err)
 {
-    (void)err, (void)errlen;
+    (void)err;
     const Workload *wl = &plan->wl;
     for (int64_t t = 0; t < (int64_t)wl->heads * wl->kv_tiles; t++) {
         int32_t head, kv;
@@ -13,7 +13,7 @@ static bool descending_build(Plan *plan, char *err, size_t errlen)
         plan_add_kv_cta(plan, head, kv, true);
     }
     plan_rank_by_kv(plan, false);
-    return true;
+    return SIM_OK;
 }
 
 const PolicyOps policy_descending = {

@@ -3,9 +3,9 @@
  * first (the short one, near the diagonal) also reduces first. Causal only. */
 #include "policy.h"
 
-static bool fa3_spt_build(Plan *plan, char *err, size_t errlen)
+static SimStatus fa3_spt_build(Plan *plan, SimError *err)
 {
-    (void)err, (void)errlen;
+    (void)err;
     const Workload *wl = &plan->wl;
     for (int64_t t = 0; t < (int64_t)wl->heads * wl->kv_tiles; t++) {
         int32_t head, kv;
@@ -13,7 +13,7 @@ static bool fa3_spt_build(Plan *plan, char *err, size_t errlen)
         plan_add_kv_cta(plan, head, kv, false);
     }
     plan_rank_by_kv(plan, true);
-    return true;
+    return SIM_OK;
 }
 
 const PolicyOps policy_fa3_spt = {

@@ -83,19 +83,19 @@ void plan_rank_by_key(Plan *plan, const int64_t *key)
     g_free(items), g_free(fill), g_free(first);
 }
 
-Plan *policy_build(const PolicyOps *p, const Workload *wl, char *err, size_t errlen)
+Plan *policy_build(const PolicyOps *p, const Workload *wl, SimError *err)
 {
     if ((wl->mask == MASK_FULL && !p->supports_full) || (wl->mask == MASK_CAUSAL && !p->supports_causal)) {
-        snprintf(err, errlen, "policy %s is not defined for the %s mask", p->name,
-                 wl->mask == MASK_FULL ? "full" : "causal");
+        sim_error_set(err, SIM_ERR_SCHEDULE, "policy %s is not defined for the %s mask", p->name,
+                      wl->mask == MASK_FULL ? "full" : "causal");
         return NULL;
     }
     Plan *plan = plan_new(p->name, wl, wl->heads * plan_tasks_per_head(wl));
     SimError check = { 0 };
-    if (!p->build(plan, err, errlen))
+    if (p->build(plan, err) != SIM_OK)
         return plan_free(plan), NULL;
     if (plan_check(plan, "", &check) != SIM_OK) { /* a policy's bug, reported rather than run */
-        snprintf(err, errlen, "policy %s built an inconsistent plan: %s", p->name, check.msg);
+        sim_error_set(err, SIM_ERR_SCHEDULE, "policy %s built an inconsistent plan: %s", p->name, check.msg);
         return plan_free(plan), NULL;
     }
     return plan;

@@ -14,9 +14,9 @@ typedef struct {
     const char *name;
     const char *summary;                       /* one line for --list-policies */
     bool supports_full, supports_causal;
-    /* Fills plan->ctas/tasks (the caller has set wl and policy). Returns false with a sentence in err
-     * when the workload does not suit the policy (e.g. odd N for symmetric-shift). */
-    bool (*build)(Plan *plan, char *err, size_t errlen);
+    /* Fills plan->ctas/tasks (the caller has set wl and policy). SIM_ERR_SCHEDULE with a sentence when
+     * the workload does not suit the policy (e.g. odd N for symmetric-shift). */
+    SimStatus (*build)(Plan *plan, SimError *err);
 } PolicyOps;
 
 /* Registry: the only list of policies. NULL when the name is unknown. */
@@ -24,9 +24,10 @@ const PolicyOps *policy_find(const char *name);
 int policy_count(void);
 const PolicyOps *policy_at(int i);
 
-/* Builds the plan for wl with policy p. NULL with a sentence in err when the policy does not support
- * the mask or the workload. The tasks array holds every kept (head, kv, q) pair: O(heads*N*M). */
-Plan *policy_build(const PolicyOps *p, const Workload *wl, char *err, size_t errlen);
+/* Builds the plan for wl with policy p. NULL with SIM_ERR_SCHEDULE and a sentence in err when the policy
+ * does not support the mask or the workload. The tasks array holds every kept (head, kv, q) pair:
+ * O(heads*N*M). */
+Plan *policy_build(const PolicyOps *p, const Workload *wl, SimError *err);
 
 /* Helpers for policy files (plan_add_cta and plan_add_task are in sim/core/plan.h). Ranks are set last. */
 /* Sets every rank from key[task]: within each row, tasks are ranked by ascending key (ties: lower kv

@@ -7,13 +7,12 @@
 #include <glib.h>
 #include <stdio.h>
 
-static bool shift_build(Plan *plan, char *err, size_t errlen)
+static SimStatus shift_build(Plan *plan, SimError *err)
 {
     const Workload *wl = &plan->wl;
     if (wl->q_tiles < wl->kv_tiles) {
-        snprintf(err, errlen, "policy shift needs at least as many Q tiles as KV tiles (got %d Q, %d KV)",
-                 wl->q_tiles, wl->kv_tiles);
-        return false;
+        return sim_error_set(err, SIM_ERR_SCHEDULE, "policy shift needs at least as many Q tiles as KV tiles "
+                             "(got %d Q, %d KV)", wl->q_tiles, wl->kv_tiles);
     }
     int64_t *key = g_new(int64_t, (int64_t)wl->heads * wl->kv_tiles * wl->q_tiles);
     for (int64_t t = 0; t < (int64_t)wl->heads * wl->kv_tiles; t++) {
@@ -29,7 +28,7 @@ static bool shift_build(Plan *plan, char *err, size_t errlen)
     }
     plan_rank_by_key(plan, key);
     g_free(key);
-    return true;
+    return SIM_OK;
 }
 
 const PolicyOps policy_shift = {

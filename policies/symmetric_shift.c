@@ -33,13 +33,12 @@ static void add_chunk(Plan *plan, int64_t *key, int64_t *slot_depth, int32_t hea
     }
 }
 
-static bool symmetric_shift_build(Plan *plan, char *err, size_t errlen)
+static SimStatus symmetric_shift_build(Plan *plan, SimError *err)
 {
     const Workload *wl = &plan->wl;
     if (wl->kv_tiles % 2) {
-        snprintf(err, errlen, "policy symmetric-shift pairs KV tile k with N-1-k and needs an even number "
-                 "of KV tiles (got %d)", wl->kv_tiles);
-        return false;
+        return sim_error_set(err, SIM_ERR_SCHEDULE, "policy symmetric-shift pairs KV tile k with N-1-k and "
+                             "needs an even number of KV tiles (got %d)", wl->kv_tiles);
     }
     plan->is_persistent = true;
     int64_t half = wl->kv_tiles / 2, slots = wl->n_sm;
@@ -55,7 +54,7 @@ static bool symmetric_shift_build(Plan *plan, char *err, size_t errlen)
     plan_rank_by_key(plan, key);
     g_free(slot_depth);
     g_free(key);
-    return true;
+    return SIM_OK;
 }
 
 const PolicyOps policy_symmetric_shift = {

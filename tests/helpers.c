@@ -1,6 +1,8 @@
 /* Test helpers: the pipeline of sim_job_run without its CLI-facing checks and outputs. */
 #include "helpers.h"
 
+#include <stdio.h>
+
 #include <check.h>
 
 Workload tst_workload(int n, int heads, Mask mask)
@@ -17,10 +19,10 @@ AttnCosts tst_costs(int64_t c, int64_t r, int64_t latency_ns, ReduceMode reduce)
 TstRun tst_run(const char *policy, const Workload *wl, const AttnCosts *costs, bool with_dag)
 {
     TstRun out = { 0 };
-    char msg[256];
+    SimError build_err = { 0 };
     const PolicyOps *ops = policy_find(policy);
     ck_assert_ptr_nonnull(ops);
-    Plan *plan = policy_build(ops, wl, msg, sizeof msg);
+    Plan *plan = policy_build(ops, wl, &build_err);
     if (!plan)
         return out;
     SimProgram *prog = sim_attention_program(plan, costs);
@@ -40,4 +42,17 @@ TstRun tst_run(const char *policy, const Workload *wl, const AttnCosts *costs, b
     sim_program_free(prog);
     plan_free(plan);
     return out;
+}
+
+static int skipped;
+
+void tst_skip(const char *suite, const char *what, const char *why)
+{
+    skipped++;
+    printf("skip %s: %s: %s\n", suite, what, why);
+}
+
+int tst_skipped(void)
+{
+    return skipped;
 }

@@ -17,8 +17,8 @@ START_TEST(longest_path_slack_and_depth)
     dag_add_edge(g, 1, 3, 0, 0, true);
     dag_add_edge(g, 0, 2, 0, 0, true);
     int64_t e = dag_add_edge(g, 2, 3, 5, 1, false);
-    char err[128];
-    ck_assert(dag_solve(g, err, sizeof err));
+    SimError err = { 0 };
+    ck_assert_int_eq(dag_solve(g, &err), SIM_OK);
     ck_assert_int_eq(dag_critical_path_ns(g), 3 + 2 + 5 + 1);
     ck_assert_int_eq(dag_slack_ns(g, 1), 3);
     ck_assert_int_eq(dag_slack_ns(g, 2), 0);
@@ -36,9 +36,9 @@ START_TEST(cycle_is_reported)
     Dag *g = dag_new(2);
     dag_add_edge(g, 0, 1, 0, 0, true);
     dag_add_edge(g, 1, 0, 0, 0, true);
-    char err[128];
-    ck_assert(!dag_solve(g, err, sizeof err));
-    ck_assert_ptr_nonnull(strstr(err, "cycle"));
+    SimError err = { 0 };
+    ck_assert_int_eq(dag_solve(g, &err), SIM_ERR_SCHEDULE);
+    ck_assert_ptr_nonnull(strstr(err.msg, "cycle"));
     dag_free(g);
 }
 END_TEST
@@ -79,8 +79,8 @@ START_TEST(lemma1_property)
             int i = g_rand_int_range(rng, 0, LEN), j = g_rand_int_range(rng, 0, i + 1);
             dag_add_edge(g, a * LEN + i, b * LEN + j, 0, 1, false);
         }
-        char err[128];
-        if (dag_solve(g, err, sizeof err)) {
+        SimError err = { 0 };
+        if (dag_solve(g, &err) == SIM_OK) {
             ck_assert_int_eq(dag_count_depth_violations(g, 1), is_violating ? 1 : 0);
             if (is_violating) {
                 ck_assert_int_gt(dag_critical_path_ns(g), cp0);

@@ -1,5 +1,9 @@
-/* Runs every Check suite listed in the table; exit status 0 only if all pass. */
+/* Runs every Check suite listed in the table and prints "check: N passed, N failed, N skipped" last (each
+ * test and each loop-test case counted once; skips are cases a suite could not run, listed above it). */
+#include <stdio.h>
 #include <stdlib.h>
+
+#include "helpers.h"
 
 #include "tests.h"
 
@@ -17,7 +21,8 @@ int main(void)
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
         srunner_add_suite(runner, suites[i]());
     srunner_run_all(runner, CK_NORMAL);
-    int failed = srunner_ntests_failed(runner);
+    int run = srunner_ntests_run(runner), failed = srunner_ntests_failed(runner);
     srunner_free(runner);
+    printf("check: %d passed, %d failed, %d skipped\n", run - failed, failed, tst_skipped());
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -7,9 +7,9 @@
 
 static Plan *build(const char *name, const Workload *wl)
 {
-    char err[256];
-    Plan *plan = policy_build(policy_find(name), wl, err, sizeof err);
-    ck_assert_msg(plan != NULL, "%s: %s", name, err);
+    SimError err = { 0 };
+    Plan *plan = policy_build(policy_find(name), wl, &err);
+    ck_assert_msg(plan != NULL, "%s: %s", name, err.msg);
     return plan;
 }
 
@@ -21,9 +21,15 @@ static const PlanTask *task(const Plan *plan, int cta, int i)
 
 START_TEST(registry_lists_every_policy_once)
 {
-    ck_assert_int_eq(policy_count(), 5);
-    for (int i = 0; i < policy_count(); i++)
-        ck_assert_ptr_eq(policy_find(policy_at(i)->name), policy_at(i));
+    ck_assert_int_gt(policy_count(), 0);
+    for (int i = 0; i < policy_count(); i++) {
+        const PolicyOps *p = policy_at(i);
+        ck_assert_ptr_eq(policy_find(p->name), p); /* names are unique: find returns this entry */
+        ck_assert(p->name[0] && p->summary[0] && p->build && (p->supports_full || p->supports_causal));
+    }
+    for (const char *const *name = (const char *const[]){ "fa3", "fa3-spt", "descending", "shift",
+                                                           "symmetric-shift", NULL }; *name; name++)
+        ck_assert_ptr_nonnull(policy_find(*name)); /* the paper's schedules stay registered */
     ck_assert_ptr_null(policy_find("nope"));
 }
 END_TEST
@@ -112,19 +118,20 @@ END_TEST
 
 START_TEST(refusals_say_why)
 {
-    char err[256];
+    SimError e = { 0 };
+    const char *err = e.msg;
     Workload wl = tst_workload(3, 1, MASK_CAUSAL);
-    ck_assert_ptr_null(policy_build(policy_find("symmetric-shift"), &wl, err, sizeof err));
+    ck_assert_ptr_null(policy_build(policy_find("symmetric-shift"), &wl, (e = (SimError){ 0 }, &e)));
     ck_assert_ptr_nonnull(strstr(err, "even number of KV tiles"));
     wl = tst_workload(4, 1, MASK_FULL);
-    ck_assert_ptr_null(policy_build(policy_find("symmetric-shift"), &wl, err, sizeof err));
+    ck_assert_ptr_null(policy_build(policy_find("symmetric-shift"), &wl, (e = (SimError){ 0 }, &e)));
     ck_assert_ptr_nonnull(strstr(err, "not defined for the full mask"));
-    ck_assert_ptr_null(policy_build(policy_find("fa3-spt"), &wl, err, sizeof err));
+    ck_assert_ptr_null(policy_build(policy_find("fa3-spt"), &wl, (e = (SimError){ 0 }, &e)));
     wl.q_tiles = 3;
-    ck_assert_ptr_null(policy_build(policy_find("shift"), &wl, err, sizeof err));
+    ck_assert_ptr_null(policy_build(policy_find("shift"), &wl, (e = (SimError){ 0 }, &e)));
     ck_assert_ptr_nonnull(strstr(err, "at least as many Q tiles"));
     wl = tst_workload(4, 1, MASK_CAUSAL);
-    ck_assert_ptr_null(policy_build(policy_find("shift"), &wl, err, sizeof err));
+    ck_assert_ptr_null(policy_build(policy_find("shift"), &wl, (e = (SimError){ 0 }, &e)));
 }
 END_TEST
 

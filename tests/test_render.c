@@ -23,9 +23,8 @@ static void run_policy(Run *r, const char *policy, int n, int heads, Mask mask, 
     Workload wl = { .n_sm = n, .heads = heads, .kv_tiles = n, .q_tiles = n, .mask = mask, .tile_ratio = 1,
                     .head_swizzle = 1 };
     AttnCosts costs = { .c_ns = 1000, .r_ns = 500, .reduce = reduce, .dq_buffers = 1 };
-    char msg[256];
     SimError err = { 0 };
-    *r = (Run){ .plan = policy_build(policy_find(policy), &wl, msg, sizeof msg) };
+    *r = (Run){ .plan = policy_build(policy_find(policy), &wl, &err) };
     ck_assert_ptr_nonnull(r->plan);
     r->prog = sim_attention_program(r->plan, &costs);
     ck_assert_int_eq(sim_engine_run(r->prog, &r->s, &err), SIM_OK);

@@ -10,18 +10,27 @@
 
 #include "cli.h"
 #include "job.h"
+#include "plan_io.h"
 #include "render.h"
 
 typedef struct {
     AttnJob job;
     bool is_json, is_q_set, is_kv_set;
+    const char *plan_in;         /* --plan FILE: simulate this plan instead of a policy's */
+    char workload_flag[64];      /* the last workload flag given (refused with --plan), "" none */
+    unsigned costs_set;          /* bit per cost flag given (they override the plan file's costs) */
 } AttnOptions;
+
+enum { SET_C = 1, SET_R = 2, SET_LAT = 4, SET_REDUCE = 8, SET_BUFS = 16 };
 
 static const char usage[] =
     "usage: sim [--policy NAME] --n N [options]\n"
     "       sim run|sweep CONFIG.json, sim pipeline, sim decode, sim validate TRACE|DIR (each has --help)\n"
     "Simulates the deterministic attention backward of one schedule and analyses its DAG.\n"
     "  --policy NAME       schedule (default fa3); --list-policies shows them\n"
+    "  --plan FILE         simulate the plan in FILE (docs/plan-format.md: a hand-written schedule, another\n"
+    "                      tool's, or --emit-plan's) after the same checks; its workload and costs come from\n"
+    "                      the file, and --c, --r, --latency, --reduce, --dq-buffers override the costs\n"
     "  --n N               SMs (default 132)\n"
     "  --heads M           heads x batch (default 1)\n"
     "  --kv-tiles N        KV tiles per head (default n)\n"
@@ -67,7 +76,7 @@ static SimStatus parse_int(const char *flag, const char *text, int64_t lo, int64
 
 enum { OPT_LIST = 256, OPT_HELP, OPT_VERSION, OPT_KV, OPT_Q, OPT_MASK, OPT_RATIO, OPT_SWIZZLE, OPT_LAT,
        OPT_REDUCE, OPT_BUFS, OPT_JSON, OPT_DOT, OPT_PLAN, OPT_MEM, OPT_TRACE, OPT_FLOWS, OPT_TRACE_MB, OPT_CSV,
-       OPT_GANTT };
+       OPT_GANTT, OPT_PLAN_IN };
 
 static const struct option long_options[] = {
     { "policy", required_argument, NULL, 'p' }, { "n", required_argument, NULL, 'n' },
@@ -81,7 +90,7 @@ static const struct option long_options[] = {
     { "max-memory-mb", required_argument, NULL, OPT_MEM }, { "list-policies", no_argument, NULL, OPT_LIST },
     { "trace", required_argument, NULL, OPT_TRACE }, { "trace-flows", no_argument, NULL, OPT_FLOWS },
     { "trace-max-mb", required_argument, NULL, OPT_TRACE_MB }, { "csv", required_argument, NULL, OPT_CSV },
-    { "gantt", required_argument, NULL, OPT_GANTT },
+    { "gantt", required_argument, NULL, OPT_GANTT }, { "plan", required_argument, NULL, OPT_PLAN_IN },
     { "help", no_argument, NULL, OPT_HELP }, { "version", no_argument, NULL, OPT_VERSION },
     { NULL, 0, NULL, 0 },
 };
@@ -89,9 +98,21 @@ static const struct option long_options[] = {
 #define MAX_SIZE 1000000
 #define MAX_COST_NS 1000000000000LL
 
+/* Workload flags (the plan file's business under --plan) and cost flags (which override the file). */
+static void note_flag(AttnOptions *o, int opt, const char *flag)
+{
+    static const char workload_opts[] = { 'p', 'n', 'm' };
+    if (memchr(workload_opts, opt, sizeof workload_opts) || opt == OPT_KV || opt == OPT_Q || opt == OPT_MASK ||
+        opt == OPT_RATIO || opt == OPT_SWIZZLE)
+        snprintf(o->workload_flag, sizeof o->workload_flag, "%s", flag);
+    o->costs_set |= opt == 'c' ? SET_C : opt == 'r' ? SET_R : opt == OPT_LAT ? SET_LAT : opt == OPT_REDUCE ?
+                    SET_REDUCE : opt == OPT_BUFS ? SET_BUFS : 0;
+}
+
 static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char *flag, SimError *err)
 {
     int v = 0;
+    note_flag(o, opt, flag);
     switch (opt) {
     case 'p': o->job.policy = arg; return SIM_OK;
     case 'n': return parse_int(flag, arg, 1, 100000, &o->job.wl.n_sm, err);
@@ -115,6 +136,7 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
     case OPT_JSON: o->is_json = true; return SIM_OK;
     case OPT_DOT: o->job.dot_path = arg; return SIM_OK;
     case OPT_PLAN: o->job.plan_path = arg; return SIM_OK;
+    case OPT_PLAN_IN: o->plan_in = arg; return SIM_OK;
     case OPT_MEM: return cli_parse_int64(flag, arg, 1, INT64_MAX / (1 << 20), &o->job.max_memory_mb, err);
     case OPT_TRACE: o->job.trace_path = arg; return SIM_OK;
     case OPT_FLOWS: o->job.has_trace_flows = true; return SIM_OK;
@@ -157,6 +179,9 @@ static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
     if (optind < argc)
         return sim_error_set(err, SIM_ERR_USAGE, "unexpected argument '%s' (see sim --help)", argv[optind]),
                cli_fail(err);
+    if (o->plan_in && o->workload_flag[0])
+        return sim_error_set(err, SIM_ERR_USAGE, "--plan takes the workload and policy from the plan file; drop %s",
+                             o->workload_flag), cli_fail(err);
     if (o->job.has_trace_flows && !o->job.trace_path)
         return sim_error_set(err, SIM_ERR_USAGE, "--trace-flows needs --trace FILE"), cli_fail(err);
     if (!o->is_kv_set)
@@ -226,6 +251,25 @@ static void print_summary(const AttnOptions *o, const AttnResult *r)
            a->breakdown_ns[BREAK_WAIT], a->breakdown_ns[BREAK_LATENCY]);
 }
 
+/* --plan: the plan, its workload and its costs (those not given on the command line) into the job. */
+static SimStatus load_plan(AttnOptions *o, Plan **plan, SimError *err)
+{
+    AttnCosts file_costs;
+    uint64_t hash;
+    if (sim_plan_read(o->plan_in, o->job.max_memory_mb << 20, plan, &file_costs, &hash, err) != SIM_OK)
+        return err->status;
+    AttnCosts *c = &o->job.costs;
+    c->c_ns = o->costs_set & SET_C ? c->c_ns : file_costs.c_ns;
+    c->r_ns = o->costs_set & SET_R ? c->r_ns : file_costs.r_ns;
+    c->latency_ns = o->costs_set & SET_LAT ? c->latency_ns : file_costs.latency_ns;
+    c->reduce = o->costs_set & SET_REDUCE ? c->reduce : file_costs.reduce;
+    c->dq_buffers = o->costs_set & SET_BUFS ? c->dq_buffers : file_costs.dq_buffers;
+    o->job.plan = *plan;
+    o->job.wl = (*plan)->wl;
+    o->job.policy = (*plan)->policy;
+    return SIM_OK;
+}
+
 int sim_cmd_attention(int argc, char **argv)
 {
     AttnOptions o;
@@ -233,13 +277,15 @@ int sim_cmd_attention(int argc, char **argv)
     int rc = parse_args(&o, argc, argv, &err);
     if (rc >= 0)
         return rc;
-    AttnResult r;
-    if (sim_job_run(&o.job, &r, &err) == SIM_OK) {
+    AttnResult r = { 0 };
+    Plan *plan = NULL;
+    if ((!o.plan_in || load_plan(&o, &plan, &err) == SIM_OK) && sim_job_run(&o.job, &r, &err) == SIM_OK) {
         if (o.is_json)
             print_json(&o, &r);
         else
             print_summary(&o, &r);
     }
     sim_job_result_clear(&r);
+    plan_free(plan);
     return err.status ? cli_fail(&err) : 0;
 }

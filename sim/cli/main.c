@@ -1,4 +1,7 @@
-/* bin/sim: dispatches to a subcommand; with none, runs an attention schedule (`sim --policy shift`). */
+/* bin/sim: dispatches to a subcommand; with none, runs an attention schedule (`sim --policy shift`).
+ * The conventions every subcommand shares are applied here, once: --version (and -V) prints the version,
+ * -h means --help, and exit codes come from sim_status_exit_code through cli_fail. */
+#include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
@@ -17,11 +20,26 @@ static const Subcommand subcommands[] = {
     { "decode", sim_cmd_decode },
 };
 
+/* --version anywhere among the options (before a "--") wins; -h becomes --help. */
+static int shared_options(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0)
+            return printf("sim (dashsim) %s\n", SIM_VERSION), 0;
+        if (strcmp(argv[i], "-h") == 0)
+            argv[i] = "--help";
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc > 1 && argv[1][0] != '-')
-        for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
-            if (strcmp(argv[1], subcommands[i].name) == 0)
-                return subcommands[i].run(argc - 1, argv + 1);
-    return sim_cmd_attention(argc, argv);
+    const Subcommand *cmd = NULL;
+    for (size_t i = 0; argc > 1 && argv[1][0] != '-' && i < sizeof subcommands / sizeof subcommands[0]; i++)
+        if (strcmp(argv[1], subcommands[i].name) == 0)
+            cmd = &subcommands[i];
+    int shift = cmd ? 1 : 0, rc = shared_options(argc - shift, argv + shift);
+    if (rc >= 0)
+        return rc;
+    return cmd ? cmd->run(argc - 1, argv + 1) : sim_cmd_attention(argc, argv);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gnuplot.h"
 #include "output.h"
 
 enum { CLASS_IDLE, CLASS_COMPUTE, CLASS_REDUCE, CLASS_CRITICAL, CLASS_COUNT };
@@ -220,27 +221,12 @@ static void write_script(FILE *f, const Layout *g, const char *dat_base, const c
     write_legend(f, g);
 }
 
-/* Runs gnuplot in dir on the temporary files; a sentence with gnuplot's complaint on failure. */
+/* Runs gnuplot in dir on the temporary files. */
 static SimStatus run_gnuplot(const SimGanttOptions *opt, const char *dir, const char *gp, const char *dat,
                              const char *img, const char *path, SimError *err)
 {
     char *vars = g_strdup_printf("datafile='%s'; outfile='%s'", dat, img);
-    char *argv[] = { (char *)(opt->gnuplot ? opt->gnuplot : "gnuplot"), "-e", vars, (char *)gp, NULL };
-    char *err_text = NULL;
-    int wait_status = 0;
-    GError *gerr = NULL;
-    if (!g_spawn_sync(dir, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
-                      &err_text, &wait_status, &gerr))
-        sim_error_set(err, SIM_ERR_IO, "cannot run %s to draw %s: %s", argv[0], path, gerr->message);
-    else if (!g_spawn_check_wait_status(wait_status, NULL)) {
-        /* gnuplot echoes the offending line first and ends with '"file" line N: message' */
-        char *text = g_strstrip(err_text), *last = strrchr(text, '\n');
-        sim_error_set(err, SIM_ERR_IO, "%s failed to draw %s: %s", argv[0], path,
-                      last ? last + 1 : *text ? text : "no message");
-    }
-    if (gerr)
-        g_error_free(gerr);
-    g_free(err_text);
+    sim_gnuplot_run(opt->gnuplot, dir, vars, gp, path, err);
     g_free(vars);
     return err->status;
 }

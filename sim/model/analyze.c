@@ -124,10 +124,9 @@ SimStatus sim_analyze(const SimProgram *p, const SimSchedule *s, SimAnalysis *ou
 {
     *out = (SimAnalysis){ .makespan_ns = s->makespan_ns };
     Dag *g = build_dag(p, s);
-    char msg[256];
-    if (!dag_solve(g, msg, sizeof msg)) {
+    if (dag_solve(g, err) != SIM_OK) {
         dag_free(g);
-        return sim_error_set(err, SIM_ERR_SCHEDULE, "%s", msg);
+        return err->status;
     }
     out->critical_path_ns = dag_critical_path_ns(g);
     out->lemma1_violations = dag_count_depth_violations(g, SIM_EDGE_ACCUM);

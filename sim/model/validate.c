@@ -2,6 +2,8 @@
  * compute starts at 0; the model's are shifted by its prologue, so both spans start at a first compute. */
 #include "validate.h"
 
+#include "stats.h"
+
 #include <glib.h>
 #include <math.h>
 #include <stdlib.h>
@@ -13,15 +15,6 @@ static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
-}
-
-/* Median of v[0..n-1] (reorders v); 0 when n = 0. */
-static int64_t median(int64_t *v, int64_t n)
-{
-    if (n == 0)
-        return 0;
-    qsort(v, n, sizeof *v, cmp_i64);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 typedef struct {
@@ -91,7 +84,7 @@ static int64_t median_handoff(const Trace *t, int64_t *samples)
     GArray *release = g_array_new(FALSE, FALSE, sizeof(int64_t)), *handoff = g_array_new(FALSE, FALSE, sizeof(int64_t));
     waited_handoffs(t, release, handoff);
     *samples = handoff->len;
-    int64_t m = median((int64_t *)handoff->data, handoff->len);
+    int64_t m = sim_median_i64((int64_t *)handoff->data, handoff->len);
     g_array_free(release, TRUE), g_array_free(handoff, TRUE);
     return m;
 }
@@ -137,7 +130,7 @@ static int64_t median_matrix(const int32_t *matrix, int64_t n)
         for (int64_t b = 0; b < n; b++)
             if (a != b && matrix[a * n + b] >= 0)
                 offdiag[k++] = matrix[a * n + b];
-    int64_t m = median(offdiag, k);
+    int64_t m = sim_median_i64(offdiag, k);
     g_free(offdiag);
     return m;
 }
@@ -164,9 +157,9 @@ static FittedCosts fit_costs(const Trace *t, const Plan *plan, const int64_t *or
             gap[n_gap++] = MAX(0, cur->c_start - (is_async ? prev->c_end : prev->r_end));
         }
     }
-    FittedCosts f = { .compute_ns = median(compute, n), .stage_ns = median(stage, n),
-                      .acquire_ns = median(acquire, n_acquire), .add_ns = median(add, n), .gap_ns = median(gap, n_gap),
-                      .prologue_ns = median(prologue, plan->cta_count) };
+    FittedCosts f = { .compute_ns = sim_median_i64(compute, n), .stage_ns = sim_median_i64(stage, n),
+                      .acquire_ns = sim_median_i64(acquire, n_acquire), .add_ns = sim_median_i64(add, n), .gap_ns = sim_median_i64(gap, n_gap),
+                      .prologue_ns = sim_median_i64(prologue, plan->cta_count) };
     int64_t samples;
     f.matrix_median_ns = matrix ? median_matrix(matrix, t->wl.n_sm) : 0;
     f.handoff_ns = median_handoff(t, &samples);
@@ -208,7 +201,7 @@ static void per_sm_costs(const Trace *t, const FittedCosts *f, int64_t *c_of_sm,
                 compute[k] = t->tasks[i].c_end - t->tasks[i].c_start;
                 add[k++] = t->tasks[i].r_end - t->tasks[i].r_start;
             }
-        int64_t comp = k ? median(compute, k) : f->compute_ns, sum = k ? median(add, k) : f->add_ns;
+        int64_t comp = k ? sim_median_i64(compute, k) : f->compute_ns, sum = k ? sim_median_i64(add, k) : f->add_ns;
         c_of_sm[sm] = comp + f->gap_ns + (is_async ? 0 : f->stage_ns);
         r_of_sm[sm] = sum + f->acquire_ns;
     }
@@ -275,10 +268,10 @@ SimStatus sim_validate_trace(const Trace *t, const int32_t *latency_matrix, Trac
     const PolicyOps *ops = policy_find(t->policy);
     if (!ops)
         return sim_error_set(err, SIM_ERR_INPUT, "%s: /metadata/policy: unknown policy '%s'", t->path, t->policy);
-    char msg[256];
-    Plan *plan = policy_build(ops, &t->wl, msg, sizeof msg);
+    SimError build = { 0 };
+    Plan *plan = policy_build(ops, &t->wl, &build);
     if (!plan)
-        return sim_error_set(err, SIM_ERR_INPUT, "%s: %s", t->path, msg);
+        return sim_error_set(err, SIM_ERR_INPUT, "%s: %s", t->path, build.msg);
     int64_t *order = g_new(int64_t, plan->task_count), *pred = g_new(int64_t, plan->task_count);
     if (check_smids(t, err) == SIM_OK && match_plan(t, plan, order, err) == SIM_OK) {
         FittedCosts *f = &out->fit;

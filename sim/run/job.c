@@ -145,19 +145,31 @@ static SimStatus simulate(const AttnJob *job, const Plan *plan, AttnResult *r, S
     return err->status;
 }
 
+/* A plan given by the caller (sim --plan): checked again here, since the job is a library entry point. */
+static SimStatus run_given_plan(const AttnJob *job, AttnResult *r, SimError *err)
+{
+    if (plan_check(job->plan, "", err) != SIM_OK || sim_job_check_size(job, err) != SIM_OK)
+        return err->status;
+    r->tasks = job->plan->task_count;
+    if (!job->plan_path || write_plan(job->plan, &job->costs, job->plan_path, err) == SIM_OK)
+        simulate(job, job->plan, r, err);
+    return err->status;
+}
+
 SimStatus sim_job_run(const AttnJob *job, AttnResult *r, SimError *err)
 {
     *r = (AttnResult){ 0 };
+    if (job->plan)
+        return run_given_plan(job, r, err);
     const PolicyOps *ops = policy_find(job->policy);
     if (!ops)
         return sim_error_set(err, SIM_ERR_USAGE, "unknown policy '%s' (sim --list-policies shows them)",
                              job->policy);
     if (sim_job_check_size(job, err) != SIM_OK)
         return err->status;
-    char msg[256];
-    Plan *plan = policy_build(ops, &job->wl, msg, sizeof msg);
+    Plan *plan = policy_build(ops, &job->wl, err);
     if (!plan)
-        return sim_error_set(err, SIM_ERR_SCHEDULE, "%s", msg);
+        return err->status;
     r->tasks = plan->task_count;
     r->has_closed_form = sim_closed_form_ns(job->policy, &job->wl, &job->costs, &r->closed_form_ns,
                                             &r->is_closed_form_exact);

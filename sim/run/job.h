@@ -13,7 +13,9 @@
 #define SIM_BYTES_PER_OP 256
 
 typedef struct {
-    const char *policy;          /* registry name */
+    const char *policy;          /* registry name; with plan set, the plan's name (for outputs only) */
+    const Plan *plan;            /* optional: simulate this plan (borrowed, plan_check'ed, its wl equal to
+                                  * wl) instead of building one from the policy; no closed form is claimed */
     Workload wl;
     AttnCosts costs;
     int64_t max_memory_mb;       /* refuse jobs estimated above this */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "job.h"
+#include "gnuplot.h"
 #include "output.h"
 
 struct SimSweep {
@@ -438,16 +439,8 @@ SimStatus sim_sweep_plot(const SimSweep *s, const char *png_path, SimError *err)
         /* gnuplot resolves the .dat name relative to its working directory: run it beside the files */
         gchar *dir = g_path_get_dirname(png_path), *abs_tmp = g_canonicalize_filename(tmp_png, NULL);
         gchar *set = g_strdup_printf("outfile='%s'", abs_tmp), *gp_name = g_path_get_basename(gp_path);
-        char *argv[] = { "gnuplot", "-e", set, gp_name, NULL };
-        gint status = 1;
-        GError *gerr = NULL;
-        if (!g_spawn_sync(dir, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
-                          NULL, &status, &gerr) || !g_spawn_check_wait_status(status, NULL) ||
-            rename(tmp_png, png_path) != 0)
-            sim_error_set(err, SIM_ERR_IO, "cannot draw %s with gnuplot%s%s", png_path, gerr ? ": " : "",
-                          gerr ? gerr->message : " (see its message above)");
-        if (gerr)
-            g_error_free(gerr);
+        if (sim_gnuplot_run(NULL, dir, set, gp_name, png_path, err) == SIM_OK && rename(tmp_png, png_path) != 0)
+            sim_error_set(err, SIM_ERR_IO, "cannot write %s", png_path);
         remove(tmp_png);
         g_free(dir), g_free(abs_tmp), g_free(set), g_free(gp_name);
     }

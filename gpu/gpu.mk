@@ -7,6 +7,9 @@ GPU_ARCH ?= -gencode=arch=compute_90a,code=sm_90a
 GPU_NVCCFLAGS ?= -O3 $(GPU_ARCH) -std=c++17 -lineinfo --Werror all-warnings \
 	-Xcompiler -Wall,-Wextra,-ffp-contract=off -Xptxas -warn-spills
 GPU_BUILD := build/gpu
+# The simulator's plan reader and plan_check, compiled as C and linked, so gpu/ reads plans as sim does.
+GPU_INC := -Isim/core -Ipolicies -Isim/model -Isim/io
+GPU_C_OBJ := $(GPU_BUILD)/c/plan_read.o $(GPU_BUILD)/c/plan.o $(GPU_BUILD)/c/status.o
 GPU_BINS := bin/gpu-calib bin/gpu-exec
 GPU_Q = $(if $(V),,@)
 
@@ -16,9 +19,16 @@ gpu: $(GPU_BINS)
 $(GPU_BUILD)/%.o: gpu/%.cu
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  NVCC    $<")
-	$(GPU_Q)$(NVCC) $(GPU_NVCCFLAGS) -MMD -MP -c $< -o $@
+	$(GPU_Q)$(NVCC) $(GPU_NVCCFLAGS) $(GPU_INC) -MMD -MP -c $< -o $@
 
-bin/gpu-exec: $(GPU_BUILD)/executor.o $(GPU_BUILD)/plan.o $(GPU_BUILD)/host.o
+$(GPU_BUILD)/c/%.o: sim/io/%.c
+	@mkdir -p $(@D)
+	$(GPU_Q)$(CC) -std=c11 -D_DEFAULT_SOURCE -O2 -Wall -Wextra -Werror $(GPU_INC) -MMD -MP -c $< -o $@
+$(GPU_BUILD)/c/%.o: sim/core/%.c
+	@mkdir -p $(@D)
+	$(GPU_Q)$(CC) -std=c11 -D_DEFAULT_SOURCE -O2 -Wall -Wextra -Werror $(GPU_INC) -MMD -MP -c $< -o $@
+
+bin/gpu-exec: $(GPU_BUILD)/executor.o $(GPU_BUILD)/plan.o $(GPU_BUILD)/host.o $(GPU_C_OBJ)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  NVLINK  $@")
 	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl
@@ -31,7 +41,7 @@ bin/gpu-calib: $(GPU_BUILD)/calib.o $(GPU_BUILD)/host.o
 gpu-clean:
 	rm -rf $(GPU_BUILD) $(GPU_BINS)
 
--include $(wildcard $(GPU_BUILD)/*.d)
+-include $(wildcard $(GPU_BUILD)/*.d $(GPU_BUILD)/c/*.d)
 
 # The real deterministic attention backward (gpu/bwd/, docs/kernel.md) has its own rules.
 -include gpu/bwd/bwd.mk

@@ -135,6 +135,35 @@ START_TEST(refusals_say_why)
 }
 END_TEST
 
+/* plan_check, the invariant the engine and gpu/ share: each violation refused with a sentence. */
+START_TEST(plan_check_refuses_each_violation)
+{
+    Workload wl = tst_workload(4, 2, MASK_CAUSAL);
+    SimError err = { 0 };
+    Plan *plan = build("fa3", &wl);
+    ck_assert_int_eq(plan_check(plan, "", &err), SIM_OK);
+    for (int v = 0; v < 5; v++) {
+        Plan *bad = build("fa3", &wl);
+        if (v == 0)
+            for (int64_t i = 0; i < bad->task_count; i++)
+                bad->tasks[i].rank = 0; /* every row's ranks all 0: not a permutation */
+        else if (v == 1)
+            bad->tasks[1] = bad->tasks[0]; /* a repeated pair (and a missing one) */
+        else if (v == 2)
+            bad->ctas[1].task_begin++; /* CTAs no longer partition the tasks */
+        else if (v == 3)
+            bad->ctas[0].slot = 0; /* a pin in a plan that is not persistent */
+        else
+            bad->tasks[0].q = -1; /* out of range */
+        err = (SimError){ 0 };
+        ck_assert_int_eq(plan_check(bad, "x: ", &err), SIM_ERR_SCHEDULE);
+        ck_assert_msg(strncmp(err.msg, "x: plan fa3", 11) == 0, "%s", err.msg);
+        plan_free(bad);
+    }
+    plan_free(plan);
+}
+END_TEST
+
 Suite *suite_policies(void)
 {
     Suite *s = suite_create("policies");
@@ -147,6 +176,7 @@ Suite *suite_policies(void)
     tcase_add_test(tc, shift_rows_are_cyclic_and_ranked_by_step);
     tcase_add_test(tc, symmetric_shift_pairs_long_with_short);
     tcase_add_test(tc, refusals_say_why);
+    tcase_add_test(tc, plan_check_refuses_each_violation);
     suite_add_tcase(s, tc);
     return s;
 }

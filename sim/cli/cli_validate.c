@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "json_file.h"
+#include "latency_matrix.h"
 #include "trace_in.h"
 #include "validate.h"
 
@@ -382,9 +383,13 @@ int sim_cmd_validate(int argc, char **argv)
     Trace **traces = g_new0(Trace *, count);
     TraceCheck *checks = g_new0(TraceCheck, count);
     int32_t *matrix = NULL;
+    bool is_legacy = false;
     for (int i = 0; rc < 0 && i < count && !err.status; i++)
-        if (sim_trace_load(o.paths->pdata[i], &traces[i], &err) == SIM_OK && o.matrix_path && !matrix)
-            sim_latency_matrix_load(o.matrix_path, traces[0]->wl.n_sm, &matrix, &err);
+        if (sim_trace_load(o.paths->pdata[i], &traces[i], &err) == SIM_OK && o.matrix_path && !matrix &&
+            sim_latency_matrix_load(o.matrix_path, traces[0]->wl.n_sm, &matrix, &is_legacy, &err) == SIM_OK &&
+            is_legacy)
+            fprintf(stderr, "sim: note: %s is in the older plain latency-matrix format; gpu-calib's JSON "
+                    "(docs/gpu.md) is the one format written now\n", o.matrix_path);
     for (int i = 0; rc < 0 && i < count && !err.status; i++)
         sim_validate_trace(traces[i], traces[i]->wl.n_sm == traces[0]->wl.n_sm ? matrix : NULL, &checks[i], &err);
     if (rc < 0 && err.status)
@@ -403,7 +408,7 @@ int sim_cmd_validate(int argc, char **argv)
     }
     for (int i = 0; i < count; i++)
         sim_trace_free(traces[i]);
-    g_free(traces), g_free(checks), g_free(matrix);
+    g_free(traces), g_free(checks), free(matrix);
     g_ptr_array_free(o.paths, TRUE);
     return rc;
 }

@@ -7,26 +7,13 @@
 #include <glib.h>
 #include <inttypes.h>
 
+#include "format.h"
 #include "output.h"
 
 /* Bytes per item, rounded up from traces of the attention policies (slices carry 4 args); slices and
  * arrows grow with d, the digits of the makespan in ns: a slice prints six times, an arrow two. */
 enum { SLICE_BYTES = 220, SLICE_BYTES_PER_DIGIT = 6, FLOW_BYTES = 150, FLOW_BYTES_PER_DIGIT = 4,
        TRACK_BYTES = 200, FIXED_BYTES = 4096 };
-
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(f, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(f, "\\u%04x", *c);
-        else
-            fputc(*c, f);
-    }
-    fputc('"', f);
-}
 
 static void json_us(FILE *f, int64_t ns)
 {
@@ -66,18 +53,18 @@ static void write_metadata(FILE *f, const SimRenderSpec *spec)
     fputs("{\"displayTimeUnit\":\"ns\",\"metadata\":{", f);
     for (int i = 0; i < spec->meta_count; i++) {
         fputs(i ? "," : "", f);
-        json_string(f, spec->meta[i].key);
+        sim_write_json_string(f, spec->meta[i].key);
         fputc(':', f);
-        json_string(f, spec->meta[i].value);
+        sim_write_json_string(f, spec->meta[i].value);
     }
     fputs("},\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":", f);
-    json_string(f, spec->device ? spec->device : "device");
+    sim_write_json_string(f, spec->device ? spec->device : "device");
     fputs("}}", f);
     GString *labels = g_string_new(spec->title ? spec->title : "");
     for (int i = 0; i < spec->meta_count; i++)
         g_string_append_printf(labels, "%s%s=%s", labels->len ? ", " : "", spec->meta[i].key, spec->meta[i].value);
     fputs(",\n{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_labels\",\"args\":{\"labels\":", f);
-    json_string(f, labels->str);
+    sim_write_json_string(f, labels->str);
     fputs("}}", f);
     g_string_free(labels, TRUE);
     for (int32_t u = 0; u < p->n_units; u++)
@@ -91,7 +78,7 @@ static void write_metadata(FILE *f, const SimRenderSpec *spec)
                 snprintf(name, sizeof name, "%s %d engine %d", spec->unit_name ? spec->unit_name : "unit", u, k);
             fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%" PRId64 ",\"name\":\"thread_name\","
                        "\"args\":{\"name\":", tid);
-            json_string(f, name);
+            sim_write_json_string(f, name);
             fprintf(f, "}},\n{\"ph\":\"M\",\"pid\":1,\"tid\":%" PRId64 ",\"name\":\"thread_sort_index\","
                        "\"args\":{\"sort_index\":%" PRId64 "}}", tid, tid);
         }
@@ -109,14 +96,14 @@ static void write_slice(FILE *f, const SimRenderSpec *spec, int64_t op, int64_t 
     fputs(",\"dur\":", f);
     json_us(f, s->end_ns[op] - s->start_ns[op]);
     fputs(",\"name\":", f);
-    json_string(f, l.name);
+    sim_write_json_string(f, l.name);
     fputs(",\"cat\":", f);
-    json_string(f, l.phase);
+    sim_write_json_string(f, l.phase);
     if (is_critical)
         fputs(",\"cname\":\"terrible\"", f);
     fputs(",\"args\":{", f);
     for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++) {
-        json_string(f, spec->arg_names[i]);
+        sim_write_json_string(f, spec->arg_names[i]);
         fprintf(f, ":%" PRId64 ",", l.args[i]);
     }
     fprintf(f, "\"op\":%" PRId64 ",\"cta\":%d,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"wait_ns\":%"

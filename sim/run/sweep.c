@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "job.h"
+#include "format.h"
 #include "gnuplot.h"
+#include "latency_matrix.h"
 #include "output.h"
 
 struct SimSweep {
@@ -42,44 +44,24 @@ void sim_sweep_free(SimSweep *s)
     g_free(s);
 }
 
-/* Whitespace-separated integers (ns), n x n, '#' starts a comment. Owned by the caller. */
+/* The hardware's latency matrix file (sim/io/latency_matrix.h): every off-diagonal cell must be measured,
+ * since the engine reads every pair. Owned by the caller (free). */
 static int32_t *read_matrix(const char *cfg_name, const char *path, int n, SimDiag *diag)
 {
-    gchar *text;
-    GError *gerr = NULL;
-    if (!g_file_get_contents(path, &text, NULL, &gerr)) {
-        sim_diag_add(diag, SIM_ERR_IO, "%s: /hardware/latency_matrix: cannot read %s: %s", cfg_name, path,
-                     gerr->message);
-        g_error_free(gerr);
+    int32_t *m = NULL;
+    bool is_legacy;
+    SimError err = { 0 };
+    if (sim_latency_matrix_load(path, n, &m, &is_legacy, &err) != SIM_OK) {
+        sim_diag_add(diag, err.status, "%s: /hardware/latency_matrix: %s", cfg_name, err.msg);
         return NULL;
     }
-    int32_t *m = calloc((size_t)n * n, sizeof *m);
-    int64_t count = 0, line = 1;
-    char *p = text;
-    bool is_ok = true;
-    while (is_ok && *p) {
-        if (*p == '#')
-            while (*p && *p != '\n')
-                p++;
-        else if (*p == '\n' || *p == ' ' || *p == '\t' || *p == '\r')
-            line += *p++ == '\n';
-        else {
-            char *end;
-            long long v = strtoll(p, &end, 10);
-            is_ok = end != p && v >= 0 && v <= 1000000000 && count < (int64_t)n * n;
-            if (is_ok)
-                m[count++] = (int32_t)v, p = end;
+    for (int64_t i = 0; i < (int64_t)n * n; i++)
+        if (m[i] < 0 && i / n != i % n) {
+            sim_diag_add(diag, SIM_ERR_INPUT, "%s: /hardware/latency_matrix: %s has no latency from SM %" PRId64
+                         " to SM %" PRId64, cfg_name, path, i / n, i % n);
+            free(m);
+            return NULL;
         }
-    }
-    if (is_ok && count != (int64_t)n * n)
-        sim_diag_add(diag, SIM_ERR_INPUT, "%s: /hardware/latency_matrix: %s has %" PRId64 " values, expected "
-                     "sm_count x sm_count = %lld", cfg_name, path, count, (long long)n * n);
-    else if (!is_ok)
-        sim_diag_add(diag, SIM_ERR_INPUT, "%s:%" PRId64 ": expected at most %lld integers from 0 to 1000000000 "
-                     "(ns)", path, line, (long long)n * n);
-    g_free(text);
-    if (!is_ok || count != (int64_t)n * n)
-        free(m), m = NULL;
     return m;
 }
 
@@ -274,22 +256,10 @@ void sim_sweep_write_header(FILE *f, SweepFormat format)
 /* text as a CSV field (quoted when needed) or a JSON string. */
 static void put_text(FILE *f, const char *text, bool is_json)
 {
-    if (!is_json && !strpbrk(text, ",\"\n")) {
-        fputs(text, f);
-        return;
-    }
-    fputc('"', f);
-    for (const char *p = text; *p; p++) {
-        if (*p == '"')
-            fputs(is_json ? "\\\"" : "\"\"", f);
-        else if (is_json && *p == '\\')
-            fputs("\\\\", f);
-        else if (is_json && (unsigned char)*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
+    if (is_json)
+        sim_write_json_string(f, text);
+    else
+        sim_write_csv_field(f, text);
 }
 
 static void write_table_row(FILE *f, const SimSweepRow *r)

@@ -1,0 +1,328 @@
+#!/usr/bin/env python3
+"""dashsim kernel benchmark (docs/kernel.md): correctness against an fp32 reference, 100-run bitwise
+repeatability, and TFLOPS of every dashsim policy, the atomic mode, PyTorch's cuDNN and flash backends
+(flash also deterministic), side by side in one process. Writes OUT/bench.json ("dashsim-kernel-bench"),
+OUT/traces/*.json (bin/sim validate's trace format) and prints a table. TFLOPS = 2.5 x forward FLOPs
+(4 b h s^2 d, halved for causal) / median backward time."""
+import ctypes, json, lzma, math, os, sys, time
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PLANS = os.path.join(ROOT, "build/gpu/bwd/plans")
+OUT = os.environ.get("OUT", "/tmp/bench-out")
+POLICIES = {"full": ["fa3", "descending", "shift"], "causal": ["fa3", "fa3-spt", "descending", "symmetric-shift"]}
+TIMEOUT_MS = 3000
+LOG = None
+
+
+def log(*a):
+    s = " ".join(str(x) for x in a)
+    print(s, flush=True)
+    LOG.write(s + "\n")
+    LOG.flush()
+
+
+class Lib:
+    def __init__(self, path):
+        L = ctypes.CDLL(path)
+        L.bwd_new.restype = ctypes.c_void_p
+        L.bwd_new.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+        L.bwd_free.argtypes = [ctypes.c_void_p]
+        L.bwd_info.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
+        L.bwd_run.restype = ctypes.c_int
+        L.bwd_run.argtypes = [ctypes.c_void_p] + [ctypes.c_void_p] * 9 + [ctypes.c_int] * 5 + [
+            ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_longlong]
+        L.bwd_check.argtypes = [ctypes.c_void_p]
+        L.bwd_error.restype = ctypes.c_char_p
+        L.bwd_error.argtypes = [ctypes.c_void_p]
+        L.bwd_write_trace.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
+        L.bwd_device_meta_json.argtypes = [ctypes.c_char_p, ctypes.c_int]
+        self.L = L
+
+    def plan(self, policy, mask, s, bh):
+        name = f"{policy}-{mask}-s{s}-bh{bh}.plan"
+        path = os.path.join("/tmp/dash-plans", name)
+        if not os.path.exists(path):
+            os.makedirs("/tmp/dash-plans", exist_ok=True)
+            with lzma.open(os.path.join(PLANS, name + ".xz")) as f, open(path, "wb") as g:
+                g.write(f.read())
+        err = ctypes.create_string_buffer(1024)
+        h = self.L.bwd_new(path.encode(), err, 1024)
+        if not h:
+            raise RuntimeError(err.value.decode())
+        return h, name
+
+    def run(self, h, t, scale, atomic, record=False):
+        b, hq, s, d = t["q"].shape
+        hkv = t["k"].shape[1]
+        rc = self.L.bwd_run(h, *(t[x].data_ptr() for x in ("q", "k", "v", "o", "do", "lse", "dq", "dk", "dv")),
+                            b, hq, hkv, s, d, scale, int(atomic), int(record),
+                            torch.cuda.current_stream().cuda_stream, TIMEOUT_MS)
+        if rc:
+            raise RuntimeError(self.L.bwd_error(h).decode())
+
+    def check(self, h):
+        if self.L.bwd_check(h):
+            raise RuntimeError("dashsim kernel failed: " + self.L.bwd_error(h).decode())
+
+
+def flops(b, h, s, d, causal):
+    return 2.5 * 4.0 * b * h * s * s * d * (0.5 if causal else 1.0)
+
+
+def make_inputs(b, h, hkv, s, d, causal, seed):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    r = lambda *shape: torch.randn(*shape, device="cuda", dtype=torch.bfloat16, generator=g)
+    q, k, v, do = r(b, h, s, d), r(b, hkv, s, d), r(b, hkv, s, d), r(b, h, s, d)
+    scale = 1.0 / math.sqrt(d)
+    ke, ve = (k, v) if hkv == h else (k.repeat_interleave(h // hkv, 1), v.repeat_interleave(h // hkv, 1))
+    o, lse = torch.ops.aten._scaled_dot_product_flash_attention(q, ke, ve, 0.0, causal, False, scale=scale)[:2]
+    t = dict(q=q, k=k, v=v, do=do, o=o.contiguous(), lse=lse.float().contiguous(),
+             dq=torch.empty_like(q), dk=torch.empty_like(k), dv=torch.empty_like(v))
+    return t, scale
+
+
+def reference(t, causal, scale, nh):
+    """fp32 gradients of batch 0, query heads 0..nh-1 (and their KV heads), math on upcast inputs."""
+    h, hkv = t["q"].shape[1], t["k"].shape[1]
+    grp = h // hkv
+    nkv = max(1, nh // grp)
+    q = t["q"][0:1, :nh].float().requires_grad_()
+    k = t["k"][0:1, :nkv].float().requires_grad_()
+    v = t["v"][0:1, :nkv].float().requires_grad_()
+    ke, ve = k.repeat_interleave(grp, 1), v.repeat_interleave(grp, 1)
+    sc = torch.matmul(q, ke.transpose(-1, -2)) * scale
+    if causal:
+        s = sc.shape[-1]
+        sc = sc.masked_fill(torch.ones(s, s, device="cuda", dtype=torch.bool).triu(1), float("-inf"))
+    o = torch.matmul(torch.softmax(sc, -1), ve)
+    dq, dk, dv = torch.autograd.grad(o, (q, k, v), t["do"][0:1, :nh].float())
+    return dq, dk, dv, nh, nkv
+
+
+def errors(grads, ref):
+    dq, dk, dv = grads
+    rq, rk, rv, nh, nkv = ref
+    out = {}
+    for name, x, r, n in (("dq", dq, rq, nh), ("dk", dk, rk, nkv), ("dv", dv, rv, nkv)):
+        diff = x[0:1, :n].float() - r
+        out[name + "_max_abs_err"] = float(diff.abs().max())
+        out[name + "_rel_err"] = float(diff.norm() / r.norm())
+    return out
+
+
+def torch_fn(t, causal, scale, backend, deterministic=False):
+    h, hkv = t["q"].shape[1], t["k"].shape[1]
+    q, k, v = (t[x].detach().clone().requires_grad_() for x in ("q", "k", "v"))
+    with sdpa_kernel([backend]):
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale, enable_gqa=h != hkv)
+
+    def fn():
+        if deterministic:
+            torch.use_deterministic_algorithms(True, warn_only=True)
+        try:
+            return torch.autograd.grad(o, (q, k, v), t["do"], retain_graph=True)
+        finally:
+            if deterministic:
+                torch.use_deterministic_algorithms(False)
+    return fn
+
+
+def dash_fn(lib, h, t, scale, atomic, check=False):
+    def fn():
+        lib.run(h, t, scale, atomic)
+        if check:
+            lib.check(h)
+        return t["dq"], t["dk"], t["dv"]
+    return fn
+
+
+def time_fn(fn, budget_s=0.03):
+    fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    fn()
+    torch.cuda.synchronize()
+    est = time.perf_counter() - t0
+    reps = max(3, min(25, int(budget_s / max(est, 1e-6))))
+    torch.cuda._sleep(int(2e7))  # ~10 ms: the host queues every rep before the first starts
+    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
+    for a, b in ev:
+        a.record()
+        fn()
+        b.record()
+    torch.cuda.synchronize()
+    ms = sorted(a.elapsed_time(b) for a, b in ev)
+    return ms[len(ms) // 2], reps
+
+
+def repeat_same(fn, n):
+    """Runs fn n times; True when every run's dQ, dK, dV equal the first run's bit for bit."""
+    first = [x.clone() for x in fn()]
+    same = True
+    for _ in range(n - 1):
+        out = fn()
+        same &= all(torch.equal(a, b) for a, b in zip(first, out))
+    return same
+
+
+def correctness(lib):
+    log("== correctness: seqlen 1024, batch 2 x heads 8 (MHA, and GQA with 2 KV heads), fp32 reference")
+    ok = True
+    rows = []
+    for d in (64, 128):
+        for mask in ("full", "causal"):
+            causal = mask == "causal"
+            for hkv in (8, 2):
+                t, scale = make_inputs(2, 8, hkv, 1024, d, causal, seed=d + hkv + causal)
+                ref = reference(t, causal, scale, 8)
+                yard = None
+                if hkv == 8:
+                    yard = errors(torch_fn(t, causal, scale, SDPBackend.FLASH_ATTENTION)(), ref)
+                    log(f"  d{d} {mask} mha torch-flash bf16: " + " ".join(f"{k}={v:.3g}" for k, v in yard.items()))
+                for pol in POLICIES[mask] + ["atomic"]:
+                    h, _ = lib.plan("fa3" if pol == "atomic" else pol, mask, 1024, 16)
+                    for x in ("dq", "dk", "dv"):
+                        t[x].fill_(float("nan"))
+                    e = errors(dash_fn(lib, h, t, scale, pol == "atomic", check=True)(), ref)
+                    lib.L.bwd_free(h)
+                    good = all(math.isfinite(v) for v in e.values()) and max(
+                        e[k] for k in ("dq_rel_err", "dk_rel_err", "dv_rel_err")) < 0.02
+                    ok &= good
+                    rows.append(dict(head_dim=d, mask=mask, kv_heads=hkv, policy=pol, ok=good, **e))
+                    log(f"  d{d} {mask} kv_heads {hkv} {pol:16s} {'ok' if good else 'FAIL'} " +
+                        " ".join(f"{k}={v:.3g}" for k, v in e.items()))
+                del t
+    return ok, rows
+
+
+def determinism(lib, n=100):
+    log(f"== bitwise repeatability: {n} runs each, seqlen 2048, batch 2 x heads 8, every policy; atomic too")
+    rows = []
+    ok = True
+    for d in (64, 128):
+        for mask in ("full", "causal"):
+            causal = mask == "causal"
+            t, scale = make_inputs(2, 8, 8, 2048, d, causal, seed=7)
+            for pol in POLICIES[mask] + ["atomic"]:
+                h, _ = lib.plan("fa3" if pol == "atomic" else pol, mask, 2048, 16)
+                fn = dash_fn(lib, h, t, scale, pol == "atomic")
+                first = [x.clone() for x in fn()]
+                lib.check(h)
+                differ = 0
+                for _ in range(n - 1):
+                    out = fn()
+                    differ += not all(torch.equal(a, b) for a, b in zip(first, out))
+                lib.check(h)
+                lib.L.bwd_free(h)
+                same = differ == 0
+                if pol != "atomic":
+                    ok &= same
+                rows.append(dict(head_dim=d, mask=mask, policy=pol, runs=n, runs_differing_from_first=differ))
+                log(f"  d{d} {mask} {pol:16s} {n} runs: {differ} differ from the first"
+                    + ("" if pol == "atomic" else (" (bit-identical)" if same else " FAIL")))
+            del t
+    return ok, rows
+
+
+TRACE_SET = {("full", 4096, 16, 128), ("causal", 4096, 16, 128), ("causal", 8192, 16, 128)}
+
+
+def bench(lib, seqlens, bhs, dims, records):
+    heads = 16
+    for mask in ("causal", "full"):
+        causal = mask == "causal"
+        for bh in bhs:
+            for s in seqlens:
+                plans = {p: lib.plan(p, mask, s, bh) for p in POLICIES[mask]}
+                for d in dims:
+                    b = bh // heads
+                    t, scale = make_inputs(b, heads, heads, s, d, causal, seed=s + d + bh)
+                    ref = reference(t, causal, scale, 2)
+                    fl = flops(b, heads, s, d, causal)
+                    base = dict(seqlen=s, head_dim=d, mask=mask, batch=b, heads=heads, kv_heads=heads,
+                                error_reference="fp32 math on upcast inputs, batch 0, query heads 0-1")
+                    runs = [("dashsim", p, "deterministic", dash_fn(lib, plans[p][0], t, scale, False), plans[p])
+                            for p in POLICIES[mask]]
+                    runs.append(("dashsim", "fa3", "atomic", dash_fn(lib, plans["fa3"][0], t, scale, True), plans["fa3"]))
+                    runs.append(("cudnn", None, "default", torch_fn(t, causal, scale, SDPBackend.CUDNN_ATTENTION), None))
+                    runs.append(("flash", None, "default", torch_fn(t, causal, scale, SDPBackend.FLASH_ATTENTION), None))
+                    runs.append(("flash", None, "deterministic",
+                                 torch_fn(t, causal, scale, SDPBackend.FLASH_ATTENTION, True), None))
+                    for backend, pol, mode, fn, plan in runs:
+                        try:
+                            ms, reps = time_fn(fn)
+                            if plan:
+                                lib.check(plan[0])
+                            rep = repeat_same(fn, 3)
+                            if plan:
+                                lib.check(plan[0])
+                            e = errors(fn(), ref)
+                            rec = dict(backend=backend, policy=pol, mode=mode, **base, ms=ms, timed_reps=reps,
+                                       tflops=fl / ms / 1e9, bitwise_repeatable=rep, repeat_runs=3, **e)
+                            if plan:
+                                rec["plan_file"] = plan[1]
+                        except Exception as ex:  # a failed backend is recorded, not fatal
+                            rec = dict(backend=backend, policy=pol, mode=mode, **base, error=str(ex)[:300])
+                        records.append(rec)
+                        log(f"  {mask:6s} s{s:5d} bh{bh:2d} d{d:3d} {backend:7s} {str(pol):16s} {mode:13s} " +
+                            (f"{rec['tflops']:6.1f} TFLOPS {rec['ms']:8.3f} ms rep={rec['bitwise_repeatable']} "
+                             f"dq_rel={rec['dq_rel_err']:.2e} dk_rel={rec['dk_rel_err']:.2e} dv_rel={rec['dv_rel_err']:.2e}"
+                             if "tflops" in rec else "ERROR " + rec["error"]))
+                    if (mask, s, bh, d) in TRACE_SET:
+                        os.makedirs(os.path.join(OUT, "traces"), exist_ok=True)
+                        for p, (h, name) in plans.items():
+                            lib.run(h, t, scale, False, record=True)
+                            path = os.path.join(OUT, "traces", f"{p}-{mask}-s{s}-bh{bh}-d{d}.json")
+                            meta = (f"mode=deterministic;kernel=dashsim-bwd;seqlen={s};head_dim={d};batch={b};"
+                                    f"heads_per_batch={heads};plan_file={name}")
+                            if lib.L.bwd_write_trace(h, path.encode(), meta.encode()):
+                                log("  trace failed: " + lib.L.bwd_error(h).decode())
+                    del t, ref, runs
+                    torch.cuda.empty_cache()
+                for h, _ in plans.values():
+                    lib.L.bwd_free(h)
+
+
+def main():
+    global LOG
+    os.makedirs(OUT, exist_ok=True)
+    LOG = open(os.path.join(OUT, "log.txt"), "a")
+    quick = "--quick" in sys.argv
+    lib = Lib(os.path.join(ROOT, "build/gpu/bwd/libdashbwd.so"))
+    torch.utils.deterministic.fill_uninitialized_memory = False
+    buf = ctypes.create_string_buffer(4096)
+    lib.L.bwd_device_meta_json(buf, 4096)
+    meta = json.loads(buf.value.decode())
+    meta.update(torch=torch.__version__, cudnn=torch.backends.cudnn.version(),
+                flops_convention="2.5 x forward FLOPs; forward = 4 b h s^2 d, halved for causal",
+                tiles="kBlockM 64 x kBlockN 128, mma.sync m16n8k16 bf16, cp.async double buffer",
+                timing="CUDA events per run, median; runs queued behind a 10 ms sleep kernel")
+    log("device:", json.dumps(meta))
+    t0 = time.time()
+    ok_c, corr = correctness(lib)
+    ok_d, det = determinism(lib, 100)
+    log(f"correctness {'ok' if ok_c else 'FAILED'}, determinism {'ok' if ok_d else 'FAILED'} ({time.time()-t0:.0f} s)")
+    records = []
+    seqlens = [1024, 2048, 4096, 8192, 16384]
+    try:
+        if not ok_c:
+            log("gradients are wrong: no timing")
+        elif quick:
+            bench(lib, [2048, 8192], [16], [128], records)
+        else:
+            bench(lib, seqlens, [16, 64], [64, 128], records)
+    finally:
+        doc = {"format": "dashsim-kernel-bench", "version": 1, "metadata": meta, "correctness": corr,
+               "determinism": det, "correctness_ok": ok_c, "determinism_ok": ok_d, "records": records}
+        with open(os.path.join(OUT, "bench.json"), "w") as f:
+            json.dump(doc, f, indent=1)
+        log(f"done in {time.time()-t0:.0f} s, {len(records)} records")
+    sys.exit(0 if ok_c and ok_d else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+# The real deterministic attention backward (docs/kernel.md): bin/gpu-bwd and build/gpu/bwd/libdashbwd.so
+# (loaded by gpu/bwd/bench.py through ctypes). Included by gpu/gpu.mk. The shared library needs
+# position-independent code, so gpu/plan.cu, gpu/host.cu and the plan reader's C objects of gpu.mk
+# ($(GPU_C_OBJ), where defined) are compiled again with -fPIC under build/gpu/bwd/pic/.
+GPU_BWD_BUILD := build/gpu/bwd
+GPU_BWD_PIC_C := $(patsubst $(GPU_BUILD)/c/%,$(GPU_BWD_BUILD)/pic/c/%,$(GPU_C_OBJ))
+GPU_BWD_DEPS := $(GPU_BWD_BUILD)/bwd.o $(GPU_BWD_BUILD)/pic/plan.o $(GPU_BWD_BUILD)/pic/host.o $(GPU_BWD_PIC_C)
+GPU_BWD_LIB := $(GPU_BWD_BUILD)/libdashbwd.so
+GPU_BINS += bin/gpu-bwd $(GPU_BWD_LIB)
+
+gpu: bin/gpu-bwd $(GPU_BWD_LIB)
+
+$(GPU_BWD_BUILD)/%.o: gpu/bwd/%.cu
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  NVCC    $<")
+	$(GPU_Q)$(NVCC) $(GPU_NVCCFLAGS) $(GPU_INC) -Xcompiler -fPIC -MMD -MP -c $< -o $@
+
+$(GPU_BWD_BUILD)/pic/%.o: gpu/%.cu
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  NVCC    $< (PIC)")
+	$(GPU_Q)$(NVCC) $(GPU_NVCCFLAGS) $(GPU_INC) -Xcompiler -fPIC -MMD -MP -c $< -o $@
+
+$(GPU_BWD_BUILD)/pic/c/%.o: sim/io/%.c
+	@mkdir -p $(@D)
+	$(GPU_Q)$(CC) -std=c11 -D_DEFAULT_SOURCE -O2 -fPIC -Wall -Wextra -Werror $(GPU_INC) -MMD -MP -c $< -o $@
+$(GPU_BWD_BUILD)/pic/c/%.o: sim/core/%.c
+	@mkdir -p $(@D)
+	$(GPU_Q)$(CC) -std=c11 -D_DEFAULT_SOURCE -O2 -fPIC -Wall -Wextra -Werror $(GPU_INC) -MMD -MP -c $< -o $@
+
+$(GPU_BWD_LIB): $(GPU_BWD_DEPS)
+	$(if $(V),,@echo "  NVLINK  $@")
+	$(GPU_Q)$(NVCC) $(GPU_ARCH) -shared $^ -o $@ -ldl
+
+bin/gpu-bwd: $(GPU_BWD_BUILD)/main.o $(GPU_BWD_DEPS)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  NVLINK  $@")
+	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl
+
+-include $(wildcard $(GPU_BWD_BUILD)/*.d $(GPU_BWD_BUILD)/pic/*.d $(GPU_BWD_BUILD)/pic/c/*.d)

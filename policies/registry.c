@@ -3,11 +3,18 @@
 
 #include <string.h>
 
-extern const PolicyOps policy_fa3, policy_fa3_spt, policy_descending, policy_shift, policy_symmetric_shift;
+/* One line per policy: the const PolicyOps its file exports. Order = --list-policies order. */
+#define POLICY_LIST(X)          \
+    X(policy_fa3)               \
+    X(policy_fa3_spt)           \
+    X(policy_descending)        \
+    X(policy_shift)             \
+    X(policy_symmetric_shift)
 
-static const PolicyOps *const registry[] = {
-    &policy_fa3, &policy_fa3_spt, &policy_descending, &policy_shift, &policy_symmetric_shift,
-};
+#define DECLARE(ops) extern const PolicyOps ops;
+#define ENTRY(ops) &ops,
+POLICY_LIST(DECLARE)
+static const PolicyOps *const registry[] = { POLICY_LIST(ENTRY) };
 
 int policy_count(void)
 {

@@ -7,7 +7,10 @@ expect_exit help 0 "$sim" --help
 grep -q -- "--policy NAME" "$tmp/out" && ok help-text || fail help-text "no --policy in --help"
 expect_exit version 0 "$sim" --version
 expect_exit list 0 "$sim" --list-policies
-[ "$(wc -l <"$tmp/out")" -eq 5 ] && ok list-five || fail list-five "$(cat "$tmp/out")"
+# one line per registered policy, names unique, the paper's five among them
+[ "$(cut -d' ' -f1 "$tmp/out" | sort -u | wc -l)" -eq "$(wc -l <"$tmp/out")" ] \
+    && [ "$(grep -cE '^(fa3|fa3-spt|descending|shift|symmetric-shift) ' "$tmp/out")" -eq 5 ] \
+    && ok list-policies || fail list-policies "$(cat "$tmp/out")"
 
 expect_exit json 0 "$sim" --policy shift --n 8 --heads 2 --json
 python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["makespan_ns"]==24000==j["critical_path_ns"]==j["closed_form_ns"], j; assert j["lemma1_violations"]==0; assert set(j["critical_path_breakdown_ns"])=={"compute","reduce","wait","latency"}' "$tmp/out" \

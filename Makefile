@@ -50,7 +50,7 @@ SHARED_LIB := $(LIB)/libdashsim.so
 PUBLIC_HEADERS := include/dashsim.h sim/core/status.h sim/core/plan.h sim/core/program.h sim/core/engine.h \
                   policies/policy.h sim/model/attention.h sim/model/analyze.h sim/run/job.h
 
-.PHONY: all deps run test check check-asan sanitize validate bench figures gpu install uninstall clean
+.PHONY: all deps run test check check-asan sanitize validate docs bench figures gpu install uninstall clean
 all: $(BIN)/sim $(STATIC_LIB) $(SHARED_LIB)
 
 deps:
@@ -110,6 +110,10 @@ sanitize: check-asan
 # The model's error on the committed H100 traces; exit 1 on a regression (see scripts/validate.sh).
 validate: $(BIN)/sim
 	$(Q)scripts/validate.sh $(BIN)/sim
+
+# Generated documentation: README.md's policy table from the registry.
+docs: $(BIN)/sim
+	$(Q)scripts/docs-policies.sh $(BIN)/sim
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all

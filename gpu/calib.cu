@@ -3,6 +3,7 @@
  *     global memory, half the median round trip of a ping-pong while all other SMs idle),
  * (2) the cost of adding one dQ tile into global memory (float4 load+add+store, red.v4, TMA bulk reduce),
  *     alone and with every SM doing the same, and (3) the time of one mma round of the executor's compute.
+ * --profile measures the predictor's raw hardware profile instead (see run_profile).
  * Invariant: one CTA per SM (200 KB of dynamic shared memory), matrices indexed by %smid, never blockIdx. */
 #include "gpu_device.cuh"
 #include "gpu_host.h"
@@ -124,11 +125,357 @@ __global__ void __launch_bounds__(GPU_COMPUTE_THREADS, 1)
     }
 }
 
+/* =================================================================================================
+ * --profile: the raw measurements of the predictor's hardware profile (docs/gpu.md, "Profile
+ * calibration"): compute vs tile and rounds, staging, reduction vs reductions in flight, hand-off under
+ * load, CTA launch costs and the SM clock. One JSON file, "dashsim-calib-profile-raw". No schedule runs.
+ * ================================================================================================= */
+
+#define PROF_THREADS (GPU_COMPUTE_THREADS + GPU_STORE_THREADS)
+#define PROF_BAR_COMPUTE 1 /* named barrier of the 256 compute threads */
+#define PROF_BAR_FULL 2    /* async: staged tile ready for the store warp */
+#define PROF_BAR_EMPTY 3   /* async: the store warp has read the staging buffer */
+
+__device__ static inline unsigned long long prof_ld_acquire_u64(const unsigned long long *p)
+{
+    unsigned long long v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ static inline void prof_st_release_u64(unsigned long long *p, unsigned long long v)
+{
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+/* Compute per task: ntasks tasks per CTA as the executor's serial mode runs them (compute, stage, fence,
+ * barrier of the compute warps). out[(blk*ntasks+i)*2 + 0]: cycles of the compute (thread 0, c_start to
+ * c_end), +1: cycles of the staging (c_end to after the barrier). With store_warp, warp 8 spins
+ * ld.acquire.gpu on a flag meanwhile, as the async store warp waiting on a semaphore does. */
+template <int MB, int NB>
+__global__ void __launch_bounds__(PROF_THREADS, 1)
+    prof_compute_kernel(int iters, int ntasks, unsigned *flag, long long *out, long long *span, float *sink)
+{
+    extern __shared__ __align__(128) unsigned char smem[];
+    float *stage = (float *)smem;
+    const int tid = threadIdx.x;
+    unsigned *f = flag + (size_t)blockIdx.x * LAT_LINE;
+    if (tid >= GPU_COMPUTE_THREADS) {
+        if ((tid & 31) == 0)
+            while (gpu_ld_acquire(f) == 0) {
+            }
+        __syncwarp();
+        return;
+    }
+    const long long g0 = gpu_globaltimer(), k0 = clock64();
+    for (int i = 0; i < ntasks; i++) {
+        float acc[MB][NB][4];
+        gpu_bar_sync(PROF_BAR_COMPUTE, GPU_COMPUTE_THREADS);
+        const long long c0 = clock64();
+        gpu_tile_compute<MB, NB>(acc, 0, (int)blockIdx.x, i, iters, 0, c0);
+        const long long c1 = clock64();
+        gpu_tile_stage<MB, NB>(acc, stage);
+        gpu_fence_proxy_smem();
+        gpu_bar_sync(PROF_BAR_COMPUTE, GPU_COMPUTE_THREADS);
+        const long long c2 = clock64();
+        if (tid == 0) {
+            out[((size_t)blockIdx.x * ntasks + i) * 2] = c1 - c0;
+            out[((size_t)blockIdx.x * ntasks + i) * 2 + 1] = c2 - c1;
+        }
+    }
+    if (tid == 0) {
+        span[2 * blockIdx.x] = gpu_globaltimer() - g0;
+        span[2 * blockIdx.x + 1] = clock64() - k0;
+        sink[blockIdx.x] = stage[blockIdx.x % 64];
+        gpu_st_release(f, 1u);
+    }
+}
+
+/* Async staging, the executor's async structure with one staging buffer and no semaphore wait: per task
+ * the compute warps compute (c_end: t1), wait on EMPTY (t2), stage + fence.proxy.async + arrive FULL (t3);
+ * the store warp syncs FULL (t4 = r_ready), bulk-reduces into its own tile, arrives EMPTY once read,
+ * completes, fences and release-increments (t5). out[(blk*ntasks+i)*5 + 0..4] = t1..t5 in clock64. */
+template <int MB, int NB>
+__global__ void __launch_bounds__(PROF_THREADS, 1)
+    prof_async_kernel(int iters, int ntasks, float *dq, unsigned *sem, long long *out, long long *span)
+{
+    extern __shared__ __align__(128) unsigned char smem[];
+    float *stage = (float *)smem;
+    const int tid = threadIdx.x, tile = MB * 16 * NB * 64;
+    const long long g0 = gpu_globaltimer(), k0 = clock64();
+    long long *o = out + (size_t)blockIdx.x * ntasks * 5;
+    if (tid < GPU_COMPUTE_THREADS) {
+        for (int i = 0; i < ntasks; i++) {
+            float acc[MB][NB][4];
+            const long long c0 = clock64();
+            gpu_tile_compute<MB, NB>(acc, 0, (int)blockIdx.x, i, iters, 0, c0);
+            const long long t1 = clock64();
+            if (i >= 1)
+                gpu_bar_sync(PROF_BAR_EMPTY, PROF_THREADS);
+            const long long t2 = clock64();
+            gpu_tile_stage<MB, NB>(acc, stage);
+            gpu_fence_proxy_smem();
+            gpu_bar_arrive(PROF_BAR_FULL, PROF_THREADS);
+            const long long t3 = clock64();
+            if (tid == 0) {
+                o[i * 5 + 0] = t1;
+                o[i * 5 + 1] = t2;
+                o[i * 5 + 2] = t3;
+            }
+        }
+    } else {
+        const int lane = tid & 31;
+        float *dst = dq + (size_t)blockIdx.x * tile;
+        unsigned *s = sem + (size_t)blockIdx.x * LAT_LINE;
+        for (int i = 0; i < ntasks; i++) {
+            gpu_bar_sync(PROF_BAR_FULL, PROF_THREADS);
+            const long long t4 = clock64();
+            if (lane == 0) {
+                gpu_reduce_bulk_issue(stage, dst, tile);
+                gpu_bulk_wait_read();
+            }
+            __syncwarp();
+            if (i + 1 < ntasks)
+                gpu_bar_arrive(PROF_BAR_EMPTY, PROF_THREADS);
+            if (lane == 0) {
+                gpu_bulk_wait_done();
+                gpu_release_increment(s);
+                o[i * 5 + 3] = t4;
+                o[i * 5 + 4] = clock64();
+            }
+            __syncwarp();
+        }
+    }
+    __syncthreads();
+    if (tid == 0) {
+        span[2 * blockIdx.x] = gpu_globaltimer() - g0;
+        span[2 * blockIdx.x + 1] = clock64() - k0;
+    }
+}
+
+/* k reductions in flight: the grid (k CTAs, one per SM, cooperative) meets at a barrier each round; the
+ * last to arrive publishes a start time 4 us ahead on the global timer, every CTA spins until then and
+ * adds its staged tile into its own dQ tile (distinct rows), completes, fences and release-increments a
+ * semaphore. out[(blk*rounds+r)*3]: cycles of the reduction (thread 0), +1: globaltimer at its start
+ * minus the published start, +2: globaltimer at its end minus the published start. */
+__global__ void __launch_bounds__(GPU_COMPUTE_THREADS, 1)
+    prof_reduce_k_kernel(float *dq, unsigned *sem, unsigned *arrive, unsigned long long *go, int tile, int op,
+                         int nthr, int rounds, long long *out, long long *span, int *err)
+{
+    extern __shared__ __align__(128) unsigned char smem[];
+    float *stage = (float *)smem;
+    const int tid = threadIdx.x;
+    for (int i = tid; i < tile; i += blockDim.x)
+        stage[i] = (float)((i * 7 + (int)blockIdx.x) % 97) * 0.001f;
+    gpu_fence_proxy_smem();
+    float *dst = dq + (size_t)blockIdx.x * tile;
+    unsigned *s = sem + (size_t)blockIdx.x * LAT_LINE;
+    __shared__ long long t_go;
+    __syncthreads();
+    const long long g0 = gpu_globaltimer(), k0 = clock64(), deadline = g0 + 2000000000LL;
+    for (int r = 0; r < rounds; r++) {
+        if (tid == 0) {
+            unsigned long long *g = go + (size_t)r * (LAT_LINE / 2);
+            if (atomicAdd(arrive + (size_t)r * LAT_LINE, 1u) == gridDim.x - 1)
+                prof_st_release_u64(g, (unsigned long long)gpu_globaltimer() + 4000ull);
+            unsigned long long t;
+            unsigned n = 0;
+            while ((t = prof_ld_acquire_u64(g)) == 0)
+                if ((++n & 255u) == 0 && gpu_globaltimer() > deadline) {
+                    atomicExch(err, 1);
+                    t = 1;
+                    break;
+                }
+            while (gpu_globaltimer() < (long long)t) {
+            }
+            t_go = (long long)t;
+        }
+        __syncthreads();
+        const long long c0 = clock64(), gs = gpu_globaltimer();
+        if (op == GPU_OP_BULK) {
+            if (tid == 0) {
+                gpu_reduce_bulk_issue(stage, dst, tile);
+                gpu_bulk_wait_read();
+                gpu_bulk_wait_done();
+                gpu_release_increment(s);
+            }
+        } else {
+            if (tid < nthr)
+                gpu_reduce_vec(op, stage, dst, tile, tid, nthr);
+            __syncthreads();
+            if (tid == 0)
+                gpu_release_increment(s);
+        }
+        if (tid == 0) {
+            const long long c1 = clock64(), ge = gpu_globaltimer();
+            long long *o = out + ((size_t)blockIdx.x * rounds + r) * 3;
+            o[0] = c1 - c0;
+            o[1] = gs - t_go;
+            o[2] = ge - t_go;
+        }
+        __syncthreads();
+    }
+    if (tid == 0) {
+        span[2 * blockIdx.x] = gpu_globaltimer() - g0;
+        span[2 * blockIdx.x + 1] = clock64() - k0;
+    }
+}
+
+/* Hand-off under load (cooperative, one 32-thread CTA per SM). Turn p: block pairs[p].x pings block
+ * pairs[p].y with the executor's release (fence.acq_rel + red.release.gpu.add) and acquire (ld.acquire
+ * spin); the pong goes back the same way; meanwhile the k blocks that follow the ponger in cyclic block
+ * order (skipping the pinger) add tiles into their own dQ tiles without pause (op, as the executor's
+ * store warp); all other blocks idle. out_clk[p*trips+i]: cycles of round trip i on the pinger;
+ * out_span[p*2]: globaltimer ns and cycles over the timed trips; red_stat[(p*G+blk)*2]: reductions done
+ * by a loading block during the turn and their globaltimer ns. */
+__global__ void __launch_bounds__(32, 1)
+    prof_handoff_kernel(const int2 *pairs, int npairs, int k, int warm, int trips, int tile, int op, float *dq,
+                        unsigned *flags, long long *out_clk, long long *out_span, long long *red_stat,
+                        int *blk_smid, int *err)
+{
+    extern __shared__ __align__(128) unsigned char smem[];
+    float *stage = (float *)smem;
+    const int lane = threadIdx.x, me = blockIdx.x, G = gridDim.x;
+    for (int i = lane; i < tile; i += 32)
+        stage[i] = (float)((i * 5 + me) % 89) * 0.001f;
+    gpu_fence_proxy_smem();
+    __syncwarp();
+    if (lane == 0)
+        blk_smid[me] = gpu_smid();
+    unsigned *turn = flags, *my_sem = flags + (size_t)(1 + me) * LAT_LINE;
+    unsigned *tflags = flags + (size_t)(1 + G) * LAT_LINE; /* per turn: ping, pong, stop, done */
+    float *dst = dq + (size_t)me * tile;
+    const long long deadline = gpu_globaltimer() + 3000000000LL;
+    for (int p = 0; p < npairs; p++) {
+        const int a = pairs[p].x, b = pairs[p].y;
+        const int d = (me - b + G) % G, da = (a - b + G) % G, rank = d - 1 - (d > da ? 1 : 0);
+        const bool is_loader = me != a && me != b && rank < k;
+        if (!is_loader && me != a && me != b)
+            continue;
+        unsigned *ping = tflags + (size_t)(4 * p) * LAT_LINE, *pong = ping + LAT_LINE, *stop = ping + 2 * LAT_LINE,
+                 *done = ping + 3 * LAT_LINE;
+        if (lane == 0)
+            for (unsigned n = 0; gpu_ld_acquire(turn) != (unsigned)p; n++) {
+                __nanosleep(128); /* waiting blocks must not load L2 with polls */
+                if ((n & 255u) == 0 && gpu_globaltimer() > deadline) {
+                    atomicExch(err, 1);
+                    break;
+                }
+            }
+        __syncwarp();
+        if (me == a) {
+            if (lane == 0) {
+                const long long t_start = gpu_globaltimer() + 3000;
+                while (gpu_globaltimer() < t_start) { /* let the loaders start */
+                }
+                long long g0 = 0, k0 = 0;
+                for (int i = 0; i < warm + trips; i++) {
+                    if (i == warm) {
+                        g0 = gpu_globaltimer();
+                        k0 = clock64();
+                    }
+                    const long long c0 = clock64();
+                    gpu_release_increment(ping);
+                    if (!gpu_wait_equal(pong, (unsigned)i + 1u, deadline, err))
+                        break;
+                    const long long c1 = clock64();
+                    if (i >= warm)
+                        out_clk[(size_t)p * trips + (i - warm)] = c1 - c0;
+                }
+                out_span[2 * p] = gpu_globaltimer() - g0;
+                out_span[2 * p + 1] = clock64() - k0;
+                gpu_st_release(stop, 1u);
+                const int loaders = k < G - 2 ? k : G - 2;
+                gpu_wait_equal(done, (unsigned)loaders, deadline, err);
+                gpu_st_release(turn, (unsigned)p + 1u);
+            }
+        } else if (me == b) {
+            if (lane == 0)
+                for (int i = 0; i < warm + trips; i++) {
+                    if (!gpu_wait_equal(ping, (unsigned)i + 1u, deadline, err))
+                        break;
+                    gpu_release_increment(pong);
+                }
+        } else {
+            const long long g0 = gpu_globaltimer();
+            long long n = 0;
+            for (;;) {
+                if (op == GPU_OP_BULK) {
+                    if (lane == 0) {
+                        gpu_reduce_bulk_issue(stage, dst, tile);
+                        gpu_bulk_wait_read();
+                        gpu_bulk_wait_done();
+                    }
+                } else {
+                    gpu_reduce_vec(op, stage, dst, tile, lane, 32);
+                }
+                __syncwarp();
+                unsigned is_stop = 0;
+                if (lane == 0) {
+                    gpu_release_increment(my_sem);
+                    is_stop = gpu_ld_acquire(stop) || gpu_globaltimer() > deadline;
+                }
+                n++;
+                if (__shfl_sync(0xffffffffu, is_stop, 0))
+                    break;
+            }
+            if (lane == 0) {
+                red_stat[((size_t)p * G + me) * 2] = n;
+                red_stat[((size_t)p * G + me) * 2 + 1] = gpu_globaltimer() - g0;
+                atomicAdd(done, 1u);
+            }
+        }
+        __syncwarp();
+    }
+}
+
+/* Marks its own end on the global timer after spinning spin_ns: the kernel before a launch under test. */
+__global__ void __launch_bounds__(32, 1) prof_stamp_kernel(long long spin_ns, long long *out)
+{
+    if (threadIdx.x)
+        return;
+    const long long t0 = gpu_globaltimer();
+    while (gpu_globaltimer() - t0 < spin_ns) {
+    }
+    out[0] = gpu_globaltimer();
+}
+
+/* A CTA as the executor starts one: globaltimer and clock64 at the first instruction, copy of ntasks
+ * int4 task records from global into shared memory, barrier (the prologue, up to the first c_start),
+ * then work_ns of spinning, a barrier and the exit stamp (the executor's epilogue).
+ * out[blk*6 + 0..5]: smid, entry ns, prologue cycles, exit ns, clock64 at entry, clock64 at exit. */
+__global__ void __launch_bounds__(PROF_THREADS, 1)
+    prof_cta_kernel(const int4 *tasks, int ntasks, long long work_ns, long long *out, int *sink)
+{
+    extern __shared__ __align__(128) unsigned char smem[];
+    const long long t_entry = gpu_globaltimer(), k_entry = clock64();
+    int4 *copy = (int4 *)smem;
+    for (int i = threadIdx.x; i < ntasks; i += blockDim.x)
+        copy[i] = tasks[i];
+    __syncthreads();
+    const long long k_first = clock64();
+    if (threadIdx.x == 0) {
+        while (gpu_globaltimer() - t_entry < work_ns) {
+        }
+        sink[blockIdx.x] = copy[ntasks - 1].x;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        long long *o = out + (size_t)blockIdx.x * 6;
+        o[0] = gpu_smid();
+        o[1] = t_entry;
+        o[2] = k_first - k_entry;
+        o[4] = k_entry;
+        o[5] = clock64();
+        o[3] = gpu_globaltimer();
+    }
+}
+
 /* ------------------------------------------------------------------ host ---- */
 
 typedef struct {
     const char *out_dir;
-    int trips, warm, is_skip_latency;
+    int trips, warm, is_skip_latency, is_profile;
     GpuMeta meta;
 } Options;
 
@@ -490,11 +837,656 @@ static void run_reduce_and_compute(const Options *o, int sm_count, GpuMeta *meta
     free(body);
 }
 
+/* ---------------------------------------------------------- profile host ---- */
+
+typedef void (*ProfComputeKernel)(int, int, unsigned *, long long *, long long *, float *);
+typedef void (*ProfAsyncKernel)(int, int, float *, unsigned *, long long *, long long *);
+
+static ProfComputeKernel prof_compute_for(const Tile *t)
+{
+    if (t->tile_m == 64)
+        return prof_compute_kernel<4, 2>;
+    if (t->tile_m == 80)
+        return prof_compute_kernel<5, 2>;
+    return t->head_dim == 64 ? prof_compute_kernel<8, 1> : prof_compute_kernel<8, 2>;
+}
+
+static ProfAsyncKernel prof_async_for(const Tile *t)
+{
+    if (t->tile_m == 64)
+        return prof_async_kernel<4, 2>;
+    if (t->tile_m == 80)
+        return prof_async_kernel<5, 2>;
+    return t->head_dim == 64 ? prof_async_kernel<8, 1> : prof_async_kernel<8, 2>;
+}
+
+/* The q-quantile of v (sorted in place), nearest rank; 0 when n == 0. */
+static double prof_pct(double *v, int n, double q)
+{
+    if (n <= 0)
+        return 0;
+    gpu_median_d(v, n); /* sorts */
+    int i = (int)(q * (n - 1) + 0.5);
+    return v[i < 0 ? 0 : i >= n ? n - 1 : i];
+}
+
+static void prof_array_d(FILE *f, const char *key, const double *v, int n, const char *fmt)
+{
+    fprintf(f, "\"%s\":[", key);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            fputc(',', f);
+        fprintf(f, fmt, v[i]);
+    }
+    fputc(']', f);
+}
+
+typedef struct {
+    const char *section;
+    int before, after;
+    double measured;
+} ProfClock;
+
+static void *prof_alloc(size_t bytes)
+{
+    void *p;
+    GPU_CHECK(cudaMalloc(&p, bytes));
+    GPU_CHECK(cudaMemset(p, 0, bytes));
+    return p;
+}
+
+/* Least squares ns = fixed + per_iter * iters over n points; returns the largest relative residual. */
+static double prof_fit(const int *x, const double *y, int n, double *fixed, double *slope)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++)
+        sx += x[i], sy += y[i], sxx += (double)x[i] * x[i], sxy += x[i] * y[i];
+    *slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    *fixed = (sy - *slope * sx) / n;
+    double worst = 0;
+    for (int i = 0; i < n; i++)
+        worst = fmax(worst, fabs(*fixed + *slope * x[i] - y[i]) / y[i]);
+    return worst;
+}
+
+#define PROF_NI 9
+static const int prof_iters[PROF_NI] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+
+/* (a) compute vs tile and rounds, one SM and all SMs, with and without a spinning store warp; the serial
+ * staging of the same tasks comes along (d). */
+static double prof_compute(FILE *f, int sm_count)
+{
+    const int ntasks = 8;
+    unsigned *d_flag = (unsigned *)prof_alloc(sizeof(unsigned) * LAT_LINE * sm_count);
+    long long *d_out = (long long *)prof_alloc(sizeof(long long) * 2 * ntasks * sm_count);
+    long long *d_span = (long long *)prof_alloc(sizeof(long long) * 2 * sm_count);
+    float *d_sink = (float *)prof_alloc(sizeof(float) * sm_count);
+    long long *out = (long long *)malloc(sizeof(long long) * 2 * ntasks * sm_count);
+    long long *span = (long long *)malloc(sizeof(long long) * 2 * sm_count);
+    double *c = (double *)malloc(sizeof(double) * ntasks * sm_count), *s = (double *)malloc(sizeof(double) * ntasks * sm_count);
+    double *c1 = (double *)malloc(sizeof(double) * sm_count), *mhz = (double *)malloc(sizeof(double) * sm_count);
+    double clock_all = 0;
+    fprintf(f, ",\n\"compute\":{\"method\":\"one CTA per SM (200 KB shared memory) on 1 SM or on every SM; each runs %d "
+               "tasks of the executor's compute (gpu_tile_compute: operand hashing + iters mma.sync rounds + scale/bias, "
+               "8 compute warps) followed by its serial staging (registers to swizzled shared memory, "
+               "fence.proxy.async, barrier of the compute warps); thread 0 times both with clock64, converted to ns at "
+               "the CTA's own clock64/globaltimer ratio; task 0 (cold) reported apart, medians over tasks 1..%d x "
+               "CTAs; store_warp spinning: a ninth warp spins ld.acquire.gpu on a flag meanwhile (async mode's store "
+               "warp waiting on a semaphore); fit: least squares of the medians, ns = fixed_ns + per_iter_ns * "
+               "iters\",\"units\":\"ns\",\"tasks_per_cta\":%d,\"rows\":[",
+            ntasks, ntasks - 1, ntasks);
+    int row = 0;
+    for (int ti = 0; ti < N_TILES; ti++)
+        for (int si = 0; si < 2; si++)
+            for (int sw = 0; sw < 2; sw++) {
+                const Tile *t = &tiles[ti];
+                const int blocks = si ? sm_count : 1, threads = sw ? PROF_THREADS : GPU_COMPUTE_THREADS;
+                ProfComputeKernel k = prof_compute_for(t);
+                GPU_CHECK(cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, GPU_SMEM_BYTES));
+                double med[PROF_NI], p90[PROF_NI], first[PROF_NI], st[PROF_NI], st90[PROF_NI], clk[PROF_NI];
+                for (int ii = 0; ii < PROF_NI; ii++) {
+                    for (int rep = 0; rep < 2; rep++) { /* the first launch warms up */
+                        GPU_CHECK(cudaMemset(d_flag, 0, sizeof(unsigned) * LAT_LINE * sm_count));
+                        k<<<blocks, threads, GPU_SMEM_BYTES>>>(prof_iters[ii], ntasks, d_flag, d_out, d_span, d_sink);
+                        gpu_check_launch("profile compute kernel", __FILE__, __LINE__);
+                    }
+                    GPU_CHECK(cudaMemcpy(out, d_out, sizeof(long long) * 2 * ntasks * blocks, cudaMemcpyDeviceToHost));
+                    GPU_CHECK(cudaMemcpy(span, d_span, sizeof(long long) * 2 * blocks, cudaMemcpyDeviceToHost));
+                    int n = 0;
+                    for (int b = 0; b < blocks; b++) {
+                        const double nspc = (double)span[2 * b] / (double)span[2 * b + 1];
+                        mhz[b] = 1000.0 / nspc;
+                        c1[b] = (double)out[(size_t)b * ntasks * 2] * nspc;
+                        for (int i = 1; i < ntasks; i++, n++) {
+                            c[n] = (double)out[((size_t)b * ntasks + i) * 2] * nspc;
+                            s[n] = (double)out[((size_t)b * ntasks + i) * 2 + 1] * nspc;
+                        }
+                    }
+                    med[ii] = prof_pct(c, n, 0.5);
+                    p90[ii] = prof_pct(c, n, 0.9);
+                    st[ii] = prof_pct(s, n, 0.5);
+                    st90[ii] = prof_pct(s, n, 0.9);
+                    first[ii] = prof_pct(c1, blocks, 0.5);
+                    clk[ii] = prof_pct(mhz, blocks, 0.5);
+                }
+                double fixed, slope, worst = prof_fit(prof_iters, med, PROF_NI, &fixed, &slope);
+                if (si && !sw)
+                    clock_all = clk[PROF_NI - 1];
+                fprintf(f, "%s\n{\"tile_m\":%d,\"head_dim\":%d,\"sms\":%d,\"store_warp\":\"%s\",\"threads\":%d,"
+                           "\"fixed_ns\":%.1f,\"per_iter_ns\":%.3f,\"fit_max_rel_err\":%.4f,",
+                        row++ ? "," : "", t->tile_m, t->head_dim, blocks, sw ? "spinning" : "none", threads, fixed,
+                        slope, worst);
+                fprintf(f, "\"iters\":[1,2,4,8,16,32,64,128,256],");
+                prof_array_d(f, "median_ns", med, PROF_NI, "%.1f");
+                fputc(',', f);
+                prof_array_d(f, "p90_ns", p90, PROF_NI, "%.1f");
+                fputc(',', f);
+                prof_array_d(f, "first_task_median_ns", first, PROF_NI, "%.1f");
+                fputc(',', f);
+                prof_array_d(f, "stage_serial_median_ns", st, PROF_NI, "%.1f");
+                fputc(',', f);
+                prof_array_d(f, "stage_serial_p90_ns", st90, PROF_NI, "%.1f");
+                fputc(',', f);
+                prof_array_d(f, "sm_clock_mhz", clk, PROF_NI, "%.0f");
+                fputc('}', f);
+                printf("compute %3dx%-3d sms %3d store warp %-8s: %7.1f ns + %6.2f ns/iter (fit err %.3f), stage %.0f ns, "
+                       "clock %.0f MHz\n",
+                       t->tile_m, t->head_dim, blocks, sw ? "spinning" : "none", fixed, slope, worst, st[3], clk[8]);
+            }
+    fprintf(f, "\n]}");
+    cudaFree(d_flag);
+    cudaFree(d_out);
+    cudaFree(d_span);
+    cudaFree(d_sink);
+    free(out);
+    free(span);
+    free(c);
+    free(s);
+    free(c1);
+    free(mhz);
+    return clock_all;
+}
+
+/* (d) async staging: the executor's compute-warp / store-warp hand-off, 1 SM and all SMs. */
+static void prof_async_staging(FILE *f, int sm_count)
+{
+    const int ntasks = 16, drop = 2;
+    static const int iters[2] = {1, 32};
+    float *d_dq = (float *)prof_alloc(sizeof(float) * 128 * 128 * sm_count);
+    unsigned *d_sem = (unsigned *)prof_alloc(sizeof(unsigned) * LAT_LINE * sm_count);
+    long long *d_out = (long long *)prof_alloc(sizeof(long long) * 5 * ntasks * sm_count);
+    long long *d_span = (long long *)prof_alloc(sizeof(long long) * 2 * sm_count);
+    long long *out = (long long *)malloc(sizeof(long long) * 5 * ntasks * sm_count);
+    long long *span = (long long *)malloc(sizeof(long long) * 2 * sm_count);
+    const int cap = ntasks * sm_count;
+    double *v[5];
+    for (int j = 0; j < 5; j++)
+        v[j] = (double *)malloc(sizeof(double) * cap);
+    fprintf(f, ",\n\"staging\":{\"method\":\"serial: see compute rows' stage_serial_*; async: the executor's async "
+               "structure (288 threads, one staging buffer) without semaphore waits, %d tasks per CTA, first %d "
+               "dropped; compute thread 0 stamps clock64 at c_end (t1), after the EMPTY barrier (t2), after staging + "
+               "fence.proxy.async.shared::cta + arrive FULL (t3); store-warp lane 0 after sync FULL (t4 = the "
+               "executor's r_ready) and after bulk reduce + wait + fence + release (t5); ns at the CTA's "
+               "clock64/globaltimer ratio; medians and p90 over tasks x CTAs\",\"units\":\"ns\",\"async\":[",
+            ntasks, drop);
+    int row = 0;
+    for (int ti = 0; ti < N_TILES; ti++)
+        for (int si = 0; si < 2; si++)
+            for (int ii = 0; ii < 2; ii++) {
+                const Tile *t = &tiles[ti];
+                const int blocks = si ? sm_count : 1;
+                ProfAsyncKernel k = prof_async_for(t);
+                GPU_CHECK(cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, GPU_SMEM_BYTES));
+                for (int rep = 0; rep < 2; rep++) {
+                    k<<<blocks, PROF_THREADS, GPU_SMEM_BYTES>>>(iters[ii], ntasks, d_dq, d_sem, d_out, d_span);
+                    gpu_check_launch("profile async staging kernel", __FILE__, __LINE__);
+                }
+                GPU_CHECK(cudaMemcpy(out, d_out, sizeof(long long) * 5 * ntasks * blocks, cudaMemcpyDeviceToHost));
+                GPU_CHECK(cudaMemcpy(span, d_span, sizeof(long long) * 2 * blocks, cudaMemcpyDeviceToHost));
+                int n = 0;
+                for (int b = 0; b < blocks; b++) {
+                    const double nspc = (double)span[2 * b] / (double)span[2 * b + 1];
+                    for (int i = drop; i < ntasks; i++, n++) {
+                        const long long *o = out + ((size_t)b * ntasks + i) * 5;
+                        v[0][n] = (double)(o[1] - o[0]) * nspc; /* wait EMPTY */
+                        v[1][n] = (double)(o[2] - o[1]) * nspc; /* stage + fence + arrive */
+                        v[2][n] = (double)(o[3] - o[2]) * nspc; /* store warp wakes */
+                        v[3][n] = (double)(o[3] - o[0]) * nspc; /* c_end -> r_ready */
+                        v[4][n] = (double)(o[4] - o[3]) * nspc; /* reduction */
+                    }
+                }
+                static const char *names[5] = {"wait_empty", "deposit", "store_wake", "c_end_to_r_ready", "reduce_bulk"};
+                fprintf(f, "%s\n{\"tile_m\":%d,\"head_dim\":%d,\"sms\":%d,\"compute_iters\":%d", row++ ? "," : "",
+                        t->tile_m, t->head_dim, blocks, iters[ii]);
+                double med[5];
+                for (int j = 0; j < 5; j++) {
+                    med[j] = prof_pct(v[j], n, 0.5);
+                    fprintf(f, ",\"%s_median_ns\":%.1f,\"%s_p90_ns\":%.1f", names[j], med[j], names[j],
+                            prof_pct(v[j], n, 0.9));
+                }
+                fputc('}', f);
+                printf("async staging %3dx%-3d sms %3d iters %2d: wait_empty %.0f deposit %.0f wake %.0f c_end->r_ready "
+                       "%.0f reduce %.0f ns\n",
+                       t->tile_m, t->head_dim, blocks, iters[ii], med[0], med[1], med[2], med[3], med[4]);
+            }
+    fprintf(f, "\n]}");
+    for (int j = 0; j < 5; j++)
+        free(v[j]);
+    free(out);
+    free(span);
+    cudaFree(d_dq);
+    cudaFree(d_sem);
+    cudaFree(d_out);
+    cudaFree(d_span);
+}
+
+/* (b) one tile reduction with k reductions started together on k SMs. */
+static void prof_reduce_inflight(FILE *f, int sm_count)
+{
+    static const int ks[] = {1, 2, 4, 8, 16, 32, 64, 96, 132};
+    const int nk = (int)(sizeof ks / sizeof ks[0]), rounds = 12, warm = 2;
+    float *d_dq = (float *)prof_alloc(sizeof(float) * 128 * 128 * sm_count);
+    unsigned *d_sem = (unsigned *)prof_alloc(sizeof(unsigned) * LAT_LINE * sm_count);
+    unsigned *d_arrive = (unsigned *)prof_alloc(sizeof(unsigned) * LAT_LINE * rounds);
+    unsigned long long *d_go = (unsigned long long *)prof_alloc(sizeof(unsigned) * LAT_LINE * rounds);
+    long long *d_out = (long long *)prof_alloc(sizeof(long long) * 3 * rounds * sm_count);
+    long long *d_span = (long long *)prof_alloc(sizeof(long long) * 2 * sm_count);
+    int *d_err = (int *)prof_alloc(sizeof(int));
+    long long *out = (long long *)malloc(sizeof(long long) * 3 * rounds * sm_count);
+    long long *span = (long long *)malloc(sizeof(long long) * 2 * sm_count);
+    double *ns = (double *)malloc(sizeof(double) * rounds * sm_count), done[16], skew[16];
+    GPU_CHECK(cudaFuncSetAttribute((const void *)prof_reduce_k_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   GPU_SMEM_BYTES));
+    fprintf(f, ",\n\"reduce_inflight\":{\"method\":\"k CTAs (cooperative launch, one per SM) meet at a grid barrier "
+               "each round; the last to arrive publishes a start time 4 us ahead on %%globaltimer and every CTA spins "
+               "until it, then adds its staged fp32 tile from shared memory into its own dQ tile (distinct rows), "
+               "completes, fences and release-increments a semaphore, exactly as the executor's reduction phase; "
+               "thread 0 times it with clock64 at the CTA's clock64/globaltimer ratio; %d rounds, the first %d "
+               "dropped; median/p90/max over rounds x CTAs; all_done: last CTA's end minus the published start, "
+               "median over rounds; start_skew: latest minus earliest start, median over rounds\",\"units\":\"ns\","
+               "\"rounds\":%d,\"rows\":[",
+            rounds, warm, rounds);
+    int row = 0;
+    for (int ti = 0; ti < N_TILES; ti++)
+        for (int vi = 0; vi < N_VARIANTS; vi++)
+            for (int ki = 0; ki < nk; ki++) {
+                const Tile *t = &tiles[ti];
+                const Variant *v = &variants[vi];
+                int k = ks[ki] < sm_count ? ks[ki] : sm_count, tile = t->tile_m * t->head_dim, op = v->op, nthr = v->nthr;
+                int rr = rounds;
+                GPU_CHECK(cudaMemset(d_arrive, 0, sizeof(unsigned) * LAT_LINE * rounds));
+                GPU_CHECK(cudaMemset(d_go, 0, sizeof(unsigned) * LAT_LINE * rounds));
+                void *args[] = {&d_dq, &d_sem, &d_arrive, &d_go, &tile, &op, &nthr, &rr, &d_out, &d_span, &d_err};
+                GPU_CHECK(cudaLaunchCooperativeKernel((const void *)prof_reduce_k_kernel, k, GPU_COMPUTE_THREADS, args,
+                                                      GPU_SMEM_BYTES, 0));
+                gpu_check_launch("profile reduce-in-flight kernel", __FILE__, __LINE__);
+                GPU_CHECK(cudaMemcpy(out, d_out, sizeof(long long) * 3 * rounds * k, cudaMemcpyDeviceToHost));
+                GPU_CHECK(cudaMemcpy(span, d_span, sizeof(long long) * 2 * k, cudaMemcpyDeviceToHost));
+                int n = 0;
+                for (int r = warm; r < rounds; r++) {
+                    long long mx = 0, s_lo = 0, s_hi = 0;
+                    for (int b = 0; b < k; b++) {
+                        const long long *o = out + ((size_t)b * rounds + r) * 3;
+                        mx = o[2] > mx ? o[2] : mx;
+                        s_lo = (b == 0 || o[1] < s_lo) ? o[1] : s_lo;
+                        s_hi = (b == 0 || o[1] > s_hi) ? o[1] : s_hi;
+                    }
+                    done[r - warm] = (double)mx;
+                    skew[r - warm] = (double)(s_hi - s_lo);
+                }
+                for (int b = 0; b < k; b++) {
+                    const double nspc = (double)span[2 * b] / (double)span[2 * b + 1];
+                    for (int r = warm; r < rounds; r++)
+                        ns[n++] = (double)out[((size_t)b * rounds + r) * 3] * nspc;
+                }
+                const double med = prof_pct(ns, n, 0.5), p90 = prof_pct(ns, n, 0.9), mx = ns[n - 1];
+                const double dmed = prof_pct(done, rounds - warm, 0.5), smed = prof_pct(skew, rounds - warm, 0.5);
+                fprintf(f, "%s\n{\"tile_m\":%d,\"head_dim\":%d,\"bytes\":%d,\"op\":\"%s\",\"threads\":%d,\"k\":%d,"
+                           "\"median_ns\":%.1f,\"p90_ns\":%.1f,\"max_ns\":%.1f,\"all_done_median_ns\":%.0f,"
+                           "\"start_skew_median_ns\":%.0f}",
+                        row++ ? "," : "", t->tile_m, t->head_dim, tile * 4, v->name, v->nthr, k, med, p90, mx, dmed, smed);
+                if (ki == 0 || ks[ki] == 132 || ks[ki] == 16)
+                    printf("reduce %3dx%-3d %-9s k %3d: median %.0f p90 %.0f all_done %.0f skew %.0f ns\n", t->tile_m,
+                           t->head_dim, v->name, k, med, p90, dmed, smed);
+            }
+    fprintf(f, "\n]}");
+    int err = 0;
+    GPU_CHECK(cudaMemcpy(&err, d_err, sizeof(int), cudaMemcpyDeviceToHost));
+    if (err)
+        printf("reduce in flight: TIMEOUT at a grid barrier\n");
+    free(out);
+    free(span);
+    free(ns);
+    cudaFree(d_dq);
+    cudaFree(d_sem);
+    cudaFree(d_arrive);
+    cudaFree(d_go);
+    cudaFree(d_out);
+    cudaFree(d_span);
+    cudaFree(d_err);
+}
+
+/* (c) hand-off latency while k other SMs reduce without pause. */
+static void prof_handoff(FILE *f, int sm_count)
+{
+    const int G = sm_count, npairs = 16, warm = 8, trips = 64;
+    static const int ks[] = {0, 16, 32, 64, 128};
+    const int nk = 5;
+    typedef struct {
+        const char *name;
+        int op, tile_m, head_dim;
+    } Load;
+    static const Load loads[] = {{"bulk", GPU_OP_BULK, 80, 128}, {"ldst-warp", GPU_OP_LDST, 80, 128}};
+    int2 pairs[16];
+    unsigned x = 12345u;
+    for (int p = 0; p < npairs; p++) {
+        x = x * 1103515245u + 12345u;
+        int a = (int)((x >> 8) % (unsigned)G);
+        x = x * 1103515245u + 12345u;
+        int b = (int)((x >> 8) % (unsigned)(G - 1));
+        b += b >= a;
+        pairs[p] = make_int2(a, b);
+    }
+    const size_t nflags = (size_t)(1 + G + 4 * npairs) * LAT_LINE;
+    int2 *d_pairs = (int2 *)prof_alloc(sizeof pairs);
+    GPU_CHECK(cudaMemcpy(d_pairs, pairs, sizeof pairs, cudaMemcpyHostToDevice));
+    unsigned *d_flags = (unsigned *)prof_alloc(sizeof(unsigned) * nflags);
+    float *d_dq = (float *)prof_alloc(sizeof(float) * 128 * 128 * G);
+    long long *d_clk = (long long *)prof_alloc(sizeof(long long) * npairs * trips);
+    long long *d_span = (long long *)prof_alloc(sizeof(long long) * npairs * 2);
+    long long *d_red = (long long *)prof_alloc(sizeof(long long) * npairs * G * 2);
+    int *d_smid = (int *)prof_alloc(sizeof(int) * G), *d_err = (int *)prof_alloc(sizeof(int));
+    long long *clk = (long long *)malloc(sizeof(long long) * npairs * trips), span[32];
+    long long *red = (long long *)malloc(sizeof(long long) * npairs * G * 2);
+    int *smid = (int *)malloc(sizeof(int) * G);
+    double *all = (double *)malloc(sizeof(double) * npairs * trips), per_pair[16], tmp[64], mhz[16];
+    GPU_CHECK(cudaFuncSetAttribute((const void *)prof_handoff_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   GPU_SMEM_BYTES));
+    fprintf(f, ",\n\"handoff_load\":{\"method\":\"cooperative launch of one 32-thread CTA per SM; %d SM pairs (a,b) in "
+               "turn: a releases (fence.acq_rel.gpu + red.release.gpu.add, the executor's release), b spins "
+               "ld.acquire.gpu until the count turns (the executor's wait) and answers the same way; one-way = round "
+               "trip / 2, clock64 on a converted at a's clock64/globaltimer ratio over the timed trips; %d warm-up + "
+               "%d timed trips per pair; meanwhile the k CTAs after b in cyclic block order (skipping a) add a "
+               "load_tile_m x load_head_dim fp32 tile into their own dQ tile and release-increment a semaphore "
+               "without pause (op bulk: one thread, cp.reduce.async.bulk; ldst-warp: 32 lanes float4 load+add+store "
+               "through L2); others idle; the turn starts 3 us after the loaders; load_reduce_mean_ns = loaders' "
+               "turn time / reductions done\",\"units\":\"ns\",\"pairs_blocks\":[",
+            npairs, warm, trips);
+    for (int p = 0; p < npairs; p++)
+        fprintf(f, "%s[%d,%d]", p ? "," : "", pairs[p].x, pairs[p].y);
+    fprintf(f, "],\"rows\":[");
+    int row = 0;
+    for (int li = 0; li < 2; li++)
+        for (int ki = 0; ki < nk; ki++) {
+            const Load *l = &loads[li];
+            int k = ks[ki] < G - 2 ? ks[ki] : G - 2, np = npairs, w = warm, tr = trips, tile = l->tile_m * l->head_dim,
+                op = l->op;
+            GPU_CHECK(cudaMemset(d_flags, 0, sizeof(unsigned) * nflags));
+            GPU_CHECK(cudaMemset(d_red, 0, sizeof(long long) * npairs * G * 2));
+            void *args[] = {&d_pairs, &np, &k, &w, &tr, &tile, &op, &d_dq, &d_flags, &d_clk, &d_span, &d_red, &d_smid, &d_err};
+            GPU_CHECK(cudaLaunchCooperativeKernel((const void *)prof_handoff_kernel, G, 32, args, GPU_SMEM_BYTES, 0));
+            gpu_check_launch("profile hand-off kernel", __FILE__, __LINE__);
+            GPU_CHECK(cudaMemcpy(clk, d_clk, sizeof(long long) * npairs * trips, cudaMemcpyDeviceToHost));
+            GPU_CHECK(cudaMemcpy(span, d_span, sizeof(long long) * npairs * 2, cudaMemcpyDeviceToHost));
+            GPU_CHECK(cudaMemcpy(red, d_red, sizeof(long long) * npairs * G * 2, cudaMemcpyDeviceToHost));
+            GPU_CHECK(cudaMemcpy(smid, d_smid, sizeof(int) * G, cudaMemcpyDeviceToHost));
+            int n = 0;
+            long long rn = 0, rt = 0;
+            for (int p = 0; p < npairs; p++) {
+                const double nspc = (double)span[2 * p] / (double)span[2 * p + 1];
+                mhz[p] = 1000.0 / nspc;
+                for (int i = 0; i < trips; i++)
+                    tmp[i] = all[n++] = (double)clk[(size_t)p * trips + i] * nspc / 2.0;
+                per_pair[p] = prof_pct(tmp, trips, 0.5);
+                for (int b = 0; b < G; b++)
+                    rn += red[((size_t)p * G + b) * 2], rt += red[((size_t)p * G + b) * 2 + 1];
+            }
+            const double med = prof_pct(all, n, 0.5), p10 = prof_pct(all, n, 0.1), p90 = prof_pct(all, n, 0.9);
+            const double rmean = rn ? (double)rt / (double)rn : 0, clock = prof_pct(mhz, npairs, 0.5);
+            fprintf(f, "%s\n{\"load_op\":\"%s\",\"load_tile_m\":%d,\"load_head_dim\":%d,\"k\":%d,\"one_way_median_ns\":%.1f,"
+                       "\"one_way_p10_ns\":%.1f,\"one_way_p90_ns\":%.1f,\"pairs_smids\":[",
+                    row++ ? "," : "", l->name, l->tile_m, l->head_dim, k, med, p10, p90);
+            for (int p = 0; p < npairs; p++)
+                fprintf(f, "%s[%d,%d]", p ? "," : "", smid[pairs[p].x], smid[pairs[p].y]);
+            fprintf(f, "],");
+            prof_array_d(f, "per_pair_one_way_median_ns", per_pair, npairs, "%.0f");
+            fprintf(f, ",\"load_reductions\":%lld,\"load_reduce_mean_ns\":%.1f,\"sm_clock_mhz\":%.0f}", rn, rmean, clock);
+            printf("hand-off under load %-9s k %3d: one-way median %.0f (p10 %.0f, p90 %.0f) ns; loaders' reduction "
+                   "%.0f ns\n",
+                   l->name, k, med, p10, p90, rmean);
+        }
+    fprintf(f, "\n]}");
+    int err = 0;
+    GPU_CHECK(cudaMemcpy(&err, d_err, sizeof(int), cudaMemcpyDeviceToHost));
+    if (err)
+        printf("hand-off: TIMEOUT\n");
+    free(clk);
+    free(red);
+    free(smid);
+    free(all);
+    cudaFree(d_pairs);
+    cudaFree(d_flags);
+    cudaFree(d_dq);
+    cudaFree(d_clk);
+    cudaFree(d_span);
+    cudaFree(d_red);
+    cudaFree(d_smid);
+    cudaFree(d_err);
+}
+
+static void prof_stats(FILE *f, const char *key, double *v, int n)
+{
+    gpu_median_d(v, n); /* sorts v: min and max below are read after it (argument order is unspecified) */
+    fprintf(f, "\"%s\":{\"median\":%.1f,\"p10\":%.1f,\"p90\":%.1f,\"min\":%.1f,\"max\":%.1f,\"samples\":%d}", key,
+            prof_pct(v, n, 0.5), prof_pct(v, n, 0.1), prof_pct(v, n, 0.9), n ? v[0] : 0, n ? v[n - 1] : 0, n);
+}
+
+/* (e) launch costs: queued kernel -> first CTA, event-timed overhead, prologue vs task-list size, gap
+ * between consecutive CTAs on one SM. */
+static double prof_launch(FILE *f, int sm_count)
+{
+    const int G = sm_count, waves = 4, maxb = waves * G;
+    int4 *d_tasks = (int4 *)prof_alloc(sizeof(int4) * 512);
+    long long *d_out = (long long *)prof_alloc(sizeof(long long) * 6 * maxb), *d_stamp = (long long *)prof_alloc(64);
+    int *d_sink = (int *)prof_alloc(sizeof(int) * maxb);
+    long long *out = (long long *)malloc(sizeof(long long) * 6 * maxb), stamp;
+    double *v = (double *)malloc(sizeof(double) * 64 * maxb), *w = (double *)malloc(sizeof(double) * 64 * maxb);
+    GPU_CHECK(cudaFuncSetAttribute((const void *)prof_cta_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   GPU_SMEM_BYTES));
+    cudaEvent_t e0, e1;
+    GPU_CHECK(cudaEventCreate(&e0));
+    GPU_CHECK(cudaEventCreate(&e1));
+    fprintf(f, ",\n\"launch\":{\"method\":\"prof_cta_kernel mimics the executor's CTA: %%globaltimer and clock64 at its "
+               "first instruction, copy of the task list (int4 per task) into shared memory + barrier (prologue, up "
+               "to the first c_start), a spin of work_ns, barrier, exit stamp (epilogue); 200 KB shared memory (one "
+               "CTA per SM). kernel_to_first_cta: a 1-CTA kernel spins 20 us and stamps its end, the kernel under test "
+               "is queued behind it on the same stream: earliest CTA entry minus that stamp; first_wave_spread: "
+               "latest minus earliest entry of its grid CTAs; event_overhead: cudaEvent time around a grid of one "
+               "wave (work 5 us) minus its device span (latest exit - earliest entry); prologue: clock64 entry -> "
+               "after the copy's barrier, ns at the clock measured in the event runs; cta_gap: grids of %d waves, per "
+               "SM consecutive CTAs (by entry), next entry minus previous exit stamp (includes the barrier before the "
+               "stamp, CTA retirement, dispatch and start)\",\"units\":\"ns\"",
+            waves);
+    /* queued kernel -> first CTA, for grids of 1 and G CTAs, 288 and 256 threads */
+    static const int grids[2] = {1, 0}, thr[2] = {PROF_THREADS, GPU_COMPUTE_THREADS};
+    fprintf(f, ",\"kernel_to_first_cta\":[");
+    for (int gi = 0; gi < 2; gi++)
+        for (int th = 0; th < 2; th++) {
+            const int g = grids[gi] ? grids[gi] : G, reps = 24;
+            int n = 0;
+            for (int r = 0; r < reps; r++) {
+                prof_stamp_kernel<<<1, 32>>>(20000, d_stamp);
+                prof_cta_kernel<<<g, thr[th], GPU_SMEM_BYTES>>>(d_tasks, 1, 0, d_out, d_sink);
+                gpu_check_launch("profile launch kernel", __FILE__, __LINE__);
+                GPU_CHECK(cudaMemcpy(out, d_out, sizeof(long long) * 6 * g, cudaMemcpyDeviceToHost));
+                GPU_CHECK(cudaMemcpy(&stamp, d_stamp, sizeof stamp, cudaMemcpyDeviceToHost));
+                long long lo = out[1], hi = out[1];
+                for (int b = 1; b < g; b++) {
+                    lo = out[b * 6 + 1] < lo ? out[b * 6 + 1] : lo;
+                    hi = out[b * 6 + 1] > hi ? out[b * 6 + 1] : hi;
+                }
+                if (r >= 4) {
+                    v[n] = (double)(lo - stamp);
+                    w[n++] = (double)(hi - lo);
+                }
+            }
+            fprintf(f, "%s{\"grid_ctas\":%d,\"threads\":%d,", gi + th ? "," : "", g, thr[th]);
+            prof_stats(f, "kernel_to_first_cta_ns", v, n);
+            fputc(',', f);
+            prof_stats(f, "first_wave_spread_ns", w, n);
+            fputc('}', f);
+            printf("launch: grid %3d x %d threads: queued kernel -> first CTA median %.0f ns, first-wave spread %.0f ns\n",
+                   g, thr[th], prof_pct(v, n, 0.5), prof_pct(w, n, 0.5));
+        }
+    fprintf(f, "]");
+    /* event overhead and the clock for the prologue conversion */
+    int n = 0, nm = 0;
+    for (int r = 0; r < 20; r++) {
+        GPU_CHECK(cudaEventRecord(e0));
+        prof_cta_kernel<<<G, PROF_THREADS, GPU_SMEM_BYTES>>>(d_tasks, 1, 5000, d_out, d_sink);
+        GPU_CHECK(cudaEventRecord(e1));
+        gpu_check_launch("profile launch kernel", __FILE__, __LINE__);
+        float ms = 0;
+        GPU_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        GPU_CHECK(cudaMemcpy(out, d_out, sizeof(long long) * 6 * G, cudaMemcpyDeviceToHost));
+        long long lo = out[1], hi = out[3];
+        for (int b = 0; b < G; b++) {
+            lo = out[b * 6 + 1] < lo ? out[b * 6 + 1] : lo;
+            hi = out[b * 6 + 3] > hi ? out[b * 6 + 3] : hi;
+            if (r >= 2)
+                w[nm++] = (double)(out[b * 6 + 5] - out[b * 6 + 4]) * 1000.0 / (double)(out[b * 6 + 3] - out[b * 6 + 1]);
+        }
+        if (r >= 2)
+            v[n++] = ms * 1e6 - (double)(hi - lo);
+    }
+    const double mhz = prof_pct(w, nm, 0.5);
+    fprintf(f, ",");
+    prof_stats(f, "event_overhead_ns", v, n);
+    fprintf(f, ",\"sm_clock_mhz\":%.0f", mhz);
+    printf("launch: event time - device span median %.0f ns; clock %.0f MHz\n", prof_pct(v, n, 0.5), mhz);
+    /* prologue vs task-list length */
+    static const int ntasks[] = {1, 16, 64, 132, 264, 512};
+    fprintf(f, ",\"prologue\":[");
+    for (int ti = 0; ti < 6; ti++) {
+        n = 0;
+        for (int r = 0; r < 6; r++) {
+            prof_cta_kernel<<<G, PROF_THREADS, GPU_SMEM_BYTES>>>(d_tasks, ntasks[ti], 0, d_out, d_sink);
+            gpu_check_launch("profile launch kernel", __FILE__, __LINE__);
+            GPU_CHECK(cudaMemcpy(out, d_out, sizeof(long long) * 6 * G, cudaMemcpyDeviceToHost));
+            if (r >= 1)
+                for (int b = 0; b < G; b++)
+                    v[n++] = (double)out[b * 6 + 2] * 1000.0 / mhz;
+        }
+        fprintf(f, "%s{\"tasks\":%d,\"bytes\":%d,\"threads\":%d,", ti ? "," : "", ntasks[ti], ntasks[ti] * 16, PROF_THREADS);
+        prof_stats(f, "prologue_ns", v, n);
+        fputc('}', f);
+        printf("launch: prologue with %3d tasks: median %.0f ns\n", ntasks[ti], prof_pct(v, n, 0.5));
+    }
+    fprintf(f, "]");
+    /* gap between consecutive CTAs on one SM */
+    static const long long works[] = {0, 2000, 10000};
+    fprintf(f, ",\"cta_gap\":[");
+    int row = 0;
+    for (int th = 0; th < 2; th++)
+        for (int wi = 0; wi < 3; wi++) {
+            n = 0;
+            for (int r = 0; r < 4; r++) {
+                prof_cta_kernel<<<maxb, thr[th], GPU_SMEM_BYTES>>>(d_tasks, 16, works[wi], d_out, d_sink);
+                gpu_check_launch("profile launch kernel", __FILE__, __LINE__);
+                GPU_CHECK(cudaMemcpy(out, d_out, sizeof(long long) * 6 * maxb, cudaMemcpyDeviceToHost));
+                if (r == 0)
+                    continue;
+                for (int s = 0; s < 1024; s++) { /* per SM: CTAs by entry time (insertion order of a tiny list) */
+                    long long ent[64], ex[64];
+                    int m = 0;
+                    for (int b = 0; b < maxb && m < 64; b++)
+                        if (out[b * 6] == s) {
+                            int j = m++;
+                            for (; j > 0 && ent[j - 1] > out[b * 6 + 1]; j--)
+                                ent[j] = ent[j - 1], ex[j] = ex[j - 1];
+                            ent[j] = out[b * 6 + 1];
+                            ex[j] = out[b * 6 + 3];
+                        }
+                    for (int j = 1; j < m; j++)
+                        v[n++] = (double)(ent[j] - ex[j - 1]);
+                }
+            }
+            fprintf(f, "%s{\"threads\":%d,\"work_ns\":%lld,\"grid_ctas\":%d,", row++ ? "," : "", thr[th], works[wi], maxb);
+            prof_stats(f, "cta_gap_ns", v, n);
+            fputc('}', f);
+            printf("launch: CTA gap on one SM (%d threads, work %lld ns): median %.0f ns (p10 %.0f, p90 %.0f; %d gaps)\n",
+                   thr[th], works[wi], prof_pct(v, n, 0.5), prof_pct(v, n, 0.1), prof_pct(v, n, 0.9), n);
+        }
+    fprintf(f, "]}");
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    free(out);
+    free(v);
+    free(w);
+    cudaFree(d_tasks);
+    cudaFree(d_out);
+    cudaFree(d_stamp);
+    cudaFree(d_sink);
+    return mhz;
+}
+
+/* Runs every profile measurement and writes DIR/calib-profile-raw.json. */
+static void run_profile(const Options *o, int sm_count, GpuMeta *meta)
+{
+    char *body = NULL;
+    size_t body_len = 0;
+    FILE *f = open_memstream(&body, &body_len);
+    ProfClock clocks[5] = {{"compute", 0, 0, 0}, {"staging", 0, 0, 0}, {"reduce_inflight", 0, 0, 0},
+                           {"handoff_load", 0, 0, 0}, {"launch", 0, 0, 0}};
+    for (int s = 0; s < 5; s++) {
+        clocks[s].before = gpu_nvml_sm_clock_mhz();
+        switch (s) {
+        case 0: clocks[s].measured = prof_compute(f, sm_count); break;
+        case 1: prof_async_staging(f, sm_count); break;
+        case 2: prof_reduce_inflight(f, sm_count); break;
+        case 3: prof_handoff(f, sm_count); break;
+        default: clocks[s].measured = prof_launch(f, sm_count); break;
+        }
+        clocks[s].after = gpu_nvml_sm_clock_mhz();
+        fflush(stdout);
+    }
+    fprintf(f, ",\n\"clock\":{\"method\":\"NVML SM clock just before and after each section (-1: NVML missing); "
+               "measured: clock64 cycles per globaltimer us, median over CTAs (compute: all SMs, 256 rounds; launch: "
+               "5 us CTAs); every row of compute and handoff_load carries its own sm_clock_mhz\",\"units\":\"MHz\","
+               "\"sections\":[");
+    for (int s = 0; s < 5; s++)
+        if (clocks[s].measured > 0)
+            fprintf(f, "%s{\"section\":\"%s\",\"nvml_before_mhz\":%d,\"nvml_after_mhz\":%d,\"measured_mhz\":%.0f}",
+                    s ? "," : "", clocks[s].section, clocks[s].before, clocks[s].after, clocks[s].measured);
+        else
+            fprintf(f, "%s{\"section\":\"%s\",\"nvml_before_mhz\":%d,\"nvml_after_mhz\":%d,\"measured_mhz\":null}",
+                    s ? "," : "", clocks[s].section, clocks[s].before, clocks[s].after);
+    fprintf(f, "]}}\n");
+    fclose(f);
+    GpuMeta m = *meta;
+    if (gpu_nvml_sm_clock_mhz() >= 0)
+        gpu_meta_raw(&m, "sm_clock_mhz_after", "%d", gpu_nvml_sm_clock_mhz());
+    gpu_meta_str(&m, "method", "raw measurements for the predictor's hardware profile from calibration kernels only "
+                               "(no schedule traces); each section carries its own method text; all times in ns");
+    gpu_meta_str(&m, "tool", "gpu-calib --profile");
+    char path[1024];
+    FILE *out = open_out(o->out_dir, "calib-profile-raw.json", path, sizeof path);
+    fprintf(out, "{\"format\":\"dashsim-calib-profile-raw\",\"version\":1,\n\"metadata\":");
+    gpu_meta_write(out, &m);
+    fwrite(body, 1, body_len, out);
+    fclose(out);
+    free(body);
+    printf("profile: wrote %s\n", path);
+}
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: gpu-calib [--out-dir DIR] [--round-trips N] [--warmup N] [--skip-latency] [--meta K=V]...\n"
+    fprintf(f, "usage: gpu-calib [--out-dir DIR] [--round-trips N] [--warmup N] [--skip-latency] [--profile]\n"
+               "                 [--meta K=V]...\n"
                "Writes DIR/calib-latency.json (SM-to-SM signal latency), DIR/calib-reduce.json (dQ tile reduction\n"
-               "and mma compute costs) and DIR/calib-iters.txt (compute iterations for c/r = 1, 3, 8).\n");
+               "and mma compute costs) and DIR/calib-iters.txt (compute iterations for c/r = 1, 3, 8).\n"
+               "--profile instead writes DIR/calib-profile-raw.json: compute vs tile and rounds, staging, reduction\n"
+               "vs reductions in flight, hand-off under load, CTA launch costs and clocks (docs/gpu.md).\n");
 }
 
 int main(int argc, char **argv)
@@ -514,6 +1506,8 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(s, "--skip-latency")) {
             o.is_skip_latency = 1;
+        } else if (!strcmp(s, "--profile")) {
+            o.is_profile = 1;
         } else if (!v) {
             usage(stderr);
             return 2;
@@ -542,6 +1536,14 @@ int main(int argc, char **argv)
     int sm_count = 0, coop = 0;
     GPU_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
     GPU_CHECK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, 0));
+    if (o.is_profile) {
+        if (!coop) {
+            fprintf(stderr, "gpu-calib: the device cannot launch cooperative kernels\n");
+            return 1;
+        }
+        run_profile(&o, sm_count, &meta);
+        return 0;
+    }
     if (!o.is_skip_latency) {
         if (!coop) {
             fprintf(stderr, "gpu-calib: the device cannot launch cooperative kernels\n");

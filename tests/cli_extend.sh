@@ -12,7 +12,9 @@ sed 's/policy_shift\b/policy_shift_copy/; s/\.name = "shift"/.name = "shift-copy
     >"$copy/policies/shift_copy.c"
 sed -i 's/^    X(policy_symmetric_shift)$/    X(policy_symmetric_shift) \\\n    X(policy_shift_copy)/' "$copy/policies/registry.c"
 grep -q 'X(policy_shift_copy)' "$copy/policies/registry.c" && ok extend-one-line || fail extend-one-line "registry line not added"
-if make -s -C "$copy" bin/sim bin/test-sim >"$tmp/build.log" 2>&1; then ok extend-builds
+# a plain build of the copy, whatever build variables the make running this test has passed down
+if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$copy" BIN=bin BUILD=build LIB=lib bin/sim bin/test-sim \
+    >"$tmp/build.log" 2>&1; then ok extend-builds
 else fail extend-builds "$(tail -5 "$tmp/build.log")"; finish; exit; fi
 "$copy/bin/sim" --list-policies | grep -q "^shift-copy " && ok extend-listed || fail extend-listed "not in --list-policies"
 (cd "$copy" && CK_DEFAULT_TIMEOUT=600 bin/test-sim >"$tmp/check.log" 2>&1) && ok extend-check-suites \

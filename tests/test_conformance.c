@@ -50,7 +50,11 @@ static int64_t check_schedule(const Plan *plan, const SimProgram *p, const SimSc
         work[o->engine] += o->duration_ns;
         ck_assert_int_ge(s->start_ns[op], s->cta_dispatch_ns[c]);
         ck_assert_int_le(s->end_ns[op], s->cta_end_ns[c]);
-        ck_assert_int_eq(s->end_ns[op] - s->start_ns[op], o->duration_ns);
+        if (p->load && o->kind == SIM_OP_REDUCE) /* shared: no faster than alone, no slower than at full load */
+            ck_assert(s->end_ns[op] - s->start_ns[op] >= o->duration_ns &&
+                      s->end_ns[op] - s->start_ns[op] <= (o->duration_ns * 3 + 1) / 2 + 1);
+        else
+            ck_assert_int_eq(s->end_ns[op] - s->start_ns[op], o->duration_ns);
         if (p->next_on_engine[op] >= 0)
             ck_assert_int_ge(s->start_ns[p->next_on_engine[op]], s->end_ns[op]);
     }
@@ -58,8 +62,7 @@ static int64_t check_schedule(const Plan *plan, const SimProgram *p, const SimSc
         ck_assert_int_eq(seen[t], per_task);
     for (int64_t e = 0; e < p->edge_count; e++) {
         const SimEdge *edge = &p->edges[e];
-        int64_t lat = sim_program_edge_latency(p, e, s->cta_unit[p->ops[edge->from].cta],
-                                               s->cta_unit[p->ops[edge->to].cta]);
+        int64_t lat = sim_engine_edge_latency(p, s, e);
         ck_assert_int_ge(s->start_ns[edge->to], s->end_ns[edge->from] + lat);
     }
     for (int32_t a = 0; a < p->cta_count; a++) /* CTAs on one unit never overlap */
@@ -71,10 +74,16 @@ static int64_t check_schedule(const Plan *plan, const SimProgram *p, const SimSc
     return MAX(work[0], work[1]);
 }
 
+/* A load model: reductions slow to 1.5x at 3 or more in flight, hand-offs grow by 40 ns a reduction. */
+static int32_t slowdown_ppm[] = { 0, 1000000, 1200000, 1500000 }, handoff_extra_ns[] = { 0, 0, 40, 80, 120 };
+static const SimLoadModel load = { slowdown_ppm, 3, handoff_extra_ns, 4 };
+
 static const AttnCosts cost_cases[] = {
     { .c_ns = 1000, .r_ns = 500, .reduce = REDUCE_SERIAL }, { .c_ns = 300, .r_ns = 900, .latency_ns = 250 },
     { .c_ns = 1000, .r_ns = 500, .reduce = REDUCE_ASYNC },
     { .c_ns = 400, .r_ns = 700, .latency_ns = 600, .reduce = REDUCE_ASYNC },
+    { .c_ns = 700, .r_ns = 600, .latency_ns = 300, .load = &load },
+    { .c_ns = 500, .r_ns = 900, .latency_ns = 200, .deposit_ns = 150, .reduce = REDUCE_ASYNC, .load = &load },
 };
 enum { SHAPES = sizeof shapes / sizeof shapes[0], COSTS = sizeof cost_cases / sizeof cost_cases[0] };
 
@@ -154,6 +163,36 @@ static void collect_cases(void)
             }
 }
 
+/* A load model that never slows anything (slowdown 1 at every load, no hand-off growth) is the fixed-
+ * duration engine: same starts and ends for every op, every policy (PS is exact in integer ns). */
+START_TEST(unit_load_model_is_the_fixed_engine)
+{
+    static int32_t one[] = { 0, 1000000 };
+    static const SimLoadModel unit = { one, 1, NULL, 0 };
+    for (int i = 0; i < policy_count(); i++)
+        for (int mask = 0; mask < 2; mask++) {
+            const PolicyOps *ops = policy_at(i);
+            if (!(mask ? ops->supports_causal : ops->supports_full))
+                continue;
+            Case x = make_case(ops, mask, 4, 3); /* uneven tiles, async, latency */
+            SimError err = { 0 };
+            Plan *plan = policy_build(ops, &x.wl, &err);
+            ck_assert_ptr_nonnull(plan);
+            AttnCosts with = x.costs;
+            with.load = &unit;
+            SimProgram *a = sim_attention_program(plan, &x.costs), *b = sim_attention_program(plan, &with);
+            SimSchedule sa = { 0 }, sb = { 0 };
+            ck_assert_int_eq(sim_engine_run(a, &sa, &err), SIM_OK);
+            ck_assert_int_eq(sim_engine_run(b, &sb, &err), SIM_OK);
+            for (int64_t op = 0; op < a->op_count; op++)
+                ck_assert(sa.start_ns[op] == sb.start_ns[op] && sa.end_ns[op] == sb.end_ns[op]);
+            sim_schedule_clear(&sa), sim_schedule_clear(&sb);
+            sim_program_free(a), sim_program_free(b);
+            plan_free(plan);
+        }
+}
+END_TEST
+
 /* Lemma 1 on real schedules: the DASH schedules respect chain depth, FA3's does not. */
 START_TEST(lemma1_on_schedules)
 {
@@ -176,6 +215,7 @@ Suite *suite_conformance(void)
     collect_cases();
     tcase_add_loop_test(tc, policy_conforms, 0, case_count);
     tcase_add_test(tc, lemma1_on_schedules);
+    tcase_add_test(tc, unit_load_model_is_the_fixed_engine);
     suite_add_tcase(s, tc);
     return s;
 }

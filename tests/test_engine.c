@@ -138,6 +138,74 @@ START_TEST(dependency_cycle_deadlocks)
 }
 END_TEST
 
+/* Processor sharing: k equal reductions that start together each take d * slowdown(k) (rounded up to a
+ * whole ns); when one leaves, the others speed up. Checked against the closed form of PS. */
+START_TEST(load_model_shares_reductions)
+{
+    const int32_t slowdown[] = { 0, 1000000, 1500000, 2000000, 2500000 }; /* k = 1..4 */
+    for (int k = 1; k <= 4; k++) {
+        SimProgram *p = sim_program_new(k, 1);
+        for (int i = 0; i < k; i++) {
+            sim_program_add_cta(p, -1);
+            sim_program_add_op(p, 0, SIM_OP_REDUCE, 1001, i);
+        }
+        sim_program_set_load(p, slowdown, 4, NULL, 0);
+        sim_program_seal(p);
+        SimSchedule s = { 0 };
+        SimError err = { 0 };
+        ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+        int64_t want = (1001LL * slowdown[k] + 999999) / 1000000;
+        for (int i = 0; i < k; i++)
+            ck_assert_int_eq(s.end_ns[i] - s.start_ns[i], want);
+        sim_schedule_clear(&s);
+        sim_program_free(p);
+    }
+    /* two reductions, 1000 and 3000 ns alone, slowdown 1.5 when both run: the short one ends at 1500 (1000
+     * of work at 2/3 speed); the long one has done 1000 of its 3000 then and runs alone: ends at 3500 */
+    SimProgram *p = sim_program_new(2, 1);
+    const int64_t d[] = { 1000, 3000 };
+    for (int i = 0; i < 2; i++) {
+        sim_program_add_cta(p, -1);
+        sim_program_add_op(p, 0, SIM_OP_REDUCE, d[i], i);
+    }
+    sim_program_set_load(p, slowdown, 2, NULL, 0);
+    sim_program_seal(p);
+    SimSchedule s = { 0 };
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+    ck_assert_int_eq(s.end_ns[0], 1500);
+    ck_assert_int_eq(s.end_ns[1], 3500);
+    sim_schedule_clear(&s);
+    sim_program_free(p);
+}
+END_TEST
+
+/* The hand-off growth: a cross-unit accumulation edge out of a reduction gets handoff_extra(k), k = the
+ * reductions still running when it ends; the schedule records it and sim_engine_edge_latency reports it. */
+START_TEST(load_model_grows_handoffs)
+{
+    const int32_t slowdown[] = { 0, 1000000 }, extra[] = { 7, 11, 13 };
+    SimProgram *p = sim_program_new(3, 1);
+    int64_t r[3];
+    for (int i = 0; i < 3; i++) {
+        sim_program_add_cta(p, -1);
+        r[i] = sim_program_add_op(p, 0, SIM_OP_REDUCE, i == 2 ? 500 : 1000, i);
+    }
+    sim_program_add_edge(p, r[0], r[2], 100, SIM_EDGE_ACCUM);
+    sim_program_set_load(p, slowdown, 1, extra, 2);
+    sim_program_seal(p);
+    SimSchedule s = { 0 };
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+    /* r0 and r1 end together at 1000; r0 completes first (lower sequence) with r1 still in flight: k = 1 */
+    ck_assert_int_eq(s.handoff_extra_ns[r[0]], 11);
+    ck_assert_int_eq(s.start_ns[r[2]], 1000 + 100 + 11);
+    ck_assert_int_eq(sim_engine_edge_latency(p, &s, 0), 111);
+    sim_schedule_clear(&s);
+    sim_program_free(p);
+}
+END_TEST
+
 Suite *suite_engine(void)
 {
     Suite *s = suite_create("engine");
@@ -148,6 +216,8 @@ Suite *suite_engine(void)
     tcase_add_test(tc, zero_length_ops_and_two_engines);
     tcase_add_test(tc, waiting_on_an_unplaced_cta_deadlocks);
     tcase_add_test(tc, dependency_cycle_deadlocks);
+    tcase_add_test(tc, load_model_shares_reductions);
+    tcase_add_test(tc, load_model_grows_handoffs);
     suite_add_tcase(s, tc);
     return s;
 }

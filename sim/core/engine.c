@@ -1,14 +1,25 @@
 /* Event engine. Each op has pending = (its incoming edges) + 1 (program-order predecessor, or its CTA's
  * dispatch); it starts the moment pending reaches 0, at ready = max over those predecessors' ends plus
  * edge latency. Latency depends on where both ends run, so edges into a CTA not yet placed are folded in
- * when it is dispatched. The only event is an op's completion; dispatch runs once per time step. */
+ * when it is dispatched. Events are op completions (and, with a load model, reduction starts); dispatch runs
+ * once per time step. Load-dependent reductions: see "Processor sharing" below. */
 #include "engine.h"
 
 #include <glib.h>
 
 typedef struct {
-    int64_t time, seq, op;
+    int64_t time, seq, op;   /* op >= 0: op completes; op < 0: reduction ~op joins the shared resource */
 } Event;
+
+/* Processor sharing of the reductions (SimLoadModel). With k running, each does PS_WORK_PER_NS * 1e6 /
+ * slowdown_ppm(k) units of work per ns; a reduction of duration d (ns alone) holds d * PS_WORK_PER_NS units.
+ * vclock counts the work every running reduction has done since time 0, so one that joins at vclock v
+ * ends when vclock reaches mark = v + d * PS_WORK_PER_NS: all run at the same rate, hence they end in mark
+ * order. Alone (slowdown 1e6) this is exactly d ns: the fixed-duration engine is the special case. */
+#define PS_WORK_PER_NS 1000000
+typedef struct {
+    int64_t mark, seq, op;
+} PsJob;
 
 typedef struct {
     const SimProgram *p;
@@ -25,6 +36,9 @@ typedef struct {
     int32_t dynamic_count, dynamic_next;
     bool has_free_unit;
     int64_t ops_done;
+    const SimLoadModel *load;         /* NULL: every duration fixed */
+    PsJob *ps;                        /* running reductions, a min-heap on (mark, seq) */
+    int64_t ps_len, vclock, vclock_at;
 } Engine;
 
 static bool event_less(const Event *a, const Event *b)
@@ -63,13 +77,82 @@ static Event heap_pop(Engine *e)
     return top;
 }
 
-/* One predecessor of op is satisfied no earlier than at; start op when it was the last one. */
+static bool ps_less(const PsJob *a, const PsJob *b)
+{
+    return a->mark != b->mark ? a->mark < b->mark : a->seq < b->seq;
+}
+
+static void ps_push(Engine *e, int64_t op)
+{
+    PsJob job = { e->vclock + e->p->ops[op].duration_ns * PS_WORK_PER_NS, e->seq++, op };
+    int64_t i = e->ps_len++;
+    while (i > 0 && ps_less(&job, &e->ps[(i - 1) / 2])) {
+        e->ps[i] = e->ps[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    e->ps[i] = job;
+}
+
+static int64_t ps_pop(Engine *e)
+{
+    PsJob top = e->ps[0], last = e->ps[--e->ps_len];
+    int64_t i = 0;
+    for (int64_t c; (c = 2 * i + 1) < e->ps_len; i = c) {
+        if (c + 1 < e->ps_len && ps_less(&e->ps[c + 1], &e->ps[c]))
+            c++;
+        if (!ps_less(&e->ps[c], &last))
+            break;
+        e->ps[i] = e->ps[c];
+    }
+    if (e->ps_len > 0)
+        e->ps[i] = last;
+    return top.op;
+}
+
+static int64_t ps_slowdown_ppm(const Engine *e)
+{
+    const SimLoadModel *m = e->load;
+    return m->slowdown_ppm[e->ps_len < m->slowdown_len ? e->ps_len : m->slowdown_len];
+}
+
+/* Moves the virtual clock to now at the current load. */
+static void ps_advance(Engine *e, int64_t now)
+{
+    if (e->ps_len > 0)
+        e->vclock += (int64_t)((__int128)(now - e->vclock_at) * PS_WORK_PER_NS * 1000000 / ps_slowdown_ppm(e));
+    e->vclock_at = now;
+}
+
+/* When the first running reduction ends at the current load (rounded up to whole ns); INT64_MAX if none. */
+static int64_t ps_next_end(const Engine *e)
+{
+    if (e->ps_len == 0)
+        return INT64_MAX;
+    __int128 scale = (__int128)PS_WORK_PER_NS * 1000000, work = (__int128)(e->ps[0].mark - e->vclock) * ps_slowdown_ppm(e);
+    return e->vclock_at + (int64_t)((work + scale - 1) / scale);
+}
+
+/* Latency of edge from op 'from' on from_unit to to_unit, with the hand-off growth it got at its release. */
+static int64_t edge_latency(const Engine *e, int64_t edge, int64_t from, int32_t from_unit, int32_t to_unit)
+{
+    int64_t lat = sim_program_edge_latency(e->p, edge, from_unit, to_unit);
+    if (e->s->handoff_extra_ns && from_unit != to_unit && e->p->edges[edge].kind == SIM_EDGE_ACCUM)
+        lat += e->s->handoff_extra_ns[from];
+    return lat;
+}
+
+/* One predecessor of op is satisfied no earlier than at; start op when it was the last one. A reduction
+ * under a load model joins the shared resource at its start (an event) and ends when its work is done. */
 static void release(Engine *e, int64_t op, int64_t at)
 {
     if (at > e->ready[op])
         e->ready[op] = at;
     if (--e->pending[op] == 0) {
         e->s->start_ns[op] = e->ready[op];
+        if (e->load && e->p->ops[op].kind == SIM_OP_REDUCE) {
+            heap_push(e, e->ready[op], ~op);
+            return;
+        }
         e->s->end_ns[op] = e->ready[op] + e->p->ops[op].duration_ns;
         heap_push(e, e->s->end_ns[op], op);
     }
@@ -86,8 +169,7 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
         for (int64_t k = p->first_in[op]; k < p->first_in[op + 1]; k++) {
             int64_t edge = p->in_edge[k], from = p->edges[edge].from;
             if (e->is_done[from]) {
-                int64_t at = e->s->end_ns[from] +
-                             sim_program_edge_latency(p, edge, e->s->cta_unit[p->ops[from].cta], unit);
+                int64_t at = e->s->end_ns[from] + edge_latency(e, edge, from, e->s->cta_unit[p->ops[from].cta], unit);
                 e->ready[op] = MAX(e->ready[op], at);
             }
         }
@@ -116,11 +198,13 @@ static void complete(Engine *e, int64_t op, int64_t now)
     int32_t unit = e->s->cta_unit[p->ops[op].cta];
     e->is_done[op] = 1;
     e->ops_done++;
+    if (e->load && e->load->handoff_extra_ns && p->ops[op].kind == SIM_OP_REDUCE) /* k = still in flight */
+        e->s->handoff_extra_ns[op] = e->load->handoff_extra_ns[MIN(e->ps_len, (int64_t)e->load->handoff_len)];
     for (int64_t k = p->first_out[op]; k < p->first_out[op + 1]; k++) {
         int64_t edge = p->out_edge[k], to = p->edges[edge].to;
         int32_t to_unit = e->s->cta_unit[p->ops[to].cta];
         if (to_unit >= 0)
-            release(e, to, now + sim_program_edge_latency(p, edge, unit, to_unit));
+            release(e, to, now + edge_latency(e, edge, op, unit, to_unit));
         else
             e->pending[to]--; /* folded into ready when its CTA is placed */
     }
@@ -136,8 +220,12 @@ static void complete(Engine *e, int64_t op, int64_t now)
 
 static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
 {
-    *e = (Engine){ .p = p, .s = s };
+    *e = (Engine){ .p = p, .s = s, .load = p->load };
     int64_t n = p->op_count;
+    if (e->load) {
+        e->ps = g_new(PsJob, n + 1);
+        s->handoff_extra_ns = g_new0(int32_t, n);
+    }
     s->start_ns = g_new(int64_t, n);
     s->end_ns = g_new(int64_t, n);
     s->cta_unit = g_new(int32_t, p->cta_count);
@@ -189,6 +277,7 @@ static void engine_clear(Engine *e)
     g_free(e->pinned);
     g_free(e->pinned_next);
     g_free(e->is_unit_busy);
+    g_free(e->ps);
 }
 
 /* Names the first CTA that never got a unit if there is one (every unit is held by a CTA waiting on
@@ -220,10 +309,24 @@ SimStatus sim_engine_run(const SimProgram *p, SimSchedule *out, SimError *err)
     Engine e;
     engine_init(&e, p, out);
     dispatch(&e, 0);
-    while (e.heap_len > 0) {
-        int64_t now = e.heap[0].time;
-        while (e.heap_len > 0 && e.heap[0].time == now)
-            complete(&e, heap_pop(&e).op, now);
+    while (e.heap_len > 0 || e.ps_len > 0) {
+        int64_t now = MIN(e.heap_len > 0 ? e.heap[0].time : INT64_MAX, ps_next_end(&e));
+        if (e.load)
+            ps_advance(&e, now);
+        do { /* reductions whose work is done, then this time's events; a zero-work join ends at once */
+            while (e.ps_len > 0 && e.ps[0].mark <= e.vclock) {
+                int64_t op = ps_pop(&e);
+                out->end_ns[op] = now;
+                complete(&e, op, now);
+            }
+            while (e.heap_len > 0 && e.heap[0].time == now) {
+                Event ev = heap_pop(&e);
+                if (ev.op < 0)
+                    ps_push(&e, ~ev.op);
+                else
+                    complete(&e, ev.op, now);
+            }
+        } while (e.ps_len > 0 && e.ps[0].mark <= e.vclock);
         out->makespan_ns = now;
         if (e.has_free_unit)
             dispatch(&e, now);
@@ -240,5 +343,16 @@ void sim_schedule_clear(SimSchedule *s)
     g_free(s->cta_unit);
     g_free(s->cta_dispatch_ns);
     g_free(s->cta_end_ns);
+    g_free(s->handoff_extra_ns);
     *s = (SimSchedule){ 0 };
+}
+
+int64_t sim_engine_edge_latency(const SimProgram *p, const SimSchedule *s, int64_t e)
+{
+    int64_t from = p->edges[e].from;
+    int32_t uf = s->cta_unit[p->ops[from].cta], ut = s->cta_unit[p->ops[p->edges[e].to].cta];
+    int64_t lat = sim_program_edge_latency(p, e, uf, ut);
+    if (s->handoff_extra_ns && uf != ut && p->edges[e].kind == SIM_EDGE_ACCUM)
+        lat += s->handoff_extra_ns[from];
+    return lat;
 }

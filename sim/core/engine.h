@@ -1,4 +1,7 @@
 /* The discrete-event engine: runs a sealed SimProgram in integer nanoseconds.
+ * With a load model (program.h), reductions share one resource by processor sharing (a virtual clock per
+ * reduction: exact in integer arithmetic, still deterministic), and their realised durations and
+ * hand-off latencies are in the schedule, so the DAG of the realised schedule still explains the makespan.
  * Units run one CTA at a time; CTAs are dispatched in CTA order to the lowest-numbered free unit, or run
  * on their pinned unit in CTA order; an op starts as soon as its program-order predecessor, its CTA's
  * dispatch and all its incoming edges (plus their latency) allow. Events are popped from a min-heap on
@@ -16,11 +19,16 @@ typedef struct {
     int64_t *cta_dispatch_ns;     /* per CTA: when it was placed on its unit */
     int64_t *cta_end_ns;          /* per CTA: when its last op ended (its unit is free again) */
     int64_t makespan_ns;          /* latest op end */
+    int32_t *handoff_extra_ns;    /* with a load model: per op, the extra latency its cross-unit ACCUM edges
+                                   * got at its release (sim_engine_edge_latency); else NULL */
 } SimSchedule;
 
 /* Runs p. A plan that can never finish (a CTA waits on one that cannot be placed, or a dependency cycle)
  * is reported as SIM_ERR_SCHEDULE with a sentence naming a stuck CTA. O((ops + edges) log ops). */
 SimStatus sim_engine_run(const SimProgram *p, SimSchedule *out, SimError *err);
 void sim_schedule_clear(SimSchedule *s);
+/* The latency edge e had in schedule s: the program's latency between the two units plus, with a load
+ * model, the hand-off growth at its source's release. */
+int64_t sim_engine_edge_latency(const SimProgram *p, const SimSchedule *s, int64_t e);
 
 #endif

@@ -20,6 +20,11 @@ void sim_program_free(SimProgram *p)
     g_free(p->ops);
     g_free(p->edges);
     g_free(p->unit_latency_ns);
+    if (p->load) {
+        g_free(p->load->slowdown_ppm);
+        g_free(p->load->handoff_extra_ns);
+        g_free(p->load);
+    }
     g_free(p->first_in);
     g_free(p->in_edge);
     g_free(p->first_out);
@@ -119,6 +124,19 @@ int64_t sim_program_edge_latency(const SimProgram *p, int64_t e, int32_t u_from,
     if (p->unit_latency_ns && edge->kind == SIM_EDGE_ACCUM)
         return p->unit_latency_ns[(int64_t)u_from * p->n_units + u_to];
     return edge->latency_ns;
+}
+
+void sim_program_set_load(SimProgram *p, const int32_t *slowdown_ppm, int32_t slowdown_len,
+                          const int32_t *handoff_extra_ns, int32_t handoff_len)
+{
+    g_assert(!p->load && slowdown_len >= 1);
+    p->load = g_new0(SimLoadModel, 1);
+    p->load->slowdown_ppm = g_memdup2(slowdown_ppm, sizeof(int32_t) * (slowdown_len + 1));
+    p->load->slowdown_len = slowdown_len;
+    if (handoff_extra_ns && handoff_len >= 1) {
+        p->load->handoff_extra_ns = g_memdup2(handoff_extra_ns, sizeof(int32_t) * (handoff_len + 1));
+        p->load->handoff_len = handoff_len;
+    }
 }
 
 const char *sim_op_kind_name(SimOpKind kind)

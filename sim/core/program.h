@@ -38,6 +38,18 @@ typedef struct {
     int32_t op_begin, op_count;
 } SimCta;
 
+/* Load-dependent reductions (docs/profile.md). REDUCE ops share one resource by processor sharing: while k
+ * run at once, each progresses at 1/slowdown(k) of its alone rate, so its duration_ns is its time alone and
+ * its realised duration depends on how many run beside it. The hand-off of a row (an ACCUM edge between
+ * different units) gets handoff_extra(k) ns more, k = reductions in flight at the release. Tables are
+ * indexed by k (entry 0 unused); a k past the end uses the last entry. */
+typedef struct {
+    int32_t *slowdown_ppm;      /* slowdown(k) in parts per million (1000000 = as fast as alone); owned */
+    int32_t slowdown_len;
+    int32_t *handoff_extra_ns;  /* handoff_extra(k), ns; owned; may be NULL */
+    int32_t handoff_len;
+} SimLoadModel;
+
 /* Fields are read-only for everyone but the builder functions below. */
 typedef struct {
     int32_t n_units, engines_per_unit;
@@ -48,6 +60,7 @@ typedef struct {
     SimEdge *edges;
     int64_t edge_count;
     int32_t *unit_latency_ns;   /* optional n_units x n_units matrix replacing ACCUM edges' latency; owned */
+    SimLoadModel *load;         /* optional load-dependent reductions (NULL: fixed durations); owned */
     int64_t *first_in;          /* after seal: CSR of incoming edges, edge ids sorted by 'to' */
     int64_t *in_edge;
     int64_t *first_out;         /* after seal: CSR of outgoing edges */
@@ -70,6 +83,10 @@ void sim_program_add_edge(SimProgram *p, int64_t from, int64_t to, int32_t laten
 void sim_program_seal(SimProgram *p);
 /* Latency of edge e when its ends run on units u_from and u_to. */
 int64_t sim_program_edge_latency(const SimProgram *p, int64_t e, int32_t u_from, int32_t u_to);
+
+/* Takes ownership of a load model (copies of the tables, each len + 1 entries indexed by k). */
+void sim_program_set_load(SimProgram *p, const int32_t *slowdown_ppm, int32_t slowdown_len,
+                          const int32_t *handoff_extra_ns, int32_t handoff_len);
 
 const char *sim_op_kind_name(SimOpKind kind);
 const char *sim_edge_kind_name(SimEdgeKind kind);

@@ -44,14 +44,14 @@ static Dag *build_dag(const SimProgram *p, const SimSchedule *s)
 {
     Dag *g = dag_new(p->op_count + p->cta_count);
     for (int64_t op = 0; op < p->op_count; op++) {
-        dag_set_node(g, op, p->ops[op].duration_ns, p->ops[op].kind);
+        dag_set_node(g, op, s->end_ns[op] - s->start_ns[op], p->ops[op].kind); /* realised (load model) */
         if (p->next_on_engine[op] >= 0)
             dag_add_edge(g, op, p->next_on_engine[op], 0, KIND_PROGRAM, true);
     }
     for (int64_t e = 0; e < p->edge_count; e++) {
         const SimEdge *edge = &p->edges[e];
         int32_t uf = s->cta_unit[p->ops[edge->from].cta], ut = s->cta_unit[p->ops[edge->to].cta];
-        dag_add_edge(g, edge->from, edge->to, sim_program_edge_latency(p, e, uf, ut), edge->kind,
+        dag_add_edge(g, edge->from, edge->to, sim_engine_edge_latency(p, s, e), edge->kind,
                      edge->kind != SIM_EDGE_ACCUM && uf == ut);
     }
     add_cta_edges(g, p, s);

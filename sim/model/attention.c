@@ -51,7 +51,7 @@ SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs)
                 reduce_op[t] = sim_program_add_op(prog, 0, SIM_OP_REDUCE, costs->r_ns, t);
                 continue;
             }
-            int64_t deposit = sim_program_add_op(prog, 0, SIM_OP_SYNC, 0, t);
+            int64_t deposit = sim_program_add_op(prog, 0, SIM_OP_SYNC, costs->deposit_ns, t);
             reduce_op[t] = sim_program_add_op(prog, 1, SIM_OP_REDUCE, costs->r_ns, t);
             sim_program_add_edge(prog, deposit, reduce_op[t], 0, SIM_EDGE_PHASE);
             if (i >= costs->dq_buffers)
@@ -59,6 +59,9 @@ SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs)
         }
     }
     add_accumulation_edges(prog, plan, reduce_op, (int32_t)costs->latency_ns);
+    if (costs->load)
+        sim_program_set_load(prog, costs->load->slowdown_ppm, costs->load->slowdown_len,
+                             costs->load->handoff_extra_ns, costs->load->handoff_len);
     g_free(reduce_op);
     sim_program_seal(prog);
     return prog;

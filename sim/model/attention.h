@@ -15,12 +15,15 @@ typedef struct {
     ReduceMode reduce;   /* serial: R blocks the next C (the paper); async: FA3's store warp */
     int dq_buffers;      /* async: staging buffer depth; the next C may deposit only once R(t-depth) ended */
     int64_t cta_prologue_ns; /* per CTA before its first task (dispatch gap, K/V load); 0 in the paper */
+    int64_t deposit_ns;  /* async: the compute warps' staging of a tile for the store warp; 0 in the paper */
+    const SimLoadModel *load; /* optional load-dependent reductions (profile); borrowed; NULL: fixed */
 } AttnCosts;
 
 /* A CTA with a prologue opens with a SYNC op of that length (attributed to its first task).
- * Ops per task: serial: C, R on engine 0 in program order. async: C and a zero-length deposit D on
+ * Ops per task: serial: C, R on engine 0 in program order. async: C and a deposit D (deposit_ns) on
  * engine 0, R on engine 1 (the store engine); D(t) -> R(t), R(t - depth) -> D(t). Every row gets
- * R(rank k-1) -> R(rank k) with the latency. Owned by the caller. O(tasks). */
+ * R(rank k-1) -> R(rank k) with the latency. With costs->load the program gets a copy of the load model.
+ * Owned by the caller. O(tasks). */
 SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs);
 
 /* Ops one task compiles to, for size estimates. */

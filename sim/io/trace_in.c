@@ -3,6 +3,7 @@
 #include "trace_in.h"
 
 #include <glib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "json_file.h"
@@ -42,6 +43,33 @@ static SimStatus meta_string(const cJSON *meta, const char *path, const char *ke
     return SIM_OK;
 }
 
+/* An optional short string field into out (left "" when absent). */
+static SimStatus meta_word(const cJSON *meta, const char *path, const char *key, char *out, size_t len, SimError *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(meta, key);
+    if (v && (!cJSON_IsString(v) || strlen(v->valuestring) >= len))
+        return sim_error_set(err, SIM_ERR_INPUT, "%s: /metadata/%s: must be a string of at most %zu bytes", path,
+                             key, len - 1);
+    if (v)
+        snprintf(out, len, "%s", v->valuestring);
+    return SIM_OK;
+}
+
+/* The kernel's configuration, for predictions from a hardware profile; every field optional. */
+static SimStatus load_kernel(Trace *t, const cJSON *meta, SimError *err)
+{
+    TraceKernel *k = &t->kernel;
+    const char *p = t->path;
+    (void)(meta_int(meta, p, "tile_m", 0, 1024, 0, &k->tile_m, err) || meta_int(meta, p, "head_dim", 0, 1024, 0, &k->head_dim, err) ||
+        meta_int(meta, p, "compute_iters", 0, 1 << 24, 0, &k->compute_iters, err) ||
+        meta_int(meta, p, "reduce_threads", 0, 1024, 0, &k->reduce_threads, err) ||
+        meta_int(meta, p, "persistent", 0, 1, 0, &k->is_persistent, err) ||
+        meta_int(meta, p, "sm_clock_mhz_measured", 0, 100000, 0, &k->sm_clock_mhz, err) ||
+        meta_word(meta, p, "compute", k->compute, sizeof k->compute, err) ||
+        meta_word(meta, p, "reduce_op", k->reduce_op, sizeof k->reduce_op, err));
+    return err->status;
+}
+
 static SimStatus load_metadata(Trace *t, const cJSON *meta, SimError *err)
 {
     const char *p = t->path;
@@ -62,6 +90,8 @@ static SimStatus load_metadata(Trace *t, const cJSON *meta, SimError *err)
         return err->status;
     t->wl.mask = is_causal ? MASK_CAUSAL : MASK_FULL;
     t->model.reduce = is_async ? REDUCE_ASYNC : REDUCE_SERIAL;
+    if (load_kernel(t, meta, err) != SIM_OK)
+        return err->status;
     const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(meta, "gpu_name");
     const cJSON *compute = cJSON_GetObjectItemCaseSensitive(meta, "compute");
     const cJSON *iters = cJSON_GetObjectItemCaseSensitive(meta, "compute_iters");

@@ -11,6 +11,17 @@ typedef struct {
     int64_t c_start, c_end, r_ready, r_start, r_end;
 } TraceTask;
 
+/* How the kernel that made the trace ran (its metadata; 0 or "" when the trace does not say). */
+typedef struct {
+    int tile_m, head_dim;      /* the partial dQ tile */
+    int compute_iters;         /* mma rounds per task */
+    int reduce_threads;        /* threads that add a tile (ldst/red); 0: the method's usual */
+    int is_persistent;
+    int sm_clock_mhz;          /* SM clock measured during the run (clock64 / globaltimer) */
+    char compute[16];          /* "mma" or "spin" */
+    char reduce_op[16];        /* "bulk", "ldst" or "red" */
+} TraceKernel;
+
 typedef struct {
     char *path;
     char *policy;
@@ -18,6 +29,7 @@ typedef struct {
     AttnCosts model;       /* reduce and dq_buffers from the metadata; costs are fitted later */
     char *group;           /* shape + compute configuration: traces of one group compare policies */
     char *gpu_name;
+    TraceKernel kernel;
     TraceTask *tasks;
     int64_t task_count;
 } Trace;

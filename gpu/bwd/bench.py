@@ -187,7 +187,12 @@ def correctness(lib):
                     h, _ = lib.plan("fa3" if pol == "atomic" else pol, mask, 1024, 16)
                     for x in ("dq", "dk", "dv"):
                         t[x].fill_(float("nan"))
-                    e = errors(dash_fn(lib, h, t, scale, pol == "atomic", check=True)(), ref)
+                    try:
+                        e = errors(dash_fn(lib, h, t, scale, pol == "atomic", check=True)(), ref)
+                    except RuntimeError as ex:
+                        log("  " + str(ex))
+                        e = {k: float("nan") for k in ("dq_max_abs_err", "dq_rel_err", "dk_max_abs_err",
+                                                        "dk_rel_err", "dv_max_abs_err", "dv_rel_err")}
                     lib.L.bwd_free(h)
                     good = all(math.isfinite(v) for v in e.values()) and max(
                         e[k] for k in ("dq_rel_err", "dk_rel_err", "dv_rel_err")) < 0.02
@@ -210,13 +215,17 @@ def determinism(lib, n=100):
             for pol in POLICIES[mask] + ["atomic"]:
                 h, _ = lib.plan("fa3" if pol == "atomic" else pol, mask, 2048, 16)
                 fn = dash_fn(lib, h, t, scale, pol == "atomic")
-                first = [x.clone() for x in fn()]
-                lib.check(h)
                 differ = 0
-                for _ in range(n - 1):
-                    out = fn()
-                    differ += not all(torch.equal(a, b) for a, b in zip(first, out))
-                lib.check(h)
+                try:
+                    first = [x.clone() for x in fn()]
+                    lib.check(h)
+                    for _ in range(n - 1):
+                        out = fn()
+                        differ += not all(torch.equal(a, b) for a, b in zip(first, out))
+                    lib.check(h)
+                except RuntimeError as ex:
+                    log("  " + str(ex))
+                    differ = n
                 lib.L.bwd_free(h)
                 same = differ == 0
                 if pol != "atomic":
@@ -231,12 +240,12 @@ def determinism(lib, n=100):
 TRACE_SET = {("full", 4096, 16, 128), ("causal", 4096, 16, 128), ("causal", 8192, 16, 128)}
 
 
-def bench(lib, seqlens, bhs, dims, records):
+def bench(lib, groups, dims, records, save):
     heads = 16
-    for mask in ("causal", "full"):
+    for mask, bh, s in groups:
         causal = mask == "causal"
-        for bh in bhs:
-            for s in seqlens:
+        if True:
+            if True:
                 plans = {p: lib.plan(p, mask, s, bh) for p in POLICIES[mask]}
                 for d in dims:
                     b = bh // heads
@@ -285,6 +294,7 @@ def bench(lib, seqlens, bhs, dims, records):
                     torch.cuda.empty_cache()
                 for h, _ in plans.values():
                     lib.L.bwd_free(h)
+                save()
 
 
 def main():
@@ -307,20 +317,24 @@ def main():
     ok_d, det = determinism(lib, 100)
     log(f"correctness {'ok' if ok_c else 'FAILED'}, determinism {'ok' if ok_d else 'FAILED'} ({time.time()-t0:.0f} s)")
     records = []
-    seqlens = [1024, 2048, 4096, 8192, 16384]
-    try:
-        if not ok_c:
-            log("gradients are wrong: no timing")
-        elif quick:
-            bench(lib, [2048, 8192], [16], [128], records)
-        else:
-            bench(lib, seqlens, [16, 64], [64, 128], records)
-    finally:
+    # The goal-ladder case first, then by cost, so that a run cut short keeps the most useful records.
+    groups = [("causal", 16, 8192)] + sorted(
+        ((m, bh, s) for m in ("causal", "full") for bh in (16, 64) for s in (1024, 2048, 4096, 8192, 16384)
+         if (m, bh, s) != ("causal", 16, 8192)), key=lambda g: (g[1] * g[2] * g[2], g[0]))
+    if quick:
+        groups = [("causal", 16, 8192), ("full", 16, 2048)]
+
+    def save():
         doc = {"format": "dashsim-kernel-bench", "version": 1, "metadata": meta, "correctness": corr,
                "determinism": det, "correctness_ok": ok_c, "determinism_ok": ok_d, "records": records}
-        with open(os.path.join(OUT, "bench.json"), "w") as f:
+        with open(os.path.join(OUT, "bench.json.tmp"), "w") as f:
             json.dump(doc, f, indent=1)
-        log(f"done in {time.time()-t0:.0f} s, {len(records)} records")
+        os.replace(os.path.join(OUT, "bench.json.tmp"), os.path.join(OUT, "bench.json"))
+    if not ok_c:
+        log("WARNING: gradients did not pass; timings below are of a wrong kernel")
+    bench(lib, groups, [128, 64], records, save)
+    save()
+    log(f"done in {time.time()-t0:.0f} s, {len(records)} records")
     sys.exit(0 if ok_c and ok_d else 1)
 
 

@@ -6,9 +6,12 @@ GPU_BWD_BUILD := build/gpu/bwd
 GPU_BWD_PIC_C := $(patsubst $(GPU_BUILD)/c/%,$(GPU_BWD_BUILD)/pic/c/%,$(GPU_C_OBJ))
 GPU_BWD_DEPS := $(GPU_BWD_BUILD)/bwd.o $(GPU_BWD_BUILD)/pic/plan.o $(GPU_BWD_BUILD)/pic/host.o $(GPU_BWD_PIC_C)
 GPU_BWD_LIB := $(GPU_BWD_BUILD)/libdashbwd.so
-GPU_BINS += bin/gpu-bwd $(GPU_BWD_LIB)
+GPU_BINS += bin/gpu-bwd bin/gpu-bwd-emu $(GPU_BWD_LIB)
+# The CPU emulation of the kernel (gpu/bwd/emu/): the kernel's source compiled by the host C++ compiler.
+GPU_BWD_CUDA_INC ?= $(dir $(NVCC))../include
+GPU_BWD_EMU_CXXFLAGS ?= -std=c++20 -O2 -fno-strict-aliasing -Wall -Wextra -Werror -Wno-unknown-pragmas
 
-gpu: bin/gpu-bwd $(GPU_BWD_LIB)
+gpu: bin/gpu-bwd bin/gpu-bwd-emu $(GPU_BWD_LIB)
 
 $(GPU_BWD_BUILD)/%.o: gpu/bwd/%.cu
 	@mkdir -p $(@D)
@@ -36,4 +39,14 @@ bin/gpu-bwd: $(GPU_BWD_BUILD)/main.o $(GPU_BWD_DEPS)
 	$(if $(V),,@echo "  NVLINK  $@")
 	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl
 
--include $(wildcard $(GPU_BWD_BUILD)/*.d $(GPU_BWD_BUILD)/pic/*.d $(GPU_BWD_BUILD)/pic/c/*.d)
+$(GPU_BWD_BUILD)/emu/emu_main.o: gpu/bwd/emu/emu_main.cc
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CXX     $<")
+	$(GPU_Q)$(CXX) $(GPU_BWD_EMU_CXXFLAGS) -DBWD_EMULATE -I$(GPU_BWD_CUDA_INC) $(GPU_INC) -MMD -MP -c $< -o $@
+
+bin/gpu-bwd-emu: $(GPU_BWD_BUILD)/emu/emu_main.o $(filter-out $(GPU_BWD_BUILD)/bwd.o,$(GPU_BWD_DEPS))
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  NVLINK  $@")
+	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl
+
+-include $(wildcard $(GPU_BWD_BUILD)/emu/*.d $(GPU_BWD_BUILD)/*.d $(GPU_BWD_BUILD)/pic/*.d $(GPU_BWD_BUILD)/pic/c/*.d)

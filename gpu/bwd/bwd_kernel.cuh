@@ -11,6 +11,9 @@
 #include "bwd.h"
 
 #include <cuda_bf16.h>
+#ifdef BWD_EMULATE
+#include "emu/bwd_emu.h"
+#endif
 
 #define BWD_WARPS 8
 #define BWD_COMPUTE_THREADS (BWD_WARPS * 32)
@@ -53,6 +56,15 @@ template <int D> __device__ static inline int bwd_swz(int row, int col)
     return row * (D + BWD_PAD) + col;
 }
 
+__device__ static inline uint32_t bwd_pack(float lo, float hi)
+{
+    __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *(uint32_t *)&v;
+}
+
+/* Warp-level and asynchronous primitives. With BWD_EMULATE the host emulator (gpu/bwd/emu/) provides
+ * them, so that this file's kernel runs unchanged on the CPU (docs/kernel.md, "CPU emulation"). */
+#ifndef BWD_EMULATE
 __device__ static inline void bwd_ldsm_x4(uint32_t (&r)[4], const __nv_bfloat16 *p)
 {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
@@ -73,12 +85,6 @@ __device__ static inline void bwd_mma(float (&c)[4], const uint32_t (&a)[4], uin
                  "{%8,%9}, {%0,%1,%2,%3};"
                  : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
-__device__ static inline uint32_t bwd_pack(float lo, float hi)
-{
-    __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    return *(uint32_t *)&v;
 }
 
 __device__ static inline float bwd_exp2(float x)
@@ -102,6 +108,25 @@ __device__ static inline void bwd_cp_wait_all(void)
 {
     asm volatile("cp.async.wait_group 0;" ::: "memory");
 }
+
+__device__ static inline void bwd_setmaxnreg_compute(void)
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+}
+
+__device__ static inline void bwd_setmaxnreg_producer(void)
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+}
+
+/* Every bulk operation this thread issued is complete (atomic mode: before the kernel ends). */
+__device__ static inline void bwd_bulk_wait_all(void)
+{
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+
+#define BWD_SMEM_BASE(name) extern __shared__ __align__(128) unsigned char name[]
+#endif
 
 /* Copies ROWS x D bf16 (contiguous rows) into a padded tile; the 256 compute threads. */
 template <int D, int ROWS> __device__ static inline void bwd_load_tile(__nv_bfloat16 *s, const __nv_bfloat16 *g)
@@ -409,12 +434,12 @@ template <int D> __device__ static void bwd_store(BwdSmem<D> &sm, const BwdArgs 
         __syncwarp();
     }
     if (lane == 0)
-        asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); /* atomic mode: adds done before exit */
+        bwd_bulk_wait_all(); /* atomic mode: adds done before exit */
 }
 
 template <int D> __global__ void __launch_bounds__(BWD_THREADS, 1) bwd_kernel(BwdArgs a)
 {
-    extern __shared__ __align__(128) unsigned char smem_raw[];
+    BWD_SMEM_BASE(smem_raw);
     BwdSmem<D> &sm = *(BwdSmem<D> *)smem_raw;
     const int begin = a.block_begin[blockIdx.x], end = a.block_begin[blockIdx.x + 1];
     const long long t_entry = gpu_globaltimer();
@@ -424,13 +449,14 @@ template <int D> __global__ void __launch_bounds__(BWD_THREADS, 1) bwd_kernel(Bw
     }
     if (begin == end)
         return;
-    /* Registers: 384 threads start with 168 each; the two compute warpgroups take 240, the producer
-     * warpgroup (the store warp and three idle warps) keeps 32: 2 x 128 x 240 + 128 x 32 = 65536. */
+    /* Registers: 384 threads start with 168 each (64512 in all); setmaxnreg only moves registers inside
+     * that allocation (an increase waits until they are free), so the producer warpgroup (the store warp
+     * and three idle warps) gives 128 x (168 - 40) and the two compute warpgroups take 256 x (232 - 168). */
     if (threadIdx.x < BWD_COMPUTE_THREADS) {
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
+        bwd_setmaxnreg_compute();
         bwd_compute<D>(sm, a, begin, end);
     } else {
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 32;");
+        bwd_setmaxnreg_producer();
         if (threadIdx.x < BWD_STORE_THREADS)
             bwd_store<D>(sm, a, begin, end, t_entry + a.timeout_ns);
     }

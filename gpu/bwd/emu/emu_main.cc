@@ -1,0 +1,289 @@
+/* gpu-bwd-emu: runs the real backward kernel's source (gpu/bwd/bwd_kernel.cuh) on the CPU through the
+ * primitive emulation of bwd_emu.h, for plans made for a few SMs: every GPU thread is an OS thread, CTAs
+ * are dispatched in launch order onto n_sm emulated SMs (persistent plans: all co-resident), and the
+ * preprocess and postprocess kernels run the same way. Checks dQ, dK, dV against a float64 reference, bit
+ * identity over runs with random timing jitter, and reports whether the atomic mode differs.
+ * Usage: gpu-bwd-emu PLAN --head-dim D [--heads H --kv-heads K] [--runs R] [--jitter-us J] [--atomic-runs A]
+ * Exit: 0 ok, 1 a check failed, 2 bad usage or plan. */
+#include <cuda_runtime.h>
+#include <cuda_bf16.h>
+
+#include "../bwd_kernel.cuh"
+#include "../../gpu_plan.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <thread>
+#include <vector>
+
+thread_local EmuIdx emu_tid, emu_bid, emu_bdim;
+thread_local EmuCta *emu_cta;
+thread_local std::mt19937 *emu_rng;
+int emu_jitter_us = 0;
+
+/* Runs blocks 0..blocks-1 of `threads` threads each, in order, at most n_sm at a time. */
+static void emu_grid(int blocks, int threads, int n_sm, size_t smem_bytes, const std::function<void()> &body)
+{
+    std::vector<std::thread> running;
+    std::mutex m;
+    std::condition_variable cv;
+    int active = 0;
+    for (int b = 0; b < blocks; b++) {
+        {
+            std::unique_lock<std::mutex> l(m);
+            cv.wait(l, [&] { return active < n_sm; });
+            active++;
+        }
+        running.emplace_back([&, b] {
+            EmuCta *cta = new EmuCta();
+            cta->smem = (unsigned char *)aligned_alloc(128, (smem_bytes + 127) / 128 * 128 + 128);
+            cta->smid = b % n_sm;
+            std::vector<std::thread> ts;
+            for (int t = 0; t < threads; t++)
+                ts.emplace_back([&, t] {
+                    emu_tid = {(unsigned)t, 0, 0};
+                    emu_bid = {(unsigned)b, 0, 0};
+                    emu_bdim = {(unsigned)threads, 0, 0};
+                    emu_cta = cta;
+                    std::mt19937 rng((unsigned)(b * 1000003 + t * 7919 + (unsigned)gpu_globaltimer()));
+                    emu_rng = &rng;
+                    body();
+                });
+            for (auto &x : ts)
+                x.join();
+            free(cta->smem);
+            delete cta;
+            std::lock_guard<std::mutex> l(m);
+            active--;
+            cv.notify_all();
+        });
+    }
+    for (auto &x : running)
+        x.join();
+}
+
+static float bf(const __nv_bfloat16 &x)
+{
+    return __bfloat162float(x);
+}
+
+struct Problem {
+    int heads, kv_heads, group, bh, bkv, s, d, causal;
+    float scale;
+    std::vector<__nv_bfloat16> q, k, v, o, dout;
+    std::vector<float> lse;
+    std::vector<double> rdq, rdk, rdv; /* float64 reference */
+};
+
+static void make_problem(Problem &p, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    const size_t nq = (size_t)p.bh * p.s * p.d, nkv = (size_t)p.bkv * p.s * p.d;
+    auto fill = [&](std::vector<__nv_bfloat16> &x, size_t n) {
+        x.resize(n);
+        for (auto &e : x)
+            e = __float2bfloat16(nd(rng));
+    };
+    fill(p.q, nq), fill(p.k, nkv), fill(p.v, nkv), fill(p.dout, nq);
+    p.o.resize(nq), p.lse.resize((size_t)p.bh * p.s);
+    p.rdq.assign(nq, 0), p.rdk.assign(nkv, 0), p.rdv.assign(nkv, 0);
+    const int s = p.s, d = p.d;
+    std::vector<double> P((size_t)s * s), dS((size_t)s * s);
+    for (int h = 0; h < p.bh; h++) {
+        const int kh = h / p.group;
+        const __nv_bfloat16 *Q = &p.q[(size_t)h * s * d], *K = &p.k[(size_t)kh * s * d], *V = &p.v[(size_t)kh * s * d];
+        const __nv_bfloat16 *dO = &p.dout[(size_t)h * s * d];
+        for (int i = 0; i < s; i++) { /* forward: P, LSE, O (rounded to bf16, as the kernel's input) */
+            double mx = -1e300, sum = 0;
+            for (int j = 0; j < s; j++) {
+                double x = -1e300;
+                if (!p.causal || j <= i) {
+                    x = 0;
+                    for (int c = 0; c < d; c++)
+                        x += (double)bf(Q[(size_t)i * d + c]) * bf(K[(size_t)j * d + c]);
+                    x *= p.scale;
+                }
+                P[(size_t)i * s + j] = x;
+                mx = x > mx ? x : mx;
+            }
+            for (int j = 0; j < s; j++)
+                sum += (!p.causal || j <= i) ? exp(P[(size_t)i * s + j] - mx) : 0;
+            const double lse = mx + log(sum);
+            p.lse[(size_t)h * s + i] = (float)lse;
+            for (int j = 0; j < s; j++)
+                P[(size_t)i * s + j] = (!p.causal || j <= i) ? exp(P[(size_t)i * s + j] - lse) : 0;
+            for (int c = 0; c < d; c++) {
+                double acc = 0;
+                for (int j = 0; j < s; j++)
+                    acc += P[(size_t)i * s + j] * bf(V[(size_t)j * d + c]);
+                p.o[((size_t)h * s + i) * d + c] = __float2bfloat16((float)acc);
+            }
+        }
+        for (int i = 0; i < s; i++) { /* backward in float64 (Delta from the bf16 O, as the kernel) */
+            double delta = 0;
+            for (int c = 0; c < d; c++)
+                delta += (double)bf(dO[(size_t)i * d + c]) * bf(p.o[((size_t)h * s + i) * d + c]);
+            for (int j = 0; j < s; j++) {
+                double dp = 0;
+                for (int c = 0; c < d; c++)
+                    dp += (double)bf(dO[(size_t)i * d + c]) * bf(V[(size_t)j * d + c]);
+                dS[(size_t)i * s + j] = P[(size_t)i * s + j] * (dp - delta);
+            }
+        }
+        for (int i = 0; i < s; i++)
+            for (int j = 0; j < s; j++) {
+                const double pij = P[(size_t)i * s + j], ds = dS[(size_t)i * s + j];
+                if (pij == 0 && ds == 0)
+                    continue;
+                for (int c = 0; c < d; c++) {
+                    p.rdq[((size_t)h * s + i) * d + c] += p.scale * ds * bf(K[(size_t)j * d + c]);
+                    p.rdk[((size_t)kh * s + j) * d + c] += p.scale * ds * bf(Q[(size_t)i * d + c]);
+                    p.rdv[((size_t)kh * s + j) * d + c] += pij * bf(dO[(size_t)i * d + c]);
+                }
+            }
+    }
+}
+
+struct Grads {
+    std::vector<__nv_bfloat16> dq, dk, dv;
+    int timeout;
+};
+
+template <int D> static Grads run_kernel(const Problem &p, const GpuPlan &plan, const GpuOrder &ord, int is_atomic)
+{
+    const long long rows = (long long)p.bh * p.s;
+    std::vector<float> delta(rows), lse2(rows), acc((size_t)rows * D, 0.0f);
+    std::vector<float> dk_part, dv_part;
+    std::vector<unsigned> sem((size_t)plan.heads * plan.q_tiles, 0);
+    Grads g;
+    g.dq.resize((size_t)rows * D), g.dk.resize(p.k.size()), g.dv.resize(p.v.size());
+    emu_grid((int)((rows + 7) / 8), 256, 16, 0, [&] {
+        bwd_pre_kernel<D>(p.o.data(), p.dout.data(), p.lse.data(), delta.data(), lse2.data(), rows);
+    });
+    std::vector<int4> tasks(plan.task_count + 1);
+    for (int i = 0; i < plan.task_count; i++) {
+        const GpuTask &t = plan.tasks[ord.order[i]];
+        tasks[i] = make_int4(t.head, t.kv, t.q, t.rank);
+    }
+    BwdErr err;
+    memset(&err, 0, sizeof err);
+    if (p.group > 1)
+        dk_part.assign((size_t)rows * D, 0.0f), dv_part.assign((size_t)rows * D, 0.0f);
+    BwdArgs a;
+    memset(&a, 0, sizeof a);
+    a.tasks = tasks.data();
+    a.block_begin = ord.block_begin;
+    a.q = p.q.data(), a.k = p.k.data(), a.v = p.v.data(), a.dout = p.dout.data();
+    a.lse2 = lse2.data(), a.delta = delta.data(), a.dq_accum = acc.data(), a.sem = sem.data();
+    a.dk = p.group > 1 ? (void *)dk_part.data() : (void *)g.dk.data();
+    a.dv = p.group > 1 ? (void *)dv_part.data() : (void *)g.dv.data();
+    a.err = &err;
+    a.group = p.group, a.seqlen = p.s, a.q_tiles = plan.q_tiles, a.heads = plan.heads;
+    a.is_causal = p.causal, a.is_atomic = is_atomic, a.is_dkv_fp32 = p.group > 1;
+    a.scale = p.scale, a.scale_log2 = p.scale * BWD_LOG2E;
+    a.timeout_ns = 3600000000000LL; /* emulated tasks are ~10^4 times slower than on a GPU */
+    emu_grid(ord.block_count, BWD_THREADS, plan.n_sm, sizeof(BwdSmem<D>), [&] { bwd_kernel<D>(a); });
+    g.timeout = err.flag;
+    if (err.flag)
+        fprintf(stderr, "timeout: block %d waited on (head %d, q %d) for rank %d, semaphore %u\n", err.block,
+                err.head, err.q, err.rank, err.seen);
+    const long long n8 = rows * D / 8;
+    emu_grid((int)((n8 + 255) / 256), 256, 16, 0,
+             [&] { bwd_post_dq_kernel<D>(acc.data(), g.dq.data(), p.scale, n8); });
+    if (p.group > 1) {
+        const long long n4 = rows / p.group * D / 4;
+        emu_grid((int)((n4 + 255) / 256), 256, 16, 0, [&] {
+            bwd_post_dkv_kernel(dk_part.data(), dv_part.data(), g.dk.data(), g.dv.data(), p.group,
+                                (long long)p.s * D, p.scale, n4);
+        });
+    }
+    return g;
+}
+
+static double rel_err(const std::vector<__nv_bfloat16> &x, const std::vector<double> &r, double *max_abs)
+{
+    double num = 0, den = 0;
+    *max_abs = 0;
+    for (size_t i = 0; i < r.size(); i++) {
+        const double e = (double)bf(x[i]) - r[i];
+        num += e * e, den += r[i] * r[i];
+        *max_abs = fabs(e) > *max_abs || e != e ? fabs(e) : *max_abs;
+    }
+    return sqrt(num / den);
+}
+
+static bool same(const Grads &a, const Grads &b)
+{
+    return !memcmp(a.dq.data(), b.dq.data(), a.dq.size() * 2) && !memcmp(a.dk.data(), b.dk.data(), a.dk.size() * 2) &&
+           !memcmp(a.dv.data(), b.dv.data(), a.dv.size() * 2);
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = NULL;
+    int d = 128, heads = 0, kv_heads = 0, runs = 3, atomic_runs = 3;
+    for (int i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : "";
+        if (!strcmp(argv[i], "--head-dim"))
+            d = atoi(v), i++;
+        else if (!strcmp(argv[i], "--heads"))
+            heads = atoi(v), i++;
+        else if (!strcmp(argv[i], "--kv-heads"))
+            kv_heads = atoi(v), i++;
+        else if (!strcmp(argv[i], "--runs"))
+            runs = atoi(v), i++;
+        else if (!strcmp(argv[i], "--atomic-runs"))
+            atomic_runs = atoi(v), i++;
+        else if (!strcmp(argv[i], "--jitter-us"))
+            emu_jitter_us = atoi(v), i++;
+        else if (argv[i][0] != '-')
+            path = argv[i];
+        else
+            return fprintf(stderr, "gpu-bwd-emu: unknown option %s\n", argv[i]), 2;
+    }
+    char err[512];
+    GpuPlan plan;
+    if (!path || (d != 64 && d != 128))
+        return fprintf(stderr, "usage: gpu-bwd-emu PLAN --head-dim 64|128 [--heads H --kv-heads K] [--runs R] "
+                               "[--atomic-runs A] [--jitter-us J]\n"), 2;
+    if (gpu_plan_read(path, &plan, err, sizeof err))
+        return fprintf(stderr, "gpu-bwd-emu: %s\n", err), 2;
+    GpuOrder ord;
+    gpu_order_build(&plan, &ord);
+    Problem p;
+    p.heads = heads ? heads : plan.heads;
+    p.kv_heads = kv_heads ? kv_heads : p.heads;
+    p.group = p.heads / p.kv_heads, p.bh = plan.heads, p.bkv = plan.heads / p.group;
+    p.s = plan.kv_tiles * BWD_BLOCK_N, p.d = d, p.causal = !strcmp(plan.mask, "causal");
+    p.scale = 1.0f / sqrtf((float)d);
+    if (plan.tile_ratio != 2 || plan.q_tiles * BWD_BLOCK_M != p.s)
+        return fprintf(stderr, "gpu-bwd-emu: the plan needs tile_ratio 2 and q_tiles = 2 kv_tiles\n"), 2;
+    make_problem(p, 1234u + (unsigned)d);
+    int rc = 0;
+    std::vector<Grads> det;
+    for (int r = 0; r < runs; r++) {
+        det.push_back(d == 64 ? run_kernel<64>(p, plan, ord, 0) : run_kernel<128>(p, plan, ord, 0));
+        rc |= det.back().timeout;
+    }
+    double mq, mk, mv;
+    const double eq = rel_err(det[0].dq, p.rdq, &mq), ek = rel_err(det[0].dk, p.rdk, &mk), ev = rel_err(det[0].dv, p.rdv, &mv);
+    bool identical = true;
+    for (int r = 1; r < runs; r++)
+        identical &= same(det[0], det[r]);
+    int atomic_differ = 0;
+    for (int r = 0; r < atomic_runs; r++) {
+        Grads g = d == 64 ? run_kernel<64>(p, plan, ord, 1) : run_kernel<128>(p, plan, ord, 1);
+        atomic_differ += !same(det[0], g);
+    }
+    const bool ok = eq < 0.02 && ek < 0.02 && ev < 0.02 && identical && !rc;
+    printf("%s: %s %s heads %d kv_heads %d seqlen %d d %d: rel err dq %.2e dk %.2e dv %.2e (max abs %.2e %.2e %.2e) "
+           "vs float64; %d deterministic runs %s; atomic runs differing from deterministic: %d of %d%s\n",
+           path, plan.policy, plan.mask, p.heads, p.kv_heads, p.s, d, eq, ek, ev, mq, mk, mv, runs,
+           identical ? "bit-identical" : "DIFFER", atomic_differ, atomic_runs, ok ? "" : "  FAIL");
+    gpu_order_clear(&ord);
+    gpu_plan_clear(&plan);
+    return ok ? 0 : 1;
+}

@@ -124,7 +124,7 @@ bench: deps
 INCDIR := $(PREFIX)/include/dashsim
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(INCDIR) \
-	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/dashsim/configs
+	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/dashsim/configs/profiles
 	install -m 755 $(BIN)/sim $(DESTDIR)$(PREFIX)/bin/dashsim
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(PREFIX)/lib/libdashsim.a
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(PREFIX)/lib/libdashsim.so.$(VERSION)
@@ -135,6 +135,7 @@ install: all
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dashsim.pc
 	install -m 644 docs/dashsim.1 $(DESTDIR)$(PREFIX)/share/man/man1/dashsim.1
 	install -m 644 configs/*.json $(DESTDIR)$(PREFIX)/share/dashsim/configs/
+	install -m 644 configs/profiles/*.json $(DESTDIR)$(PREFIX)/share/dashsim/configs/profiles/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/dashsim $(DESTDIR)$(PREFIX)/lib/libdashsim.a \

@@ -1,17 +1,20 @@
 #!/bin/bash
-# `make validate`: the model against every committed measured trace (traces/**/*.json, calibration files
-# excluded), with the measured latency matrix when present. Fails (exit 1) on a regression against
-# tests/validate-baseline.json, the errors recorded when the traces were committed; the 3% / 2 pp
-# targets are reported, and `bin/sim validate traces --tolerance 0.03` checks them directly.
+# `make validate`: both models against every committed measured trace of the executor (traces/h100,
+# traces/h100-spin, traces/h100-predict): the fit (each trace's own phase medians and the latency matrix)
+# and the prediction from the committed hardware profile alone (configs/profiles/h100-sxm.json, no
+# per-trace fit). Fails (exit 1) on a regression of either against tests/validate-baseline.json, the
+# errors recorded when the traces and the profile were committed. The targets are checked directly by
+# `bin/sim validate DIR --predict` (see docs/profile.md for where they are and are not met).
 set -eu
 sim=${1:-bin/sim}
 baseline=tests/validate-baseline.json
-if ! find traces -name '*.json' ! -name 'calib-*' | grep -q .; then
+dirs=()
+for d in traces/h100 traces/h100-spin traces/h100-predict; do [ -d "$d" ] && dirs+=("$d"); done
+if [ ${#dirs[@]} -eq 0 ]; then
     echo "validate: no measured traces committed under traces/"
     exit 0
 fi
-args=(traces)
-[ -f traces/calib-latency.json ] && args+=(--latency-matrix traces/calib-latency.json)
+args=("${dirs[@]}" --latency-matrix traces/calib-latency.json --profile configs/profiles/h100-sxm.json)
 if [ ! -f "$baseline" ]; then
     echo "validate: no $baseline yet; write it with: $sim validate ${args[*]} --json > $baseline" >&2
     "$sim" validate "${args[@]}" || true

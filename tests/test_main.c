@@ -13,6 +13,7 @@ static Suite *(*const suites[])(void) = {
     suite_config,
     suite_render,
     suite_pipeline,
+    suite_profile,
 };
 
 int main(void)

@@ -13,5 +13,6 @@ Suite *suite_decode(void);
 Suite *suite_config(void);
 Suite *suite_render(void);
 Suite *suite_pipeline(void);
+Suite *suite_profile(void);
 
 #endif

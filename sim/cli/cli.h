@@ -20,6 +20,7 @@ int sim_cmd_pipeline(int argc, char **argv);
 int sim_cmd_run(int argc, char **argv);   /* sim run FILE: one JSON config */
 int sim_cmd_sweep(int argc, char **argv); /* sim sweep FILE: its sweep */
 int sim_cmd_decode(int argc, char **argv);
+int sim_cmd_calibrate(int argc, char **argv); /* sim calibrate RAW: a hardware profile from gpu-calib output */
 
 /* Strict decimal parse of a flag's value into [lo, hi]; a sentence naming the flag otherwise. */
 SimStatus cli_parse_int64(const char *flag, const char *text, int64_t lo, int64_t hi, int64_t *out,
@@ -30,10 +31,15 @@ SimStatus cli_parse_int64(const char *flag, const char *text, int64_t lo, int64_
 void cli_begin_options(void);
 int cli_next_option(int argc, char **argv, const struct option *options, const char *command, char *flag,
                     size_t flag_len, SimError *err);
-/* A config named without a directory that is not in the current directory: the installed copy in
- * PREFIX/share/dashsim/configs (PREFIX = the executable's ../), written into buf; otherwise name. */
+/* A config (or profiles/NAME) given by a relative name that is not there from the current directory: the
+ * installed copy in PREFIX/share/dashsim/configs (PREFIX = the executable's ../), written into buf, when it
+ * exists; otherwise name. */
 const char *cli_find_config(const char *name, char *buf, size_t len);
 /* Prints "sim: <sentence>" on stderr and returns the exit code for err. */
 int cli_fail(const SimError *err);
+/* The default hardware profile (the h100-sxm preset's): configs/profiles/h100-sxm.json in the source
+ * tree, else the installed copy. */
+#define CLI_DEFAULT_PROFILE "profiles/h100-sxm.json"
+const char *cli_default_profile(char *buf, size_t len);
 
 #endif

@@ -48,7 +48,7 @@ int cli_fail(const SimError *err)
  * found from the executable's own path, so a relocated install works too. */
 const char *cli_find_config(const char *name, char *buf, size_t len)
 {
-    if (strchr(name, '/') || access(name, F_OK) == 0)
+    if (name[0] == '/' || access(name, F_OK) == 0)
         return name;
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -59,4 +59,11 @@ const char *cli_find_config(const char *name, char *buf, size_t len)
     snprintf(buf, len, "%s/share/dashsim/configs/%s", prefix, name);
     g_free(bin_dir), g_free(prefix);
     return access(buf, R_OK) == 0 ? buf : name;
+}
+
+const char *cli_default_profile(char *buf, size_t len)
+{
+    if (access("configs/" CLI_DEFAULT_PROFILE, R_OK) == 0)
+        return "configs/" CLI_DEFAULT_PROFILE;
+    return cli_find_config(CLI_DEFAULT_PROFILE, buf, len);
 }

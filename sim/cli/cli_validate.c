@@ -11,23 +11,30 @@
 #include "cli.h"
 #include "json_file.h"
 #include "latency_matrix.h"
+#include "profile_io.h"
 #include "trace_in.h"
-#include "validate.h"
+#include "validate_report.h"
 
 typedef struct {
-    bool is_json, has_tolerance;
+    bool is_json, has_tolerance, is_predict;
     double tolerance, speedup_tolerance_pp;
-    const char *matrix_path, *baseline_path;
+    const char *matrix_path, *baseline_path, *profile_path;
     GPtrArray *paths;   /* trace files, sorted */
+    char installed_profile[4096]; /* where --predict found the default profile */
 } ValidateOptions;
 
 static const char usage[] =
     "usage: sim validate TRACE|DIR... [options]\n"
-    "Predicts each measured trace with the model (parameters fitted from the trace's own phase medians and\n"
-    "the latency matrix) and reports the makespan error, the start-time error, the speedup error over fa3\n"
-    "on the same shape, and Kendall's tau of the policy ranking per shape.\n"
+    "Compares each measured trace with the model and reports the makespan error, the start-time error, the\n"
+    "speedup error over fa3 on the same shape, and Kendall's tau of the policy ranking per shape (counting\n"
+    "the pairs whose measured gap exceeds the noise floor of repeated runs). Two ways to get the model:\n"
+    "fitted (default): parameters from the trace's own phase medians and the latency matrix: a fit, not a\n"
+    "prediction; --predict: from the hardware profile alone (docs/profile.md), no per-trace fit.\n"
+    "  --predict                check the profile's prediction (tolerance default 0.05); implies --profile\n"
+    "                           configs/profiles/h100-sxm.json unless --profile is given\n"
+    "  --profile FILE           also predict every trace from this hardware profile\n"
     "  --json                   one JSON object\n"
-    "  --tolerance X            largest |makespan error| allowed, a fraction (default 0.03)\n"
+    "  --tolerance X            largest |makespan error| allowed, a fraction (default 0.03; --predict 0.05)\n"
     "  --speedup-tolerance PP   largest |speedup error| allowed, percentage points (default 2)\n"
     "  --latency-matrix FILE    per-SM-pair signal latency (gpu-calib output); its median is the model's\n"
     "  --baseline FILE          compare with an earlier --json output instead: exit 1 on any regression\n"
@@ -68,7 +75,8 @@ static int parse_args(ValidateOptions *o, int argc, char **argv, SimError *err)
     static const struct option opts[] = {
         { "json", no_argument, NULL, 'j' }, { "tolerance", required_argument, NULL, 't' },
         { "speedup-tolerance", required_argument, NULL, 's' }, { "latency-matrix", required_argument, NULL, 'l' },
-        { "baseline", required_argument, NULL, 'b' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+        { "baseline", required_argument, NULL, 'b' }, { "help", no_argument, NULL, 'h' },
+        { "profile", required_argument, NULL, 'p' }, { "predict", no_argument, NULL, 'P' }, { NULL, 0, NULL, 0 },
     };
     *o = (ValidateOptions){ .tolerance = 0.03, .speedup_tolerance_pp = 2.0, .paths = g_ptr_array_new_with_free_func(g_free) };
     opterr = 0, optind = 1;
@@ -84,6 +92,10 @@ static int parse_args(ValidateOptions *o, int argc, char **argv, SimError *err)
             o->matrix_path = optarg;
         else if (opt == 'b')
             o->baseline_path = optarg;
+        else if (opt == 'p')
+            o->profile_path = optarg;
+        else if (opt == 'P')
+            o->is_predict = true;
         else if (opt == 't' || opt == 's') {
             *target = g_ascii_strtod(optarg, &end);
             o->has_tolerance |= opt == 't';
@@ -97,6 +109,10 @@ static int parse_args(ValidateOptions *o, int argc, char **argv, SimError *err)
     }
     if (optind == argc)
         return sim_error_set(err, SIM_ERR_USAGE, "sim validate needs a trace file or directory (see --help)"), cli_fail(err);
+    if (o->is_predict && !o->profile_path)
+        o->profile_path = cli_default_profile(o->installed_profile, sizeof o->installed_profile);
+    if (o->is_predict && !o->has_tolerance)
+        o->tolerance = 0.05;
     for (int i = optind; i < argc && !err->status; i++)
         add_path(o->paths, argv[i], err);
     if (!err->status && o->paths->len == 0)
@@ -124,6 +140,17 @@ static cJSON *check_json(const Trace *t, const TraceCheck *c)
         cJSON_AddNumberToObject(j, "speedup_predicted", c->speedup_predicted);
         cJSON_AddNumberToObject(j, "speedup_error_pp", c->speedup_error_pp);
     }
+    if (c->has_profile) {
+        cJSON *p = cJSON_AddObjectToObject(j, "profile");
+        cJSON_AddNumberToObject(p, "predicted_ns", (double)c->profile_ns);
+        cJSON_AddNumberToObject(p, "makespan_error", c->profile_makespan_error);
+        cJSON_AddNumberToObject(p, "start_mape", c->profile_start_mape);
+        if (c->has_profile_speedup) {
+            cJSON_AddNumberToObject(p, "speedup_predicted", c->profile_speedup_predicted);
+            cJSON_AddNumberToObject(p, "speedup_error_pp", c->profile_speedup_error_pp);
+        }
+    } else if (c->profile_skip[0])
+        cJSON_AddStringToObject(j, "profile_skipped", c->profile_skip);
     cJSON *fit = cJSON_AddObjectToObject(j, "fitted");
     cJSON_AddNumberToObject(fit, "c_ns", (double)c->fit.c_ns);
     cJSON_AddNumberToObject(fit, "r_ns", (double)c->fit.r_ns);
@@ -141,176 +168,135 @@ static cJSON *check_json(const Trace *t, const TraceCheck *c)
     return j;
 }
 
-/* Groups (shapes) with their Kendall tau, in order of first appearance. */
-static cJSON *groups_json(Trace **traces, TraceCheck *checks, int count)
+static cJSON *stats_json(const ErrorStats *st)
 {
-    cJSON *groups = cJSON_CreateArray();
-    for (int i = 0; i < count; i++) {
-        bool is_first = true;
-        for (int k = 0; k < i; k++)
-            is_first &= strcmp(traces[k]->group, traces[i]->group) != 0;
-        if (!is_first)
-            continue;
-        const TraceCheck *members[64];
-        int n = 0;
-        for (int k = i; k < count && n < 64; k++)
-            if (strcmp(traces[k]->group, traces[i]->group) == 0)
-                members[n++] = &checks[k];
-        cJSON *g = cJSON_CreateObject();
-        cJSON_AddStringToObject(g, "group", traces[i]->group);
-        cJSON_AddNumberToObject(g, "policies", n);
-        cJSON_AddNumberToObject(g, "kendall_tau", sim_validate_kendall_tau(members, n));
-        cJSON_AddItemToArray(groups, g);
-    }
-    return groups;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "n", st->n);
+    cJSON_AddNumberToObject(o, "median_abs", st->median_abs);
+    cJSON_AddNumberToObject(o, "max_abs", st->max_abs);
+    cJSON_AddNumberToObject(o, "within_tolerance", st->within);
+    return o;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+static const char *const model_names[VMODEL_COUNT] = { "placed", "uniform", "paper", "profile" };
+static const char *const mode_names[VMODE_COUNT] = { "serial", "async", "all" };
 
-/* Adds {n, median_abs, max_abs, within} of v[0..n-1] (absolute values) to parent under name. */
-static void add_stats(cJSON *parent, const char *name, double *v, int n, double limit)
+/* The report as JSON: "groups" (rankings), "summary" (errors by model and mode), "handoff_by_load". */
+static void add_report_json(cJSON *out, const ValidateReport *r)
 {
-    int within = 0;
-    for (int i = 0; i < n; i++)
-        v[i] = fabs(v[i]), within += v[i] <= limit;
-    qsort(v, n, sizeof *v, cmp_double);
-    cJSON *o = cJSON_AddObjectToObject(parent, name);
-    cJSON_AddNumberToObject(o, "n", n);
-    cJSON_AddNumberToObject(o, "median_abs", n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : 0);
-    cJSON_AddNumberToObject(o, "max_abs", n ? v[n - 1] : 0);
-    cJSON_AddNumberToObject(o, "within_tolerance", within);
-}
-
-/* Makespan errors of the three models by reduction mode, speedup errors, rankings, start errors. */
-static cJSON *summary_json(Trace **traces, const TraceCheck *checks, int count, const cJSON *groups,
-                           const ValidateOptions *o)
-{
-    cJSON *sum = cJSON_CreateObject();
-    double *v = g_new(double, MAX(count, 1));
-    static const char *const modes[] = { "serial", "async", "all" }, *const models[] = { "placed", "uniform", "paper" };
-    for (int k = 0; k < 3; k++) {
-        cJSON *model = cJSON_AddObjectToObject(sum, models[k]);
-        for (int m = 0; m < 3; m++) {
-            int n = 0;
-            for (int i = 0; i < count; i++)
-                if (m == 2 || (traces[i]->model.reduce == REDUCE_ASYNC) == (m == 1))
-                    v[n++] = k == 0 ? checks[i].makespan_error : k == 1 ? checks[i].uniform_makespan_error
-                                                                       : checks[i].paper_makespan_error;
-            add_stats(model, modes[m], v, n, o->tolerance);
-        }
+    cJSON *groups = cJSON_AddArrayToObject(out, "groups");
+    for (int i = 0; i < r->group_count; i++) {
+        const GroupRank *g = &r->groups[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "group", g->group);
+        cJSON_AddNumberToObject(o, "policies", g->policies);
+        cJSON_AddNumberToObject(o, "pairs", g->pairs);
+        cJSON_AddNumberToObject(o, "pairs_above_noise", g->pairs_counted);
+        cJSON_AddNumberToObject(o, "kendall_tau", g->tau[0]);
+        if (g->has_profile)
+            cJSON_AddNumberToObject(o, "profile_kendall_tau", g->tau[1]);
+        cJSON_AddItemToArray(groups, o);
     }
-    int n = 0;
-    for (int i = 0; i < count; i++)
-        if (checks[i].has_speedup)
-            v[n++] = checks[i].speedup_error_pp;
-    add_stats(sum, "speedup_error_pp", v, n, o->speedup_tolerance_pp);
-    for (int i = 0; i < count; i++)
-        v[i] = checks[i].start_mape;
-    add_stats(sum, "start_mape", v, count, INFINITY);
-    int shapes = 0, exact = 0;
-    double tau_sum = 0;
-    const cJSON *g;
-    cJSON_ArrayForEach(g, groups) {
-        double tau = cJSON_GetObjectItem(g, "kendall_tau")->valuedouble;
-        shapes++, exact += tau == 1.0, tau_sum += tau;
+    cJSON *sum = cJSON_AddObjectToObject(out, "summary");
+    for (int m = 0; m < VMODEL_COUNT; m++) {
+        cJSON *model = cJSON_AddObjectToObject(sum, model_names[m]);
+        for (int k = 0; k < VMODE_COUNT; k++)
+            cJSON_AddItemToObject(model, mode_names[k], stats_json(&r->makespan[m][k]));
     }
+    cJSON_AddItemToObject(sum, "speedup_error_pp", stats_json(&r->speedup_pp[0]));
+    cJSON_AddItemToObject(sum, "profile_speedup_error_pp", stats_json(&r->speedup_pp[1]));
+    cJSON_AddItemToObject(sum, "start_mape", stats_json(&r->start_mape[0]));
+    cJSON_AddItemToObject(sum, "profile_start_mape", stats_json(&r->start_mape[1]));
     cJSON *rank = cJSON_AddObjectToObject(sum, "ranking");
-    cJSON_AddNumberToObject(rank, "shapes", shapes);
-    cJSON_AddNumberToObject(rank, "tau_one", exact);
-    cJSON_AddNumberToObject(rank, "mean_tau", shapes ? tau_sum / shapes : 1.0);
-    g_free(v);
-    return sum;
+    cJSON_AddNumberToObject(rank, "shapes", r->group_count);
+    cJSON_AddNumberToObject(rank, "noise_floor", r->noise_floor);
+    cJSON_AddNumberToObject(rank, "repeat_sets", r->repeat_sets);
+    cJSON_AddNumberToObject(rank, "tau_one", r->tau_one[0]);
+    cJSON_AddNumberToObject(rank, "mean_tau", r->mean_tau[0]);
+    cJSON_AddNumberToObject(rank, "profile_tau_one", r->tau_one[1]);
+    cJSON_AddNumberToObject(rank, "profile_mean_tau", r->mean_tau[1]);
+    cJSON *list = cJSON_AddArrayToObject(out, "handoff_by_load");
+    for (int b = 0; b < r->handoff_bucket_count; b++) {
+        const HandoffBucket *h = &r->handoffs[b];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "in_flight_min", h->in_flight_min);
+        cJSON_AddNumberToObject(o, "in_flight_max", h->in_flight_max);
+        cJSON_AddNumberToObject(o, "n", h->n);
+        cJSON_AddNumberToObject(o, "median_ns", (double)h->median_ns);
+        cJSON_AddNumberToObject(o, "p10_ns", (double)h->p10_ns);
+        cJSON_AddNumberToObject(o, "p90_ns", (double)h->p90_ns);
+        cJSON_AddItemToArray(list, o);
+    }
 }
 
-/* Hand-off latency by the number of reductions in flight at the release (buckets of 16), all traces. */
-static cJSON *handoff_json(Trace **traces, int count)
+static void print_model_line(const ValidateReport *r, int m, const char *label)
 {
-    GArray *load = g_array_new(FALSE, FALSE, sizeof(int64_t)), *lat = g_array_new(FALSE, FALSE, sizeof(int64_t));
-    for (int i = 0; i < count; i++)
-        sim_validate_handoffs_by_load(traces[i], load, lat);
-    cJSON *list = cJSON_CreateArray();
-    for (int b = 0; b < 9; b++) {
-        GArray *v = g_array_new(FALSE, FALSE, sizeof(double));
-        for (guint k = 0; k < load->len; k++) {
-            int64_t l = g_array_index(load, int64_t, k);
-            if (l / 16 == b || (b == 8 && l >= 128)) {
-                double x = (double)g_array_index(lat, int64_t, k);
-                g_array_append_val(v, x);
-            }
-        }
-        if (v->len) {
-            double *x = (double *)v->data;
-            qsort(x, v->len, sizeof *x, cmp_double);
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddNumberToObject(o, "in_flight_min", 16 * b);
-            cJSON_AddNumberToObject(o, "in_flight_max", b == 8 ? -1 : 16 * b + 15);
-            cJSON_AddNumberToObject(o, "n", v->len);
-            cJSON_AddNumberToObject(o, "median_ns", x[v->len / 2]);
-            cJSON_AddNumberToObject(o, "p10_ns", x[v->len / 10]);
-            cJSON_AddNumberToObject(o, "p90_ns", x[9 * v->len / 10]);
-            cJSON_AddItemToArray(list, o);
-        }
-        g_array_free(v, TRUE);
+    printf("%-8s %s:", model_names[m], label);
+    for (int k = 0; k < VMODE_COUNT; k++) {
+        const ErrorStats *st = &r->makespan[m][k];
+        printf("  %s %d traces, median |error| %.2f%%, max %.2f%%, %d within;", mode_names[k], st->n,
+               100 * st->median_abs, 100 * st->max_abs, st->within);
     }
-    g_array_free(load, TRUE), g_array_free(lat, TRUE);
-    return list;
+    printf("\n");
 }
 
-static void print_summary(const cJSON *sum, const cJSON *handoffs)
+static void print_summary(const ValidateReport *r, const char *profile_path)
 {
-    static const char *const models[] = { "placed", "uniform", "paper" }, *const modes[] = { "serial", "async", "all" };
-    for (int k = 0; k < 3; k++) {
-        printf("%-8s model:", models[k]);
-        for (int m = 0; m < 3; m++) {
-            const cJSON *st = cJSON_GetObjectItem(cJSON_GetObjectItem(sum, models[k]), modes[m]);
-            printf("  %s %d traces, median |error| %.2f%%, max %.2f%%, %d within;", modes[m],
-                   cJSON_GetObjectItem(st, "n")->valueint, 100 * cJSON_GetObjectItem(st, "median_abs")->valuedouble,
-                   100 * cJSON_GetObjectItem(st, "max_abs")->valuedouble, cJSON_GetObjectItem(st, "within_tolerance")->valueint);
-        }
-        printf("\n");
+    print_model_line(r, VMODEL_PLACED, "fitted to each trace");
+    print_model_line(r, VMODEL_UNIFORM, "fitted to each trace");
+    print_model_line(r, VMODEL_PAPER, "fitted to each trace");
+    if (profile_path) {
+        char label[300];
+        snprintf(label, sizeof label, "predicted from %s alone", profile_path);
+        print_model_line(r, VMODEL_PROFILE, label);
     }
-    const cJSON *sp = cJSON_GetObjectItem(sum, "speedup_error_pp"), *rk = cJSON_GetObjectItem(sum, "ranking");
-    printf("speedup over fa3: %d pairs, median |error| %.2f pp, max %.2f pp, %d within; ranking: tau 1 in %d of %d "
-           "shapes, mean %.2f; start MAPE median %.2f%%\n", cJSON_GetObjectItem(sp, "n")->valueint,
-           cJSON_GetObjectItem(sp, "median_abs")->valuedouble, cJSON_GetObjectItem(sp, "max_abs")->valuedouble,
-           cJSON_GetObjectItem(sp, "within_tolerance")->valueint, cJSON_GetObjectItem(rk, "tau_one")->valueint,
-           cJSON_GetObjectItem(rk, "shapes")->valueint, cJSON_GetObjectItem(rk, "mean_tau")->valuedouble,
-           100 * cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "start_mape"), "median_abs")->valuedouble);
-    const cJSON *h;
-    cJSON_ArrayForEach(h, handoffs) {
+    const ErrorStats *sp = &r->speedup_pp[0], *psp = &r->speedup_pp[1];
+    printf("speedup over fa3: %d pairs, median |error| %.2f pp, max %.2f pp, %d within; ranking (pairs whose "
+           "measured gap exceeds the noise floor %.2f%% of %d repeat sets): tau 1 in %d of %d shapes, mean %.2f; "
+           "start MAPE median %.2f%%\n", sp->n, sp->median_abs, sp->max_abs, sp->within, 100 * r->noise_floor,
+           r->repeat_sets, r->tau_one[0], r->group_count, r->mean_tau[0], 100 * r->start_mape[0].median_abs);
+    if (profile_path)
+        printf("profile: speedup over fa3: %d pairs, median |error| %.2f pp, max %.2f pp, %d within; ranking: tau 1 "
+               "in %d shapes, mean %.2f; start MAPE median %.2f%%\n", psp->n, psp->median_abs, psp->max_abs,
+               psp->within, r->tau_one[1], r->mean_tau[1], 100 * r->start_mape[1].median_abs);
+    for (int b = 0; b < r->handoff_bucket_count; b++) {
+        const HandoffBucket *h = &r->handoffs[b];
         char range[32];
-        int lo = cJSON_GetObjectItem(h, "in_flight_min")->valueint, hi = cJSON_GetObjectItem(h, "in_flight_max")->valueint;
-        snprintf(range, sizeof range, hi < 0 ? "%d+" : "%d-%d", lo, hi);
-        printf("hand-off with %7s reductions in flight: %6d samples, median %4.0f ns (p10 %4.0f, p90 %4.0f)\n", range,
-               cJSON_GetObjectItem(h, "n")->valueint, cJSON_GetObjectItem(h, "median_ns")->valuedouble,
-               cJSON_GetObjectItem(h, "p10_ns")->valuedouble, cJSON_GetObjectItem(h, "p90_ns")->valuedouble);
+        snprintf(range, sizeof range, h->in_flight_max < 0 ? "%d+" : "%d-%d", h->in_flight_min, h->in_flight_max);
+        printf("hand-off with %7s reductions in flight: %6d samples, median %4" G_GINT64_FORMAT " ns (p10 %4"
+               G_GINT64_FORMAT ", p90 %4" G_GINT64_FORMAT ")\n", range, h->n, h->median_ns, h->p10_ns, h->p90_ns);
     }
 }
 
-static void print_table(Trace **traces, const TraceCheck *checks, int count, const cJSON *groups)
+static void print_table(Trace **traces, const TraceCheck *checks, int count, const ValidateReport *r)
 {
-    printf("%-44s %-16s %12s %12s %8s %8s %8s %7s %8s\n", "trace", "policy", "measured_ns", "predicted_ns", "error",
-           "uniform", "paper", "start", "speedup");
+    printf("%-44s %-16s %12s %12s %8s %8s %8s %7s %8s %9s\n", "trace", "policy", "measured_ns", "predicted_ns",
+           "error", "uniform", "paper", "start", "speedup", "profile");
     for (int i = 0; i < count; i++) {
         const TraceCheck *c = &checks[i];
-        char speed[32] = "-";
+        char speed[32] = "-", prof[32] = "-";
         if (c->has_speedup)
             snprintf(speed, sizeof speed, "%+.1fpp", c->speedup_error_pp);
-        printf("%-44s %-16s %12" G_GINT64_FORMAT " %12" G_GINT64_FORMAT " %+7.2f%% %+7.1f%% %+7.1f%% %6.1f%% %8s\n",
-               traces[i]->path, traces[i]->policy, c->measured_ns, c->predicted_ns, 100 * c->makespan_error,
-               100 * c->uniform_makespan_error, 100 * c->paper_makespan_error, 100 * c->start_mape, speed);
+        if (c->has_profile)
+            snprintf(prof, sizeof prof, "%+.2f%%", 100 * c->profile_makespan_error);
+        printf("%-44s %-16s %12" G_GINT64_FORMAT " %12" G_GINT64_FORMAT " %+7.2f%% %+7.1f%% %+7.1f%% %6.1f%% %8s "
+               "%9s\n", traces[i]->path, traces[i]->policy, c->measured_ns, c->predicted_ns, 100 * c->makespan_error,
+               100 * c->uniform_makespan_error, 100 * c->paper_makespan_error, 100 * c->start_mape, speed, prof);
     }
-    const cJSON *g;
-    cJSON_ArrayForEach(g, groups)
-        printf("ranking %-60s tau %+.2f over %d policies\n", cJSON_GetObjectItem(g, "group")->valuestring,
-               cJSON_GetObjectItem(g, "kendall_tau")->valuedouble, cJSON_GetObjectItem(g, "policies")->valueint);
+    for (int i = 0; i < r->group_count; i++)
+        printf("ranking %-60s tau %+.2f over %d policies (%d of %d pairs above the noise floor)\n",
+               r->groups[i].group, r->groups[i].tau[0], r->groups[i].policies, r->groups[i].pairs_counted,
+               r->groups[i].pairs);
 }
 
-/* Entries of the baseline (an earlier --json output) that the current checks are worse than. */
+/* An entry's regression: |error| beyond the baseline's by 0.5 points of makespan or 0.5 pp of speedup. */
+static bool is_worse(double now, const cJSON *base, double slack)
+{
+    return cJSON_IsNumber(base) && fabs(now) > fabs(base->valuedouble) + slack;
+}
+
+/* Entries of the baseline (an earlier --json output) that the current checks are worse than, in the
+ * fitted model and, where the baseline has one, the profile's prediction. */
 static int count_regressions(const char *path, Trace **traces, const TraceCheck *checks, int count, SimError *err)
 {
     cJSON *base;
@@ -320,22 +306,26 @@ static int count_regressions(const char *path, Trace **traces, const TraceCheck 
     const cJSON *entry;
     cJSON_ArrayForEach(entry, cJSON_GetObjectItemCaseSensitive(base, "traces")) {
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(entry, "trace");
-        const cJSON *e = cJSON_GetObjectItemCaseSensitive(entry, "makespan_error");
-        const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry, "speedup_error_pp");
+        const cJSON *prof = cJSON_GetObjectItemCaseSensitive(entry, "profile");
         int i = 0;
         while (cJSON_IsString(name) && i < count && strcmp(traces[i]->path, name->valuestring) != 0)
             i++;
-        if (!cJSON_IsString(name) || !cJSON_IsNumber(e) || i == count) {
+        if (!cJSON_IsString(name) || i == count) {
             fprintf(stderr, "sim: regression: %s is in the baseline but was not validated\n",
                     cJSON_IsString(name) ? name->valuestring : "(unnamed entry)");
             regressions++;
             continue;
         }
-        bool is_worse = fabs(checks[i].makespan_error) > fabs(e->valuedouble) + 0.005 ||
-                        (cJSON_IsNumber(s) && fabs(checks[i].speedup_error_pp) > fabs(s->valuedouble) + 0.5);
-        if (is_worse) {
-            fprintf(stderr, "sim: regression: %s: makespan error %+.2f%% (baseline %+.2f%%)\n", traces[i]->path,
-                    100 * checks[i].makespan_error, 100 * e->valuedouble);
+        const TraceCheck *c = &checks[i];
+        bool is_fit_worse = is_worse(c->makespan_error, cJSON_GetObjectItem(entry, "makespan_error"), 0.005) ||
+                            (c->has_speedup && is_worse(c->speedup_error_pp, cJSON_GetObjectItem(entry, "speedup_error_pp"), 0.5));
+        bool is_prof_worse = prof && (!c->has_profile ||
+            is_worse(c->profile_makespan_error, cJSON_GetObjectItem(prof, "makespan_error"), 0.005) ||
+            (c->has_profile_speedup && is_worse(c->profile_speedup_error_pp, cJSON_GetObjectItem(prof, "speedup_error_pp"), 0.5)));
+        if (is_fit_worse || is_prof_worse) {
+            fprintf(stderr, "sim: regression: %s: %s makespan error %+.2f%%, speedup error %+.2f pp\n", traces[i]->path,
+                    is_fit_worse ? "fitted" : "profile", 100 * (is_fit_worse ? c->makespan_error : c->profile_makespan_error),
+                    is_fit_worse ? c->speedup_error_pp : c->profile_speedup_error_pp);
             regressions++;
         }
     }
@@ -343,20 +333,19 @@ static int count_regressions(const char *path, Trace **traces, const TraceCheck 
     return regressions;
 }
 
-static int verdict(const ValidateOptions *o, Trace **traces, const TraceCheck *checks, int count, cJSON *out,
-                   SimError *err)
+/* The tolerance applies to the model under test: the profile's prediction with --predict, else the fit. */
+static int verdict(const ValidateOptions *o, Trace **traces, const TraceCheck *checks, int count,
+                   const ValidateReport *r, cJSON *out, SimError *err)
 {
-    double worst = 0, worst_speedup = 0;
-    for (int i = 0; i < count; i++) {
-        worst = MAX(worst, fabs(checks[i].makespan_error));
-        if (checks[i].has_speedup)
-            worst_speedup = MAX(worst_speedup, fabs(checks[i].speedup_error_pp));
-    }
+    int m = o->is_predict ? VMODEL_PROFILE : VMODEL_PLACED;
+    double worst = r->makespan[m][VMODE_ALL].max_abs, worst_speedup = r->speedup_pp[o->is_predict].max_abs;
     bool is_checked = !o->baseline_path || o->has_tolerance;
     bool is_pass = !is_checked || (worst <= o->tolerance && worst_speedup <= o->speedup_tolerance_pp);
     int regressions = o->baseline_path ? count_regressions(o->baseline_path, traces, checks, count, err) : 0;
     if (regressions < 0)
         return cli_fail(err);
+    cJSON_AddStringToObject(out, "checked_model", o->is_predict ? "profile (predicted, no per-trace fit)"
+                                                                : "placed (fitted to each trace)");
     cJSON_AddNumberToObject(out, "max_abs_makespan_error", worst);
     cJSON_AddNumberToObject(out, "max_abs_speedup_error_pp", worst_speedup);
     cJSON_AddBoolToObject(out, "pass", is_pass && regressions == 0);
@@ -365,25 +354,30 @@ static int verdict(const ValidateOptions *o, Trace **traces, const TraceCheck *c
         puts(s);
         cJSON_free(s);
     } else {
-        print_table(traces, checks, count, cJSON_GetObjectItem(out, "groups"));
-        print_summary(cJSON_GetObjectItem(out, "summary"), cJSON_GetObjectItem(out, "handoff_by_load"));
-        printf("%d traces: max |makespan error| %.2f%%, max |speedup error| %.2f pp%s%s\n", count, 100 * worst,
-               worst_speedup, is_checked ? (is_pass ? ", within tolerance" : ", BEYOND TOLERANCE") : "",
+        print_table(traces, checks, count, r);
+        print_summary(r, o->profile_path);
+        printf("%d traces, %s model: max |makespan error| %.2f%%, max |speedup error| %.2f pp%s%s\n", count,
+               o->is_predict ? "profile (predicted)" : "fitted", 100 * worst, worst_speedup,
+               is_checked ? (is_pass ? ", within tolerance" : ", BEYOND TOLERANCE") : "",
                o->baseline_path ? (regressions ? ", REGRESSED against the baseline" : ", no regression") : "");
     }
     return is_pass && regressions == 0 ? 0 : 1;
 }
 
+/* Loads every trace (and the matrix and profile), checks each, then reports. */
 int sim_cmd_validate(int argc, char **argv)
 {
     ValidateOptions o;
     SimError err = { 0 };
     int rc = parse_args(&o, argc, argv, &err);
-    int count = (int)o.paths->len;
-    Trace **traces = g_new0(Trace *, count);
-    TraceCheck *checks = g_new0(TraceCheck, count);
+    int count = rc < 0 ? (int)o.paths->len : 0;
+    Trace **traces = g_new0(Trace *, MAX(count, 1));
+    TraceCheck *checks = g_new0(TraceCheck, MAX(count, 1));
     int32_t *matrix = NULL;
     bool is_legacy = false;
+    HwProfile *profile = NULL;
+    if (rc < 0 && o.profile_path)
+        sim_profile_read(o.profile_path, &profile, &err);
     for (int i = 0; rc < 0 && i < count && !err.status; i++)
         if (sim_trace_load(o.paths->pdata[i], &traces[i], &err) == SIM_OK && o.matrix_path && !matrix &&
             sim_latency_matrix_load(o.matrix_path, traces[0]->wl.n_sm, &matrix, &is_legacy, &err) == SIM_OK &&
@@ -391,24 +385,29 @@ int sim_cmd_validate(int argc, char **argv)
             fprintf(stderr, "sim: note: %s is in the older plain latency-matrix format; gpu-calib's JSON "
                     "(docs/gpu.md) is the one format written now\n", o.matrix_path);
     for (int i = 0; rc < 0 && i < count && !err.status; i++)
-        sim_validate_trace(traces[i], traces[i]->wl.n_sm == traces[0]->wl.n_sm ? matrix : NULL, &checks[i], &err);
+        sim_validate_trace(traces[i], traces[i]->wl.n_sm == traces[0]->wl.n_sm ? matrix : NULL, profile, &checks[i],
+                           &err);
     if (rc < 0 && err.status)
         rc = cli_fail(&err);
     if (rc < 0) {
         sim_validate_speedups((const Trace *const *)traces, checks, count);
+        ValidateReport report;
+        sim_validate_report((const Trace *const *)traces, checks, count, o.tolerance, o.speedup_tolerance_pp, &report);
         cJSON *out = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(out, "traces");
+        if (o.profile_path)
+            cJSON_AddStringToObject(out, "profile", o.profile_path);
         for (int i = 0; i < count; i++)
             cJSON_AddItemToArray(list, check_json(traces[i], &checks[i]));
-        cJSON *groups = groups_json(traces, checks, count);
-        cJSON_AddItemToObject(out, "groups", groups);
-        cJSON_AddItemToObject(out, "summary", summary_json(traces, checks, count, groups, &o));
-        cJSON_AddItemToObject(out, "handoff_by_load", handoff_json(traces, count));
-        rc = verdict(&o, traces, checks, count, out, &err);
+        add_report_json(out, &report);
+        rc = verdict(&o, traces, checks, count, &report, out, &err);
         cJSON_Delete(out);
+        sim_validate_report_clear(&report);
     }
     for (int i = 0; i < count; i++)
         sim_trace_free(traces[i]);
     g_free(traces), g_free(checks), free(matrix);
-    g_ptr_array_free(o.paths, TRUE);
+    sim_profile_free(profile);
+    if (o.paths)
+        g_ptr_array_free(o.paths, TRUE);
     return rc;
 }

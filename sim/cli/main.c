@@ -18,6 +18,7 @@ static const Subcommand subcommands[] = {
     { "run", sim_cmd_run },
     { "sweep", sim_cmd_sweep },
     { "decode", sim_cmd_decode },
+    { "calibrate", sim_cmd_calibrate },
 };
 
 /* --version anywhere among the options (before a "--") wins; -h becomes --help. */

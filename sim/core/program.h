@@ -41,8 +41,8 @@ typedef struct {
 /* Load-dependent reductions (docs/profile.md). REDUCE ops share one resource by processor sharing: while k
  * run at once, each progresses at 1/slowdown(k) of its alone rate, so its duration_ns is its time alone and
  * its realised duration depends on how many run beside it. The hand-off of a row (an ACCUM edge between
- * different units) gets handoff_extra(k) ns more, k = reductions in flight at the release. Tables are
- * indexed by k (entry 0 unused); a k past the end uses the last entry. */
+ * different units) gets handoff_extra(k) ns more, k = reductions still in flight at the release. Tables
+ * are indexed by k (slowdown's entry 0 unused); a k past the end uses the last entry. */
 typedef struct {
     int32_t *slowdown_ppm;      /* slowdown(k) in parts per million (1000000 = as fast as alone); owned */
     int32_t slowdown_len;

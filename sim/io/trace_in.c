@@ -96,10 +96,13 @@ static SimStatus load_metadata(Trace *t, const cJSON *meta, SimError *err)
     const cJSON *compute = cJSON_GetObjectItemCaseSensitive(meta, "compute");
     const cJSON *iters = cJSON_GetObjectItemCaseSensitive(meta, "compute_iters");
     t->gpu_name = g_strdup(cJSON_IsString(gpu) ? gpu->valuestring : "unknown");
-    t->group = g_strdup_printf("%s %s h%d kv%d q%d s%d %s %s x%d", t->gpu_name, is_causal ? "causal" : "full",
+    /* a shape and a kernel configuration: traces of one group differ by policy only (or are repeats) */
+    t->group = g_strdup_printf("%s %s h%d kv%d q%d s%d %s %s x%d%s%s%s", t->gpu_name, is_causal ? "causal" : "full",
                                t->wl.heads, t->wl.kv_tiles, t->wl.q_tiles, t->wl.tile_ratio,
                                is_async ? "async" : "serial", cJSON_IsString(compute) ? compute->valuestring : "-",
-                               cJSON_IsNumber(iters) ? iters->valueint : 0);
+                               cJSON_IsNumber(iters) ? iters->valueint : 0, t->kernel.reduce_op[0] ? " " : "",
+                               t->kernel.reduce_op, t->kernel.reduce_threads ? (t->kernel.reduce_threads == 1 ? " t1" :
+                               t->kernel.reduce_threads == 32 ? " t32" : " t256") : "");
     return SIM_OK;
 }
 

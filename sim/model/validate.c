@@ -6,6 +6,7 @@
 
 #include <glib.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,24 +104,24 @@ static int64_t count_le(const int64_t *v, int64_t n, int64_t x)
     return lo;
 }
 
-void sim_validate_handoffs_by_load(const Trace *t, GArray *in_flight, GArray *handoff_ns)
+int64_t sim_validate_handoffs_by_load(const Trace *t, int64_t *in_flight, int64_t *handoff_ns)
 {
     int64_t n = t->task_count, *starts = g_new(int64_t, n), *ends = g_new(int64_t, n);
     for (int64_t i = 0; i < n; i++)
         starts[i] = t->tasks[i].r_start, ends[i] = t->tasks[i].r_end;
     qsort(starts, n, sizeof *starts, cmp_i64);
     qsort(ends, n, sizeof *ends, cmp_i64);
-    GArray *release = g_array_new(FALSE, FALSE, sizeof(int64_t));
-    guint first = handoff_ns->len;
-    waited_handoffs(t, release, handoff_ns);
+    GArray *release = g_array_new(FALSE, FALSE, sizeof(int64_t)), *handoff = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    waited_handoffs(t, release, handoff);
     for (guint k = 0; k < release->len; k++) { /* reductions started and not yet ended at the release */
         int64_t at = g_array_index(release, int64_t, k);
-        int64_t load = count_le(starts, n, at) - count_le(ends, n, at);
-        g_array_append_val(in_flight, load);
+        in_flight[k] = count_le(starts, n, at) - count_le(ends, n, at);
+        handoff_ns[k] = g_array_index(handoff, int64_t, k);
     }
-    g_assert(in_flight->len == handoff_ns->len && handoff_ns->len - first == release->len);
-    g_array_free(release, TRUE);
+    int64_t count = release->len;
+    g_array_free(release, TRUE), g_array_free(handoff, TRUE);
     g_free(starts), g_free(ends);
+    return count;
 }
 
 static int64_t median_matrix(const int32_t *matrix, int64_t n)
@@ -133,6 +134,39 @@ static int64_t median_matrix(const int32_t *matrix, int64_t n)
     int64_t m = sim_median_i64(offdiag, k);
     g_free(offdiag);
     return m;
+}
+
+/* CTA launch costs, per FittedCosts.prologue_ns: the first CTA of each SM starts its first compute
+ * first[] after the kernel's first compute; a later CTA on an SM (a later wave, or the next plan CTA of a
+ * persistent slot) starts later[] after the previous CTA there ended. Returns how many later CTAs. */
+static int64_t cta_starts(const Trace *t, const Plan *plan, const int64_t *order, int64_t origin, int64_t *first,
+                          int64_t *n_first, int64_t *later)
+{
+    int64_t *last_end = g_new(int64_t, t->wl.n_sm), n_later = 0;
+    for (int32_t sm = 0; sm < t->wl.n_sm; sm++)
+        last_end[sm] = -1;
+    typedef struct { int64_t start; int32_t cta; } Start; /* CTAs in start order */
+    Start *by_start = g_new(Start, plan->cta_count);
+    for (int32_t c = 0; c < plan->cta_count; c++)
+        by_start[c] = (Start){ t->tasks[order[plan->ctas[c].task_begin]].c_start, c };
+    for (int32_t i = 1; i < plan->cta_count; i++) /* insertion sort: CTAs arrive nearly in start order */
+        for (int32_t j = i; j > 0 && by_start[j - 1].start > by_start[j].start; j--) {
+            Start x = by_start[j];
+            by_start[j] = by_start[j - 1], by_start[j - 1] = x;
+        }
+    *n_first = 0;
+    for (int32_t i = 0; i < plan->cta_count; i++) {
+        const PlanCta *cta = &plan->ctas[by_start[i].cta];
+        int32_t sm = t->tasks[order[cta->task_begin]].smid;
+        if (last_end[sm] < 0)
+            first[(*n_first)++] = by_start[i].start - origin;
+        else
+            later[n_later++] = MAX(0, by_start[i].start - last_end[sm]);
+        for (int32_t j = 0; j < cta->task_count; j++)
+            last_end[sm] = MAX(last_end[sm], t->tasks[order[cta->task_begin + j]].r_end);
+    }
+    g_free(by_start), g_free(last_end);
+    return n_later;
 }
 
 /* Medians of the trace's phases; see FittedCosts. order maps plan tasks to trace rows. */
@@ -151,15 +185,21 @@ static FittedCosts fit_costs(const Trace *t, const Plan *plan, const int64_t *or
     }
     for (int32_t c = 0; c < plan->cta_count; c++) {
         const PlanCta *cta = &plan->ctas[c];
-        prologue[c] = t->tasks[order[cta->task_begin]].c_start - origin;
         for (int32_t j = 1; j < cta->task_count; j++) {
             const TraceTask *prev = &t->tasks[order[cta->task_begin + j - 1]], *cur = &t->tasks[order[cta->task_begin + j]];
             gap[n_gap++] = MAX(0, cur->c_start - (is_async ? prev->c_end : prev->r_end));
         }
     }
+    int64_t *later = g_new(int64_t, plan->cta_count), n_first;
+    int64_t n_later = cta_starts(t, plan, order, origin, prologue, &n_first, later);
     FittedCosts f = { .compute_ns = sim_median_i64(compute, n), .stage_ns = sim_median_i64(stage, n),
-                      .acquire_ns = sim_median_i64(acquire, n_acquire), .add_ns = sim_median_i64(add, n), .gap_ns = sim_median_i64(gap, n_gap),
-                      .prologue_ns = sim_median_i64(prologue, plan->cta_count) };
+                      .acquire_ns = sim_median_i64(acquire, n_acquire), .add_ns = sim_median_i64(add, n),
+                      .gap_ns = sim_median_i64(gap, n_gap), .first_wave_ns = sim_median_i64(prologue, n_first),
+                      .cta_gap_ns = sim_median_i64(later, n_later) };
+    /* Every model CTA opens with one prologue; a later CTA's is the one that matters (the first wave only
+     * shifts the origin), so it is the CTA gap when there are later CTAs. */
+    f.prologue_ns = n_later ? f.cta_gap_ns : f.first_wave_ns;
+    g_free(later);
     int64_t samples;
     f.matrix_median_ns = matrix ? median_matrix(matrix, t->wl.n_sm) : 0;
     f.handoff_ns = median_handoff(t, &samples);
@@ -262,7 +302,59 @@ static SimStatus check_smids(const Trace *t, SimError *err)
     return SIM_OK;
 }
 
-SimStatus sim_validate_trace(const Trace *t, const int32_t *latency_matrix, TraceCheck *out, SimError *err)
+/* The executor as the profile sees it: a persistent GPU CTA copies its whole task list once, so only the
+ * first plan CTA of each slot pays the CTA prologue. */
+static SimProgram *executor_program(const Plan *plan, const AttnCosts *costs)
+{
+    SimProgram *prog = sim_attention_program(plan, costs);
+    if (plan->is_persistent && costs->cta_prologue_ns > 0) {
+        bool *seen = g_new0(bool, plan->wl.n_sm);
+        for (int32_t c = 0; c < prog->cta_count; c++) {
+            int32_t slot = prog->ctas[c].pinned_unit;
+            if (seen[slot])
+                prog->ops[prog->ctas[c].op_begin].duration_ns = 0; /* its SYNC prologue op */
+            seen[slot] = true;
+        }
+        g_free(seen);
+    }
+    return prog;
+}
+
+/* The profile's prediction of t (TraceCheck.profile_*); t's kernel must be one the profile measured. */
+static SimStatus predict_from_profile(const Trace *t, const Plan *plan, const int64_t *order, const HwProfile *p,
+                                      int64_t origin, TraceCheck *out, SimError *err)
+{
+    const TraceKernel *k = &t->kernel;
+    if (strcmp(k->compute, "mma") != 0 || !k->tile_m || !k->head_dim || !k->reduce_op[0]) {
+        snprintf(out->profile_skip, sizeof out->profile_skip, "the profile models mma compute with a known tile "
+                 "and reduction method");
+        return SIM_OK;
+    }
+    ProfileQuery q = { .tile_m = k->tile_m, .head_dim = k->head_dim, .compute_iters = k->compute_iters,
+                       .reduce = t->model.reduce, .reduce_op = k->reduce_op, .reduce_threads = k->reduce_threads,
+                       .dq_buffers = t->model.dq_buffers, .clock_mhz = k->sm_clock_mhz, .n_sm = t->wl.n_sm,
+                       .tasks_per_cta = (int)(plan->task_count / MAX(1, plan->is_persistent ? t->wl.n_sm : plan->cta_count)) };
+    AttnCosts costs;
+    SimLoadModel load;
+    SimError why = { 0 };
+    if (sim_profile_costs(p, &q, &costs, &load, &why) != SIM_OK) {
+        snprintf(out->profile_skip, sizeof out->profile_skip, "%.95s", why.msg);
+        return SIM_OK;
+    }
+    costs.load = &load;
+    int64_t *pred = g_new(int64_t, plan->task_count);
+    if (run_model(executor_program(plan, &costs), costs.cta_prologue_ns, &out->profile_ns, pred, err) == SIM_OK) {
+        out->has_profile = true;
+        out->profile_makespan_error = (double)(out->profile_ns - out->measured_ns) / (double)out->measured_ns;
+        out->profile_start_mape = start_mape(t, order, pred, plan->task_count, origin, costs.c_ns);
+    }
+    g_free(pred);
+    sim_profile_load_clear(&load);
+    return err->status;
+}
+
+SimStatus sim_validate_trace(const Trace *t, const int32_t *latency_matrix, const HwProfile *profile,
+                             TraceCheck *out, SimError *err)
 {
     *out = (TraceCheck){ 0 };
     const PolicyOps *ops = policy_find(t->policy);
@@ -294,6 +386,8 @@ SimStatus sim_validate_trace(const Trace *t, const int32_t *latency_matrix, Trac
             out->paper_makespan_error = (double)(out->paper_ns - out->measured_ns) / m;
             out->start_mape = start_mape(t, order, pred, plan->task_count, origin, f->c_ns);
         }
+        if (profile && !err->status)
+            predict_from_profile(t, plan, order, profile, origin, out, err);
     }
     g_free(order), g_free(pred);
     plan_free(plan);
@@ -311,17 +405,10 @@ void sim_validate_speedups(const Trace *const *traces, TraceCheck *checks, int c
                 c->speedup_measured = (double)checks[j].measured_ns / (double)c->measured_ns;
                 c->speedup_predicted = (double)checks[j].predicted_ns / (double)c->predicted_ns;
                 c->speedup_error_pp = 100.0 * (c->speedup_predicted - c->speedup_measured);
+                c->has_profile_speedup = c->has_profile && checks[j].has_profile;
+                if (c->has_profile_speedup) {
+                    c->profile_speedup_predicted = (double)checks[j].profile_ns / (double)c->profile_ns;
+                    c->profile_speedup_error_pp = 100.0 * (c->profile_speedup_predicted - c->speedup_measured);
+                }
             }
-}
-
-double sim_validate_kendall_tau(const TraceCheck *const *checks, int count)
-{
-    int64_t score = 0, pairs = 0;
-    for (int i = 0; i < count; i++)
-        for (int j = i + 1; j < count; j++, pairs++) {
-            int64_t dm = checks[i]->measured_ns - checks[j]->measured_ns;
-            int64_t dp = checks[i]->predicted_ns - checks[j]->predicted_ns;
-            score += ((dm > 0) - (dm < 0)) * ((dp > 0) - (dp < 0));
-        }
-    return pairs ? (double)score / (double)pairs : 1.0;
 }

@@ -4,8 +4,7 @@
 #ifndef SIM_VALIDATE_H
 #define SIM_VALIDATE_H
 
-#include <glib.h>
-
+#include "profile.h"
 #include "trace.h"
 
 /* Serial reduction: the SM runs compute, stages the partial dQ (c_end -> r_ready), acquires the
@@ -23,7 +22,12 @@ typedef struct {
     int64_t handoff_ns;    /* median measured hand-off (trace: previous release -> next semaphore turn, on
                             * another SM, next already waiting); the matrix median if none waited */
     int64_t matrix_median_ns; /* median of the latency matrix (gpu-calib ping-pong), 0 without one */
-    int64_t prologue_ns;   /* median gap from the first compute of the kernel to a CTA's first compute */
+    int64_t first_wave_ns; /* median, over the first CTA of each SM, of its first compute - the kernel's first */
+    int64_t cta_gap_ns;    /* median, over later CTAs of an SM (later waves; persistent: the slot's next plan
+                            * CTA), of their first compute - the previous CTA's last reduction end there */
+    int64_t prologue_ns;   /* the model's per-CTA prologue: cta_gap_ns if there are later CTAs, else
+                            * first_wave_ns (a median over every CTA, later waves included, was off by
+                            * +16% to +255% on multi-wave grids) */
     int64_t c_ns, r_ns, latency_ns; /* what the model gets, as above */
     bool is_handoff_from_trace;
 } FittedCosts;
@@ -46,17 +50,24 @@ typedef struct {
     double start_mape;         /* mean |pred - meas| / meas of compute starts at least one c after the origin */
     bool has_speedup;          /* an fa3 trace of the same group exists */
     double speedup_measured, speedup_predicted, speedup_error_pp;
+    /* The prediction from the hardware profile alone (no per-trace fit): the model's own dispatch, costs
+     * from sim_profile_costs at the run's measured SM clock, load-dependent reductions and hand-offs. */
+    bool has_profile;          /* a profile was given and covers this trace's kernel */
+    char profile_skip[96];     /* why not, when a profile was given but does not cover it */
+    int64_t profile_ns;
+    double profile_makespan_error, profile_start_mape;
+    bool has_profile_speedup;
+    double profile_speedup_predicted, profile_speedup_error_pp;
 } TraceCheck;
 
-/* Fits, predicts and compares one trace. latency_matrix (n_sm x n_sm, ns) may be NULL. */
-SimStatus sim_validate_trace(const Trace *t, const int32_t *latency_matrix, TraceCheck *out, SimError *err);
+/* Fits, predicts and compares one trace. latency_matrix (n_sm x n_sm, ns) and profile may be NULL. */
+SimStatus sim_validate_trace(const Trace *t, const int32_t *latency_matrix, const HwProfile *profile,
+                             TraceCheck *out, SimError *err);
 /* Fills the speedup fields of every check from the fa3 trace of its group. */
 void sim_validate_speedups(const Trace *const *traces, TraceCheck *checks, int count);
-/* Kendall tau between measured and predicted makespans of the traces of one group (ties count 0);
- * 1 when fewer than two. */
-double sim_validate_kendall_tau(const TraceCheck *const *checks, int count);
 /* Hand-offs by load: for every measured hand-off (see FittedCosts), the number of reductions in
- * progress on the GPU at the previous release. Appends (in_flight, handoff_ns) pairs to the arrays. */
-void sim_validate_handoffs_by_load(const Trace *t, GArray *in_flight, GArray *handoff_ns);
+ * progress on the GPU at the previous release. Writes (in_flight, handoff_ns) pairs into the arrays (room
+ * for t->task_count each) and returns how many. */
+int64_t sim_validate_handoffs_by_load(const Trace *t, int64_t *in_flight, int64_t *handoff_ns);
 
 #endif

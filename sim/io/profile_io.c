@@ -1,0 +1,479 @@
+/* Hardware profiles: built from gpu-calib's raw profile, written and read back. Every number read is
+ * checked for type and range, with its JSON path in the error; nothing is cast before it is checked. */
+#include "profile_io.h"
+
+#include <glib.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "format.h"
+#include "json_file.h"
+#include "latency_matrix.h"
+#include "plan_io.h"
+#include "stats.h"
+
+#define PROFILE_MAX_BYTES (64L << 20)
+
+/* A reader that names the file and the JSON path of the first problem. */
+typedef struct {
+    const char *file;
+    SimError *err;
+} In;
+
+static const cJSON *get(In *in, const cJSON *obj, const char *path, const char *key)
+{
+    const cJSON *v = cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+    if (!v)
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/%s: missing", in->file, path, key);
+    return v;
+}
+
+static double num(In *in, const cJSON *obj, const char *path, const char *key, double lo, double hi)
+{
+    const cJSON *v = get(in, obj, path, key);
+    if (v && (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi)))
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/%s: must be a number from %g to %g", in->file, path, key, lo, hi);
+    return in->err->status ? lo : v->valuedouble;
+}
+
+static int64_t integer(In *in, const cJSON *obj, const char *path, const char *key, int64_t lo, int64_t hi)
+{
+    double x = num(in, obj, path, key, (double)lo, (double)hi);
+    if (!in->err->status && x != floor(x))
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/%s: must be an integer", in->file, path, key);
+    return in->err->status ? lo : (int64_t)x;
+}
+
+static void text(In *in, const cJSON *obj, const char *path, const char *key, char *out, size_t len)
+{
+    const cJSON *v = get(in, obj, path, key);
+    if (v && (!cJSON_IsString(v) || strlen(v->valuestring) >= len))
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/%s: must be a string of at most %zu bytes", in->file, path,
+                      key, len - 1);
+    if (!in->err->status)
+        snprintf(out, len, "%s", v->valuestring);
+}
+
+/* Array member key of obj with 1..max entries; NULL after an error. */
+static const cJSON *array(In *in, const cJSON *obj, const char *path, const char *key, int max)
+{
+    const cJSON *v = get(in, obj, path, key);
+    if (v && (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1 || cJSON_GetArraySize(v) > max))
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/%s: must be an array of 1 to %d entries", in->file, path, key,
+                      max);
+    return in->err->status ? NULL : v;
+}
+
+static SimStatus load_json(const char *path, cJSON **root, uint64_t *hash, SimError *err)
+{
+    if (sim_json_parse_file(path, PROFILE_MAX_BYTES, root, err) != SIM_OK)
+        return err->status;
+    char *s = cJSON_PrintUnformatted(*root); /* the hash names the content, whatever its layout */
+    *hash = sim_fnv1a64(SIM_FNV_OFFSET, s, strlen(s));
+    cJSON_free(s);
+    return SIM_OK;
+}
+
+/* ---- from gpu-calib --profile (format dashsim-calib-profile-raw) ---- */
+
+/* Least squares of cycles = a + b * iters over the points, cycles = ns * clock / 1000 at each point. */
+static void fit_cycles(In *in, const cJSON *row, const char *path, double *fixed, double *per_iter, int64_t *stage)
+{
+    const cJSON *iters = array(in, row, path, "iters", 64), *ns = array(in, row, path, "median_ns", 64);
+    const cJSON *mhz = array(in, row, path, "sm_clock_mhz", 64), *st = array(in, row, path, "stage_serial_median_ns", 64);
+    int n = iters ? cJSON_GetArraySize(iters) : 0;
+    if (in->err->status || cJSON_GetArraySize(ns) != n || cJSON_GetArraySize(mhz) != n || cJSON_GetArraySize(st) != n || n < 2) {
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s: iters, median_ns, sm_clock_mhz and stage_serial_median_ns must "
+                      "have the same length, at least 2", in->file, path);
+        return;
+    }
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, stage_v[64];
+    for (int i = 0; i < n; i++) {
+        double x = cJSON_GetArrayItem(iters, i)->valuedouble;
+        double y = cJSON_GetArrayItem(ns, i)->valuedouble * cJSON_GetArrayItem(mhz, i)->valuedouble / 1000.0;
+        sx += x, sy += y, sxx += x * x, sxy += x * y;
+        stage_v[i] = cJSON_GetArrayItem(st, i)->valuedouble;
+    }
+    *per_iter = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    *fixed = (sy - *per_iter * sx) / n;
+    *stage = llround(sim_median_f64(stage_v, n));
+}
+
+static ProfileTile *tile_of(HwProfile *p, int tile_m, int head_dim)
+{
+    for (int i = 0; i < p->tile_count; i++)
+        if (p->tiles[i].tile_m == tile_m && p->tiles[i].head_dim == head_dim)
+            return &p->tiles[i];
+    p->tiles = g_renew(ProfileTile, p->tiles, p->tile_count + 1);
+    p->tiles[p->tile_count] = (ProfileTile){ .tile_m = tile_m, .head_dim = head_dim };
+    return &p->tiles[p->tile_count++];
+}
+
+/* compute: the all-SM rows (a kernel's condition); clock = median of their measured clocks. */
+static void raw_compute(In *in, const cJSON *root, HwProfile *p)
+{
+    const cJSON *rows = array(in, get(in, root, "", "compute"), "/compute", "rows", 256);
+    double clocks[4096];
+    int n_clock = 0, i = 0;
+    for (const cJSON *row = rows ? rows->child : NULL; row && !in->err->status; row = row->next, i++) {
+        char path[64], warp[16];
+        snprintf(path, sizeof path, "/compute/rows/%d", i);
+        if (integer(in, row, path, "sms", 1, 1 << 16) != p->sm_count)
+            continue;
+        ProfileTile *t = tile_of(p, (int)integer(in, row, path, "tile_m", 1, 1024),
+                                 (int)integer(in, row, path, "head_dim", 1, 1024));
+        text(in, row, path, "store_warp", warp, sizeof warp);
+        bool is_store = strcmp(warp, "spinning") == 0;
+        fit_cycles(in, row, path, is_store ? &t->fixed_cycles_store : &t->fixed_cycles,
+                   is_store ? &t->per_iter_cycles_store : &t->per_iter_cycles, &t->stage_serial_ns);
+        const cJSON *mhz = cJSON_GetObjectItemCaseSensitive(row, "sm_clock_mhz");
+        for (const cJSON *m = mhz ? mhz->child : NULL; m && n_clock < 4096; m = m->next)
+            clocks[n_clock++] = m->valuedouble;
+    }
+    p->clock_mhz = (int)llround(sim_median_f64(clocks, n_clock));
+}
+
+/* staging: the async deposit with every SM computing a long task (32 rounds), so that no reduction of
+ * another SM overlaps it (the short-task rows measure that contention, which the load model does not
+ * carry into the deposit). */
+static void raw_staging(In *in, const cJSON *root, HwProfile *p)
+{
+    const cJSON *rows = array(in, get(in, root, "", "staging"), "/staging", "async", 256);
+    int i = 0;
+    for (const cJSON *row = rows ? rows->child : NULL; row && !in->err->status; row = row->next, i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/staging/async/%d", i);
+        if (integer(in, row, path, "sms", 1, 1 << 16) != p->sm_count || integer(in, row, path, "compute_iters", 0, 1 << 20) != 32)
+            continue;
+        ProfileTile *t = tile_of(p, (int)integer(in, row, path, "tile_m", 1, 1024), (int)integer(in, row, path, "head_dim", 1, 1024));
+        t->deposit_ns = llround(num(in, row, path, "deposit_median_ns", 0, 1e9));
+    }
+}
+
+static ProfileReduce *reduce_of(HwProfile *p, int tile_m, int head_dim, const char *op, int threads)
+{
+    for (int i = 0; i < p->reduce_count; i++) {
+        ProfileReduce *r = &p->reduces[i];
+        if (r->tile_m == tile_m && r->head_dim == head_dim && strcmp(r->op, op) == 0 && r->threads == threads)
+            return r;
+    }
+    p->reduces = g_renew(ProfileReduce, p->reduces, p->reduce_count + 1);
+    ProfileReduce *r = &p->reduces[p->reduce_count++];
+    *r = (ProfileReduce){ .tile_m = tile_m, .head_dim = head_dim, .threads = threads };
+    snprintf(r->op, sizeof r->op, "%s", op);
+    return r;
+}
+
+/* reduce_inflight: rows per (tile, method, k); the method's name loses its -warp/-cta suffix (threads say it). */
+static void raw_reduce(In *in, const cJSON *root, HwProfile *p)
+{
+    const cJSON *rows = array(in, get(in, root, "", "reduce_inflight"), "/reduce_inflight", "rows", 4096);
+    int i = 0;
+    for (const cJSON *row = rows ? rows->child : NULL; row && !in->err->status; row = row->next, i++) {
+        char path[64], op[16];
+        snprintf(path, sizeof path, "/reduce_inflight/rows/%d", i);
+        text(in, row, path, "op", op, sizeof op);
+        op[strcspn(op, "-")] = 0;
+        int tm = (int)integer(in, row, path, "tile_m", 1, 1024), hd = (int)integer(in, row, path, "head_dim", 1, 1024);
+        int threads = (int)integer(in, row, path, "threads", 1, 1024), k = (int)integer(in, row, path, "k", 1, 1 << 16);
+        int64_t ns = llround(num(in, row, path, "median_ns", 1, 1e9));
+        if (in->err->status)
+            return;
+        ProfileReduce *r = reduce_of(p, tm, hd, op, threads);
+        if (r->points == SIM_PROFILE_MAX_POINTS || (r->points && k <= r->k[r->points - 1]) || (!r->points && k != 1)) {
+            sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s: k must start at 1 and ascend, at most %d points per "
+                          "method", in->file, path, SIM_PROFILE_MAX_POINTS);
+            return;
+        }
+        r->k[r->points] = k, r->ns[r->points++] = ns;
+    }
+}
+
+/* handoff_load (bulk loaders): the growth of the one-way hand-off over its idle value, by load. */
+static void raw_handoff(In *in, const cJSON *root, HwProfile *p, int64_t *idle_one_way)
+{
+    const cJSON *rows = array(in, get(in, root, "", "handoff_load"), "/handoff_load", "rows", 256);
+    int i = 0;
+    for (const cJSON *row = rows ? rows->child : NULL; row && !in->err->status; row = row->next, i++) {
+        char path[64], op[32];
+        snprintf(path, sizeof path, "/handoff_load/rows/%d", i);
+        text(in, row, path, "load_op", op, sizeof op);
+        int k = (int)integer(in, row, path, "k", 0, 1 << 16);
+        int64_t ns = llround(num(in, row, path, "one_way_median_ns", 0, 1e9));
+        if (in->err->status || strcmp(op, "bulk") != 0)
+            continue;
+        if (p->handoff_points == 0)
+            *idle_one_way = ns;
+        if (p->handoff_points == SIM_PROFILE_MAX_POINTS || (p->handoff_points == 0 && k != 0) ||
+            (p->handoff_points && k <= p->handoff_k[p->handoff_points - 1])) {
+            sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s: the bulk rows' k must start at 0 and ascend", in->file, path);
+            return;
+        }
+        p->handoff_k[p->handoff_points] = k;
+        p->handoff_extra_ns[p->handoff_points++] = ns - *idle_one_way;
+    }
+}
+
+/* launch: kernel -> first CTA (full first wave), the CTA gap of later waves, the prologue by task count. */
+static void raw_launch(In *in, const cJSON *root, HwProfile *p)
+{
+    const cJSON *launch = get(in, root, "", "launch");
+    const cJSON *first = array(in, launch, "/launch", "kernel_to_first_cta", 64);
+    const cJSON *gaps = array(in, launch, "/launch", "cta_gap", 64), *pro = array(in, launch, "/launch", "prologue", 64);
+    double v[64];
+    int n = 0, i = 0;
+    for (const cJSON *row = first ? first->child : NULL; row && !in->err->status; row = row->next, i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/launch/kernel_to_first_cta/%d", i);
+        if (integer(in, row, path, "grid_ctas", 1, 1 << 24) == p->sm_count)
+            v[n++] = num(in, get(in, row, path, "kernel_to_first_cta_ns"), path, "median", 0, 1e9);
+    }
+    p->kernel_to_first_cta_ns = llround(sim_median_f64(v, n));
+    n = i = 0;
+    for (const cJSON *row = gaps ? gaps->child : NULL; row && !in->err->status && n < 64; row = row->next, i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/launch/cta_gap/%d", i);
+        v[n++] = num(in, get(in, row, path, "cta_gap_ns"), path, "median", 0, 1e9);
+    }
+    p->cta_gap_ns = llround(sim_median_f64(v, n));
+    i = 0;
+    for (const cJSON *row = pro ? pro->child : NULL; row && !in->err->status; row = row->next, i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/launch/prologue/%d", i);
+        int tasks = (int)integer(in, row, path, "tasks", 0, 1 << 24);
+        int64_t ns = llround(num(in, get(in, row, path, "prologue_ns"), path, "median", 0, 1e9));
+        if (!in->err->status && p->prologue_points < SIM_PROFILE_MAX_POINTS &&
+            (p->prologue_points == 0 || tasks > p->prologue_tasks[p->prologue_points - 1]))
+            p->prologue_tasks[p->prologue_points] = tasks, p->prologue_ns[p->prologue_points++] = ns;
+    }
+}
+
+/* The idle hand-off (release issued -> seen by the waiter): the raw file's stamped measurement when it has
+ * one, else the median one-way latency of the latency matrix, else the raw one-way at no load. */
+static void raw_idle_handoff(In *in, const cJSON *root, const char *matrix_path, int64_t one_way, HwProfile *p)
+{
+    const cJSON *stamped = cJSON_GetObjectItemCaseSensitive(root, "handoff_stamped");
+    if (stamped) {
+        p->handoff_ns = llround(num(in, stamped, "/handoff_stamped", "median_ns", 0, 1e9));
+        p->acquire_ns = llround(num(in, stamped, "/handoff_stamped", "acquire_ready_median_ns", 0, 1e9));
+        snprintf(p->handoff_source, sizeof p->handoff_source, "handoff_stamped: release issued -> waiter sees it");
+        return;
+    }
+    if (matrix_path) {
+        int32_t *m = NULL;
+        bool is_legacy;
+        if (sim_latency_matrix_load(matrix_path, p->sm_count, &m, &is_legacy, in->err) != SIM_OK)
+            return;
+        int64_t *cells = g_new(int64_t, (int64_t)p->sm_count * p->sm_count), k = 0;
+        for (int64_t c = 0; c < (int64_t)p->sm_count * p->sm_count; c++)
+            if (m[c] >= 0)
+                cells[k++] = m[c];
+        p->handoff_ns = sim_median_i64(cells, k);
+        g_free(cells), free(m);
+        snprintf(p->handoff_source, sizeof p->handoff_source, "median one-way of %s (st.release / ld.acquire "
+                 "ping-pong)", matrix_path);
+        return;
+    }
+    p->handoff_ns = one_way;
+    snprintf(p->handoff_source, sizeof p->handoff_source, "handoff_load one-way at no load (includes the "
+             "releaser's fence)");
+}
+
+SimStatus sim_profile_from_raw(const char *raw_path, const char *latency_matrix, HwProfile **out, SimError *err)
+{
+    *out = NULL;
+    cJSON *root;
+    uint64_t hash;
+    if (load_json(raw_path, &root, &hash, err) != SIM_OK)
+        return err->status;
+    In in = { raw_path, err };
+    HwProfile *p = g_new0(HwProfile, 1);
+    char format[64] = "";
+    text(&in, root, "", "format", format, sizeof format);
+    if (!err->status && strcmp(format, "dashsim-calib-profile-raw") != 0)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-calib-profile-raw\" (gpu-calib --profile)",
+                      raw_path);
+    const cJSON *meta = get(&in, root, "", "metadata");
+    text(&in, meta, "/metadata", "gpu_name", p->gpu_name, sizeof p->gpu_name);
+    text(&in, meta, "/metadata", "driver", p->driver, sizeof p->driver);
+    text(&in, meta, "/metadata", "cuda", p->cuda, sizeof p->cuda);
+    text(&in, meta, "/metadata", "date", p->date, sizeof p->date);
+    p->sm_count = (int)integer(&in, meta, "/metadata", "sm_count", 1, 4096);
+    p->version = 1, p->source_hash = hash;
+    snprintf(p->source, sizeof p->source, "%s", raw_path);
+    int64_t one_way = 0;
+    if (!err->status)
+        raw_compute(&in, root, p), raw_staging(&in, root, p), raw_reduce(&in, root, p);
+    if (!err->status)
+        raw_handoff(&in, root, p, &one_way), raw_launch(&in, root, p);
+    if (!err->status)
+        raw_idle_handoff(&in, root, latency_matrix, one_way, p);
+    cJSON_Delete(root);
+    if (err->status) {
+        sim_profile_free(p);
+        return err->status;
+    }
+    *out = p;
+    return SIM_OK;
+}
+
+/* ---- the profile file ---- */
+
+static void write_curve(FILE *f, const char *name, const int32_t *x, int n)
+{
+    fprintf(f, "\"%s\": [", name);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%" PRId32, i ? ", " : "", x[i]);
+    fputc(']', f);
+}
+
+static void write_values(FILE *f, const char *name, const int64_t *y, int n)
+{
+    fprintf(f, "\"%s\": [", name);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%" PRId64, i ? ", " : "", y[i]);
+    fputc(']', f);
+}
+
+bool sim_profile_write(const HwProfile *p, FILE *f)
+{
+    fprintf(f, "{\n  \"format\": \"dashsim-profile\",\n  \"version\": %d,\n  \"gpu\": {\"name\": ", p->version);
+    sim_write_json_string(f, p->gpu_name);
+    fprintf(f, ", \"sm_count\": %d, \"clock_mhz\": %d, \"driver\": ", p->sm_count, p->clock_mhz);
+    sim_write_json_string(f, p->driver);
+    fputs(", \"cuda\": ", f), sim_write_json_string(f, p->cuda);
+    fputs(", \"date\": ", f), sim_write_json_string(f, p->date);
+    fputs("},\n  \"source\": {\"file\": ", f), sim_write_json_string(f, p->source);
+    fprintf(f, ", \"fnv1a64\": \"%016" PRIx64 "\"},\n  \"compute\": [", p->source_hash);
+    for (int i = 0; i < p->tile_count; i++) {
+        const ProfileTile *t = &p->tiles[i];
+        fprintf(f, "%s\n    {\"tile_m\": %d, \"head_dim\": %d, \"fixed_cycles\": %.1f, \"per_iter_cycles\": %.3f, "
+                "\"fixed_cycles_store\": %.1f, \"per_iter_cycles_store\": %.3f, \"stage_serial_ns\": %" PRId64
+                ", \"deposit_ns\": %" PRId64 "}", i ? "," : "", t->tile_m, t->head_dim, t->fixed_cycles,
+                t->per_iter_cycles, t->fixed_cycles_store, t->per_iter_cycles_store, t->stage_serial_ns, t->deposit_ns);
+    }
+    fputs("\n  ],\n  \"reduce\": [", f);
+    for (int i = 0; i < p->reduce_count; i++) {
+        const ProfileReduce *r = &p->reduces[i];
+        fprintf(f, "%s\n    {\"tile_m\": %d, \"head_dim\": %d, \"op\": \"%s\", \"threads\": %d, ", i ? "," : "",
+                r->tile_m, r->head_dim, r->op, r->threads);
+        write_curve(f, "k", r->k, r->points), fputs(", ", f), write_values(f, "ns", r->ns, r->points), fputc('}', f);
+    }
+    fprintf(f, "\n  ],\n  \"handoff\": {\"idle_ns\": %" PRId64 ", \"source\": ", p->handoff_ns);
+    sim_write_json_string(f, p->handoff_source);
+    fputs(", ", f), write_curve(f, "k", p->handoff_k, p->handoff_points), fputs(", ", f);
+    write_values(f, "extra_ns", p->handoff_extra_ns, p->handoff_points);
+    fprintf(f, "},\n  \"acquire_ns\": %" PRId64 ",\n  \"launch\": {\"kernel_to_first_cta_ns\": %" PRId64
+            ", \"cta_gap_ns\": %" PRId64 ", ", p->acquire_ns, p->kernel_to_first_cta_ns, p->cta_gap_ns);
+    write_curve(f, "prologue_tasks", p->prologue_tasks, p->prologue_points), fputs(", ", f);
+    write_values(f, "prologue_ns", p->prologue_ns, p->prologue_points);
+    fputs("}\n}\n", f);
+    return !ferror(f);
+}
+
+/* A curve: x ascending integers in [x_lo, 2^24], y integers in [0, 1e9], same length. */
+static int read_curve(In *in, const cJSON *obj, const char *path, const char *xk, const char *yk, int32_t *x,
+                      int64_t *y, int x_lo)
+{
+    const cJSON *xs = array(in, obj, path, xk, SIM_PROFILE_MAX_POINTS), *ys = array(in, obj, path, yk, SIM_PROFILE_MAX_POINTS);
+    if (in->err->status)
+        return 0;
+    int n = cJSON_GetArraySize(xs);
+    if (cJSON_GetArraySize(ys) != n)
+        return sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s: %s and %s must have the same length", in->file, path,
+                             xk, yk), 0;
+    for (int i = 0; i < n && !in->err->status; i++) {
+        const cJSON *a = cJSON_GetArrayItem(xs, i), *b = cJSON_GetArrayItem(ys, i);
+        if (!cJSON_IsNumber(a) || a->valuedouble != floor(a->valuedouble) || a->valuedouble < x_lo ||
+            a->valuedouble > (1 << 24) || (i && a->valuedouble <= x[i - 1]) || !cJSON_IsNumber(b) ||
+            b->valuedouble != floor(b->valuedouble) || fabs(b->valuedouble) > 1e9)
+            sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/%s/%d: points must be ascending integers from %d, values "
+                          "integers of at most 1e9 ns", in->file, path, xk, i, x_lo);
+        else
+            x[i] = (int32_t)a->valuedouble, y[i] = (int64_t)b->valuedouble;
+    }
+    return n;
+}
+
+static void read_tiles(In *in, const cJSON *root, HwProfile *p)
+{
+    const cJSON *rows = array(in, root, "", "compute", 256);
+    p->tile_count = rows ? cJSON_GetArraySize(rows) : 0;
+    p->tiles = g_new0(ProfileTile, MAX(p->tile_count, 1));
+    for (int i = 0; i < p->tile_count && !in->err->status; i++) {
+        const cJSON *r = cJSON_GetArrayItem(rows, i);
+        char path[48];
+        snprintf(path, sizeof path, "/compute/%d", i);
+        p->tiles[i] = (ProfileTile){
+            .tile_m = (int)integer(in, r, path, "tile_m", 1, 1024), .head_dim = (int)integer(in, r, path, "head_dim", 1, 1024),
+            .fixed_cycles = num(in, r, path, "fixed_cycles", 0, 1e9), .per_iter_cycles = num(in, r, path, "per_iter_cycles", 0, 1e9),
+            .fixed_cycles_store = num(in, r, path, "fixed_cycles_store", 0, 1e9),
+            .per_iter_cycles_store = num(in, r, path, "per_iter_cycles_store", 0, 1e9),
+            .stage_serial_ns = integer(in, r, path, "stage_serial_ns", 0, 1000000000),
+            .deposit_ns = integer(in, r, path, "deposit_ns", 0, 1000000000) };
+    }
+}
+
+static void read_reduces(In *in, const cJSON *root, HwProfile *p)
+{
+    const cJSON *rows = array(in, root, "", "reduce", 1024);
+    p->reduce_count = rows ? cJSON_GetArraySize(rows) : 0;
+    p->reduces = g_new0(ProfileReduce, MAX(p->reduce_count, 1));
+    for (int i = 0; i < p->reduce_count && !in->err->status; i++) {
+        const cJSON *r = cJSON_GetArrayItem(rows, i);
+        ProfileReduce *x = &p->reduces[i];
+        char path[48];
+        snprintf(path, sizeof path, "/reduce/%d", i);
+        x->tile_m = (int)integer(in, r, path, "tile_m", 1, 1024), x->head_dim = (int)integer(in, r, path, "head_dim", 1, 1024);
+        x->threads = (int)integer(in, r, path, "threads", 1, 1024);
+        text(in, r, path, "op", x->op, sizeof x->op);
+        x->points = read_curve(in, r, path, "k", "ns", x->k, x->ns, 1);
+        if (!in->err->status && (x->k[0] != 1 || x->ns[0] <= 0))
+            sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/k: must start at 1 with a positive time", in->file, path);
+    }
+}
+
+SimStatus sim_profile_read(const char *path, HwProfile **out, SimError *err)
+{
+    *out = NULL;
+    cJSON *root;
+    uint64_t hash;
+    if (load_json(path, &root, &hash, err) != SIM_OK)
+        return err->status;
+    In in = { path, err };
+    HwProfile *p = g_new0(HwProfile, 1);
+    char format[64] = "", hash_text[32] = "";
+    text(&in, root, "", "format", format, sizeof format);
+    p->version = (int)integer(&in, root, "", "version", 1, 1);
+    if (!err->status && strcmp(format, "dashsim-profile") != 0)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-profile\" (sim calibrate writes one)", path);
+    const cJSON *gpu = get(&in, root, "", "gpu"), *src = get(&in, root, "", "source");
+    const cJSON *handoff = get(&in, root, "", "handoff"), *launch = get(&in, root, "", "launch");
+    text(&in, gpu, "/gpu", "name", p->gpu_name, sizeof p->gpu_name);
+    text(&in, gpu, "/gpu", "driver", p->driver, sizeof p->driver);
+    text(&in, gpu, "/gpu", "cuda", p->cuda, sizeof p->cuda);
+    text(&in, gpu, "/gpu", "date", p->date, sizeof p->date);
+    p->sm_count = (int)integer(&in, gpu, "/gpu", "sm_count", 1, 4096);
+    p->clock_mhz = (int)integer(&in, gpu, "/gpu", "clock_mhz", 100, 10000);
+    text(&in, src, "/source", "file", p->source, sizeof p->source);
+    text(&in, src, "/source", "fnv1a64", hash_text, sizeof hash_text);
+    p->source_hash = strtoull(hash_text, NULL, 16);
+    read_tiles(&in, root, p);
+    read_reduces(&in, root, p);
+    p->handoff_ns = integer(&in, handoff, "/handoff", "idle_ns", 0, 1000000000);
+    text(&in, handoff, "/handoff", "source", p->handoff_source, sizeof p->handoff_source);
+    p->handoff_points = read_curve(&in, handoff, "/handoff", "k", "extra_ns", p->handoff_k, p->handoff_extra_ns, 0);
+    p->acquire_ns = integer(&in, root, "", "acquire_ns", 0, 1000000000);
+    p->kernel_to_first_cta_ns = integer(&in, launch, "/launch", "kernel_to_first_cta_ns", 0, 1000000000);
+    p->cta_gap_ns = integer(&in, launch, "/launch", "cta_gap_ns", 0, 1000000000);
+    p->prologue_points = read_curve(&in, launch, "/launch", "prologue_tasks", "prologue_ns", p->prologue_tasks,
+                                    p->prologue_ns, 0);
+    cJSON_Delete(root);
+    if (err->status) {
+        sim_profile_free(p);
+        return err->status;
+    }
+    *out = p;
+    return SIM_OK;
+}

@@ -1,0 +1,20 @@
+/* Hardware profile files (docs/profile.md): made from gpu-calib --profile output (sim calibrate), read by
+ * every subcommand's --profile. The profile is versioned ("format": "dashsim-profile", "version": 1). */
+#ifndef SIM_PROFILE_IO_H
+#define SIM_PROFILE_IO_H
+
+#include <stdio.h>
+
+#include "profile.h"
+
+/* Builds a profile from a raw calibration file ("format": "dashsim-calib-profile-raw"). latency_matrix:
+ * optional gpu-calib latency matrix whose median one-way latency is the idle hand-off when the raw file
+ * has no stamped hand-off measurement (NULL: the raw file's own). SIM_ERR_IO / SIM_ERR_INPUT with the
+ * JSON path of what is missing. The caller frees *out (sim_profile_free). */
+SimStatus sim_profile_from_raw(const char *raw_path, const char *latency_matrix, HwProfile **out, SimError *err);
+/* Reads and checks a profile file: every field present, numbers in range, curves ascending. */
+SimStatus sim_profile_read(const char *path, HwProfile **out, SimError *err);
+/* Writes p as a profile file; false if a write failed. Same profile, same bytes. */
+bool sim_profile_write(const HwProfile *p, FILE *f);
+
+#endif

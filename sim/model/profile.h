@@ -1,0 +1,84 @@
+/* A measured hardware profile (docs/profile.md): what calibration kernels measured on one GPU, and the
+ * model costs it implies for a kernel configuration. Measured from calibration kernels only, never from
+ * schedule traces (sim calibrate writes it from gpu-calib --profile output). Everything a prediction uses
+ * comes from here plus the configuration (tile, compute rounds, reduction method, clock). */
+#ifndef SIM_PROFILE_H
+#define SIM_PROFILE_H
+
+#include <stdint.h>
+
+#include "attention.h"
+#include "status.h"
+
+#define SIM_PROFILE_MAX_POINTS 32   /* points of one measured curve (k in flight, tasks per CTA) */
+
+/* The executor's compute of one task for one tile shape, in SM cycles (so that it scales with the
+ * clock): cycles = fixed + per_iter * rounds; and its serial staging, in ns. */
+typedef struct {
+    int tile_m, head_dim;
+    double fixed_cycles, per_iter_cycles; /* all SMs computing, as in a kernel */
+    double fixed_cycles_store;            /* the same with a spinning store warp (async kernels) */
+    double per_iter_cycles_store;
+    int64_t stage_serial_ns;              /* registers -> shared memory, fence, barrier */
+    int64_t deposit_ns;                   /* async: staging for the store warp, all SMs */
+} ProfileTile;
+
+/* One reduction method on one tile: the time one reduction takes with k running at once (k CTAs on k
+ * SMs started together), from adding the staged tile to issuing the release. */
+typedef struct {
+    int tile_m, head_dim;
+    char op[16];                          /* "bulk", "ldst", "red" */
+    int threads;                          /* threads that add (1 for bulk) */
+    int points;
+    int32_t k[SIM_PROFILE_MAX_POINTS];    /* ascending, k[0] = 1 */
+    int64_t ns[SIM_PROFILE_MAX_POINTS];
+} ProfileReduce;
+
+typedef struct {
+    int version;
+    char gpu_name[96], driver[32], cuda[16], date[32];
+    char source[256];                     /* the raw calibration file it was made from */
+    uint64_t source_hash;                 /* FNV-1a 64 of that file */
+    int sm_count;
+    int clock_mhz;                        /* SM clock under all-SM compute during calibration (median) */
+    ProfileTile *tiles;                   /* owned */
+    int tile_count;
+    ProfileReduce *reduces;               /* owned */
+    int reduce_count;
+    int64_t handoff_ns;                   /* a row's hand-off: release issued -> next reducer sees it, idle */
+    char handoff_source[160];             /* which measurement handoff_ns is */
+    int handoff_points;
+    int32_t handoff_k[SIM_PROFILE_MAX_POINTS];       /* reductions running elsewhere */
+    int64_t handoff_extra_ns[SIM_PROFILE_MAX_POINTS]; /* growth over the idle hand-off at that load */
+    int64_t acquire_ns;                   /* semaphore already at the rank: one acquire load */
+    int64_t kernel_to_first_cta_ns;       /* launch: the kernel's start -> its first CTA runs */
+    int64_t cta_gap_ns;                   /* a CTA ends -> the next CTA on that SM starts */
+    int prologue_points;
+    int32_t prologue_tasks[SIM_PROFILE_MAX_POINTS];  /* tasks per CTA (its task list copied to shared memory) */
+    int64_t prologue_ns[SIM_PROFILE_MAX_POINTS];     /* CTA start -> its first compute */
+} HwProfile;
+
+/* A kernel configuration to cost. */
+typedef struct {
+    int tile_m, head_dim;
+    int compute_iters;                    /* the executor's mma rounds per task */
+    ReduceMode reduce;
+    const char *reduce_op;                /* "bulk", "ldst" or "red" */
+    int reduce_threads;                   /* 0: the method's usual (bulk 1, serial ldst/red 256, async 32) */
+    int dq_buffers;
+    int clock_mhz;                        /* SM clock to predict at; 0: the profile's */
+    int tasks_per_cta;                    /* for the CTA prologue (task list copy) */
+    int n_sm;                             /* load tables run to this many reductions in flight */
+} ProfileQuery;
+
+/* The model's costs for q: c (compute, plus serial staging), r (one reduction alone plus the acquire),
+ * the hand-off as the accumulation-edge latency, the async deposit, the CTA prologue (gap + task list),
+ * and in *load the load model (slowdown of a reduction with k in flight relative to alone, linear between
+ * measured k, and the hand-off growth), owned by the caller (sim_profile_load_clear). SIM_ERR_INPUT when
+ * the profile has no measurement for the tile or the method. O(n_sm). */
+SimStatus sim_profile_costs(const HwProfile *p, const ProfileQuery *q, AttnCosts *costs, SimLoadModel *load,
+                            SimError *err);
+void sim_profile_load_clear(SimLoadModel *load);
+void sim_profile_free(HwProfile *p);
+
+#endif

@@ -1,0 +1,48 @@
+#!/bin/bash
+# The hardware profile and validation that predicts: sim calibrate reproduces the committed profile from
+# the committed raw calibration (same bytes), bad raw files and profiles are refused with their JSON path,
+# validate --predict reports the profile's prediction (no per-trace fit), and the multi-wave prologue fit
+# stays fixed (the fitted model on a 32-wave trace, which the old prologue median missed by hundreds of %).
+. "$(dirname "$0")/lib.sh"
+sim=$1
+raw=traces/calib2/calib-profile-raw.json profile=configs/profiles/h100-sxm.json
+expect_exit calibrate 0 "$sim" calibrate "$raw" --latency-matrix traces/calib-latency.json
+cmp -s "$tmp/out" "$profile" && ok calibrate-reproduces-profile || fail calibrate-reproduces-profile "differs from $profile"
+expect_exit calibrate-file 0 "$sim" calibrate "$raw" --latency-matrix traces/calib-latency.json -o "$tmp/p.json"
+cmp -s "$tmp/p.json" "$profile" && ok calibrate-output-file || fail calibrate-output-file "differs"
+expect_error calibrate-not-raw '/format: must be "dashsim-calib-profile-raw"' "$sim" calibrate "$profile"
+expect_error calibrate-missing "cannot" "$sim" calibrate "$tmp/none.json"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); del d["reduce_inflight"]["rows"][0]["median_ns"]; json.dump(d, open(sys.argv[2], "w"))
+' "$raw" "$tmp/raw-bad.json"
+expect_error calibrate-bad-row "/reduce_inflight/rows/0/median_ns: missing" "$sim" calibrate "$tmp/raw-bad.json"
+sed 's/"version": 1/"version": 2/' "$profile" >"$tmp/v2.json"
+g=traces/h100-predict
+expect_error profile-version "/version: must be a number from 1 to 1" "$sim" validate "$g/fa3-full-q8-h2-cr1-serial.json" --profile "$tmp/v2.json"
+sed 's/"k": \[1, 2, 4,/"k": [1, 4, 2,/' "$profile" >"$tmp/order.json"
+expect_error profile-curve-order "/reduce/0/k/2: points must be ascending" "$sim" validate "$g/fa3-full-q8-h2-cr1-serial.json" --profile "$tmp/order.json"
+
+expect_exit predict-json 0 "$sim" validate "$g/fa3-full-q8-h2-cr1-serial.json" --predict --tolerance 1 --json
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); t = d["traces"][0]
+assert d["checked_model"].startswith("profile"), d["checked_model"]
+assert t["profile"]["predicted_ns"] > 0 and abs(t["profile"]["makespan_error"]) < 1, t
+assert d["summary"]["profile"]["all"]["n"] == 1
+' "$tmp/out" && ok predict-fields || fail predict-fields "$(head -c 400 "$tmp/out")"
+expect_exit predict-text 0 "$sim" validate "$g/fa3-full-q8-h2-cr1-serial.json" --predict --tolerance 1
+grep -q "^profile  predicted from configs/profiles/h100-sxm.json alone" "$tmp/out" && ok predict-labelled \
+    || fail predict-labelled "$(tail -5 "$tmp/out")"
+# repeated runs give the noise floor; pairs below it do not count for the ranking
+expect_exit noise-floor 0 "$sim" validate "$g/fa3-full-q8-h4-cr1-async.json" "$g/repeats/fa3-full-q8-h4-cr1-async-rep2.json" \
+    "$g/repeats/fa3-full-q8-h4-cr1-async-rep3.json" "$g/descending-full-q8-h4-cr1-async.json" --tolerance 1 \
+    --speedup-tolerance 100 --json
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["summary"]["ranking"]
+assert r["repeat_sets"] == 1 and 0 < r["noise_floor"] < 0.02, r
+' "$tmp/out" && ok noise-floor-measured || fail noise-floor-measured "$(head -c 300 "$tmp/out")"
+# multi-wave: 32 heads x 132 KV tiles = 32 waves of CTAs
+expect_exit multi-wave-fit 0 "$sim" validate "$g/fa3-full-q8-h32-cr1-async.json" --tolerance 0.05
+finish

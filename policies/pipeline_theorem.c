@@ -2,7 +2,7 @@
  * of one isolated Cycle without the engine, and the exact minimum stall-free Preload count by brute force.
  * A Cycle is stall-free when its isolated run takes max(sum C, sum V): the critical engine then runs back
  * to back from 0, so the search fixes its order and packs the other engine's stages into windows. */
-#include "pipeline.h"
+#include "pipeline_policy.h"
 
 #include <glib.h>
 #include <string.h>

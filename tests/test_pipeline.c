@@ -6,6 +6,7 @@
 
 #include <check.h>
 #include <glib.h>
+#include <math.h>
 #include <string.h>
 
 static PipeWorkload workload(int n, const int64_t *c, const int64_t *v, int64_t blocks)
@@ -14,6 +15,17 @@ static PipeWorkload workload(int n, const int64_t *c, const int64_t *v, int64_t 
     memcpy(wl.c_ns, c, n * sizeof *c);
     memcpy(wl.v_ns, v, n * sizeof *v);
     return wl;
+}
+
+/* The amla policy's Cycle, through the registry. */
+static void amla_cycle(PipeCycle *out)
+{
+    const int64_t c[] = { 1, 1 }, v[] = { 1, 1 };
+    PipeWorkload wl = workload(2, c, v, 1);
+    SimError err = { 0 };
+    const PipePolicyOps *p = pipe_policy_find("amla");
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(pipe_policy_build(p, &wl, NULL, out, &err), SIM_OK);
 }
 
 static int64_t sum(const int64_t *x, int n)
@@ -72,7 +84,7 @@ START_TEST(amla_three_blocks_by_hand)
     wl.has_v_last = true;
     wl.v_last_ns[0] = 700, wl.v_last_ns[1] = 300;
     PipeCycle cy;
-    pipe_cycle_amla(&cy);
+    amla_cycle(&cy);
     ck_assert_int_eq(pipe_cycle_preload(&cy), 2);
     PipeResult r = run_checked(&wl, &cy);
     ck_assert_int_eq(r.makespan_ns, 6000);
@@ -322,7 +334,7 @@ START_TEST(rings_of_one_and_two_slots)
     pipe_result_clear(&one);
     /* AMLA with one slot: C1 waits for V1, which waits for C2 (the P slot), which follows C1. */
     PipeCycle amla;
-    pipe_cycle_amla(&amla);
+    amla_cycle(&amla);
     r1 = run_checked(&wl, &amla);
     ck_assert(r1.is_deadlock);
     ck_assert_int_eq(r1.steady_cycle_ns, -1);
@@ -386,6 +398,211 @@ START_TEST(stage_cost_models)
 }
 END_TEST
 
+/* Offsets never decrease along the chain and every stage is issued once: the Cycle invariant. */
+static void check_cycle(const PipeCycle *cy, int n)
+{
+    bool is_seen[PIPE_MAX_STAGES] = { false };
+    ck_assert_int_eq(cy->n_pairs, n);
+    for (int i = 0; i < 2 * n; i++) {
+        ck_assert(cy->order[i] >= 0 && cy->order[i] < 2 * n && !is_seen[cy->order[i]]);
+        is_seen[cy->order[i]] = true;
+    }
+    for (int j = 0; j + 1 < 2 * n; j++)
+        ck_assert_int_le(cy->offset[j], cy->offset[j + 1]);
+}
+
+START_TEST(pipeline_registry_lookup)
+{
+    ck_assert_int_ge(pipe_policy_count(), 1);
+    ck_assert_ptr_null(pipe_policy_at(-1));
+    ck_assert_ptr_null(pipe_policy_at(pipe_policy_count()));
+    ck_assert_ptr_null(pipe_policy_find("no-such-policy"));
+    char *all = pipe_policy_names("|", NULL, false), *request = pipe_policy_names(", ", " or ", true);
+    int bars = 0;
+    for (const char *c = all; *c; c++)
+        bars += *c == '|';
+    ck_assert_int_eq(bars, pipe_policy_count() - 1);
+    for (int i = 0; i < pipe_policy_count(); i++) {
+        const PipePolicyOps *p = pipe_policy_at(i);
+        ck_assert_ptr_eq(pipe_policy_find(p->name), p);
+        ck_assert(p->summary && *p->summary && p->build);
+        ck_assert_ptr_nonnull(strstr(all, p->name));
+        if (p->has_cycle_request)
+            ck_assert_ptr_nonnull(strstr(request, p->name));
+    }
+    g_free(all);
+    g_free(request);
+}
+END_TEST
+
+/* Every registered policy, on seeded random n = 2 workloads and engine counts: prepare, build, run; the
+ * Cycle invariant, no deadlock, engine == DAG, and no period shorter than the bound. */
+START_TEST(every_pipeline_policy_runs_and_passes_invariants)
+{
+    GRand *g = g_rand_new_with_seed(11);
+    for (int i = 0; i < pipe_policy_count(); i++) {
+        const PipePolicyOps *p = pipe_policy_at(i);
+        for (int t = 0; t < 40; t++) {
+            int64_t c[2], v[2];
+            for (int k = 0; k < 2; k++)
+                c[k] = g_rand_int_range(g, 1, 1001), v[k] = g_rand_int_range(g, 1, 1001);
+            PipeWorkload wl = workload(2, c, v, g_rand_int_range(g, 1, 12));
+            wl.n_cube = g_rand_int_range(g, 1, 3), wl.n_vector = g_rand_int_range(g, 1, 3);
+            SimError err = { 0 };
+            PipeCycle cy;
+            ck_assert_int_eq(pipe_policy_prepare(p, &wl, &err), SIM_OK);
+            ck_assert_int_eq(pipe_policy_build(p, &wl, NULL, &cy, &err), SIM_OK);
+            check_cycle(&cy, 2);
+            PipeResult r = run_checked(&wl, &cy);
+            ck_assert_msg(!r.is_deadlock, "%s deadlocks: %s", p->name, r.deadlock_msg);
+            ck_assert_int_ge(r.steady_cycle_ns, r.bound_ns);
+            ck_assert_int_ge(r.makespan_ns, r.bound_ns);
+            pipe_result_clear(&r);
+        }
+    }
+    g_rand_free(g);
+}
+END_TEST
+
+static PipeRequest request(const char *policy)
+{
+    PipeRequest rq = { .policy = pipe_policy_find(policy), .cycle = { .preload = -1 },
+                       .wl = { .n_pairs = 2, .c_ns = { 1000, 800 }, .v_ns = { 600, 400 }, .blocks = 8,
+                               .n_cube = 1, .n_vector = 1 } };
+    ck_assert_ptr_nonnull(rq.policy);
+    return rq;
+}
+
+START_TEST(request_check_errors)
+{
+    struct { const char *policy; int n, preload; const char *order; bool has_min; int64_t blocks;
+             SimStatus want; const char *says; } cases[] = {
+        { "amla", 3, -1, NULL, false, 8, SIM_ERR_USAGE, "needs n = 2" },
+        { "serial", 2, 2, NULL, false, 8, SIM_ERR_USAGE, "apply to --policy" },
+        { "preload", 2, 1, "C1,C2,V1,V2", false, 8, SIM_ERR_USAGE, "drop --preload" },
+        { "preload", 7, -1, NULL, true, 8, SIM_ERR_USAGE, "enumerates n!" },
+        { "preload", 2, -1, NULL, false, 1000000, SIM_ERR_LIMIT, "more than the 4000000" },
+        { "preload", 2, 1, NULL, true, 8, SIM_OK, NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        PipeRequest rq = request(cases[i].policy);
+        rq.wl.n_pairs = cases[i].n;
+        rq.wl.blocks = cases[i].blocks;
+        rq.wl.n_cube = rq.wl.n_vector = cases[i].blocks > 1000 ? 4 : 1;
+        rq.cycle = (PipeCycleRequest){ .preload = cases[i].preload, .order_text = cases[i].order };
+        rq.has_min_preload = cases[i].has_min;
+        SimError err = { 0 };
+        ck_assert_int_eq(pipe_request_check(&rq, &err), cases[i].want);
+        if (cases[i].says)
+            ck_assert_msg(strstr(err.msg, cases[i].says), "case %zu: %s", i, err.msg);
+    }
+    /* amla's prepare moves V2 to the last block. */
+    PipeRequest rq = request("amla");
+    SimError err = { 0 };
+    ck_assert_int_eq(pipe_request_check(&rq, &err), SIM_OK);
+    ck_assert(rq.wl.has_v_last);
+    ck_assert_int_eq(rq.wl.v_ns[1], 0);
+    ck_assert_int_eq(rq.wl.v_last_ns[1], 400);
+}
+END_TEST
+
+START_TEST(job_of_the_default_request)
+{
+    PipeRequest rq = request("preload");
+    rq.has_min_preload = true;
+    SimError err = { 0 };
+    PipeJob job;
+    ck_assert_int_eq(pipe_request_check(&rq, &err), SIM_OK);
+    ck_assert_int_eq(pipe_job_run(&rq, &job, &err), SIM_OK);
+    ck_assert_int_eq(job.result.makespan_ns, 14800);
+    ck_assert_int_eq(job.result.critical_path_ns, 14800);
+    ck_assert_int_eq(job.result.steady_cycle_ns, 1800);
+    ck_assert_int_eq(job.result.preload_count, 2);
+    ck_assert_int_eq(job.min_preload, 2);
+    ck_assert_int_eq(job.rotation.k, 2);
+    ck_assert_int_eq(job.rotation.prefix_ns[2], -800);
+    pipe_job_clear(&job);
+    /* Preload 1 below the minimum: the chain order with one crossing edge, and it stalls. */
+    const int64_t c[] = { 25, 1 }, v[] = { 10, 10 };
+    memcpy(rq.wl.c_ns, c, sizeof c), memcpy(rq.wl.v_ns, v, sizeof v);
+    rq.has_min_preload = false;
+    rq.cycle.preload = 1;
+    ck_assert_int_eq(pipe_job_run(&rq, &job, &err), SIM_OK);
+    char buf[128];
+    pipe_cycle_format(&job.cycle, buf, sizeof buf);
+    ck_assert_str_eq(buf, " C1+0 C2+0 | V1+0 V2+1");
+    ck_assert_int_eq(job.result.steady_cycle_ns, 45);
+    ck_assert_int_eq(job.min_preload, -1);
+    pipe_job_clear(&job);
+    /* A bad --order is the policy's error; a deadlocking one is a result. */
+    rq.cycle = (PipeCycleRequest){ .preload = -1, .order_text = "C1,C2" };
+    ck_assert_int_eq(pipe_job_run(&rq, &job, &err), SIM_ERR_USAGE);
+    err = (SimError){ 0 };
+    rq.cycle.order_text = "C2,C1,V1,V2";
+    ck_assert_int_eq(pipe_job_run(&rq, &job, &err), SIM_OK);
+    ck_assert(job.result.is_deadlock);
+    pipe_job_clear(&job);
+}
+END_TEST
+
+START_TEST(amla_report_rows)
+{
+    PipeAscendModel m = pipe_ascend_910();
+    PipeAmlaRow rows[PIPE_AMLA_REPORT_ROWS];
+    SimError err = { 0 };
+    ck_assert_int_eq(pipe_amla_report(&m, rows, &err), SIM_OK);
+    const PipeAmlaRow *last = &rows[PIPE_AMLA_REPORT_ROWS - 1];
+    ck_assert_int_eq(last->sq, 2);
+    ck_assert_int_eq(last->sk, 16384);
+    ck_assert_int_eq(last->blocks, 32);
+    ck_assert_int_eq(last->c_ns[0], 10240);
+    ck_assert_int_eq(last->base_v_engine_ns[1], 23593);
+    ck_assert_int_eq(last->amla_v1_engine_ns, 19661);
+    ck_assert(last->paper_910_percent == 86.8);
+    ck_assert(fabs(last->amla_cube_busy - 0.921) < 0.0005 && fabs(last->base_cube_busy - 0.542) < 0.0005);
+    for (int i = 0; i < PIPE_AMLA_REPORT_ROWS; i++) {
+        ck_assert(rows[i].is_base_stall_free);
+        ck_assert_int_eq(rows[i].blocks * 512, rows[i].sk);
+        if (rows[i].blocks > 2)   /* AMLA wins once the pipeline is longer than its Preload */
+            ck_assert(rows[i].amla_cube_busy > rows[i].base_cube_busy);
+    }
+}
+END_TEST
+
+START_TEST(vfa_report_rows)
+{
+    PipeVfaRow rows[PIPE_VFA_REPORT_ROWS];
+    SimError err = { 0 };
+    ck_assert_int_eq(pipe_vfa_report(rows, &err), SIM_OK);
+    ck_assert_int_eq(rows[0].makespan_ns, 35044);
+    ck_assert(rows[0].vs_fa == 1.0 && rows[0].vs_base == 1.0);
+    ck_assert_int_eq(rows[7].makespan_ns, 21326);
+    for (int i = 0; i < PIPE_VFA_REPORT_ROWS; i += 2) {
+        ck_assert(!rows[i].is_vfa && rows[i + 1].is_vfa);
+        ck_assert_int_eq(rows[i].sum_c_ns, rows[i + 1].sum_c_ns);
+        ck_assert_int_lt(rows[i + 1].sum_v_ns, rows[i].sum_v_ns);   /* VFA drops vector work */
+        ck_assert_int_lt(rows[i + 1].makespan_ns, rows[i].makespan_ns);
+    }
+}
+END_TEST
+
+START_TEST(theorem_report_rows)
+{
+    PipeTheoremRow rows[PIPE_MAX_BRUTE_PAIRS], again[PIPE_MAX_BRUTE_PAIRS];
+    pipe_theorem_report(5, rows);
+    for (int i = 0; i < PIPE_MAX_BRUTE_PAIRS; i++) {
+        const PipeTheoremRow *r = &rows[i];
+        ck_assert_int_eq(r->n, i + 1);
+        ck_assert_int_eq(r->rotation_stall_free, r->instances);           /* Theorem B.1 */
+        ck_assert_int_eq(r->lemma_min_n, r->lemma_instances);             /* Lemma B.2 */
+        ck_assert_int_eq(r->min_below[0] + r->min_below[1] + r->min_below[2], r->instances);
+        ck_assert(r->cube_dominated > 0 && r->cube_dominated < r->instances);
+    }
+    pipe_theorem_report(5, again);
+    ck_assert(memcmp(rows, again, sizeof rows) == 0);
+}
+END_TEST
+
 Suite *suite_pipeline(void)
 {
     Suite *s = suite_create("pipeline");
@@ -404,6 +621,13 @@ Suite *suite_pipeline(void)
     tcase_add_test(t, preload_count_can_be_set);
     tcase_add_test(t, cycle_parse_errors);
     tcase_add_test(t, stage_cost_models);
+    tcase_add_test(t, pipeline_registry_lookup);
+    tcase_add_test(t, every_pipeline_policy_runs_and_passes_invariants);
+    tcase_add_test(t, request_check_errors);
+    tcase_add_test(t, job_of_the_default_request);
+    tcase_add_test(t, amla_report_rows);
+    tcase_add_test(t, vfa_report_rows);
+    tcase_add_test(t, theorem_report_rows);
     suite_add_tcase(s, t);
     return s;
 }

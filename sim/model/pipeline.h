@@ -1,8 +1,9 @@
-/* Cube/Vector preload pipelines (AMLA appendix B, VFA section 4) as engine programs. A block is the chain
- * C1 -> V1 -> ... -> Cn -> Vn; a Cycle issues every stage once, stage j for block L - offset[j]; the
- * engine runs Preload (partial Cycles), steady Cycles and drain as one CTA on one unit (Cube engines
- * first, then Vector engines). Invariant: offsets never decrease along the chain, so a chain edge is
- * either internal to a Cycle (equal offsets) or comes from an earlier Cycle; Preload count = max offset. */
+/* Cube/Vector preload pipelines (AMLA appendix B, VFA section 4) as engine programs, and the questions
+ * `sim pipeline` asks of them: one request (policy + workload) run and analysed, and the AMLA, VFA and
+ * Theorem B.1 reports. The timing-free part (workload, Cycle, rotation, brute force, policies) is in
+ * policies/pipeline_policy.h. A block is the chain C1 -> V1 -> ... -> Cn -> Vn; a Cycle issues every stage
+ * once, stage j for block L - offset[j]; the engine runs Preload (partial Cycles), steady Cycles and drain
+ * as one CTA on one unit (Cube engines first, then Vector engines). */
 #ifndef SIM_PIPELINE_H
 #define SIM_PIPELINE_H
 
@@ -11,43 +12,12 @@
 
 #include "engine.h"
 #include "analyze.h"
+#include "pipeline_policy.h"
 #include "status.h"
 
-#define PIPE_MAX_PAIRS 8                    /* n: CV pairs per block */
-#define PIPE_MAX_STAGES (2 * PIPE_MAX_PAIRS)
-#define PIPE_MAX_BRUTE_PAIRS 6              /* pipe_min_preload enumerates n! Cube orders */
-#define PIPE_MAX_ENGINES 4                  /* per class (Cube or Vector) */
-#define PIPE_MAX_BLOCKS 1000000
+#define PIPE_MAX_OPS 4000000                /* ops one pipeline run may have: about 1 GB */
 
-/* Stage j of a block: j = 2p is C_{p+1} (Cube), j = 2p + 1 is V_{p+1} (Vector). */
-typedef struct {
-    int n_pairs;
-    int64_t c_ns[PIPE_MAX_PAIRS];       /* Cube stage durations of one block (whole stage, one engine) */
-    int64_t v_ns[PIPE_MAX_PAIRS];       /* Vector stage durations of one block */
-    bool has_v_last;                    /* the last block uses v_last_ns (AMLA: V2 only there) */
-    int64_t v_last_ns[PIPE_MAX_PAIRS];
-    int64_t blocks;                     /* >= 1 */
-    int n_cube, n_vector;               /* engines; a stage is split evenly over its class's engines */
-    int ring_slots;                     /* workspace ring per chain edge; 0: unbounded */
-} PipeWorkload;
-
-/* One Cycle: block offsets and issue order. order lists the 2n stages; the Cube (Vector) engines issue
- * the Cube (Vector) stages in the order they appear there. */
-typedef struct {
-    int n_pairs;
-    int offset[PIPE_MAX_STAGES];
-    int order[PIPE_MAX_STAGES];
-    bool is_serial;                     /* also Vn(b) -> C1(b+1): blocks never overlap */
-} PipeCycle;
-
-/* Theorem B.1: a_i = V_i - C_{i+1} (cyclic), F(l) = a_1 + ... + a_l, k = the first argmin of F. */
-typedef struct {
-    int64_t a_ns[PIPE_MAX_PAIRS];
-    int64_t prefix_ns[PIPE_MAX_PAIRS + 1]; /* F(0..n) */
-    int k;                              /* 1-based */
-    bool is_cube_dominated;             /* sum V <= sum C */
-} PipeRotation;
-
+/* One run of a workload under a Cycle. */
 typedef struct {
     int preload_count;
     int64_t bound_ns;                   /* max(sum C, sum V) per engine: no Cycle is shorter */
@@ -66,26 +36,6 @@ typedef struct {
     SimAnalysis analysis;
 } PipeResult;
 
-/* Cycles of the three policies. serial: one block at a time. amla: n = 2, offsets C1 0, V1 1, C2 2,
- * V2 2, Cube order C1 C2, Vector order V1 V2 (Preload count 2). */
-void pipe_cycle_serial(int n_pairs, PipeCycle *out);
-void pipe_cycle_amla(PipeCycle *out);
-/* The rotation of Theorem B.1 for durations c, v (n entries): Cube order C_{k+2} .. C_{k+1}, Vector order
- * V_{k+1} .. V_k, every C_i -> V_i internal except i = k+1, every V -> C from the previous Cycle:
- * Preload count n, stall-free in both the Cube- and the Vector-dominated case. */
-void pipe_rotation(int n_pairs, const int64_t *c, const int64_t *v, PipeRotation *rot, PipeCycle *out);
-/* Moves the last stage K - n Cycles later (K >= n) or makes n - K more chain edges internal, in chain
- * order (K < n: usually not stall-free; pipe_min_preload finds a better Cycle). */
-void pipe_cycle_set_preload(PipeCycle *c, int preload);
-int pipe_cycle_preload(const PipeCycle *c);
-/* Parses "C1,C2+2,V1+1,V2+2": every stage once, '+K' its offset (default 0). SIM_ERR_USAGE otherwise. */
-SimStatus pipe_cycle_parse(const char *text, int n_pairs, PipeCycle *out, SimError *err);
-/* "C1+0 C2+2 | V1+1 V2+2" into buf. */
-void pipe_cycle_format(const PipeCycle *c, char *buf, size_t len);
-
-/* Durations one engine of each class sees: ceil(d / engines) (engine 0 takes the remainder). */
-void pipe_effective_durations(const PipeWorkload *wl, bool is_last_block, int64_t *c, int64_t *v);
-
 /* Builds the whole pipeline program (sealed) for wl under c; if op_stage is not NULL, *op_stage gets a
  * new array (g_free it) with each op's stage j. O(blocks x stages x engines^2). */
 SimProgram *pipe_program_new(const PipeWorkload *wl, const PipeCycle *c, uint8_t **op_stage);
@@ -95,16 +45,10 @@ SimProgram *pipe_program_new(const PipeWorkload *wl, const PipeCycle *c, uint8_t
  * more than R apart cannot run. SIM_ERR_SCHEDULE if the Cycle deadlocks or cannot run. */
 SimStatus pipe_cycle_period(const PipeCycle *cy, const int64_t *c, const int64_t *v, int ring_slots,
                             int64_t *period_ns, SimError *err);
-/* The same without the engine and without rings (ASAP over 2n ops); -1 on a deadlock. For the brute force. */
-int64_t pipe_cycle_period_fast(const PipeCycle *cy, const int64_t *c, const int64_t *v);
 /* Builds, runs and analyses. A deadlock is a result (is_deadlock), not an error. */
 SimStatus pipe_run(const PipeWorkload *wl, const PipeCycle *c, PipeResult *r, SimError *err);
+/* Frees what r owns; r may be zeroed or cleared already. */
 void pipe_result_clear(PipeResult *r);
-
-/* Exact minimum stall-free Preload count over every Cycle (internal chain edges x Cube order x Vector
- * order) for n <= PIPE_MAX_BRUTE_PAIRS, one engine each; a Cycle achieving it in witness (may be NULL).
- * O(n! 2^n n^2). */
-int pipe_min_preload(int n_pairs, const int64_t *c, const int64_t *v, PipeCycle *witness);
 
 /* Stage costs (documented in docs/pipelines.md). AMLA / base FlashAttention on MLA decode, one AI core
  * pair of an Ascend 910 (1 Cube : 2 Vector), one KV block of 512 tokens, rows = 128 heads x Sq. */
@@ -121,5 +65,71 @@ void pipe_mla_costs(const PipeAscendModel *m, int rows, bool is_amla, int64_t *c
 /* VFA (seed 003 Table 1): per (Q, K) tile of 128 x 128 x d128. tensor_bits 16/8/4 (ratio 1:2:6),
  * vector_bits 32/16 (V16 doubles linear vector throughput); exp = 1/250 of FP16 tensor, vector = 8x exp. */
 void pipe_vfa_costs(int tensor_bits, int vector_bits, bool is_vfa, int64_t *c, int64_t *v);
+
+/* ---- One `sim pipeline` request (pipeline_job.c) ---- */
+
+typedef struct {
+    const PipePolicyOps *policy;        /* from pipe_policy_find; not owned */
+    PipeWorkload wl;                    /* as given; pipe_request_check lets the policy adapt it */
+    PipeCycleRequest cycle;             /* --order / --preload (preload = -1: none) */
+    bool has_min_preload;               /* also brute force the minimum stall-free Preload count */
+} PipeRequest;
+
+/* The checks that need the whole request, in this order: the policy's prepare (which adapts rq->wl),
+ * a cycle request only for policies that take one, not both --order and --preload, the brute force only
+ * for n <= PIPE_MAX_BRUTE_PAIRS (SIM_ERR_USAGE), at most PIPE_MAX_OPS ops (SIM_ERR_LIMIT). O(1). */
+SimStatus pipe_request_check(PipeRequest *rq, SimError *err);
+
+typedef struct {
+    PipeCycle cycle;                    /* the policy's Cycle */
+    PipeRotation rotation;              /* Theorem B.1 on the steady durations (for --explain) */
+    int min_preload;                    /* -1 unless has_min_preload */
+    PipeCycle witness;                  /* a Cycle with min_preload (when min_preload >= 0) */
+    PipeResult result;                  /* owned: pipe_job_clear */
+} PipeJob;
+
+/* Builds the Cycle through the policy, the rotation and (if asked) the brute force, then pipe_run. A
+ * deadlock is a result (job->result.is_deadlock). On error job holds nothing to free. Cost: pipe_run's
+ * plus O(n! 2^n n^2) for the brute force. */
+SimStatus pipe_job_run(const PipeRequest *rq, PipeJob *job, SimError *err);
+void pipe_job_clear(PipeJob *job);
+
+/* ---- Reports (pipeline_report.c) ---- */
+
+/* AMLA vs base FlashAttention on MLA decode (seed 004 Table 5): Sq 1..2 x the six Sk, 2 Vector engines. */
+#define PIPE_AMLA_REPORT_ROWS 12
+typedef struct {
+    int sq, sk;                         /* query rows per head, KV length (tokens) */
+    int64_t blocks;                     /* KV blocks of 512 */
+    int64_t c_ns[2];                    /* base C1, C2 (one Cube engine) */
+    int64_t base_v_engine_ns[2];        /* base V1, V2 per Vector engine (half a stage, rounded up) */
+    int64_t amla_v1_engine_ns;          /* AMLA V1 per Vector engine */
+    bool is_base_stall_free;
+    double base_cube_busy, amla_cube_busy;        /* Cube busy / makespan, fractions */
+    double paper_910_percent, paper_gpu_percent;  /* the paper's FLOPS utilisation, percent */
+} PipeAmlaRow;
+/* Fills rows (PIPE_AMLA_REPORT_ROWS) under model m. Errors only from pipe_run. O(rows x blocks). */
+SimStatus pipe_amla_report(const PipeAscendModel *m, PipeAmlaRow *rows, SimError *err);
+
+/* FA vs VFA (seed 003 Table 1) under C16V32, C8V32, C4V32, C4V16: one FA and one VFA row each. */
+#define PIPE_VFA_REPORT_ROWS 8
+#define PIPE_VFA_REPORT_BLOCKS 32       /* KV tiles of one Q tile at 4k context */
+typedef struct {
+    int tensor_bits, vector_bits;
+    bool is_vfa;
+    int64_t sum_c_ns, sum_v_ns;         /* per tile */
+    int64_t makespan_ns;
+    double vs_fa, vs_base;              /* speedup over FA of the same config, over FA C16V32 */
+} PipeVfaRow;
+SimStatus pipe_vfa_report(PipeVfaRow *rows, SimError *err);
+
+/* Theorem B.1 / Lemma B.2 on seeded random instances, one row per n = 1..PIPE_MAX_BRUTE_PAIRS. */
+typedef struct {
+    int n, instances, cube_dominated, rotation_stall_free;
+    int min_below[3];                   /* instances with min Preload < n-1, = n-1, = n */
+    int lemma_instances, lemma_min_n;   /* Lemma B.2 constructions, and those that needed n */
+} PipeTheoremRow;
+/* Deterministic in seed. Pure (no engine); about 6 s for all rows, the brute force dominating. */
+void pipe_theorem_report(uint32_t seed, PipeTheoremRow *rows);
 
 #endif

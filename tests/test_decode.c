@@ -5,6 +5,8 @@
 #include "tests.h"
 
 #include <check.h>
+#include <glib.h>
+#include <stdio.h>
 #include <string.h>
 
 static DecodeShape shape(int batch, int hq, int hkv, int64_t lk, bool is_paged)
@@ -256,25 +258,24 @@ START_TEST(split_policy_parsing)
 {
     DecodeSplit sp;
     SimError err = { 0 };
-    ck_assert_int_eq(sim_decode_split_parse("fixed:3", &sp, &err), SIM_OK);
+    ck_assert_int_eq(decode_split_parse("fixed:3", &sp, &err), SIM_OK);
     ck_assert_str_eq(sp.ops->name, "fixed");
     ck_assert_int_eq(sp.arg, 3);
-    ck_assert_int_eq(sim_decode_split_parse("seq-aware", &sp, &err), SIM_OK);
+    ck_assert_int_eq(decode_split_parse("seq-aware", &sp, &err), SIM_OK);
     ck_assert_str_eq(sp.ops->name, "seq-aware");
     const char *bad[] = { "fixed", "fixed:", "fixed:0", "fixed:257", "fixed:3x", "fixed: 3", "fixed:+3",
                           "fa3:2", "fix", "best:", "" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err = (SimError){ 0 };
-        ck_assert_int_eq(sim_decode_split_parse(bad[i], &sp, &err), SIM_ERR_USAGE);
+        ck_assert_int_eq(decode_split_parse(bad[i], &sp, &err), SIM_ERR_USAGE);
         ck_assert_ptr_nonnull(strstr(err.msg, "--split-policy expects"));
     }
     DecodeShape w = shape(1, 8, 1, 512, true);
     DecodeCosts c = sim_decode_costs_h100();
     int s = 0;
-    sim_decode_split_parse("seq-aware", &sp, &err);
+    decode_split_parse("seq-aware", &sp, &err);
     ck_assert_int_eq(sim_decode_split_choose(&sp, &w, &c, &s, &err), SIM_OK);
     ck_assert_int_eq(s, 3);
-    ck_assert_int_eq(sim_decode_split_count(), 4);
 }
 END_TEST
 
@@ -293,6 +294,117 @@ START_TEST(run_rejects_bad_splits_and_oversized_grids)
 }
 END_TEST
 
+START_TEST(split_registry_lookup_and_names)
+{
+    ck_assert_int_ge(decode_split_count(), 1);
+    ck_assert_ptr_null(decode_split_at(-1));
+    ck_assert_ptr_null(decode_split_at(decode_split_count()));
+    ck_assert_ptr_null(decode_split_find("no-such-policy"));
+    char *names = decode_split_names(", ", " or ");
+    for (int i = 0; i < decode_split_count(); i++) {
+        const DecodeSplitOps *p = decode_split_at(i);
+        ck_assert_ptr_eq(decode_split_find(p->name), p);
+        ck_assert(p->summary && *p->summary && p->choose);
+        ck_assert_ptr_nonnull(strstr(names, p->name));
+        /* Every registered name parses as the user writes it, and the error sentence names it. */
+        char text[64];
+        snprintf(text, sizeof text, "%s%s", p->name, p->has_arg ? ":2" : "");
+        DecodeSplit sp;
+        SimError err = { 0 };
+        ck_assert_int_eq(decode_split_parse(text, &sp, &err), SIM_OK);
+        ck_assert_ptr_eq(sp.ops, p);
+        ck_assert_int_eq(decode_split_parse("nope", &sp, &err), SIM_ERR_USAGE);
+        ck_assert_ptr_nonnull(strstr(err.msg, p->name));
+    }
+    g_free(names);
+}
+END_TEST
+
+/* Every registered policy on a spread of shapes: a split count in range, and never better than best. */
+START_TEST(every_split_policy_runs_and_is_bounded_by_best)
+{
+    const DecodeShape shapes[] = { shape(1, 8, 1, 512, false), shape(1, 8, 1, 512, true),
+                                   shape(1, 64, 8, 8192, false), shape(8, 256, 32, 128, false),
+                                   shape(2, 16, 2, 4096, true) };
+    DecodeCosts c = sim_decode_costs_h100();
+    for (int i = 0; i < decode_split_count(); i++)
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+            DecodeSplit sp = { .ops = decode_split_at(i), .arg = decode_split_at(i)->has_arg ? 5 : 0 };
+            SimError err = { 0 };
+            int s = 0, best = 0;
+            int64_t best_ns = 0;
+            ck_assert_int_eq(sim_decode_split_choose(&sp, &shapes[k], &c, &s, &err), SIM_OK);
+            ck_assert(s >= 1 && s <= SIM_DECODE_MAX_SPLITS);
+            ck_assert_int_eq(sim_decode_best_splits(&shapes[k], &c, &best, &best_ns, &err), SIM_OK);
+            ck_assert_int_le(best_ns, run(&shapes[k], &c, s).latency_ns);
+        }
+    /* A bad shape is refused before any policy runs. */
+    DecodeShape bad = shape(1, 12, 8, 512, false);
+    DecodeSplit sp = { .ops = decode_split_at(0) };
+    SimError err = { 0 };
+    int s;
+    ck_assert_int_eq(sim_decode_split_choose(&sp, &bad, &c, &s, &err), SIM_ERR_USAGE);
+}
+END_TEST
+
+START_TEST(sweep_of_the_paged_boundary_bucket)
+{
+    DecodeShape w = shape(1, 8, 1, 512, true);
+    DecodeCosts c = sim_decode_costs_h100();
+    DecodeSweep sw;
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_decode_sweep(&w, &c, &sw, &err), SIM_OK);
+    ck_assert_int_eq(sw.best, 4);
+    ck_assert_int_eq(sw.plateau, 4);
+    ck_assert_int_eq(sw.fa3, 1);
+    ck_assert_int_eq(sw.seq_aware, 3);
+    ck_assert_int_eq(sw.runs[3].latency_ns, 10851);
+    for (int s = 1; s <= SIM_DECODE_SWEEP_MAX; s++) {
+        ck_assert_int_eq(sw.runs[s - 1].splits, s);
+        ck_assert_int_ge(sw.runs[s - 1].latency_ns, sw.runs[sw.best - 1].latency_ns);
+    }
+    /* Contiguous: s = 3 is on the plateau (docs/decode.md). */
+    w = shape(1, 8, 1, 512, false);
+    ck_assert_int_eq(sim_decode_sweep(&w, &c, &sw, &err), SIM_OK);
+    ck_assert_int_eq(sw.plateau, 3);
+    ck_assert_int_eq(sw.runs[2].latency_ns, 11366);
+    w.hq = 12, w.hkv = 8;
+    ck_assert_int_eq(sim_decode_sweep(&w, &c, &sw, &err), SIM_ERR_USAGE);
+}
+END_TEST
+
+START_TEST(regression_grid_rows_stats_and_regret)
+{
+    DecodeShape base = shape(1, 8, 1, 512, true);
+    DecodeCosts c = sim_decode_costs_h100();
+    DecodeGridRow *rows = g_new0(DecodeGridRow, SIM_DECODE_GRID_COUNT);
+    DecodeGridStats seq = sim_decode_grid_stats_init(), best = sim_decode_grid_stats_init();
+    SimError err = { 0 };
+    for (int i = 0; i < SIM_DECODE_GRID_COUNT; i++) {
+        ck_assert_int_eq(sim_decode_grid_row(&base, &c, i, &rows[i], &err), SIM_OK);
+        ck_assert_int_eq(rows[i].w.hq, SIM_DECODE_GRID_GROUP * rows[i].w.hkv);
+        ck_assert(rows[i].w.is_paged);
+        ck_assert_int_le(rows[i].best.latency_ns, rows[i].fa3.latency_ns);
+        ck_assert_int_le(rows[i].best.latency_ns, rows[i].seq.latency_ns);
+        for (int k = 0; k < i; k++)   /* every configuration once */
+            ck_assert(rows[k].w.batch != rows[i].w.batch || rows[k].w.lk != rows[i].w.lk ||
+                      rows[k].w.hkv != rows[i].w.hkv);
+        sim_decode_grid_stats_add(&seq, &rows[i].fa3, &rows[i].seq);
+        sim_decode_grid_stats_add(&best, &rows[i].fa3, &rows[i].best);
+    }
+    /* Paged: seq-aware differs from fa3 in exactly the three low-tile L_K 512 configs, never slower. */
+    ck_assert_int_eq(seq.changed, 3);
+    ck_assert_int_eq(best.slower, 0);
+    ck_assert(best.min >= 1.0 && sim_decode_grid_geomean(&best) >= sim_decode_grid_geomean(&seq));
+    DecodeGridRegret g = sim_decode_grid_regret(rows);
+    ck_assert(g.beats_both >= 0 && g.beats_both <= SIM_DECODE_GRID_COUNT);
+    for (int i = 0; i < SIM_DECODE_GRID_COUNT; i++)
+        ck_assert(sim_decode_speedup(&rows[i].fa3, &rows[i].best) <=
+                  sim_decode_speedup(&rows[g.worst_fa3].fa3, &rows[g.worst_fa3].best));
+    g_free(rows);
+}
+END_TEST
+
 Suite *suite_decode(void)
 {
     Suite *s = suite_create("decode");
@@ -304,6 +416,7 @@ Suite *suite_decode(void)
     tcase_add_test(tc, saturated_long_kv_head_splits_by_l2_size);
     tcase_add_test(tc, geometry_tiles_and_errors);
     tcase_add_test(tc, split_policy_parsing);
+    tcase_add_test(tc, split_registry_lookup_and_names);
     suite_add_tcase(s, tc);
     tc = tcase_create("simulated latency");
     tcase_add_test(tc, one_wave_closed_form_over_every_split);
@@ -312,6 +425,9 @@ Suite *suite_decode(void)
     tcase_add_test(tc, latency_monotone_down_to_the_plateau);
     tcase_add_test(tc, best_is_the_simulated_optimum);
     tcase_add_test(tc, run_rejects_bad_splits_and_oversized_grids);
+    tcase_add_test(tc, every_split_policy_runs_and_is_bounded_by_best);
+    tcase_add_test(tc, sweep_of_the_paged_boundary_bucket);
+    tcase_add_test(tc, regression_grid_rows_stats_and_regret);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,38 +2,15 @@
  * sequence-aware rule, and a simulated latency for any split count. One CTA per (m-block, kv-head x split,
  * batch) runs on the event engine, dispatched to free SMs; kernel overhead and the combine kernel are
  * added analytically. Invariant: latency is a pure function of (shape, costs, splits) in integer ns, and
- * a split policy sees time only through sim_decode_run (`best`). */
+ * a split policy (policies/decode_policy.h) sees time only through sim_decode_run (`best`). */
 #ifndef SIM_DECODE_H
 #define SIM_DECODE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "decode_policy.h"
 #include "status.h"
-
-typedef enum { DECODE_BF16, DECODE_FP16, DECODE_FP8 } DecodeDtype;
-
-/* One decode step of one attention layer. */
-typedef struct {
-    int batch;           /* B */
-    int hq, hkv;         /* query heads and KV heads; hq a multiple of hkv (PackGQA packs a group) */
-    int lq;              /* query tokens per sequence (1 for plain decode) */
-    int64_t lk;          /* KV length, tokens */
-    int head_dim;        /* d = dv */
-    DecodeDtype dtype;
-    bool is_paged;       /* paged KV (no TMA): FA3 keeps 128-wide KV blocks */
-    int n_sm;            /* SMs of the device */
-    int kblock_m, kblock_n; /* forward tile; 0 = FA3's sm90 choice for head_dim/dtype/paged */
-} DecodeShape;
-
-/* What FA3's get_num_splits sees; derived from a shape by sim_decode_geometry. */
-typedef struct {
-    int kblock_m, kblock_n;    /* the tile used */
-    int64_t n_blocks;          /* num_n_blocks = ceil(lk / kblock_n) */
-    int64_t num_m_blocks;      /* per (batch, kv head): ceil(lq * hq/hkv / kblock_m) */
-    int64_t total_mblocks;     /* batch * hkv * num_m_blocks */
-    int64_t size_one_kv_head;  /* lk * (d + dv) * element bytes */
-} DecodeGeometry;
 
 /* Cost model, integer units. sim_decode_costs_h100 gives the defaults; docs/decode.md says where each
  * value comes from. Per-block cost = max(tensor time of the padded kblock_m x kblock_n tile on one SM,
@@ -64,8 +41,6 @@ typedef struct {
 
 /* Most CTAs one simulated run may have (refused with SIM_ERR_LIMIT before allocating). */
 #define SIM_DECODE_MAX_CTAS (1 << 22)
-/* Most splits a fixed policy may ask for: FA3's combine kernel handles up to 256. */
-#define SIM_DECODE_MAX_SPLITS 256
 
 /* A shape with the CLI's defaults: batch 1, H_q 8, H_kv 1, L_q 1, L_K 512, hdim 128, bf16, 132 SMs. */
 DecodeShape sim_decode_shape_default(void);
@@ -76,36 +51,64 @@ SimStatus sim_decode_geometry(const DecodeShape *w, DecodeGeometry *g, SimError 
 /* Simulates splits (1..SIM_DECODE_MAX_SPLITS) on the event engine. O(ctas log ctas). */
 SimStatus sim_decode_run(const DecodeShape *w, const DecodeCosts *c, int splits, DecodeRun *out, SimError *err);
 
-/* Split policies: a const ops struct each, one table (decode_split.c). */
-typedef struct {
-    const char *name;
-    const char *summary;       /* one line for --list-split-policies */
-    bool has_arg;              /* written NAME:S (fixed) */
-    /* Sets *splits; arg is S for has_arg policies. Errors only from simulation (best). */
-    SimStatus (*choose)(const DecodeShape *w, const DecodeGeometry *g, const DecodeCosts *c, int arg,
-                        int *splits, SimError *err);
-} DecodeSplitOps;
-
-/* A parsed --split-policy value. */
-typedef struct {
-    const DecodeSplitOps *ops;
-    int arg;                   /* S of fixed:S; 0 otherwise */
-} DecodeSplit;
-
-int sim_decode_split_count(void);
-const DecodeSplitOps *sim_decode_split_at(int i);
-/* Parses "fa3", "seq-aware", "best" or "fixed:S" (S in 1..SIM_DECODE_MAX_SPLITS); a sentence otherwise. */
-SimStatus sim_decode_split_parse(const char *text, DecodeSplit *out, SimError *err);
+/* The split count sp's policy picks for w under costs c (best simulates through sim_decode_run).
+ * SIM_ERR_USAGE for a bad shape; otherwise errors only from the simulation. */
 SimStatus sim_decode_split_choose(const DecodeSplit *sp, const DecodeShape *w, const DecodeCosts *c,
                                   int *splits, SimError *err);
-
-/* FA3's num_splits_heuristic (hopper/heuristics.h), float arithmetic as upstream. max_splits is 128 in
- * get_num_splits. Pure; O(max_splits). */
-int sim_decode_fa3_splits(const DecodeGeometry *g, int n_sm, bool is_causal, int max_splits);
-/* The paper's Figure 2 rule: FA3 with its num_n_blocks <= 4 guard replaced. */
-int sim_decode_seq_aware_splits(const DecodeGeometry *g, int n_sm, bool is_causal, int max_splits);
-/* The split count in 1..min(128, n_blocks) with the lowest simulated latency (ties: fewest splits). */
+/* The split count in 1..min(128, n_blocks) with the lowest simulated latency (ties: fewest splits);
+ * latency_ns may be NULL. O(n_blocks) runs of sim_decode_run. */
 SimStatus sim_decode_best_splits(const DecodeShape *w, const DecodeCosts *c, int *splits, int64_t *latency_ns,
                                  SimError *err);
+
+/* ---- Split sweep, the paper's Figure 3 (decode_sweep.c) ---- */
+
+#define SIM_DECODE_SWEEP_MAX 64          /* s = 1..64 */
+#define SIM_DECODE_PLATEAU_PERCENT 102   /* "low-latency plateau": within 2 % of the best, the paper's margin */
+
+typedef struct {
+    DecodeRun runs[SIM_DECODE_SWEEP_MAX]; /* runs[s - 1]: s splits */
+    int best;                  /* lowest latency, fewest splits on ties (1-based split count) */
+    int plateau;               /* the fewest splits within SIM_DECODE_PLATEAU_PERCENT of best */
+    int fa3, seq_aware;        /* the two heuristics' choices */
+} DecodeSweep;
+
+/* Runs s = 1..SIM_DECODE_SWEEP_MAX. Errors from sim_decode_geometry or sim_decode_run. O(64 runs). */
+SimStatus sim_decode_sweep(const DecodeShape *w, const DecodeCosts *c, DecodeSweep *out, SimError *err);
+
+/* ---- The paper's 160-configuration regression (decode_sweep.c) ---- */
+
+#define SIM_DECODE_GRID_COUNT 160        /* batch 1,2,4,8 x L_K 128..8192 (8) x H_kv 1,2,4,8,32 */
+#define SIM_DECODE_GRID_GROUP 8          /* H_q / H_kv: Llama-3-70B */
+
+typedef struct {
+    DecodeShape w;             /* the configuration */
+    int64_t n_blocks;
+    DecodeRun fa3, seq, best;  /* under fa3, seq-aware and the simulated best */
+} DecodeGridRow;
+
+/* Per policy against fa3 over the grid. */
+typedef struct {
+    int changed, slower;       /* configs with a different split, with a higher latency than fa3 */
+    double log_sum, min, max;  /* of the speedup fa3 latency / latency */
+} DecodeGridStats;
+
+/* Where best beats both heuristics, and the rows of their largest regret. */
+typedef struct {
+    int beats_both;
+    int worst_fa3, worst_seq;  /* row indexes */
+} DecodeGridRegret;
+
+/* Row i (0..SIM_DECODE_GRID_COUNT-1) of the grid: base's shape with batch, L_K, H_kv, H_q replaced.
+ * O(n_blocks) runs (best). */
+SimStatus sim_decode_grid_row(const DecodeShape *base, const DecodeCosts *c, int i, DecodeGridRow *row,
+                              SimError *err);
+/* Fresh stats (min = +inf); adds one row's run r against its fa3 run. */
+DecodeGridStats sim_decode_grid_stats_init(void);
+void sim_decode_grid_stats_add(DecodeGridStats *st, const DecodeRun *fa3, const DecodeRun *r);
+double sim_decode_grid_geomean(const DecodeGridStats *st);
+/* Over all SIM_DECODE_GRID_COUNT rows. O(rows). */
+DecodeGridRegret sim_decode_grid_regret(const DecodeGridRow *rows);
+/* base latency / r latency. */
+double sim_decode_speedup(const DecodeRun *base, const DecodeRun *r);
 
 #endif

@@ -6,9 +6,12 @@
 #include "engine.h"
 
 #include <glib.h>
+#include <string.h>
 
 typedef struct {
-    int64_t time, seq, op;   /* op >= 0: op completes; op < 0: reduction ~op joins the shared resource */
+    int64_t time;
+    uint32_t seq;   /* events scheduled before it; < 2^32 since ops < 2^31 and each op schedules <= 2 */
+    int32_t op;     /* op >= 0: op completes; op < 0: reduction ~op joins the shared resource */
 } Event;
 
 /* Processor sharing of the reductions (SimLoadModel). With k running, each does PS_WORK_PER_NS * 1e6 /
@@ -21,34 +24,38 @@ typedef struct {
     int64_t mark, seq, op;
 } PsJob;
 
+/* Per-op state is one int32 (pending predecessors; -1 once complete) and the ready time, kept in
+ * s->start_ns until the op starts; everything else per op is the program's, read-only. */
 typedef struct {
     const SimProgram *p;
     SimSchedule *s;
-    Event *heap;
-    int64_t heap_len, seq;
-    int64_t *pending, *ready;
-    uint8_t *is_done;
-    int32_t *cta_left;        /* ops not yet completed per CTA */
-    bool *is_unit_busy;
-    int64_t *pinned_first, *pinned;   /* CSR: pinned CTAs per unit, in CTA order */
-    int64_t *pinned_next;             /* per unit: next index into its pinned list */
+    Event *heap;                      /* min-heap on (time, seq), grown to the events in flight */
+    int64_t heap_len, heap_cap;
+    uint32_t seq;
+    int32_t *pending;
+    int32_t *cta_left;                /* ops not yet completed per CTA */
+    uint64_t *free_units;             /* bit u: unit u is free and may still get a CTA */
+    int32_t *pinned_first, *pinned;   /* CSR: pinned CTAs per unit, in CTA order */
+    int32_t *pinned_next;             /* per unit: next index into its pinned list */
     int32_t *dynamic;                 /* CTAs dispatched to any free unit, in CTA order */
     int32_t dynamic_count, dynamic_next;
     bool has_free_unit;
-    int64_t ops_done;
+    int64_t ops_done, order_len;
     const SimLoadModel *load;         /* NULL: every duration fixed */
     PsJob *ps;                        /* running reductions, a min-heap on (mark, seq) */
     int64_t ps_len, vclock, vclock_at;
 } Engine;
 
-static bool event_less(const Event *a, const Event *b)
+static inline bool event_less(const Event *a, const Event *b)
 {
     return a->time != b->time ? a->time < b->time : a->seq < b->seq;
 }
 
 static void heap_push(Engine *e, int64_t time, int64_t op)
 {
-    Event ev = { time, e->seq++, op };
+    if (e->heap_len == e->heap_cap)
+        e->heap = g_renew(Event, e->heap, e->heap_cap *= 2);
+    Event ev = { time, e->seq++, (int32_t)op };
     int64_t i = e->heap_len++;
     while (i > 0 && event_less(&ev, &e->heap[(i - 1) / 2])) {
         e->heap[i] = e->heap[(i - 1) / 2];
@@ -132,28 +139,33 @@ static int64_t ps_next_end(const Engine *e)
     return e->vclock_at + (int64_t)((work + scale - 1) / scale);
 }
 
-/* Latency of edge from op 'from' on from_unit to to_unit, with the hand-off growth it got at its release. */
-static int64_t edge_latency(const Engine *e, int64_t edge, int64_t from, int32_t from_unit, int32_t to_unit)
+/* Latency of edge from op 'from' on from_unit to to_unit, with the hand-off growth it got at its release
+ * (sim_program_edge_latency and sim_engine_edge_latency, inlined for the hot loop). */
+static inline int64_t edge_latency(const Engine *e, int64_t edge, int64_t from, int32_t from_unit, int32_t to_unit)
 {
-    int64_t lat = sim_program_edge_latency(e->p, edge, from_unit, to_unit);
-    if (e->s->handoff_extra_ns && from_unit != to_unit && e->p->edges[edge].kind == SIM_EDGE_ACCUM)
-        lat += e->s->handoff_extra_ns[from];
-    return lat;
+    if (from_unit == to_unit)
+        return 0;
+    const SimProgram *p = e->p;
+    const SimEdge *ed = &p->edges[edge];
+    if (ed->kind != SIM_EDGE_ACCUM)
+        return ed->latency_ns;
+    int64_t lat = p->unit_latency_ns ? p->unit_latency_ns[(int64_t)from_unit * p->n_units + to_unit] : ed->latency_ns;
+    return e->s->handoff_extra_ns ? lat + e->s->handoff_extra_ns[from] : lat;
 }
 
 /* One predecessor of op is satisfied no earlier than at; start op when it was the last one. A reduction
  * under a load model joins the shared resource at its start (an event) and ends when its work is done. */
-static void release(Engine *e, int64_t op, int64_t at)
+static inline void release(Engine *e, int64_t op, int64_t at)
 {
-    if (at > e->ready[op])
-        e->ready[op] = at;
+    int64_t *ready = &e->s->start_ns[op];
+    if (at > *ready)
+        *ready = at;
     if (--e->pending[op] == 0) {
-        e->s->start_ns[op] = e->ready[op];
-        if (e->load && e->p->ops[op].kind == SIM_OP_REDUCE) {
-            heap_push(e, e->ready[op], ~op);
+        if (G_UNLIKELY(e->load) && e->p->ops[op].kind == SIM_OP_REDUCE) {
+            heap_push(e, *ready, ~op);
             return;
         }
-        e->s->end_ns[op] = e->ready[op] + e->p->ops[op].duration_ns;
+        e->s->end_ns[op] = *ready + e->p->ops[op].duration_ns;
         heap_push(e, e->s->end_ns[op], op);
     }
 }
@@ -162,15 +174,17 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
 {
     const SimProgram *p = e->p;
     const SimCta *cta = &p->ctas[c];
+    int64_t *ready = e->s->start_ns;
     e->s->cta_unit[c] = unit;
     e->s->cta_dispatch_ns[c] = now;
-    e->is_unit_busy[unit] = true;
+    e->s->order[e->order_len++] = (int32_t)(p->op_count + c);
+    e->free_units[unit / 64] &= ~(UINT64_C(1) << (unit % 64));
     for (int64_t op = cta->op_begin; op < cta->op_begin + cta->op_count; op++)
         for (int64_t k = p->first_in[op]; k < p->first_in[op + 1]; k++) {
             int64_t edge = p->in_edge[k], from = p->edges[edge].from;
-            if (e->is_done[from]) {
+            if (e->pending[from] < 0) {
                 int64_t at = e->s->end_ns[from] + edge_latency(e, edge, from, e->s->cta_unit[p->ops[from].cta], unit);
-                e->ready[op] = MAX(e->ready[op], at);
+                ready[op] = MAX(ready[op], at);
             }
         }
     for (int64_t op = cta->op_begin; op < cta->op_begin + cta->op_count; op++)
@@ -178,27 +192,33 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
             release(e, op, now);
 }
 
-/* Free units take their next pinned CTA, else the next CTA in launch order; lowest unit first. */
+/* Free units take their next pinned CTA, else the next CTA in launch order; lowest unit first. A free
+ * unit with neither left never gets work again and leaves the free set, so this visits only units that
+ * take a CTA (and each idle one once): no scan over all units per time step. */
 static void dispatch(Engine *e, int64_t now)
 {
     e->has_free_unit = false;
-    for (int32_t u = 0; u < e->p->n_units; u++) {
-        if (e->is_unit_busy[u])
-            continue;
-        if (e->pinned_next[u] < e->pinned_first[u + 1])
-            place_cta(e, (int32_t)e->pinned[e->pinned_next[u]++], u, now);
-        else if (e->dynamic_next < e->dynamic_count)
-            place_cta(e, e->dynamic[e->dynamic_next++], u, now);
-    }
+    int32_t words = (e->p->n_units + 63) / 64;
+    for (int32_t w = 0; w < words; w++)
+        while (e->free_units[w]) {
+            int32_t u = w * 64 + __builtin_ctzll(e->free_units[w]);
+            if (e->pinned_next[u] < e->pinned_first[u + 1])
+                place_cta(e, e->pinned[e->pinned_next[u]++], u, now);
+            else if (e->dynamic_next < e->dynamic_count)
+                place_cta(e, e->dynamic[e->dynamic_next++], u, now);
+            else
+                e->free_units[w] &= ~(UINT64_C(1) << (u % 64));
+        }
 }
 
 static void complete(Engine *e, int64_t op, int64_t now)
 {
     const SimProgram *p = e->p;
-    int32_t unit = e->s->cta_unit[p->ops[op].cta];
-    e->is_done[op] = 1;
+    int32_t c = p->ops[op].cta, unit = e->s->cta_unit[c];
+    e->pending[op] = -1;
+    e->s->order[e->order_len++] = (int32_t)op;
     e->ops_done++;
-    if (e->load && e->load->handoff_extra_ns && p->ops[op].kind == SIM_OP_REDUCE) /* k = still in flight */
+    if (G_UNLIKELY(e->s->handoff_extra_ns) && p->ops[op].kind == SIM_OP_REDUCE) /* k = still in flight */
         e->s->handoff_extra_ns[op] = e->load->handoff_extra_ns[MIN(e->ps_len, (int64_t)e->load->handoff_len)];
     for (int64_t k = p->first_out[op]; k < p->first_out[op + 1]; k++) {
         int64_t edge = p->out_edge[k], to = p->edges[edge].to;
@@ -210,42 +230,18 @@ static void complete(Engine *e, int64_t op, int64_t now)
     }
     if (p->next_on_engine[op] >= 0)
         release(e, p->next_on_engine[op], now);
-    int32_t c = p->ops[op].cta;
     if (--e->cta_left[c] == 0) {
         e->s->cta_end_ns[c] = now;
-        e->is_unit_busy[unit] = false;
+        e->free_units[unit / 64] |= UINT64_C(1) << (unit % 64);
         e->has_free_unit = true;
     }
 }
 
-static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
+/* The per-unit lists of pinned CTAs (CSR in CTA order) and the launch-order list of the others. */
+static void init_ctas(Engine *e)
 {
-    *e = (Engine){ .p = p, .s = s, .load = p->load };
-    int64_t n = p->op_count;
-    if (e->load) {
-        e->ps = g_new(PsJob, n + 1);
-        s->handoff_extra_ns = g_new0(int32_t, n);
-    }
-    s->start_ns = g_new(int64_t, n);
-    s->end_ns = g_new(int64_t, n);
-    s->cta_unit = g_new(int32_t, p->cta_count);
-    s->cta_dispatch_ns = g_new(int64_t, p->cta_count);
-    s->cta_end_ns = g_new(int64_t, p->cta_count);
-    s->makespan_ns = 0;
-    e->heap = g_new(Event, n + 1);
-    e->pending = g_new(int64_t, n);
-    e->ready = g_new0(int64_t, n);
-    e->is_done = g_new0(uint8_t, n);
-    for (int64_t op = 0; op < n; op++) {
-        e->pending[op] = p->first_in[op + 1] - p->first_in[op] + 1;
-        s->start_ns[op] = s->end_ns[op] = -1;
-    }
-    e->cta_left = g_new(int32_t, p->cta_count);
-    e->dynamic = g_new(int32_t, p->cta_count);
-    e->pinned_first = g_new0(int64_t, p->n_units + 1);
-    e->pinned = g_new(int64_t, p->cta_count);
-    e->pinned_next = g_new(int64_t, p->n_units);
-    e->is_unit_busy = g_new0(bool, p->n_units);
+    const SimProgram *p = e->p;
+    SimSchedule *s = e->s;
     for (int32_t c = 0; c < p->cta_count; c++) {
         g_assert(p->ctas[c].op_count > 0 && p->ctas[c].pinned_unit < p->n_units);
         e->cta_left[c] = p->ctas[c].op_count;
@@ -256,8 +252,10 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
         else
             e->dynamic[e->dynamic_count++] = c;
     }
-    for (int32_t u = 0; u < p->n_units; u++)
+    for (int32_t u = 0; u < p->n_units; u++) {
         e->pinned_first[u + 1] += e->pinned_first[u];
+        e->free_units[u / 64] |= UINT64_C(1) << (u % 64);
+    }
     memcpy(e->pinned_next, e->pinned_first, sizeof *e->pinned_next * p->n_units);
     for (int32_t c = 0; c < p->cta_count; c++)
         if (p->ctas[c].pinned_unit >= 0)
@@ -265,18 +263,49 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
     memcpy(e->pinned_next, e->pinned_first, sizeof *e->pinned_next * p->n_units);
 }
 
+static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
+{
+    *e = (Engine){ .p = p, .s = s, .load = p->load };
+    int64_t n = p->op_count;
+    g_assert(n < INT32_MAX && n + p->cta_count < INT32_MAX);
+    if (e->load) {
+        e->ps = g_new(PsJob, n + 1);
+        if (e->load->handoff_extra_ns)
+            s->handoff_extra_ns = g_new0(int32_t, n);
+    }
+    s->start_ns = g_new0(int64_t, n); /* ready times until each op starts */
+    s->end_ns = g_new(int64_t, n);
+    s->order = g_new(int32_t, n + p->cta_count);
+    s->cta_unit = g_new(int32_t, p->cta_count);
+    s->cta_dispatch_ns = g_new(int64_t, p->cta_count);
+    s->cta_end_ns = g_new(int64_t, p->cta_count);
+    s->makespan_ns = 0;
+    e->heap_cap = 2 * (int64_t)p->n_units * p->engines_per_unit + 16;
+    e->heap = g_new(Event, e->heap_cap);
+    e->pending = g_new(int32_t, n);
+    for (int64_t op = 0; op < n; op++) {
+        e->pending[op] = p->first_in[op + 1] - p->first_in[op] + 1;
+        s->end_ns[op] = -1;
+    }
+    e->cta_left = g_new(int32_t, p->cta_count);
+    e->dynamic = g_new(int32_t, p->cta_count);
+    e->pinned_first = g_new0(int32_t, p->n_units + 1);
+    e->pinned = g_new(int32_t, p->cta_count);
+    e->pinned_next = g_new(int32_t, p->n_units);
+    e->free_units = g_new0(uint64_t, (p->n_units + 63) / 64);
+    init_ctas(e);
+}
+
 static void engine_clear(Engine *e)
 {
     g_free(e->heap);
     g_free(e->pending);
-    g_free(e->ready);
-    g_free(e->is_done);
     g_free(e->cta_left);
     g_free(e->dynamic);
     g_free(e->pinned_first);
     g_free(e->pinned);
     g_free(e->pinned_next);
-    g_free(e->is_unit_busy);
+    g_free(e->free_units);
     g_free(e->ps);
 }
 
@@ -304,34 +333,64 @@ static SimStatus report_deadlock(const Engine *e, SimError *err)
                          stuck, e->s->cta_unit[stuck], e->ops_done, p->op_count);
 }
 
+/* Fixed durations: every event is a completion. The loop the engine spends its time in. */
+static void run_fixed(Engine *e)
+{
+    while (e->heap_len > 0) {
+        int64_t now = e->heap[0].time;
+        do {
+            Event ev = heap_pop(e);
+            complete(e, ev.op, now);
+        } while (e->heap_len > 0 && e->heap[0].time == now);
+        e->s->makespan_ns = now;
+        if (e->has_free_unit)
+            dispatch(e, now);
+    }
+}
+
+/* With a load model: reductions whose work is done, then this time's events (a zero-work join ends at
+ * once), then dispatch. */
+static void run_shared(Engine *e)
+{
+    while (e->heap_len > 0 || e->ps_len > 0) {
+        int64_t now = MIN(e->heap_len > 0 ? e->heap[0].time : INT64_MAX, ps_next_end(e));
+        ps_advance(e, now);
+        do {
+            while (e->ps_len > 0 && e->ps[0].mark <= e->vclock) {
+                int64_t op = ps_pop(e);
+                e->s->end_ns[op] = now;
+                complete(e, op, now);
+            }
+            while (e->heap_len > 0 && e->heap[0].time == now) {
+                Event ev = heap_pop(e);
+                if (ev.op < 0)
+                    ps_push(e, ~ev.op);
+                else
+                    complete(e, ev.op, now);
+            }
+        } while (e->ps_len > 0 && e->ps[0].mark <= e->vclock);
+        e->s->makespan_ns = now;
+        if (e->has_free_unit)
+            dispatch(e, now);
+    }
+}
+
 SimStatus sim_engine_run(const SimProgram *p, SimSchedule *out, SimError *err)
 {
     Engine e;
     engine_init(&e, p, out);
     dispatch(&e, 0);
-    while (e.heap_len > 0 || e.ps_len > 0) {
-        int64_t now = MIN(e.heap_len > 0 ? e.heap[0].time : INT64_MAX, ps_next_end(&e));
-        if (e.load)
-            ps_advance(&e, now);
-        do { /* reductions whose work is done, then this time's events; a zero-work join ends at once */
-            while (e.ps_len > 0 && e.ps[0].mark <= e.vclock) {
-                int64_t op = ps_pop(&e);
-                out->end_ns[op] = now;
-                complete(&e, op, now);
-            }
-            while (e.heap_len > 0 && e.heap[0].time == now) {
-                Event ev = heap_pop(&e);
-                if (ev.op < 0)
-                    ps_push(&e, ~ev.op);
-                else
-                    complete(&e, ev.op, now);
-            }
-        } while (e.ps_len > 0 && e.ps[0].mark <= e.vclock);
-        out->makespan_ns = now;
-        if (e.has_free_unit)
-            dispatch(&e, now);
+    if (e.load)
+        run_shared(&e);
+    else
+        run_fixed(&e);
+    SimStatus st = SIM_OK;
+    if (e.ops_done != p->op_count) {
+        st = report_deadlock(&e, err);
+        for (int64_t op = 0; op < p->op_count; op++) /* start_ns held ready times */
+            if (e.pending[op] > 0)
+                out->start_ns[op] = -1;
     }
-    SimStatus st = e.ops_done == p->op_count ? SIM_OK : report_deadlock(&e, err);
     engine_clear(&e);
     return st;
 }
@@ -344,6 +403,7 @@ void sim_schedule_clear(SimSchedule *s)
     g_free(s->cta_dispatch_ns);
     g_free(s->cta_end_ns);
     g_free(s->handoff_extra_ns);
+    g_free(s->order);
     *s = (SimSchedule){ 0 };
 }
 

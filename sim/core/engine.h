@@ -21,10 +21,14 @@ typedef struct {
     int64_t makespan_ns;          /* latest op end */
     int32_t *handoff_extra_ns;    /* with a load model: per op, the extra latency its cross-unit ACCUM edges
                                    * got at its release (sim_engine_edge_latency); else NULL */
+    int32_t *order;               /* op_count + cta_count entries: ops in completion order, with CTA c's
+                                   * dispatch as op_count + c where it happened; a topological order of the
+                                   * realised DAG (sim/model/analyze.h), so its analysis needs no sort */
 } SimSchedule;
 
 /* Runs p. A plan that can never finish (a CTA waits on one that cannot be placed, or a dependency cycle)
- * is reported as SIM_ERR_SCHEDULE with a sentence naming a stuck CTA. O((ops + edges) log ops). */
+ * is reported as SIM_ERR_SCHEDULE with a sentence naming a stuck CTA. O((ops + edges) log(in flight));
+ * besides the schedule (28 bytes per op), 4 bytes per op and a heap of the events in flight. */
 SimStatus sim_engine_run(const SimProgram *p, SimSchedule *out, SimError *err);
 void sim_schedule_clear(SimSchedule *s);
 /* The latency edge e had in schedule s: the program's latency between the two units plus, with a load

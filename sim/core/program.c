@@ -77,16 +77,16 @@ void sim_program_add_edge(SimProgram *p, int64_t from, int64_t to, int32_t laten
 }
 
 /* Counting sort of edge ids by one endpoint: first[v]..first[v+1] index the edges of v in 'out'. */
-static void build_csr(const SimProgram *p, bool by_to, int64_t **first, int64_t **out)
+static void build_csr(const SimProgram *p, bool by_to, int32_t **first, int32_t **out)
 {
-    int64_t *f = g_new0(int64_t, p->op_count + 1), *o = g_new(int64_t, p->edge_count);
+    int32_t *f = g_new0(int32_t, p->op_count + 1), *o = g_new(int32_t, p->edge_count);
     for (int64_t e = 0; e < p->edge_count; e++)
         f[(by_to ? p->edges[e].to : p->edges[e].from) + 1]++;
     for (int64_t v = 0; v < p->op_count; v++)
         f[v + 1] += f[v];
-    int64_t *fill = g_memdup2(f, sizeof *f * (p->op_count + 1));
+    int32_t *fill = g_memdup2(f, sizeof *f * (p->op_count + 1));
     for (int64_t e = 0; e < p->edge_count; e++)
-        o[fill[by_to ? p->edges[e].to : p->edges[e].from]++] = e;
+        o[fill[by_to ? p->edges[e].to : p->edges[e].from]++] = (int32_t)e;
     g_free(fill);
     *first = f;
     *out = o;
@@ -94,18 +94,18 @@ static void build_csr(const SimProgram *p, bool by_to, int64_t **first, int64_t 
 
 void sim_program_seal(SimProgram *p)
 {
-    g_assert(!p->first_in);
+    g_assert(!p->first_in && p->op_count < INT32_MAX && p->edge_count < INT32_MAX);
     for (int64_t e = 0; e < p->edge_count; e++)
         g_assert(p->edges[e].from < p->op_count && p->edges[e].to < p->op_count);
     build_csr(p, true, &p->first_in, &p->in_edge);
     build_csr(p, false, &p->first_out, &p->out_edge);
-    p->next_on_engine = g_new(int64_t, p->op_count);
+    p->next_on_engine = g_new(int32_t, p->op_count);
     p->is_first_on_engine = g_new(bool, p->op_count);
-    int64_t last[256];
+    int32_t last[256];
     for (int32_t c = 0; c < p->cta_count; c++) {
         for (int k = 0; k < p->engines_per_unit; k++)
             last[k] = -1;
-        for (int64_t i = p->ctas[c].op_begin; i < p->ctas[c].op_begin + p->ctas[c].op_count; i++) {
+        for (int32_t i = p->ctas[c].op_begin; i < p->ctas[c].op_begin + p->ctas[c].op_count; i++) {
             int k = p->ops[i].engine;
             p->next_on_engine[i] = -1;
             p->is_first_on_engine[i] = last[k] < 0;

@@ -61,11 +61,12 @@ typedef struct {
     int64_t edge_count;
     int32_t *unit_latency_ns;   /* optional n_units x n_units matrix replacing ACCUM edges' latency; owned */
     SimLoadModel *load;         /* optional load-dependent reductions (NULL: fixed durations); owned */
-    int64_t *first_in;          /* after seal: CSR of incoming edges, edge ids sorted by 'to' */
-    int64_t *in_edge;
-    int64_t *first_out;         /* after seal: CSR of outgoing edges */
-    int64_t *out_edge;
-    int64_t *next_on_engine;    /* after seal: next op of the same CTA on the same engine, or -1 */
+    /* After seal, 32-bit (seal checks op_count and edge_count < 2^31): */
+    int32_t *first_in;          /* CSR of incoming edges, edge ids sorted by 'to' (then by id) */
+    int32_t *in_edge;
+    int32_t *first_out;         /* CSR of outgoing edges (edge ids ascending per op) */
+    int32_t *out_edge;
+    int32_t *next_on_engine;    /* next op of the same CTA on the same engine, or -1 */
     bool *is_first_on_engine;   /* after seal: op has no earlier op of its CTA on its engine */
     int64_t op_capacity, edge_capacity;
     int32_t cta_capacity;
@@ -79,7 +80,8 @@ void sim_program_reserve(SimProgram *p, int64_t ops, int64_t edges);
 int32_t sim_program_add_cta(SimProgram *p, int32_t pinned_unit);
 int64_t sim_program_add_op(SimProgram *p, int engine, SimOpKind kind, int64_t duration_ns, int32_t task);
 void sim_program_add_edge(SimProgram *p, int64_t from, int64_t to, int32_t latency_ns, SimEdgeKind kind);
-/* Builds the adjacency. O(ops + edges). Call once, after the last add. */
+/* Builds the adjacency. O(ops + edges). Call once, after the last add. Ops and edges must stay below
+ * 2^31 (asserted; callers size-check first: sim_job_check_size). */
 void sim_program_seal(SimProgram *p);
 /* Latency of edge e when its ends run on units u_from and u_to. */
 int64_t sim_program_edge_latency(const SimProgram *p, int64_t e, int32_t u_from, int32_t u_to);

@@ -1,12 +1,15 @@
 /* Realized-schedule DAG. Nodes: every op, plus one zero-weight dispatch node per CTA (CTA c is node
  * op_count + c). The dispatch node waits for the previous CTA on the same unit to end and, for CTAs
  * placed by the block scheduler, for the previous such CTA's dispatch (in-order launch): exactly the
- * rule the engine applies, which is why the engine's makespan equals the critical path. */
+ * rule the engine applies, which is why the engine's makespan equals the critical path. The hot path
+ * (analyze_order.c) solves this DAG in the engine's completion order without building it; the igraph
+ * graph below is built only for the DOT export or when that order does not fit the DAG. */
 #include "analyze.h"
 
 #include <glib.h>
 #include <stdlib.h>
 
+#include "analyze_order.h"
 #include "dag.h"
 
 enum { KIND_PROGRAM = SIM_EDGE_KIND_COUNT, KIND_DISPATCH, KIND_LAUNCH };
@@ -108,7 +111,6 @@ static void critical_breakdown(const Dag *g, const SimProgram *p, SimAnalysis *a
         if (i + 1 < len)
             a->breakdown_ns[BREAK_LATENCY] += dag_edge_weight_ns(g, edges[i]);
     }
-    a->breakdown_ns[BREAK_WAIT] = a->makespan_ns - a->critical_path_ns;
 }
 
 static void node_label(int64_t v, char *buf, size_t len, void *ctx)
@@ -120,9 +122,9 @@ static void node_label(int64_t v, char *buf, size_t len, void *ctx)
         snprintf(buf, len, "%s task %d CTA %d", sim_op_kind_name(p->ops[v].kind), p->ops[v].task, p->ops[v].cta);
 }
 
-SimStatus sim_analyze(const SimProgram *p, const SimSchedule *s, SimAnalysis *out, FILE *dot, SimError *err)
+/* Through the igraph DAG (dag/): for the DOT export, and for a schedule without a usable completion order. */
+static SimStatus analyze_dag(const SimProgram *p, const SimSchedule *s, SimAnalysis *out, FILE *dot, SimError *err)
 {
-    *out = (SimAnalysis){ .makespan_ns = s->makespan_ns };
     Dag *g = build_dag(p, s);
     if (dag_solve(g, err) != SIM_OK) {
         dag_free(g);
@@ -130,10 +132,6 @@ SimStatus sim_analyze(const SimProgram *p, const SimSchedule *s, SimAnalysis *ou
     }
     out->critical_path_ns = dag_critical_path_ns(g);
     out->lemma1_violations = dag_count_depth_violations(g, SIM_EDGE_ACCUM);
-    out->busy_ns = busy_time(p, s);
-    int64_t capacity = (int64_t)p->n_units * s->makespan_ns;
-    out->bubble_ns = capacity - out->busy_ns;
-    out->busy_fraction = capacity > 0 ? (double)out->busy_ns / (double)capacity : 0.0;
     critical_breakdown(g, p, out);
     out->is_critical = g_new(uint8_t, p->op_count);
     for (int64_t op = 0; op < p->op_count; op++)
@@ -142,6 +140,31 @@ SimStatus sim_analyze(const SimProgram *p, const SimSchedule *s, SimAnalysis *ou
         sim_error_set(err, SIM_ERR_IO, "writing the DOT graph failed");
     dag_free(g);
     return err->status;
+}
+
+SimStatus sim_analyze(const SimProgram *p, const SimSchedule *s, SimAnalysis *out, FILE *dot, SimError *err)
+{
+    return sim_analyze_level(p, s, SIM_ANALYSIS_FULL, out, dot, err);
+}
+
+SimStatus sim_analyze_level(const SimProgram *p, const SimSchedule *s, SimAnalysisLevel level, SimAnalysis *out,
+                            FILE *dot, SimError *err)
+{
+    *out = (SimAnalysis){ .makespan_ns = s->makespan_ns };
+    int64_t capacity = (int64_t)p->n_units * s->makespan_ns;
+    if (level == SIM_ANALYSIS_NONE)
+        return SIM_OK;
+    if (dot || !s->order || !sim_analyze_order(p, s, level == SIM_ANALYSIS_FULL, out)) {
+        sim_analysis_clear(out);
+        *out = (SimAnalysis){ .makespan_ns = s->makespan_ns };
+        if (analyze_dag(p, s, out, dot, err) != SIM_OK)
+            return err->status;
+    }
+    out->busy_ns = busy_time(p, s);
+    out->bubble_ns = capacity - out->busy_ns;
+    out->busy_fraction = capacity > 0 ? (double)out->busy_ns / (double)capacity : 0.0;
+    out->breakdown_ns[BREAK_WAIT] = out->makespan_ns - out->critical_path_ns;
+    return SIM_OK;
 }
 
 void sim_analysis_clear(SimAnalysis *a)

@@ -123,6 +123,13 @@ static SimStatus render_outputs(const AttnJob *job, const Plan *plan, const SimP
     return err->status;
 }
 
+/* The analysis the job asked for, raised to FULL when an output marks critical ops. */
+static SimAnalysisLevel analysis_level(const AttnJob *job)
+{
+    bool needs_critical = job->dot_path || job->trace_path || job->csv_path || job->gantt_path;
+    return needs_critical ? SIM_ANALYSIS_FULL : job->analysis;
+}
+
 /* Program -> engine -> analysis (and the optional DOT file), then the rendered outputs. A failure of
  * a rendered output also takes back the DOT file, so an error leaves no output of this step. */
 static SimStatus simulate(const AttnJob *job, const Plan *plan, AttnResult *r, SimError *err)
@@ -135,7 +142,7 @@ static SimStatus simulate(const AttnJob *job, const Plan *plan, AttnResult *r, S
     bool is_dot_done = false;
     if (sim_engine_run(prog, &s, err) == SIM_OK &&
         (!job->dot_path || sim_output_open(&dot, job->dot_path, err) == SIM_OK) &&
-        sim_analyze(prog, &s, &r->a, dot.f, err) == SIM_OK && job->dot_path)
+        sim_analyze_level(prog, &s, analysis_level(job), &r->a, dot.f, err) == SIM_OK && job->dot_path)
         is_dot_done = sim_output_commit(&dot, err) == SIM_OK;
     sim_output_abort(&dot);
     if (!err->status && render_outputs(job, plan, prog, &s, &r->a, err) != SIM_OK && is_dot_done)

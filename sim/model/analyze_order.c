@@ -1,0 +1,246 @@
+/* Solving the realised DAG in the engine's completion order. Node v < n is op v, node n + c the dispatch
+ * of CTA c (n = op_count). Edges, implicit except the program's: op -> its next op on the engine (0),
+ * program edges (realised latency; chain if not ACCUM and on one unit), every last-on-engine op of the
+ * previous CTA on the unit -> dispatch (0, chain), previous block-scheduled dispatch -> dispatch (0, not
+ * chain), dispatch -> first-on-engine ops (0, chain). Ties are broken as dag/ breaks them on the graph
+ * analyze.c builds, whose edge ids run: program order, program edges, then per CTA its dispatch edges. */
+#include "analyze_order.h"
+
+#include <glib.h>
+
+enum { IS_DONE = 1, IS_CRITICAL = 2 };
+
+typedef struct {
+    const SimProgram *p;
+    const SimSchedule *s;
+    int64_t n;
+    int64_t *est;                 /* per node: longest path to its start */
+    int32_t *depth;               /* per node: chain edges on the deepest chain path to it */
+    uint8_t *flags;               /* per node: IS_DONE (forward pass), IS_CRITICAL (backward pass) */
+    int32_t *prev_on_unit, *next_on_unit;   /* per CTA: neighbours on its unit in CTA order, or -1 */
+    int32_t *prev_launch, *next_launch;     /* per block-scheduled CTA: neighbours in launch order, or -1 */
+    int64_t cp_ns;
+} Solver;
+
+static inline int64_t weight(const Solver *sv, int64_t v)
+{
+    return v < sv->n ? sv->s->end_ns[v] - sv->s->start_ns[v] : 0;
+}
+
+static inline int32_t unit_of(const Solver *sv, int64_t op)
+{
+    return sv->s->cta_unit[sv->p->ops[op].cta];
+}
+
+static void link_ctas(Solver *sv)
+{
+    const SimProgram *p = sv->p;
+    int32_t *last = g_new(int32_t, p->n_units), prev_dynamic = -1;
+    for (int32_t u = 0; u < p->n_units; u++)
+        last[u] = -1;
+    for (int32_t c = 0; c < p->cta_count; c++) {
+        int32_t u = sv->s->cta_unit[c];
+        sv->prev_on_unit[c] = last[u], sv->next_on_unit[c] = -1, sv->next_launch[c] = sv->prev_launch[c] = -1;
+        if (last[u] >= 0)
+            sv->next_on_unit[last[u]] = c;
+        last[u] = c;
+        if (p->ctas[c].pinned_unit < 0) {
+            sv->prev_launch[c] = prev_dynamic;
+            if (prev_dynamic >= 0)
+                sv->next_launch[prev_dynamic] = c;
+            prev_dynamic = c;
+        }
+    }
+    g_free(last);
+}
+
+static inline bool is_done(const Solver *sv, int64_t v)
+{
+    return sv->flags[v] & IS_DONE;
+}
+
+/* est and depth of op v from its program in-edges and its dispatch node; pushes to its next on the
+ * engine. False if a predecessor is not done yet (the order is not topological). */
+static bool forward_op(Solver *sv, int64_t v)
+{
+    const SimProgram *p = sv->p;
+    int64_t est = sv->est[v];
+    int32_t depth = sv->depth[v], unit = unit_of(sv, v);
+    for (int64_t k = p->first_in[v]; k < p->first_in[v + 1]; k++) {
+        int64_t e = p->in_edge[k], u = p->edges[e].from;
+        if (!is_done(sv, u))
+            return false;
+        est = MAX(est, sv->est[u] + weight(sv, u) + sim_engine_edge_latency(p, sv->s, e));
+        if (p->edges[e].kind != SIM_EDGE_ACCUM && unit_of(sv, u) == unit)
+            depth = MAX(depth, sv->depth[u] + 1);
+    }
+    if (p->is_first_on_engine[v]) {
+        int64_t node = sv->n + p->ops[v].cta;
+        if (!is_done(sv, node))
+            return false;
+        est = MAX(est, sv->est[node]);
+        depth = MAX(depth, sv->depth[node] + 1);
+    }
+    sv->est[v] = est, sv->depth[v] = depth;
+    int64_t end = est + weight(sv, v), next = p->next_on_engine[v];
+    sv->cp_ns = MAX(sv->cp_ns, end);
+    if (next >= 0) { /* done before next starts: next's own pass sees this */
+        sv->est[next] = MAX(sv->est[next], end);
+        sv->depth[next] = MAX(sv->depth[next], depth + 1);
+    }
+    return true;
+}
+
+static bool forward_dispatch(Solver *sv, int32_t c)
+{
+    const SimProgram *p = sv->p;
+    int64_t node = sv->n + c, est = 0;
+    int32_t depth = 0, prev = sv->prev_on_unit[c], launch = sv->prev_launch[c];
+    for (int64_t op = prev >= 0 ? p->ctas[prev].op_begin : 0;
+         prev >= 0 && op < p->ctas[prev].op_begin + p->ctas[prev].op_count; op++)
+        if (p->next_on_engine[op] < 0) {
+            if (!is_done(sv, op))
+                return false;
+            est = MAX(est, sv->est[op] + weight(sv, op));
+            depth = MAX(depth, sv->depth[op] + 1);
+        }
+    if (launch >= 0) {
+        if (!is_done(sv, sv->n + launch))
+            return false;
+        est = MAX(est, sv->est[sv->n + launch]);
+    }
+    sv->est[node] = est, sv->depth[node] = depth;
+    sv->cp_ns = MAX(sv->cp_ns, est);
+    return true;
+}
+
+/* Slack 0 <=> the node ends at the critical path's end, or a tight edge leads to a critical node. */
+static bool backward_op(const Solver *sv, int64_t v)
+{
+    const SimProgram *p = sv->p;
+    int64_t end = sv->est[v] + weight(sv, v), next = p->next_on_engine[v];
+    if (end == sv->cp_ns)
+        return true;
+    if (next >= 0 && (sv->flags[next] & IS_CRITICAL) && sv->est[next] == end)
+        return true;
+    for (int64_t k = p->first_out[v]; k < p->first_out[v + 1]; k++) {
+        int64_t e = p->out_edge[k], to = p->edges[e].to;
+        if ((sv->flags[to] & IS_CRITICAL) && sv->est[to] == end + sim_engine_edge_latency(p, sv->s, e))
+            return true;
+    }
+    int32_t c = sv->next_on_unit[p->ops[v].cta];
+    return next < 0 && c >= 0 && (sv->flags[sv->n + c] & IS_CRITICAL) && sv->est[sv->n + c] == end;
+}
+
+static bool backward_dispatch(const Solver *sv, int32_t c)
+{
+    const SimProgram *p = sv->p;
+    int64_t est = sv->est[sv->n + c];
+    if (est == sv->cp_ns)
+        return true;
+    for (int64_t op = p->ctas[c].op_begin; op < p->ctas[c].op_begin + p->ctas[c].op_count; op++)
+        if (p->is_first_on_engine[op] && (sv->flags[op] & IS_CRITICAL) && sv->est[op] == est)
+            return true;
+    int32_t next = sv->next_launch[c];
+    return next >= 0 && (sv->flags[sv->n + next] & IS_CRITICAL) && sv->est[sv->n + next] == est;
+}
+
+/* The predecessor the critical path walk takes from v: its first binding in-edge in edge-id order (see
+ * the top of the file); *latency_ns gets that edge's weight. -1 at a source. */
+static int64_t binding_pred(const Solver *sv, int64_t v, int64_t *latency_ns)
+{
+    const SimProgram *p = sv->p;
+    int64_t est = sv->est[v];
+    *latency_ns = 0;
+    if (v >= sv->n) {
+        int32_t c = (int32_t)(v - sv->n), prev = sv->prev_on_unit[c], launch = sv->prev_launch[c];
+        for (int64_t op = prev >= 0 ? p->ctas[prev].op_begin : 0;
+             prev >= 0 && op < p->ctas[prev].op_begin + p->ctas[prev].op_count; op++)
+            if (p->next_on_engine[op] < 0 && sv->est[op] + weight(sv, op) == est)
+                return op;
+        return launch >= 0 && sv->est[sv->n + launch] == est ? sv->n + launch : -1;
+    }
+    const SimCta *cta = &p->ctas[p->ops[v].cta];
+    for (int64_t u = v - 1; !p->is_first_on_engine[v] && u >= cta->op_begin; u--)
+        if (p->next_on_engine[u] == v) {
+            if (sv->est[u] + weight(sv, u) == est)
+                return u;
+            break;
+        }
+    for (int64_t k = p->first_in[v]; k < p->first_in[v + 1]; k++) {
+        int64_t e = p->in_edge[k], u = p->edges[e].from, lat = sim_engine_edge_latency(p, sv->s, e);
+        if (sv->est[u] + weight(sv, u) + lat == est) {
+            *latency_ns = lat;
+            return u;
+        }
+    }
+    int64_t node = sv->n + p->ops[v].cta;
+    return p->is_first_on_engine[v] && sv->est[node] == est ? node : -1;
+}
+
+/* Walks back from the lowest-numbered node that ends last, as dag_critical_path does. */
+static void breakdown(const Solver *sv, SimAnalysis *a)
+{
+    static const BreakdownPart part_of_kind[SIM_OP_KIND_COUNT] = {
+        [SIM_OP_COMPUTE] = BREAK_COMPUTE, [SIM_OP_REDUCE] = BREAK_REDUCE,
+        [SIM_OP_VECTOR] = BREAK_VECTOR, [SIM_OP_SYNC] = BREAK_COMPUTE,
+    };
+    int64_t v = -1, nodes = sv->n + sv->p->cta_count;
+    for (int64_t u = 0; u < nodes && v < 0; u++)
+        if (sv->est[u] + weight(sv, u) == sv->cp_ns)
+            v = u;
+    while (v >= 0) {
+        int64_t latency;
+        if (v < sv->n)
+            a->breakdown_ns[part_of_kind[sv->p->ops[v].kind]] += weight(sv, v);
+        v = binding_pred(sv, v, &latency);
+        a->breakdown_ns[BREAK_LATENCY] += latency;
+    }
+}
+
+static bool solve(Solver *sv, bool has_critical)
+{
+    const int32_t *order = sv->s->order;
+    int64_t nodes = sv->n + sv->p->cta_count;
+    for (int64_t i = 0; i < nodes; i++) {
+        int64_t v = order[i];
+        if (v < 0 || v >= nodes || is_done(sv, v) ||
+            !(v < sv->n ? forward_op(sv, v) : forward_dispatch(sv, (int32_t)(v - sv->n))))
+            return false;
+        sv->flags[v] = IS_DONE;
+    }
+    for (int64_t i = nodes - 1; has_critical && i >= 0; i--) {
+        int64_t v = order[i];
+        if (v < sv->n ? backward_op(sv, v) : backward_dispatch(sv, (int32_t)(v - sv->n)))
+            sv->flags[v] |= IS_CRITICAL;
+    }
+    return true;
+}
+
+bool sim_analyze_order(const SimProgram *p, const SimSchedule *s, bool has_critical, SimAnalysis *out)
+{
+    int64_t nodes = p->op_count + p->cta_count;
+    Solver sv = { .p = p, .s = s, .n = p->op_count, .est = g_new0(int64_t, nodes), .depth = g_new0(int32_t, nodes),
+                  .flags = g_new0(uint8_t, nodes), .prev_on_unit = g_new(int32_t, p->cta_count),
+                  .next_on_unit = g_new(int32_t, p->cta_count), .prev_launch = g_new(int32_t, p->cta_count),
+                  .next_launch = g_new(int32_t, p->cta_count) };
+    link_ctas(&sv);
+    bool ok = solve(&sv, has_critical);
+    if (ok) {
+        out->critical_path_ns = sv.cp_ns;
+        for (int64_t e = 0; e < p->edge_count; e++)
+            if (p->edges[e].kind == SIM_EDGE_ACCUM && sv.depth[p->edges[e].from] >= sv.depth[p->edges[e].to])
+                out->lemma1_violations++;
+        breakdown(&sv, out);
+    }
+    g_free(sv.est), g_free(sv.depth);
+    g_free(sv.prev_on_unit), g_free(sv.next_on_unit), g_free(sv.prev_launch), g_free(sv.next_launch);
+    if (ok && has_critical) { /* the flags become is_critical: one byte per op, 0 or 1 */
+        for (int64_t op = 0; op < p->op_count; op++)
+            sv.flags[op] = (sv.flags[op] & IS_CRITICAL) != 0;
+        out->is_critical = g_renew(uint8_t, sv.flags, MAX(p->op_count, 1));
+    } else {
+        g_free(sv.flags);
+    }
+    return ok;
+}

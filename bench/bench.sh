@@ -1,21 +1,46 @@
 #!/bin/bash
-# `make bench`: time and peak memory of bin/sim at growing sizes, then every bench/bench_*.sh.
-# Prints one line per size: tasks, seconds (wall), peak RSS in MB. GNU time gives RSS.
+# `make bench`: bin/sim (fa3, full mask, 132 SMs, serial: engine + full DAG analysis) at 16k to 10M tasks
+# against the floor, a bare binary-heap event loop (bench/floor_heap.c: push + pop on (time, seq), 132 in
+# flight) over the same number of events (one per op, 2 per task), measured in the same run. Medians of
+# RUNS runs (default 5) of wall time (bash's clock around the process) and peak RSS (GNU time). Then every bench/bench_*.sh.
+# Columns: tasks, seconds, ns per task, floor ns per event, ratio = seconds / (events x floor), peak MB,
+# peak bytes per task. Targets (issue 17): 524288 tasks at most 5x the floor and 80 MB; ns/task flat
+# within 20% from 16k to 10M tasks.
 set -eu
 sim=${1:-bin/sim}
+runs=${RUNS:-5}
+sizes=${HEADS:-1 8 32 128 640}   # heads of 128 x 128 tiles: 16k, 131k, 524k, 2.1M, 10.5M tasks
+here=$(dirname "$0")
 command -v /usr/bin/time >/dev/null || { echo "bench needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
-echo "# attention: fa3, full mask, 132 SMs, serial reduction (engine + DAG + critical path)"
-printf "%-10s %-6s %-6s %12s %9s %9s\n" heads kv q tasks seconds rss_mb
-for size in "4 64 64" "8 128 128" "16 128 128" "32 128 128"; do
-    set -- $size
-    /usr/bin/time -f "%e %M" -o /tmp/bench.$$ "$sim" --policy fa3 --n 132 --heads "$1" --kv-tiles "$2" \
-        --q-tiles "$3" --json >/tmp/bench.out.$$
-    read -r secs kb </tmp/bench.$$
-    tasks=$(sed -n 's/.*"tasks":\([0-9]*\).*/\1/p' /tmp/bench.out.$$)
-    printf "%-10s %-6s %-6s %12s %9s %9d\n" "$1" "$2" "$3" "$tasks" "$secs" $((kb / 1024))
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+${CC:-cc} -O2 -std=c11 -o "$tmp/floor_heap" "$here/floor_heap.c"
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+echo "# attention: fa3, full mask, 132 SMs, 128 x 128 tiles per head, serial reduction, full analysis;"
+echo "# medians of $runs runs; floor = bare heap push+pop, 132 in flight, same number of events"
+printf "%10s %9s %8s %10s %7s %8s %11s\n" tasks seconds ns/task floor_ns/ev ratio peak_mb bytes/task
+for heads in $sizes; do
+    tasks=$((heads * 128 * 128))
+    events=$((2 * tasks))
+    : >"$tmp/secs"; : >"$tmp/kb"
+    for _ in $(seq "$runs"); do
+        t0=$EPOCHREALTIME
+        /usr/bin/time -f "%M" -o "$tmp/time" "$sim" --policy fa3 --n 132 --heads "$heads" --kv-tiles 128 \
+            --q-tiles 128 --max-memory-mb 16384 >/dev/null
+        t1=$EPOCHREALTIME
+        awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$tmp/secs"
+        cat "$tmp/time" >>"$tmp/kb"
+    done
+    secs=$(median <"$tmp/secs"); kb=$(median <"$tmp/kb")
+    read -r floor _ < <("$tmp/floor_heap" "$events" 132)
+    awk -v t="$tasks" -v s="$secs" -v f="$floor" -v e="$events" -v kb="$kb" 'BEGIN {
+        printf "%10d %9.3f %8.0f %10.1f %7.2f %8.1f %11.0f\n", t, s, s * 1e9 / t, f, s * 1e9 / (e * f),
+               kb / 1024, kb * 1024 / t }'
 done
-rm -f /tmp/bench.$$ /tmp/bench.out.$$
-for b in "$(dirname "$0")"/bench_*.sh; do
+[ -n "${HEADS:-}" ] && exit 0   # a quick look at some sizes only
+for b in "$here"/bench_*.sh; do
     [ -e "$b" ] && bash "$b" "$sim"
 done
 exit 0

@@ -8,19 +8,26 @@
 
 #include <glib.h>
 
-enum { IS_DONE = 1, IS_CRITICAL = 2 };
+enum { IS_DONE = 1, IS_CRITICAL = 2, IS_BOUND = 4 };
 
 typedef struct {
     const SimProgram *p;
     const SimSchedule *s;
     int64_t n;
-    int64_t *est;                 /* per node: longest path to its start */
     int32_t *depth;               /* per node: chain edges on the deepest chain path to it */
-    uint8_t *flags;               /* per node: IS_DONE (forward pass), IS_CRITICAL (backward pass) */
+    uint8_t *flags;               /* per node: IS_BOUND, IS_DONE (forward pass), IS_CRITICAL (backward) */
     int32_t *prev_on_unit, *next_on_unit;   /* per CTA: neighbours on its unit in CTA order, or -1 */
     int32_t *prev_launch, *next_launch;     /* per block-scheduled CTA: neighbours in launch order, or -1 */
     int64_t cp_ns;
 } Solver;
+
+/* The engine starts every op and dispatch as early as the DAG allows, so a node's earliest start is its
+ * realised start: solve() checks est == start at every node (the recurrence then holds everywhere, and
+ * in topological order it has one solution), so no array of earliest starts is needed. */
+static inline int64_t est_of(const Solver *sv, int64_t v)
+{
+    return v < sv->n ? sv->s->start_ns[v] : sv->s->cta_dispatch_ns[v - sv->n];
+}
 
 static inline int64_t weight(const Solver *sv, int64_t v)
 {
@@ -59,33 +66,43 @@ static inline bool is_done(const Solver *sv, int64_t v)
     return sv->flags[v] & IS_DONE;
 }
 
-/* est and depth of op v from its program in-edges and its dispatch node; pushes to its next on the
- * engine. False if a predecessor is not done yet (the order is not topological). */
+/* Term t of a node starting at start: none may exceed it, and one must meet it (IS_BOUND). */
+static inline bool bound(Solver *sv, int64_t v, int64_t start, int64_t t)
+{
+    if (t == start)
+        sv->flags[v] |= IS_BOUND;
+    return t <= start;
+}
+
+/* Checks op v's start against its program in-edges and its dispatch node (its previous op on the engine
+ * pushed its term), computes its depth and pushes both to its next op on the engine. False if a
+ * predecessor is not done yet (the order is not topological) or the start is not the earliest one. */
 static bool forward_op(Solver *sv, int64_t v)
 {
     const SimProgram *p = sv->p;
-    int64_t est = sv->est[v];
+    int64_t start = sv->s->start_ns[v];
     int32_t depth = sv->depth[v], unit = unit_of(sv, v);
     for (int64_t k = p->first_in[v]; k < p->first_in[v + 1]; k++) {
         int64_t e = p->in_edge[k], u = p->edges[e].from;
-        if (!is_done(sv, u))
+        if (!is_done(sv, u) || !bound(sv, v, start, sv->s->end_ns[u] + sim_engine_edge_latency(p, sv->s, e)))
             return false;
-        est = MAX(est, sv->est[u] + weight(sv, u) + sim_engine_edge_latency(p, sv->s, e));
         if (p->edges[e].kind != SIM_EDGE_ACCUM && unit_of(sv, u) == unit)
             depth = MAX(depth, sv->depth[u] + 1);
     }
     if (p->is_first_on_engine[v]) {
         int64_t node = sv->n + p->ops[v].cta;
-        if (!is_done(sv, node))
+        if (!is_done(sv, node) || !bound(sv, v, start, est_of(sv, node)))
             return false;
-        est = MAX(est, sv->est[node]);
         depth = MAX(depth, sv->depth[node] + 1);
     }
-    sv->est[v] = est, sv->depth[v] = depth;
-    int64_t end = est + weight(sv, v), next = p->next_on_engine[v];
+    if (!(sv->flags[v] & IS_BOUND) || sv->s->end_ns[v] < start)
+        return false;
+    sv->depth[v] = depth;
+    int64_t end = sv->s->end_ns[v], next = p->next_on_engine[v];
     sv->cp_ns = MAX(sv->cp_ns, end);
-    if (next >= 0) { /* done before next starts: next's own pass sees this */
-        sv->est[next] = MAX(sv->est[next], end);
+    if (next >= 0) {
+        if (!bound(sv, next, sv->s->start_ns[next], end))
+            return false;
         sv->depth[next] = MAX(sv->depth[next], depth + 1);
     }
     return true;
@@ -94,23 +111,23 @@ static bool forward_op(Solver *sv, int64_t v)
 static bool forward_dispatch(Solver *sv, int32_t c)
 {
     const SimProgram *p = sv->p;
-    int64_t node = sv->n + c, est = 0;
+    int64_t node = sv->n + c, start = est_of(sv, node);
     int32_t depth = 0, prev = sv->prev_on_unit[c], launch = sv->prev_launch[c];
+    if (prev < 0 && launch < 0 && start == 0)
+        sv->flags[node] |= IS_BOUND; /* a source starts at 0 */
     for (int64_t op = prev >= 0 ? p->ctas[prev].op_begin : 0;
          prev >= 0 && op < p->ctas[prev].op_begin + p->ctas[prev].op_count; op++)
         if (p->next_on_engine[op] < 0) {
-            if (!is_done(sv, op))
+            if (!is_done(sv, op) || !bound(sv, node, start, sv->s->end_ns[op]))
                 return false;
-            est = MAX(est, sv->est[op] + weight(sv, op));
             depth = MAX(depth, sv->depth[op] + 1);
         }
-    if (launch >= 0) {
-        if (!is_done(sv, sv->n + launch))
-            return false;
-        est = MAX(est, sv->est[sv->n + launch]);
-    }
-    sv->est[node] = est, sv->depth[node] = depth;
-    sv->cp_ns = MAX(sv->cp_ns, est);
+    if (launch >= 0 && (!is_done(sv, sv->n + launch) || !bound(sv, node, start, est_of(sv, sv->n + launch))))
+        return false;
+    if (!(sv->flags[node] & IS_BOUND))
+        return false;
+    sv->depth[node] = depth;
+    sv->cp_ns = MAX(sv->cp_ns, start);
     return true;
 }
 
@@ -118,31 +135,31 @@ static bool forward_dispatch(Solver *sv, int32_t c)
 static bool backward_op(const Solver *sv, int64_t v)
 {
     const SimProgram *p = sv->p;
-    int64_t end = sv->est[v] + weight(sv, v), next = p->next_on_engine[v];
+    int64_t end = est_of(sv, v) + weight(sv, v), next = p->next_on_engine[v];
     if (end == sv->cp_ns)
         return true;
-    if (next >= 0 && (sv->flags[next] & IS_CRITICAL) && sv->est[next] == end)
+    if (next >= 0 && (sv->flags[next] & IS_CRITICAL) && est_of(sv, next) == end)
         return true;
     for (int64_t k = p->first_out[v]; k < p->first_out[v + 1]; k++) {
         int64_t e = p->out_edge[k], to = p->edges[e].to;
-        if ((sv->flags[to] & IS_CRITICAL) && sv->est[to] == end + sim_engine_edge_latency(p, sv->s, e))
+        if ((sv->flags[to] & IS_CRITICAL) && est_of(sv, to) == end + sim_engine_edge_latency(p, sv->s, e))
             return true;
     }
     int32_t c = sv->next_on_unit[p->ops[v].cta];
-    return next < 0 && c >= 0 && (sv->flags[sv->n + c] & IS_CRITICAL) && sv->est[sv->n + c] == end;
+    return next < 0 && c >= 0 && (sv->flags[sv->n + c] & IS_CRITICAL) && est_of(sv, sv->n + c) == end;
 }
 
 static bool backward_dispatch(const Solver *sv, int32_t c)
 {
     const SimProgram *p = sv->p;
-    int64_t est = sv->est[sv->n + c];
+    int64_t est = est_of(sv, sv->n + c);
     if (est == sv->cp_ns)
         return true;
     for (int64_t op = p->ctas[c].op_begin; op < p->ctas[c].op_begin + p->ctas[c].op_count; op++)
-        if (p->is_first_on_engine[op] && (sv->flags[op] & IS_CRITICAL) && sv->est[op] == est)
+        if (p->is_first_on_engine[op] && (sv->flags[op] & IS_CRITICAL) && est_of(sv, op) == est)
             return true;
     int32_t next = sv->next_launch[c];
-    return next >= 0 && (sv->flags[sv->n + next] & IS_CRITICAL) && sv->est[sv->n + next] == est;
+    return next >= 0 && (sv->flags[sv->n + next] & IS_CRITICAL) && est_of(sv, sv->n + next) == est;
 }
 
 /* The predecessor the critical path walk takes from v: its first binding in-edge in edge-id order (see
@@ -150,32 +167,32 @@ static bool backward_dispatch(const Solver *sv, int32_t c)
 static int64_t binding_pred(const Solver *sv, int64_t v, int64_t *latency_ns)
 {
     const SimProgram *p = sv->p;
-    int64_t est = sv->est[v];
+    int64_t est = est_of(sv, v);
     *latency_ns = 0;
     if (v >= sv->n) {
         int32_t c = (int32_t)(v - sv->n), prev = sv->prev_on_unit[c], launch = sv->prev_launch[c];
         for (int64_t op = prev >= 0 ? p->ctas[prev].op_begin : 0;
              prev >= 0 && op < p->ctas[prev].op_begin + p->ctas[prev].op_count; op++)
-            if (p->next_on_engine[op] < 0 && sv->est[op] + weight(sv, op) == est)
+            if (p->next_on_engine[op] < 0 && est_of(sv, op) + weight(sv, op) == est)
                 return op;
-        return launch >= 0 && sv->est[sv->n + launch] == est ? sv->n + launch : -1;
+        return launch >= 0 && est_of(sv, sv->n + launch) == est ? sv->n + launch : -1;
     }
     const SimCta *cta = &p->ctas[p->ops[v].cta];
     for (int64_t u = v - 1; !p->is_first_on_engine[v] && u >= cta->op_begin; u--)
         if (p->next_on_engine[u] == v) {
-            if (sv->est[u] + weight(sv, u) == est)
+            if (est_of(sv, u) + weight(sv, u) == est)
                 return u;
             break;
         }
     for (int64_t k = p->first_in[v]; k < p->first_in[v + 1]; k++) {
         int64_t e = p->in_edge[k], u = p->edges[e].from, lat = sim_engine_edge_latency(p, sv->s, e);
-        if (sv->est[u] + weight(sv, u) + lat == est) {
+        if (est_of(sv, u) + weight(sv, u) + lat == est) {
             *latency_ns = lat;
             return u;
         }
     }
     int64_t node = sv->n + p->ops[v].cta;
-    return p->is_first_on_engine[v] && sv->est[node] == est ? node : -1;
+    return p->is_first_on_engine[v] && est_of(sv, node) == est ? node : -1;
 }
 
 /* Walks back from the lowest-numbered node that ends last, as dag_critical_path does. */
@@ -187,7 +204,7 @@ static void breakdown(const Solver *sv, SimAnalysis *a)
     };
     int64_t v = -1, nodes = sv->n + sv->p->cta_count;
     for (int64_t u = 0; u < nodes && v < 0; u++)
-        if (sv->est[u] + weight(sv, u) == sv->cp_ns)
+        if (est_of(sv, u) + weight(sv, u) == sv->cp_ns)
             v = u;
     while (v >= 0) {
         int64_t latency;
@@ -207,7 +224,7 @@ static bool solve(Solver *sv, bool has_critical)
         if (v < 0 || v >= nodes || is_done(sv, v) ||
             !(v < sv->n ? forward_op(sv, v) : forward_dispatch(sv, (int32_t)(v - sv->n))))
             return false;
-        sv->flags[v] = IS_DONE;
+        sv->flags[v] |= IS_DONE;
     }
     for (int64_t i = nodes - 1; has_critical && i >= 0; i--) {
         int64_t v = order[i];
@@ -220,7 +237,7 @@ static bool solve(Solver *sv, bool has_critical)
 bool sim_analyze_order(const SimProgram *p, const SimSchedule *s, bool has_critical, SimAnalysis *out)
 {
     int64_t nodes = p->op_count + p->cta_count;
-    Solver sv = { .p = p, .s = s, .n = p->op_count, .est = g_new0(int64_t, nodes), .depth = g_new0(int32_t, nodes),
+    Solver sv = { .p = p, .s = s, .n = p->op_count, .depth = g_new0(int32_t, nodes),
                   .flags = g_new0(uint8_t, nodes), .prev_on_unit = g_new(int32_t, p->cta_count),
                   .next_on_unit = g_new(int32_t, p->cta_count), .prev_launch = g_new(int32_t, p->cta_count),
                   .next_launch = g_new(int32_t, p->cta_count) };
@@ -233,7 +250,7 @@ bool sim_analyze_order(const SimProgram *p, const SimSchedule *s, bool has_criti
                 out->lemma1_violations++;
         breakdown(&sv, out);
     }
-    g_free(sv.est), g_free(sv.depth);
+    g_free(sv.depth);
     g_free(sv.prev_on_unit), g_free(sv.next_on_unit), g_free(sv.prev_launch), g_free(sv.next_launch);
     if (ok && has_critical) { /* the flags become is_critical: one byte per op, 0 or 1 */
         for (int64_t op = 0; op < p->op_count; op++)

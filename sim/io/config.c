@@ -92,7 +92,10 @@ SimConfig *sim_config_parse(const char *name, const char *text, size_t len, SimD
         long offset = nul ? (long)(nul - text) : end ? (long)(end - buf) : (long)len;
         sim_json_line_col(buf, offset, &line, &col);
         sim_diag_add(diag, SIM_ERR_INPUT, "%s:%d:%d: %s", name, line, col,
-                     nul ? "a NUL byte is not allowed in a config" : "invalid JSON here");
+                     nul ? "a NUL byte is not allowed in a config"
+                     : sim_json_is_too_deep(buf, (long)len) ? "the JSON is nested too deep (over "
+                                                              G_STRINGIFY(CJSON_NESTING_LIMIT) " levels)"
+                                                            : "invalid JSON here");
         g_free(buf);
         return NULL;
     }
@@ -107,20 +110,14 @@ SimConfig *sim_config_parse(const char *name, const char *text, size_t len, SimD
 
 SimConfig *sim_config_load(const char *path, SimDiag *diag)
 {
-    gchar *text;
-    gsize len;
-    GError *gerr = NULL;
-    if (!g_file_get_contents(path, &text, &len, &gerr)) {
-        sim_diag_add(diag, SIM_ERR_IO, "cannot read %s: %s", path, gerr->message);
-        g_error_free(gerr);
+    char *text;
+    size_t len;
+    SimError err = { 0 };
+    if (sim_json_read_file(path, SIM_CONFIG_MAX_BYTES, &text, &len, &err) != SIM_OK) {
+        sim_diag_add(diag, err.status, "%s%s", err.msg, err.status == SIM_ERR_LIMIT ? " for a config" : "");
         return NULL;
     }
-    SimConfig *c = NULL;
-    if (len > (gsize)SIM_CONFIG_MAX_BYTES)
-        sim_diag_add(diag, SIM_ERR_LIMIT, "%s is %zu bytes, over the limit of %ld for a config", path,
-                     (size_t)len, SIM_CONFIG_MAX_BYTES);
-    else
-        c = sim_config_parse(path, text, len, diag);
+    SimConfig *c = sim_config_parse(path, text, len, diag);
     g_free(text);
     return c;
 }
@@ -459,6 +456,7 @@ static const cJSON *section_of(Ctx *x, const cJSON *doc, const char *name, bool 
 }
 
 #define MAX_COUNT 1000000
+#define MAX_DERIVED_NS 1000000000000LL /* as the largest c_ns, r_ns accepted */
 
 /* batch from total_tokens, heads from hidden; the FA3 tile; causal needs square sequences and nested tiles. */
 static void check_workload(Ctx *x, const cJSON *w, SimConfigPoint *p, bool has_batch, bool has_heads)
@@ -618,6 +616,22 @@ static void decode_options(Ctx *x, const cJSON *doc, SimConfigPoint *p)
         p->baseline = ops->name;
 }
 
+/* Derived costs are inputs too: rates near zero give costs over the cap of a given c_ns or r_ns. */
+static void check_costs(Ctx *x, const SimConfigPoint *p)
+{
+    SimCost c;
+    sim_cost_derive(&p->shape, &p->hw, &c);
+    const int64_t cost[] = { p->c_ns >= 0 ? p->c_ns : c.c_ns, p->r_ns >= 0 ? p->r_ns : c.r_ns, c.prologue_ns };
+    const char *const what[] = { "compute cost c (from tensor_tflops and tensor_efficiency)",
+                                 "reduction cost r (from l2_bandwidth_gbps, reduce_fixed_cycles and clock_mhz)",
+                                 "CTA prologue (from hbm_bandwidth_gbps)" };
+    const char *const where[] = { "/hardware/tensor_tflops", "/hardware/l2_bandwidth_gbps",
+                                  "/hardware/hbm_bandwidth_gbps" };
+    for (int i = 0; i < 3; i++)
+        if (cost[i] > MAX_DERIVED_NS)
+            fail(x, where[i], "the derived %s is over the limit of %lld ns", what[i], MAX_DERIVED_NS);
+}
+
 static void decode(Ctx *x, const cJSON *doc, SimConfigPoint *p)
 {
     *p = (SimConfigPoint){ .baseline = "fa3", .c_ns = -1, .r_ns = -1, .max_memory_mb = 4096 };
@@ -637,6 +651,8 @@ static void decode(Ctx *x, const cJSON *doc, SimConfigPoint *p)
     decode_hardware(x, doc, p);
     decode_policies(x, doc, p);
     decode_options(x, doc, p);
+    if (x->is_ok)
+        check_costs(x, p);
 }
 
 /* doc with point i's axis values copied in; x records where each came from. Owned by the caller. */

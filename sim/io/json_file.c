@@ -1,7 +1,9 @@
 /* JSON files: size-checked read, parse, and a located sentence on a syntax error. */
 #include "json_file.h"
 
+#include <errno.h>
 #include <glib.h>
+#include <sys/stat.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -41,32 +43,123 @@ static bool is_truncated(const char *text, long len, long error_offset)
     return (is_in_string || depth > 0) && error_offset >= last_structural;
 }
 
-SimStatus sim_json_parse_file(const char *path, long max_bytes, cJSON **out, SimError *err)
+/* Deepest nesting of brackets outside strings (cJSON refuses more than CJSON_NESTING_LIMIT). */
+static long max_depth(const char *text, long len)
 {
-    *out = NULL;
-    gchar *text;
-    gsize len;
+    bool is_in_string = false;
+    long depth = 0, deepest = 0;
+    for (long i = 0; i < len; i++) {
+        char ch = text[i];
+        if (is_in_string) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"')
+                is_in_string = false;
+        } else if (ch == '"')
+            is_in_string = true;
+        else if (ch == '{' || ch == '[')
+            deepest = MAX(deepest, ++depth);
+        else if (ch == '}' || ch == ']')
+            depth--;
+    }
+    return deepest;
+}
+
+bool sim_json_is_too_deep(const char *text, long len)
+{
+    return max_depth(text, len) > CJSON_NESTING_LIMIT;
+}
+
+SimStatus sim_json_read_file(const char *path, long max_bytes, char **text, size_t *len, SimError *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return sim_error_set(err, SIM_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return sim_error_set(err, SIM_ERR_IO, "cannot read %s: %s", path,
+                             S_ISDIR(st.st_mode) ? "it is a directory" : "not a regular file");
+    if (st.st_size > max_bytes)
+        return sim_error_set(err, SIM_ERR_LIMIT, "%s is %lld bytes, over the limit of %ld", path,
+                             (long long)st.st_size, max_bytes);
     GError *gerr = NULL;
-    if (!g_file_get_contents(path, &text, &len, &gerr)) {
+    gsize n = 0;
+    if (!g_file_get_contents(path, text, &n, &gerr)) {
         sim_error_set(err, SIM_ERR_IO, "cannot read %s: %s", path, gerr->message);
         g_error_free(gerr);
         return err->status;
     }
-    if ((long)len > max_bytes) {
-        g_free(text);
-        return sim_error_set(err, SIM_ERR_LIMIT, "%s is %zu bytes, over the limit of %ld", path, (size_t)len,
+    if ((long)n > max_bytes) { /* it grew since stat */
+        g_free(*text);
+        return sim_error_set(err, SIM_ERR_LIMIT, "%s is %zu bytes, over the limit of %ld", path, (size_t)n,
                              max_bytes);
     }
+    *len = n;
+    return SIM_OK;
+}
+
+SimStatus sim_json_parse_file(const char *path, long max_bytes, cJSON **out, SimError *err)
+{
+    *out = NULL;
+    char *text;
+    size_t len;
+    if (sim_json_read_file(path, max_bytes, &text, &len, err) != SIM_OK)
+        return err->status;
     const char *end = NULL;
     *out = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1) /* + its NUL */;
     if (!*out) {
         int line, col;
         long offset = end ? (long)(end - text) : (long)len;
         sim_json_line_col(text, offset, &line, &col);
+        bool is_deep = sim_json_is_too_deep(text, (long)len);
         sim_error_set(err, SIM_ERR_INPUT, "%s:%d:%d: %s", path, line, col,
-                      is_truncated(text, (long)len, offset) ? "the JSON ends early (truncated file?)"
+                      is_deep ? "the JSON is nested too deep (over " G_STRINGIFY(CJSON_NESTING_LIMIT) " levels)"
+                      : is_truncated(text, (long)len, offset) ? "the JSON ends early (truncated file?)"
                                                              : "invalid JSON here");
     }
     g_free(text);
+    return err->status;
+}
+
+/* Appends "/key" or "/index" to path (JSON Pointer, with ~ and / escaped). */
+static void path_push(GString *path, const cJSON *item, int index)
+{
+    g_string_append_c(path, '/');
+    if (!item->string) {
+        g_string_append_printf(path, "%d", index);
+        return;
+    }
+    for (const char *c = item->string; *c; c++)
+        g_string_append(path, *c == '~' ? "~0" : *c == '/' ? "~1" : (char[]){ *c, 0 });
+}
+
+/* Depth first; iterative over siblings, recursive over nesting (bounded by CJSON_NESTING_LIMIT). */
+static bool find_duplicate(const cJSON *node, GString *path)
+{
+    GHashTable *seen = cJSON_IsObject(node) ? g_hash_table_new(g_str_hash, g_str_equal) : NULL;
+    int index = 0;
+    bool is_dup = false;
+    for (const cJSON *c = node->child; c && !is_dup; c = c->next, index++) {
+        gsize len = path->len;
+        path_push(path, c, index);
+        if (seen && c->string && !g_hash_table_add(seen, c->string))
+            is_dup = true;
+        else if ((cJSON_IsObject(c) || cJSON_IsArray(c)) && find_duplicate(c, path))
+            is_dup = true;
+        else
+            g_string_truncate(path, len);
+    }
+    if (seen)
+        g_hash_table_destroy(seen);
+    return is_dup;
+}
+
+SimStatus sim_json_check_duplicates(const cJSON *root, const char *file, SimError *err)
+{
+    if (!root)
+        return SIM_OK;
+    GString *path = g_string_new("");
+    if (find_duplicate(root, path))
+        sim_error_set(err, SIM_ERR_INPUT, "%s: %s: duplicate key", file, path->str);
+    g_string_free(path, TRUE);
     return err->status;
 }

@@ -7,8 +7,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "json_file.h"
+
+#define SIM_LATENCY_MAX_FILE_BYTES (64 << 20)
 
 /* A JSON number that is an integer in [lo, hi]. */
 static bool is_int_in(const cJSON *x, double lo, double hi)
@@ -36,7 +39,7 @@ static SimStatus read_smids(const char *path, const cJSON *smids, int count, int
 static SimStatus read_json(const char *path, int n_sm, int32_t *m, SimError *err)
 {
     cJSON *root;
-    if (sim_json_parse_file(path, 64L << 20, &root, err))
+    if (sim_json_parse_file(path, SIM_LATENCY_MAX_FILE_BYTES, &root, err))
         return err->status;
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "latency_ns");
     const cJSON *smids = cJSON_GetObjectItemCaseSensitive(root, "smids");
@@ -97,14 +100,21 @@ SimStatus sim_latency_matrix_load(const char *path, int n_sm, int32_t **matrix, 
     *matrix = NULL, *is_legacy = false;
     gchar *text = NULL;
     GError *gerr = NULL;
+    struct stat st;
+    if (stat(path, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_size > SIM_LATENCY_MAX_FILE_BYTES))
+        return S_ISREG(st.st_mode) ? sim_error_set(err, SIM_ERR_LIMIT, "%s is over the limit of %d MB", path,
+                                                   SIM_LATENCY_MAX_FILE_BYTES >> 20)
+                                   : sim_error_set(err, SIM_ERR_IO, "cannot read %s: not a regular file", path);
     if (!g_file_get_contents(path, &text, NULL, &gerr)) {
         sim_error_set(err, SIM_ERR_IO, "cannot read %s: %s", path, gerr->message);
         g_error_free(gerr);
         return err->status;
     }
     int32_t *m = malloc(sizeof *m * (size_t)n_sm * (size_t)n_sm);
-    if (!m)
-        abort();
+    if (!m) {
+        g_free(text);
+        return sim_error_set(err, SIM_ERR_LIMIT, "cannot allocate the %d x %d latency matrix of %s", n_sm, n_sm, path);
+    }
     for (int64_t i = 0; i < (int64_t)n_sm * n_sm; i++)
         m[i] = -1;
     const char *first = text + strspn(text, " \t\r\n");

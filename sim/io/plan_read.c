@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define PLAN_BYTES_PER_TASK 32 /* task record + its share of CTAs and plan_check's bitmaps, rounded up */
 
@@ -73,23 +74,38 @@ static SimStatus parse_i64(Reader *r, const char *what, const char *s, int64_t l
     return SIM_OK;
 }
 
-static SimStatus read_file(const char *path, char **text, size_t *len, SimError *err)
+/* A regular file (a FIFO would block) of at most max_bytes: the file's own bytes count against the
+ * cap, checked before reading and again while reading (it may grow). */
+static SimStatus read_file(const char *path, int64_t max_bytes, char **text, size_t *len, SimError *err)
 {
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) /* before opening: opening a FIFO blocks */
+        return sim_error_set(err, SIM_ERR_IO, "%s: cannot read: not a regular file", path);
     FILE *f = fopen(path, "rb");
     if (!f)
         return sim_error_set(err, SIM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > max_bytes) {
+        bool is_regular = S_ISREG(st.st_mode);
+        fclose(f);
+        return is_regular ? sim_error_set(err, SIM_ERR_LIMIT, "%s: the file is over the cap of %" PRId64 " MB",
+                                          path, max_bytes >> 20)
+                          : sim_error_set(err, SIM_ERR_IO, "%s: cannot read: not a regular file", path);
+    }
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap + 1);
-    for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
+    for (size_t got; buf && (int64_t)n <= max_bytes && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
         n += got;
-        if (n == cap)
-            buf = realloc(buf, (cap *= 2) + 1);
+        char *bigger = n == cap ? realloc(buf, (cap *= 2) + 1) : buf;
+        if (!bigger)
+            free(buf);
+        buf = bigger;
     }
-    bool is_bad = !buf || ferror(f);
+    bool is_bad = !buf || ferror(f) || (int64_t)n > max_bytes;
     fclose(f);
     if (is_bad) {
         free(buf);
-        return sim_error_set(err, SIM_ERR_IO, "%s: cannot read", path);
+        return sim_error_set(err, SIM_ERR_IO, "%s: cannot read%s", path,
+                             (int64_t)n > max_bytes ? ": it grew over the cap while read" : "");
     }
     buf[n] = 0;
     *text = buf, *len = n;
@@ -212,7 +228,7 @@ SimStatus sim_plan_read(const char *path, int64_t max_bytes, Plan **plan, AttnCo
     *plan = NULL;
     char *text = NULL;
     size_t len = 0;
-    if (read_file(path, &text, &len, err) != SIM_OK)
+    if (read_file(path, max_bytes, &text, &len, err) != SIM_OK)
         return err->status;
     *hash = sim_fnv1a64(SIM_FNV_OFFSET, text, len);
     Reader r = { .path = path, .next = text, .err = err };

@@ -1,8 +1,11 @@
 /* Loading a measured trace: every field is checked, with its JSON path in the error sentence, before
- * the validator trusts it. Columns are looked up by name, so extra columns are ignored. */
+ * the validator trusts it: every cell is an integer in its column's range (ids below the metadata's
+ * counts) before any cast. Columns are looked up by name, so extra columns are ignored. */
 #include "trace_in.h"
 
 #include <glib.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,7 +25,7 @@ static SimStatus meta_int(const cJSON *meta, const char *path, const char *key, 
         *out = dflt;
         return SIM_OK;
     }
-    if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int)v->valuedouble || v->valueint < lo || v->valueint > hi)
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi) || v->valuedouble != floor(v->valuedouble))
         return sim_error_set(err, SIM_ERR_INPUT, "%s: /metadata/%s: must be an integer from %d to %d", path, key,
                              lo, hi);
     *out = v->valueint;
@@ -106,6 +109,18 @@ static SimStatus load_metadata(Trace *t, const cJSON *meta, SimError *err)
     return SIM_OK;
 }
 
+/* Inclusive range of column k, from the trace's metadata: ids index the workload and the SMs. */
+static void column_range(const Trace *t, int k, int64_t *lo, int64_t *hi)
+{
+    const int64_t max_time = 9000000000000000LL; /* 9e15 ns: exact in a double, 104 days */
+    const int64_t hi_of[N_COLUMNS] = { INT32_MAX - 1, INT32_MAX - 1, t->wl.n_sm - 1, t->wl.heads - 1,
+                                       t->wl.kv_tiles - 1, t->wl.q_tiles - 1, t->wl.kv_tiles - 1,
+                                       max_time, max_time, max_time, max_time, max_time };
+    *lo = k == 1 ? -1 : 0; /* slot: -1 for a non-persistent kernel */
+    *hi = hi_of[k];
+}
+
+/* Every cell is a number, an integer, and in its column's range before it is cast. */
 static SimStatus load_row(Trace *t, const cJSON *row, int64_t i, const int *col, SimError *err)
 {
     int64_t v[N_COLUMNS];
@@ -113,9 +128,16 @@ static SimStatus load_row(Trace *t, const cJSON *row, int64_t i, const int *col,
         return sim_error_set(err, SIM_ERR_INPUT, "%s: /tasks/%" G_GINT64_FORMAT ": must be an array", t->path, i);
     for (int k = 0; k < N_COLUMNS; k++) {
         const cJSON *x = cJSON_GetArrayItem(row, col[k]);
-        if (!cJSON_IsNumber(x) || x->valuedouble < (k == 1 ? -1 : 0) || x->valuedouble > 9e15)
-            return sim_error_set(err, SIM_ERR_INPUT, "%s: /tasks/%" G_GINT64_FORMAT "/%d: %s must be a "
-                                 "non-negative number", t->path, i, col[k], column_names[k]);
+        int64_t lo, hi;
+        column_range(t, k, &lo, &hi);
+        bool is_int = cJSON_IsNumber(x) && x->valuedouble == floor(x->valuedouble) && x->valuedouble >= (double)lo;
+        if (is_int && x->valuedouble > (double)hi && k >= 2 && k <= 6) /* an id past its count */
+            return sim_error_set(err, SIM_ERR_INPUT, "%s: /tasks/%" G_GINT64_FORMAT ": %s %.0f is not below %s %"
+                                 G_GINT64_FORMAT, t->path, i, column_names[k], x->valuedouble,
+                                 (const char *[]){ "n_sm", "heads", "kv_tiles", "q_tiles", "kv_tiles" }[k - 2], hi + 1);
+        if (!is_int || !(x->valuedouble <= (double)hi))
+            return sim_error_set(err, SIM_ERR_INPUT, "%s: /tasks/%" G_GINT64_FORMAT "/%d: %s must be an integer from "
+                                 "%" G_GINT64_FORMAT " to %" G_GINT64_FORMAT, t->path, i, col[k], column_names[k], lo, hi);
         v[k] = (int64_t)x->valuedouble;
     }
     TraceTask *task = &t->tasks[i];
@@ -144,6 +166,10 @@ static SimStatus load_tasks(Trace *t, const cJSON *columns, const cJSON *tasks, 
     if (!cJSON_IsArray(tasks) || cJSON_GetArraySize(tasks) == 0)
         return sim_error_set(err, SIM_ERR_INPUT, "%s: /tasks: missing or empty", t->path);
     t->task_count = cJSON_GetArraySize(tasks);
+    if (t->task_count > (int64_t)t->wl.heads * t->wl.kv_tiles * t->wl.q_tiles)
+        return sim_error_set(err, SIM_ERR_INPUT, "%s: /tasks: %" G_GINT64_FORMAT " rows, more than the %d heads x %d "
+                             "KV x %d Q tiles of the metadata", t->path, t->task_count, t->wl.heads, t->wl.kv_tiles,
+                             t->wl.q_tiles);
     t->tasks = g_new(TraceTask, t->task_count);
     int64_t i = 0;
     for (const cJSON *row = tasks->child; row; row = row->next, i++)
@@ -152,18 +178,36 @@ static SimStatus load_tasks(Trace *t, const cJSON *columns, const cJSON *tasks, 
     return SIM_OK;
 }
 
-SimStatus sim_trace_load(const char *path, Trace **out, SimError *err)
+/* What validating the trace will take: the simulation of its claimed workload (as a job does) and its
+ * latency matrices; checked before anything of that size is allocated. */
+static SimStatus check_claimed_size(const Trace *t, int64_t max_bytes, SimError *err)
+{
+    double tasks = (double)t->wl.heads * t->wl.kv_tiles * t->wl.q_tiles;
+    double bytes = tasks * SIM_TRACE_BYTES_PER_TASK + 2.0 * t->wl.n_sm * t->wl.n_sm * sizeof(int32_t);
+    if (bytes > (double)max_bytes)
+        return sim_error_set(err, SIM_ERR_LIMIT, "%s: /metadata: %d heads x %d KV x %d Q tiles on %d SMs would need "
+                             "about %.0f MB to validate, over the cap of %" G_GINT64_FORMAT " MB", t->path, t->wl.heads,
+                             t->wl.kv_tiles, t->wl.q_tiles, t->wl.n_sm, bytes / (1 << 20), max_bytes >> 20);
+    return SIM_OK;
+}
+
+SimStatus sim_trace_load_capped(const char *path, int64_t max_bytes, Trace **out, SimError *err)
 {
     *out = NULL;
     cJSON *root;
-    if (sim_json_parse_file(path, TRACE_MAX_BYTES, &root, err))
+    /* the parsed tree takes up to SIM_TRACE_PARSE_FACTOR times the file's bytes */
+    int64_t max_file = MIN(TRACE_MAX_BYTES, max_bytes / SIM_TRACE_PARSE_FACTOR);
+    if (sim_json_parse_file(path, (long)max_file, &root, err) || sim_json_check_duplicates(root, path, err)) {
+        cJSON_Delete(root);
         return err->status;
+    }
     Trace *t = g_new0(Trace, 1);
     t->path = g_strdup(path);
     const cJSON *format = cJSON_GetObjectItemCaseSensitive(root, "format");
     if (!cJSON_IsString(format) || strcmp(format->valuestring, "dashsim-trace") != 0)
         sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-trace\"", path);
-    else if (load_metadata(t, cJSON_GetObjectItemCaseSensitive(root, "metadata"), err) == SIM_OK)
+    else if (load_metadata(t, cJSON_GetObjectItemCaseSensitive(root, "metadata"), err) == SIM_OK &&
+             check_claimed_size(t, max_bytes, err) == SIM_OK)
         load_tasks(t, cJSON_GetObjectItemCaseSensitive(root, "columns"),
                    cJSON_GetObjectItemCaseSensitive(root, "tasks"), err);
     cJSON_Delete(root);
@@ -173,4 +217,9 @@ SimStatus sim_trace_load(const char *path, Trace **out, SimError *err)
     }
     *out = t;
     return SIM_OK;
+}
+
+SimStatus sim_trace_load(const char *path, Trace **out, SimError *err)
+{
+    return sim_trace_load_capped(path, SIM_TRACE_DEFAULT_MAX_BYTES, out, err);
 }

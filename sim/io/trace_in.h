@@ -4,11 +4,21 @@
 #ifndef SIM_TRACE_IN_H
 #define SIM_TRACE_IN_H
 
+#include <stdint.h>
+
 #include "status.h"
 #include "trace.h"
 
+#define SIM_TRACE_BYTES_PER_TASK 1024      /* validating re-simulates the workload: 3 engine ops + a row */
+#define SIM_TRACE_PARSE_FACTOR 32          /* parsed JSON tree bytes per file byte, at most (measured 28) */
+#define SIM_TRACE_DEFAULT_MAX_BYTES (INT64_C(4096) << 20)
 
-/* Loads and checks path. SIM_ERR_INPUT with the file and JSON path of the first problem. */
+/* Loads and checks path. SIM_ERR_INPUT with the file and JSON path of the first problem (a cell that is
+ * not an integer in its column's range, a duplicate key, more rows than the workload has tasks);
+ * SIM_ERR_LIMIT before reading when the file (times SIM_TRACE_PARSE_FACTOR) or the claimed workload
+ * (heads x kv_tiles x q_tiles x SIM_TRACE_BYTES_PER_TASK plus two n_sm x n_sm matrices) is over max_bytes.
+ * sim_trace_load: max_bytes = SIM_TRACE_DEFAULT_MAX_BYTES. */
+SimStatus sim_trace_load_capped(const char *path, int64_t max_bytes, Trace **out, SimError *err);
 SimStatus sim_trace_load(const char *path, Trace **out, SimError *err);
 
 #endif

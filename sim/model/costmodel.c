@@ -63,9 +63,12 @@ int sim_cost_head_swizzle(int64_t seqlen_q, int64_t head_dim, int elem_bytes)
     return sw;
 }
 
+/* Saturates: a cost at or over 2^63 ns (or NaN, from a zero rate) becomes INT64_MAX, never an undefined
+ * cast; callers refuse costs over their limits. */
 static int64_t ceil_ns(double ns)
 {
-    return (int64_t)ceil(ns - 1e-9);
+    double v = ceil(ns - 1e-9);
+    return v < 9.2e18 ? (v > 0 ? (int64_t)v : 0) : INT64_MAX;
 }
 
 void sim_cost_derive(const SimShape *shape, const SimHardware *hw, SimCost *out)
@@ -85,8 +88,9 @@ void sim_cost_derive(const SimShape *shape, const SimHardware *hw, SimCost *out)
     double hbm_bytes_per_ns_sm = hw->hbm_bandwidth_gbps / hw->sm_count;
     out->c_ns = ceil_ns(out->tile_flops / flop_per_ns_sm);
     /* the fp32 dQ tile is read and written by the reduce-add */
-    out->r_ns = ceil_ns(2.0 * bm * d * 4 / l2_bytes_per_ns_sm) +
-                ceil_ns(hw->reduce_fixed_cycles * 1e3 / hw->clock_mhz);
+    int64_t r_move = ceil_ns(2.0 * bm * d * 4 / l2_bytes_per_ns_sm);
+    int64_t r_fixed = ceil_ns(hw->reduce_fixed_cycles * 1e3 / hw->clock_mhz);
+    out->r_ns = r_move > INT64_MAX - r_fixed ? INT64_MAX : r_move + r_fixed; /* saturating, as ceil_ns */
     out->prologue_ns = ceil_ns(2.0 * bn * d * elem / hbm_bytes_per_ns_sm);
     out->wl = (Workload){
         .n_sm = hw->sm_count,
@@ -101,7 +105,9 @@ void sim_cost_derive(const SimShape *shape, const SimHardware *hw, SimCost *out)
 
 int32_t *sim_cost_latency_matrix(const SimHardware *hw, int n)
 {
-    int32_t *m = calloc((size_t)n * n, sizeof *m);
+    int32_t *m = n > 0 ? calloc((size_t)n * n, sizeof *m) : NULL;
+    if (!m)
+        return NULL;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++)
             m[(size_t)i * n + j] = i == j ? 0 : (i < n / 2) == (j < n / 2) ? (int32_t)hw->latency_near_ns

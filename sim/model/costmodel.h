@@ -55,10 +55,11 @@ bool sim_cost_fa3_tile(int64_t head_dim, Mask mask, int *block_m, int *block_n);
 /* FA3's causal LPT head swizzle S_w for one head of seqlen_q tokens (1 when the head exceeds 40 MiB). */
 int sim_cost_head_swizzle(int64_t seqlen_q, int64_t head_dim, int elem_bytes);
 int sim_cost_elem_bytes(SimDtype dtype);
-/* Fills out from shape and hw. The caller has checked the shape (tile known, causal tiles nest). */
+/* Fills out from shape and hw. The caller has checked the shape (tile known, causal tiles nest). Costs
+ * that would not fit in int64 (a rate near zero) saturate at INT64_MAX: callers check them. */
 void sim_cost_derive(const SimShape *shape, const SimHardware *hw, SimCost *out);
 /* n x n matrix (ns): 0 on the diagonal, near within a half of the SMs (index < n/2 or >= n/2), far
- * across. Owned by the caller (free). */
+ * across. Owned by the caller (free); NULL when it cannot be allocated (callers size-check first). */
 int32_t *sim_cost_latency_matrix(const SimHardware *hw, int n);
 
 #endif

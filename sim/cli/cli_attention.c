@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "job.h"
+#include "output.h"
 #include "plan_io.h"
 #include "render.h"
 
@@ -52,8 +53,11 @@ static const char usage[] =
     "  --trace-max-mb MB   refuse traces estimated above this size (default 512)\n"
     "  --csv FILE          write one row per phase: SM, head, kv, q, start, end, wait, critical\n"
     "  --gantt FILE.png|FILE.svg  draw a Gantt chart with gnuplot (keeps FILE.gp and FILE.dat beside it)\n"
-    "  --max-memory-mb MB  refuse inputs whose simulation would need more (default 4096)\n"
+    "  --max-memory-mb MB  refuse inputs whose simulation would need more (default 4096; at most this\n"
+    "                      machine's memory)\n"
     "  --list-policies, --help, --version\n"
+    "Times are integer ns: tasks x (c + r + latency) x SMs must stay below 2^62 ns (else exit 2).\n"
+    "Outputs are written as a set (all or none) and may not name the plan or each other.\n"
     "Exit status: 0 ok, 2 bad usage or input.\n";
 
 static SimStatus parse_enum(const char *flag, const char *text, const char *a, const char *b, int *out,
@@ -137,7 +141,7 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
     case OPT_DOT: o->job.dot_path = arg; return SIM_OK;
     case OPT_PLAN: o->job.plan_path = arg; return SIM_OK;
     case OPT_PLAN_IN: o->plan_in = arg; return SIM_OK;
-    case OPT_MEM: return cli_parse_int64(flag, arg, 1, INT64_MAX / (1 << 20), &o->job.max_memory_mb, err);
+    case OPT_MEM: return cli_parse_int64(flag, arg, 1, sim_job_physical_memory_mb(), &o->job.max_memory_mb, err);
     case OPT_TRACE: o->job.trace_path = arg; return SIM_OK;
     case OPT_FLOWS: o->job.has_trace_flows = true; return SIM_OK;
     case OPT_TRACE_MB: return cli_parse_int64(flag, arg, 1, 1 << 20, &o->job.trace_max_mb, err);
@@ -155,6 +159,21 @@ static void list_policies(void)
                p->supports_full && p->supports_causal ? "full,causal" : p->supports_full ? "full" : "causal",
                p->summary);
     }
+}
+
+/* No output may name the plan read or another output (the Gantt chart's .gp and .dat included). */
+static SimStatus check_paths(const AttnOptions *o, SimError *err)
+{
+    const AttnJob *j = &o->job;
+    char *stem = j->gantt_path ? g_strndup(j->gantt_path, strlen(j->gantt_path) - 4) : NULL;
+    char *gp = stem ? g_strconcat(stem, ".gp", NULL) : NULL, *dat = stem ? g_strconcat(stem, ".dat", NULL) : NULL;
+    SimPathRole in[] = { { "the plan", o->plan_in } };
+    SimPathRole out[] = { { "--dot", j->dot_path }, { "--emit-plan", j->plan_path }, { "--trace", j->trace_path },
+                          { "--csv", j->csv_path }, { "--gantt", j->gantt_path },
+                          { "the Gantt chart's script", gp }, { "the Gantt chart's data", dat } };
+    sim_output_check_paths(in, 1, out, (int)G_N_ELEMENTS(out), err);
+    g_free(stem), g_free(gp), g_free(dat);
+    return err->status;
 }
 
 /* Returns -1 to go on, else the exit code (help, version, list, or an error). */
@@ -184,6 +203,8 @@ static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
                              o->workload_flag), cli_fail(err);
     if (o->job.has_trace_flows && !o->job.trace_path)
         return sim_error_set(err, SIM_ERR_USAGE, "--trace-flows needs --trace FILE"), cli_fail(err);
+    if (check_paths(o, err) != SIM_OK)
+        return cli_fail(err);
     if (!o->is_kv_set)
         o->job.wl.kv_tiles = o->job.wl.n_sm;
     if (!o->is_q_set)
@@ -191,35 +212,43 @@ static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
     return -1;
 }
 
+/* An integer as its decimal digits (a double would print 2e+16). */
+static void add_int(cJSON *j, const char *key, int64_t v)
+{
+    char text[24];
+    snprintf(text, sizeof text, "%" PRId64, v);
+    cJSON_AddRawToObject(j, key, text);
+}
+
 static void print_json(const AttnOptions *o, const AttnResult *r)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "policy", o->job.policy);
-    cJSON_AddNumberToObject(j, "n", o->job.wl.n_sm);
-    cJSON_AddNumberToObject(j, "heads", o->job.wl.heads);
-    cJSON_AddNumberToObject(j, "kv_tiles", o->job.wl.kv_tiles);
-    cJSON_AddNumberToObject(j, "q_tiles", o->job.wl.q_tiles);
+    add_int(j, "n", o->job.wl.n_sm);
+    add_int(j, "heads", o->job.wl.heads);
+    add_int(j, "kv_tiles", o->job.wl.kv_tiles);
+    add_int(j, "q_tiles", o->job.wl.q_tiles);
     cJSON_AddStringToObject(j, "mask", o->job.wl.mask == MASK_FULL ? "full" : "causal");
     cJSON_AddStringToObject(j, "reduce", o->job.costs.reduce == REDUCE_SERIAL ? "serial" : "async");
-    cJSON_AddNumberToObject(j, "c_ns", (double)o->job.costs.c_ns);
-    cJSON_AddNumberToObject(j, "r_ns", (double)o->job.costs.r_ns);
-    cJSON_AddNumberToObject(j, "latency_ns", (double)o->job.costs.latency_ns);
-    cJSON_AddNumberToObject(j, "tasks", (double)r->tasks);
-    cJSON_AddNumberToObject(j, "makespan_ns", (double)r->a.makespan_ns);
-    cJSON_AddNumberToObject(j, "critical_path_ns", (double)r->a.critical_path_ns);
+    add_int(j, "c_ns", o->job.costs.c_ns);
+    add_int(j, "r_ns", o->job.costs.r_ns);
+    add_int(j, "latency_ns", o->job.costs.latency_ns);
+    add_int(j, "tasks", r->tasks);
+    add_int(j, "makespan_ns", r->a.makespan_ns);
+    add_int(j, "critical_path_ns", r->a.critical_path_ns);
     if (r->has_closed_form)
-        cJSON_AddNumberToObject(j, "closed_form_ns", (double)r->closed_form_ns);
+        add_int(j, "closed_form_ns", r->closed_form_ns);
     else
         cJSON_AddNullToObject(j, "closed_form_ns");
     cJSON_AddBoolToObject(j, "closed_form_exact", r->has_closed_form && r->is_closed_form_exact);
-    cJSON_AddNumberToObject(j, "lemma1_violations", (double)r->a.lemma1_violations);
+    add_int(j, "lemma1_violations", r->a.lemma1_violations);
     cJSON_AddNumberToObject(j, "busy_fraction", r->a.busy_fraction);
-    cJSON_AddNumberToObject(j, "bubble_ns", (double)r->a.bubble_ns);
+    add_int(j, "bubble_ns", r->a.bubble_ns);
     cJSON *b = cJSON_AddObjectToObject(j, "critical_path_breakdown_ns");
-    cJSON_AddNumberToObject(b, "compute", (double)r->a.breakdown_ns[BREAK_COMPUTE]);
-    cJSON_AddNumberToObject(b, "reduce", (double)r->a.breakdown_ns[BREAK_REDUCE]);
-    cJSON_AddNumberToObject(b, "wait", (double)r->a.breakdown_ns[BREAK_WAIT]);
-    cJSON_AddNumberToObject(b, "latency", (double)r->a.breakdown_ns[BREAK_LATENCY]);
+    add_int(b, "compute", r->a.breakdown_ns[BREAK_COMPUTE]);
+    add_int(b, "reduce", r->a.breakdown_ns[BREAK_REDUCE]);
+    add_int(b, "wait", r->a.breakdown_ns[BREAK_WAIT]);
+    add_int(b, "latency", r->a.breakdown_ns[BREAK_LATENCY]);
     char *s = cJSON_PrintUnformatted(j);
     puts(s);
     cJSON_free(s);

@@ -1,6 +1,7 @@
 /* `sim run FILE` and `sim sweep FILE`: a JSON config (docs/configs.md) through the cost model and every
  * policy; both run every sweep point (run prints a table, sweep CSV, by default). Nothing is written unless the whole config (every sweep point) is valid; results stream in row
- * order, the same bytes for any --jobs; Ctrl-C flushes the finished rows and exits 130. */
+ * order, the same bytes for any --jobs; Ctrl-C flushes the finished rows and exits 130. The output files
+ * are one batch (all or none), and none may name the config or another output. */
 #include <getopt.h>
 #include <glib.h>
 #include <signal.h>
@@ -54,7 +55,12 @@ static SimStatus parse_one(RunOptions *o, int opt, const char *arg, SimError *er
     case OPT_SET: g_ptr_array_add(o->sets, (gpointer)arg); return SIM_OK;
     case 'o': o->out_path = arg; return SIM_OK;
     case OPT_OUT: o->out_dir = arg; return SIM_OK;
-    case OPT_PLOT: o->plot_path = arg; return SIM_OK;
+    case OPT_PLOT:
+        o->plot_path = arg;
+        if (!g_str_has_suffix(arg, ".png"))
+            return sim_error_set(err, SIM_ERR_USAGE, "--plot draws a PNG: the file name must end in .png, got '%s'",
+                                 arg);
+        return SIM_OK;
     case OPT_JOBS:
         if (cli_parse_int64("--jobs", arg, 1, 256, &v, err) == SIM_OK)
             o->jobs = (int)v;
@@ -67,6 +73,24 @@ static SimStatus parse_one(RunOptions *o, int opt, const char *arg, SimError *er
         return sim_error_set(err, SIM_ERR_USAGE, "--format expects table, csv or jsonl, got '%s'", arg);
     }
     return sim_error_set(err, SIM_ERR_USAGE, "unknown option (see sim %s --help)", o->is_sweep ? "sweep" : "run");
+}
+
+/* No output may name the config or another output (--out DIR's files, --plot's .gp and .dat included). */
+static SimStatus check_paths(const RunOptions *o, SimError *err)
+{
+    gchar *base = g_path_get_basename(o->file);
+    if (g_str_has_suffix(base, ".json"))
+        base[strlen(base) - 5] = 0;
+    gchar *csv = o->out_dir ? g_strdup_printf("%s/%s.csv", o->out_dir, base) : NULL;
+    gchar *jsonl = o->out_dir ? g_strdup_printf("%s/%s.jsonl", o->out_dir, base) : NULL;
+    gchar *stem = o->plot_path ? g_strndup(o->plot_path, strlen(o->plot_path) - 4) : NULL;
+    gchar *gp = stem ? g_strconcat(stem, ".gp", NULL) : NULL, *dat = stem ? g_strconcat(stem, ".dat", NULL) : NULL;
+    SimPathRole in[] = { { "the config", o->file } };
+    SimPathRole out[] = { { "-o", o->out_path }, { "--out's", csv }, { "--out's", jsonl }, { "--plot", o->plot_path },
+                          { "--plot's script", gp }, { "--plot's data", dat } };
+    sim_output_check_paths(in, 1, out, (int)G_N_ELEMENTS(out), err);
+    g_free(base), g_free(csv), g_free(jsonl), g_free(stem), g_free(gp), g_free(dat);
+    return err->status;
 }
 
 /* Returns -1 to go on, else the exit code. */
@@ -96,6 +120,8 @@ static int parse_args(RunOptions *o, int argc, char **argv, SimError *err)
                              : "sim %s takes one config FILE, got a second one (see sim %s --help)", cmd, cmd),
                cli_fail(err);
     o->file = argv[optind];
+    if (check_paths(o, err) != SIM_OK)
+        return cli_fail(err);
     return -1;
 }
 
@@ -165,6 +191,7 @@ static int run_config(RunOptions *o, SimSweep *s)
     SimOutput files[3] = { 0 };
     if (o->plot_path && sim_sweep_row_count(s) == 0)
         sim_error_set(&err, SIM_ERR_INPUT, "no policy of %s supports the mask of any point: nothing to plot", o->file);
+    int mark = sim_output_batch_begin(); /* every file of the command, or none */
     if (!err.status && open_outputs(o, files, &err) == SIM_OK) {
         for (int i = 0; i < o->sink_count; i++)
             sim_sweep_write_header(o->sinks[i], o->sink_format[i]);
@@ -184,6 +211,7 @@ static int run_config(RunOptions *o, SimSweep *s)
             sim_output_commit(&files[k], &err);
         sim_output_abort(&files[k]);
     }
+    sim_output_batch_end(mark, err.status, &err);
     if (err.status)
         return cli_fail(&err);
     if (interrupted)

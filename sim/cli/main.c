@@ -1,10 +1,12 @@
 /* bin/sim: dispatches to a subcommand; with none, runs an attention schedule (`sim --policy shift`).
  * The conventions every subcommand shares are applied here, once: --version (and -V) prints the version,
- * -h means --help, and exit codes come from sim_status_exit_code through cli_fail. */
+ * -h means --help, and exit codes come from sim_status_exit_code through cli_fail. A signal (SIGINT,
+ * SIGTERM, SIGPIPE) removes every temporary output file before the process dies of it. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "output.h"
 
 typedef struct {
     const char *name;
@@ -35,6 +37,7 @@ static int shared_options(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    sim_output_handle_signals();
     const Subcommand *cmd = NULL;
     for (size_t i = 0; argc > 1 && argv[1][0] != '-' && i < sizeof subcommands / sizeof subcommands[0]; i++)
         if (strcmp(argv[1], subcommands[i].name) == 0)

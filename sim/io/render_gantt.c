@@ -225,9 +225,10 @@ static void write_script(FILE *f, const Layout *g, const char *dat_base, const c
 static SimStatus run_gnuplot(const SimGanttOptions *opt, const char *dir, const char *gp, const char *dat,
                              const char *img, const char *path, SimError *err)
 {
-    char *vars = g_strdup_printf("datafile='%s'; outfile='%s'", dat, img);
+    char *dat_q = sim_gnuplot_quote(dat), *img_q = sim_gnuplot_quote(img);
+    char *vars = g_strdup_printf("datafile='%s'; outfile='%s'", dat_q, img_q);
     sim_gnuplot_run(opt->gnuplot, dir, vars, gp, path, err);
-    g_free(vars);
+    g_free(vars), g_free(dat_q), g_free(img_q);
     return err->status;
 }
 
@@ -249,7 +250,7 @@ static void layout(Layout *g, const SimRenderSpec *spec, const SimGanttOptions *
     g->is_dense = drawn > 0 && 1100.0 * (double)busy / (double)drawn < 6.0 * (double)spec->schedule->makespan_ns;
 }
 
-/* Writes STEM.dat and STEM.gp, runs gnuplot on them; commits all three only if everything worked. */
+/* Writes STEM.dat and STEM.gp, runs gnuplot on them; commits all three (one batch) only if everything worked. */
 static SimStatus draw(Layout *g, const SimGanttOptions *opt, const char *path, SimError *err)
 {
     char *stem = g_strndup(path, strlen(path) - 4);
@@ -268,17 +269,15 @@ static SimStatus draw(Layout *g, const SimGanttOptions *opt, const char *path, S
         char *dat_base = g_path_get_basename(dat_path), *img_base = g_path_get_basename(path);
         write_script(gp.f, g, dat_base, img_base);
         g_free(dat_base), g_free(img_base);
-        char *gp_tmp = g_path_get_basename(gp.tmp_path), *dat_tmp = g_path_get_basename(dat.tmp_path);
-        char *img_tmp = g_path_get_basename(img.tmp_path);
+        /* absolute: a symbolic link may put a temporary file in another directory than path's */
+        char *gp_tmp = g_canonicalize_filename(gp.tmp_path, NULL), *dat_tmp = g_canonicalize_filename(dat.tmp_path, NULL);
+        char *img_tmp = g_canonicalize_filename(img.tmp_path, NULL);
         if (fflush(dat.f) || fflush(gp.f) || ferror(dat.f) || ferror(gp.f))
             sim_error_set(err, SIM_ERR_IO, "cannot write the data of %s", path);
-        else if (run_gnuplot(opt, dir, gp_tmp, dat_tmp, img_tmp, path, err) == SIM_OK &&
-                 sim_output_commit(&dat, err) == SIM_OK) {
-            /* A later rename failed: take back what was already renamed into place. */
-            if (sim_output_commit(&gp, err) != SIM_OK)
-                unlink(dat_path);
-            else if (sim_output_commit(&img, err) != SIM_OK)
-                unlink(dat_path), unlink(gp_path);
+        else if (run_gnuplot(opt, dir, gp_tmp, dat_tmp, img_tmp, path, err) == SIM_OK) {
+            int mark = sim_output_batch_begin(); /* the three files as a set */
+            (void)(sim_output_commit(&dat, err) || sim_output_commit(&gp, err) || sim_output_commit(&img, err));
+            sim_output_batch_end(mark, err->status, err);
         }
         g_free(gp_tmp), g_free(dat_tmp), g_free(img_tmp);
     }

@@ -17,15 +17,46 @@ AttnJob sim_job_default(void)
                       .costs = { .c_ns = 1000, .r_ns = 500, .reduce = REDUCE_SERIAL, .dq_buffers = 1 } };
 }
 
-SimStatus sim_job_check_size(const AttnJob *job, SimError *err)
+double sim_job_estimate_bytes(const AttnJob *job)
 {
     const Workload *wl = &job->wl;
     double tasks = (double)wl->heads * wl->kv_tiles * wl->q_tiles;
-    double mb = tasks * sim_attention_ops_per_task(job->costs.reduce) * SIM_BYTES_PER_OP / (1 << 20);
+    double matrix = job->unit_latency_ns || job->has_unit_latency ? 2.0 * wl->n_sm * wl->n_sm * sizeof(int32_t) : 0;
+    return tasks * sim_attention_ops_per_task(job->costs.reduce) * SIM_BYTES_PER_OP + matrix;
+}
+
+int64_t sim_job_physical_memory_mb(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (int64_t)pages * page >> 20 : 1 << 20;
+}
+
+SimStatus sim_job_check_size(const AttnJob *job, SimError *err)
+{
+    const Workload *wl = &job->wl;
+    double mb = sim_job_estimate_bytes(job) / (1 << 20);
     if (mb > (double)job->max_memory_mb)
-        return sim_error_set(err, SIM_ERR_LIMIT, "%d heads x %d KV x %d Q tiles would need about %.0f MB to "
-                             "simulate, over the cap of %" PRId64 " MB (--max-memory-mb)", wl->heads,
+        return sim_error_set(err, SIM_ERR_LIMIT, "%d SMs, %d heads x %d KV x %d Q tiles would need about %.0f MB "
+                             "to simulate, over the cap of %" PRId64 " MB (--max-memory-mb)", wl->n_sm, wl->heads,
                              wl->kv_tiles, wl->q_tiles, mb, job->max_memory_mb);
+    return SIM_OK;
+}
+
+SimStatus sim_job_check_times(const AttnJob *job, int64_t tasks, SimError *err)
+{
+    const AttnCosts *c = &job->costs;
+    int64_t latency = c->latency_ns;
+    if (job->unit_latency_ns)
+        for (int64_t i = 0; i < (int64_t)job->wl.n_sm * job->wl.n_sm; i++)
+            latency = MAX(latency, job->unit_latency_ns[i]);
+    /* doubles: the sum itself must not overflow; the 2^62 bound leaves a factor 2 for rounding */
+    double per_task = (double)c->c_ns + (double)c->r_ns + (double)c->cta_prologue_ns + (double)latency;
+    double total = (double)tasks * per_task * job->wl.n_sm;
+    if (c->c_ns < 0 || c->r_ns < 0 || c->cta_prologue_ns < 0 || latency < 0 || total >= (double)SIM_JOB_MAX_TIME_NS)
+        return sim_error_set(err, SIM_ERR_LIMIT, "%" PRId64 " tasks x (c %" PRId64 " + r %" PRId64 " + prologue %"
+                             PRId64 " + latency %" PRId64 " ns) x %d SMs is %.3g ns, over the simulator's bound of "
+                             "2^62 ns: times could overflow", tasks, c->c_ns, c->r_ns, c->cta_prologue_ns, latency,
+                             job->wl.n_sm, total);
     return SIM_OK;
 }
 
@@ -101,7 +132,7 @@ static SimRenderSpec attention_spec(const AttnJob *job, const Plan *plan, const 
                             .label = label_attention_op, .label_ctx = &t->label_ctx };
 }
 
-/* Trace, CSV, Gantt; if a later one fails, the earlier ones are removed so nothing is left behind. */
+/* Trace, CSV, Gantt: pending in the job's output batch, so a later failure takes back the earlier ones. */
 static SimStatus render_outputs(const AttnJob *job, const Plan *plan, const SimProgram *prog,
                                 const SimSchedule *s, const SimAnalysis *a, SimError *err)
 {
@@ -109,17 +140,12 @@ static SimStatus render_outputs(const AttnJob *job, const Plan *plan, const SimP
     SimRenderSpec spec = attention_spec(job, plan, prog, s, a, &text);
     SimTraceOptions topt = { .has_flows = job->has_trace_flows, .max_bytes = job->trace_max_mb << 20 };
     SimGanttOptions gopt = { 0 };
-    bool is_trace_done = false, is_csv_done = false;
-    if (job->trace_path && sim_render_trace(&spec, &topt, job->trace_path, err) == SIM_OK)
-        is_trace_done = true;
-    if (!err->status && job->csv_path && sim_render_csv(&spec, job->csv_path, err) == SIM_OK)
-        is_csv_done = true;
+    if (job->trace_path)
+        sim_render_trace(&spec, &topt, job->trace_path, err);
+    if (!err->status && job->csv_path)
+        sim_render_csv(&spec, job->csv_path, err);
     if (!err->status && job->gantt_path)
         sim_render_gantt(&spec, &gopt, job->gantt_path, err);
-    if (err->status && is_trace_done)
-        unlink(job->trace_path);
-    if (err->status && is_csv_done)
-        unlink(job->csv_path);
     return err->status;
 }
 
@@ -130,8 +156,7 @@ static SimAnalysisLevel analysis_level(const AttnJob *job)
     return needs_critical ? SIM_ANALYSIS_FULL : job->analysis;
 }
 
-/* Program -> engine -> analysis (and the optional DOT file), then the rendered outputs. A failure of
- * a rendered output also takes back the DOT file, so an error leaves no output of this step. */
+/* Program -> engine -> analysis (and the optional DOT file), then the rendered outputs. */
 static SimStatus simulate(const AttnJob *job, const Plan *plan, AttnResult *r, SimError *err)
 {
     SimProgram *prog = sim_attention_program(plan, &job->costs);
@@ -139,14 +164,13 @@ static SimStatus simulate(const AttnJob *job, const Plan *plan, AttnResult *r, S
         prog->unit_latency_ns = g_memdup2(job->unit_latency_ns, sizeof(int32_t) * job->wl.n_sm * job->wl.n_sm);
     SimSchedule s = { 0 };
     SimOutput dot = { 0 };
-    bool is_dot_done = false;
     if (sim_engine_run(prog, &s, err) == SIM_OK &&
         (!job->dot_path || sim_output_open(&dot, job->dot_path, err) == SIM_OK) &&
         sim_analyze_level(prog, &s, analysis_level(job), &r->a, dot.f, err) == SIM_OK && job->dot_path)
-        is_dot_done = sim_output_commit(&dot, err) == SIM_OK;
+        sim_output_commit(&dot, err);
     sim_output_abort(&dot);
-    if (!err->status && render_outputs(job, plan, prog, &s, &r->a, err) != SIM_OK && is_dot_done)
-        unlink(job->dot_path);
+    if (!err->status)
+        render_outputs(job, plan, prog, &s, &r->a, err);
     sim_schedule_clear(&s);
     sim_program_free(prog);
     return err->status;
@@ -155,7 +179,8 @@ static SimStatus simulate(const AttnJob *job, const Plan *plan, AttnResult *r, S
 /* A plan given by the caller (sim --plan): checked again here, since the job is a library entry point. */
 static SimStatus run_given_plan(const AttnJob *job, AttnResult *r, SimError *err)
 {
-    if (plan_check(job->plan, "", err) != SIM_OK || sim_job_check_size(job, err) != SIM_OK)
+    if (plan_check(job->plan, "", err) != SIM_OK || sim_job_check_size(job, err) != SIM_OK ||
+        sim_job_check_times(job, job->plan->task_count, err) != SIM_OK)
         return err->status;
     r->tasks = job->plan->task_count;
     if (!job->plan_path || write_plan(job->plan, &job->costs, job->plan_path, err) == SIM_OK)
@@ -163,16 +188,25 @@ static SimStatus run_given_plan(const AttnJob *job, AttnResult *r, SimError *err
     return err->status;
 }
 
-SimStatus sim_job_run(const AttnJob *job, AttnResult *r, SimError *err)
+/* Causal: KV tile j's first Q tile on the diagonal is j x tile_ratio; a KV tile with none would be an
+ * empty CTA, which no policy or engine handles. */
+static SimStatus check_causal_tiles(const Workload *wl, SimError *err)
 {
-    *r = (AttnResult){ 0 };
-    if (job->plan)
-        return run_given_plan(job, r, err);
+    int64_t need = ((int64_t)wl->kv_tiles - 1) * wl->tile_ratio + 1;
+    if (wl->mask == MASK_CAUSAL && wl->q_tiles < need)
+        return sim_error_set(err, SIM_ERR_USAGE, "the causal mask with tile ratio %d and %d KV tiles needs at least "
+                             "%" PRId64 " Q tiles (the last KV tile starts at Q tile %" PRId64 "), got %d",
+                             wl->tile_ratio, wl->kv_tiles, need, need - 1, wl->q_tiles);
+    return SIM_OK;
+}
+
+static SimStatus run_policy(const AttnJob *job, AttnResult *r, SimError *err)
+{
     const PolicyOps *ops = policy_find(job->policy);
     if (!ops)
         return sim_error_set(err, SIM_ERR_USAGE, "unknown policy '%s' (sim --list-policies shows them)",
                              job->policy);
-    if (sim_job_check_size(job, err) != SIM_OK)
+    if (check_causal_tiles(&job->wl, err) != SIM_OK || sim_job_check_size(job, err) != SIM_OK)
         return err->status;
     Plan *plan = policy_build(ops, &job->wl, err);
     if (!plan)
@@ -180,10 +214,22 @@ SimStatus sim_job_run(const AttnJob *job, AttnResult *r, SimError *err)
     r->tasks = plan->task_count;
     r->has_closed_form = sim_closed_form_ns(job->policy, &job->wl, &job->costs, &r->closed_form_ns,
                                             &r->is_closed_form_exact);
-    if (!job->plan_path || write_plan(plan, &job->costs, job->plan_path, err) == SIM_OK)
+    if (sim_job_check_times(job, plan->task_count, err) == SIM_OK &&
+        (!job->plan_path || write_plan(plan, &job->costs, job->plan_path, err) == SIM_OK))
         simulate(job, plan, r, err);
     plan_free(plan);
     return err->status;
+}
+
+SimStatus sim_job_run(const AttnJob *job, AttnResult *r, SimError *err)
+{
+    *r = (AttnResult){ 0 };
+    int mark = sim_output_batch_begin();
+    if (job->plan)
+        run_given_plan(job, r, err);
+    else
+        run_policy(job, r, err);
+    return sim_output_batch_end(mark, err->status, err);
 }
 
 void sim_job_result_clear(AttnResult *r)

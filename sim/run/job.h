@@ -21,6 +21,7 @@ typedef struct {
     int64_t max_memory_mb;       /* refuse jobs estimated above this */
     const int32_t *unit_latency_ns; /* optional n_sm x n_sm signal latency matrix (ns) replacing
                                   * costs.latency_ns on accumulation edges; borrowed, NULL: none */
+    bool has_unit_latency;       /* a matrix will be given (sweeps size jobs before making it) */
     const char *dot_path;        /* optional outputs; NULL: not written */
     const char *plan_path;
     const char *trace_path;      /* Chrome trace JSON (sim/render.h) */
@@ -41,11 +42,23 @@ typedef struct {
 
 /* A job with the defaults of the CLI (132 SMs, one head, N = M = n, full mask, c 1000, r 500). */
 AttnJob sim_job_default(void);
-/* Checks the job (policy known, mask supported, size under the cap) and runs it. Output files are
- * written atomically, and none is left behind on error. */
+/* Time bound: every simulated time, and the SM count times the makespan (summed over SMs), must stay
+ * below 2^62 ns; a job whose total work, tasks x (c + r + prologue + largest latency) x SMs, reaches it is
+ * refused (SIM_ERR_LIMIT) before it runs. */
+#define SIM_JOB_MAX_TIME_NS (INT64_C(1) << 62)
+
+/* Checks the job (policy known, mask supported, size under the cap, times bounded) and runs it. Output
+ * files are written atomically as one batch (sim/io/output.h): all of them or none. */
 SimStatus sim_job_run(const AttnJob *job, AttnResult *r, SimError *err);
-/* Estimated peak memory of the job, MB; SIM_ERR_LIMIT if above job->max_memory_mb. */
+/* Estimated peak bytes of the job: engine ops, plus the latency matrix and its copy in the program. */
+double sim_job_estimate_bytes(const AttnJob *job);
+/* This machine's physical memory, MB: the largest memory cap that can mean anything. */
+int64_t sim_job_physical_memory_mb(void);
+/* SIM_ERR_LIMIT with a sentence if the estimate is above job->max_memory_mb. */
 SimStatus sim_job_check_size(const AttnJob *job, SimError *err);
+/* SIM_ERR_LIMIT with a sentence if the job's times could overflow (SIM_JOB_MAX_TIME_NS above). tasks:
+ * the plan's task count. O(n_sm^2) with a latency matrix, else O(1). */
+SimStatus sim_job_check_times(const AttnJob *job, int64_t tasks, SimError *err);
 void sim_job_result_clear(AttnResult *r);
 
 #endif

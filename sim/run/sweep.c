@@ -21,6 +21,9 @@ struct SimSweep {
     int64_t point_count;
     SimSweepRow *rows;        /* owned, grouped by point in order */
     int64_t row_count;
+    double held_bytes;        /* the matrices read from files, held for the whole run */
+    double max_job_bytes;     /* the largest job's estimate (sim_job_estimate_bytes) */
+    double cap_bytes;         /* the smallest max_memory_mb of the points: all jobs together stay below */
     GMutex lock;              /* guards rows[].is_done and done_count while running */
     GCond cond;
     int64_t done_count;
@@ -78,6 +81,7 @@ static AttnJob row_job(const SimSweep *s, const SimSweepRow *r, int32_t **matrix
                              .latency_ns = p->hw.latency_near_ns };
     if (matrix)
         *matrix = NULL;
+    job.has_unit_latency = p->latency_matrix[0] || p->hw.latency_near_ns != p->hw.latency_far_ns;
     if (s->matrices[r->point])
         job.unit_latency_ns = s->matrices[r->point];
     else if (p->hw.latency_near_ns != p->hw.latency_far_ns && matrix != NULL)
@@ -103,8 +107,38 @@ static void add_rows(SimSweep *s, int64_t pi, GArray *rows, SimDiag *diag, const
         SimError err = { 0 }; /* the size does not depend on the policy: the same sentence is kept once */
         if (sim_job_check_size(&job, &err) != SIM_OK)
             sim_diag_add(diag, err.status, "%s: sweep point %" PRId64 ": %s", name, pi, err.msg);
+        /* a matrix read from a file is held by the sweep, not the job */
+        double bytes = sim_job_estimate_bytes(&job) - (p->latency_matrix[0] ? 2.0 * p->hw.sm_count *
+                                                        p->hw.sm_count * sizeof(int32_t) : 0);
+        s->max_job_bytes = MAX(s->max_job_bytes, bytes);
         g_array_append_val(rows, r);
     }
+}
+
+/* options.max_memory_mb cannot exceed this machine's memory (the cap would mean nothing). */
+static bool check_memory_cap(const SimConfigPoint *p, int64_t pi, const char *name, SimDiag *diag)
+{
+    int64_t physical = sim_job_physical_memory_mb();
+    if (p->max_memory_mb <= physical)
+        return true;
+    sim_diag_add(diag, SIM_ERR_LIMIT, "%s: sweep point %" PRId64 ": /options/max_memory_mb: %" PRId64 " MB is over "
+                 "this machine's %" PRId64 " MB of memory", name, pi, p->max_memory_mb, physical);
+    return false;
+}
+
+/* Reads point pi's matrix file, once the matrices held so far plus it stay under the point's cap. */
+static void add_matrix(SimSweep *s, int64_t pi, const char *name, SimDiag *diag)
+{
+    const SimConfigPoint *p = &s->points[pi];
+    double bytes = (double)p->hw.sm_count * p->hw.sm_count * sizeof(int32_t);
+    if ((s->held_bytes + bytes + s->max_job_bytes) / (1 << 20) > (double)p->max_memory_mb) {
+        sim_diag_add(diag, SIM_ERR_LIMIT, "%s: sweep point %" PRId64 ": the latency matrices of the sweep and one "
+                     "job would need about %.0f MB, over the cap of %" PRId64 " MB (options.max_memory_mb)", name, pi,
+                     (s->held_bytes + bytes + s->max_job_bytes) / (1 << 20), p->max_memory_mb);
+        return;
+    }
+    s->matrices[pi] = read_matrix(name, p->latency_matrix, p->hw.sm_count, diag);
+    s->held_bytes += s->matrices[pi] ? bytes : 0;
 }
 
 SimSweep *sim_sweep_new(const SimConfig *cfg, bool is_sweep, SimDiag *diag)
@@ -117,13 +151,17 @@ SimSweep *sim_sweep_new(const SimConfig *cfg, bool is_sweep, SimDiag *diag)
     s->points = g_new0(SimConfigPoint, s->point_count);
     s->matrices = g_new0(int32_t *, s->point_count);
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(SimSweepRow));
+    s->cap_bytes = INFINITY;
     for (int64_t i = 0; i < s->point_count; i++) {
         if (!sim_config_point(cfg, is_sweep, i, &s->points[i], diag))
             continue;
-        if (s->points[i].latency_matrix[0])
-            s->matrices[i] = read_matrix(sim_config_name(cfg), s->points[i].latency_matrix,
-                                         s->points[i].hw.sm_count, diag);
-        add_rows(s, i, rows, diag, sim_config_name(cfg));
+        const SimConfigPoint *p = &s->points[i];
+        int n_diag = sim_diag_count(diag);
+        if (check_memory_cap(p, i, sim_config_name(cfg), diag))
+            add_rows(s, i, rows, diag, sim_config_name(cfg));
+        s->cap_bytes = MIN(s->cap_bytes, (double)p->max_memory_mb * (1 << 20));
+        if (p->latency_matrix[0] && sim_diag_count(diag) == n_diag) /* sized first: read only if it fits */
+            add_matrix(s, i, sim_config_name(cfg), diag);
     }
     s->row_count = rows->len;
     s->rows = (SimSweepRow *)g_array_free(rows, FALSE);
@@ -140,8 +178,10 @@ static void run_row(SimSweep *s, SimSweepRow *r)
 {
     int32_t *matrix;
     AttnJob job = row_job(s, r, &matrix);
-    AttnResult res;
-    if (sim_job_run(&job, &res, &r->err) == SIM_OK) {
+    AttnResult res = { 0 };
+    if (job.has_unit_latency && !job.unit_latency_ns)
+        sim_error_set(&r->err, SIM_ERR_LIMIT, "cannot allocate the %d x %d latency matrix", job.wl.n_sm, job.wl.n_sm);
+    else if (sim_job_run(&job, &res, &r->err) == SIM_OK) {
         r->tasks = res.tasks;
         r->makespan_ns = res.a.makespan_ns;
         r->critical_path_ns = res.a.critical_path_ns;
@@ -205,6 +245,10 @@ SimStatus sim_sweep_run(SimSweep *s, int jobs, volatile sig_atomic_t *stop, SimS
 {
     static volatile sig_atomic_t never;
     s->stop = stop ? stop : &never;
+    /* all jobs together stay under the cap: fewer threads (the output does not depend on their number) */
+    double room = s->cap_bytes - s->held_bytes;
+    if (s->max_job_bytes > 0 && room / s->max_job_bytes < jobs)
+        jobs = MAX(1, (int)(room / s->max_job_bytes));
     GThreadPool *pool = g_thread_pool_new(worker, s, jobs, TRUE, NULL);
     for (int64_t i = 0; i < s->row_count; i++)
         g_thread_pool_push(pool, GSIZE_TO_POINTER((gsize)i + 1), NULL);
@@ -355,9 +399,10 @@ static void write_plot_files(const SimSweep *s, FILE *dat, FILE *gp, const char 
     int cols = panels->len > 1 ? 2 : 1, rows = ((int)panels->len + cols - 1) / cols, block = 0;
     fprintf(gp, "# TFLOPS over seqlen per policy, one panel per (mask, head_dim); written by sim sweep --plot.\n"
                 "if (!exists(\"outfile\")) outfile = '%s'\n"
+                "if (!exists(\"datafile\")) datafile = '%s'\n"
                 "set terminal pngcairo noenhanced size %d,%d font ',10'\nset output outfile\n"
                 "set multiplot layout %d,%d\nset logscale x 2\nset xlabel 'seqlen'\nset ylabel 'TFLOPS'\n"
-                "set key left top\nset grid\n", png_name, 640 * cols, 420 * rows, rows, cols);
+                "set key left top\nset grid\n", png_name, dat_name, 640 * cols, 420 * rows, rows, cols);
     for (guint p = 0; p < panels->len; p++) {
         int64_t key = g_array_index(panels, int64_t, p);
         fprintf(gp, "set title '%s mask, head_dim %" PRId64 "'\nplot", key % 2 ? "causal" : "full", key / 2);
@@ -376,13 +421,26 @@ static void write_plot_files(const SimSweep *s, FILE *dat, FILE *gp, const char 
                 if (has_plot_value(&s->rows[k]) && s->rows[k].policy == r->policy && panel_of(panels, &s->rows[k]) == (int)p)
                     fprintf(dat, "%" PRId64 " %.3f\n", s->rows[k].cfg->shape.seqlen_q, s->rows[k].tflops);
             fprintf(dat, "\n\n");
-            fprintf(gp, "%s '%s' index %d using 1:2 with linespoints title '%s'", n_seen > 1 ? "," : "", dat_name,
+            fprintf(gp, "%s datafile index %d using 1:2 with linespoints title '%s'", n_seen > 1 ? "," : "",
                     block++, r->policy);
         }
         fprintf(gp, "\n");
     }
     fprintf(gp, "unset multiplot\n");
     g_array_free(panels, TRUE);
+}
+
+/* gnuplot on the temporary files (absolute names: a symbolic link may put one in another directory). */
+static SimStatus run_plot(const SimOutput *dat, const SimOutput *gp, const SimOutput *png, const char *png_path,
+                          SimError *err)
+{
+    gchar *dat_abs = g_canonicalize_filename(dat->tmp_path, NULL), *png_abs = g_canonicalize_filename(png->tmp_path, NULL);
+    gchar *gp_abs = g_canonicalize_filename(gp->tmp_path, NULL);
+    gchar *dat_q = sim_gnuplot_quote(dat_abs), *png_q = sim_gnuplot_quote(png_abs);
+    gchar *set = g_strdup_printf("outfile='%s'; datafile='%s'", png_q, dat_q);
+    sim_gnuplot_run(NULL, NULL, set, gp_abs, png_path, err);
+    g_free(dat_abs), g_free(png_abs), g_free(gp_abs), g_free(dat_q), g_free(png_q), g_free(set);
+    return err->status;
 }
 
 SimStatus sim_sweep_plot(const SimSweep *s, const char *png_path, SimError *err)
@@ -392,28 +450,26 @@ SimStatus sim_sweep_plot(const SimSweep *s, const char *png_path, SimError *err)
         values += has_plot_value(&s->rows[i]);
     if (!values)
         return sim_error_set(err, SIM_ERR_INPUT, "no results to plot in %s (every row was skipped)", png_path);
-    gchar *base = g_str_has_suffix(png_path, ".png") ? g_strndup(png_path, strlen(png_path) - 4) : g_strdup(png_path);
+    if (!g_str_has_suffix(png_path, ".png"))
+        return sim_error_set(err, SIM_ERR_USAGE, "--plot draws a PNG: the file name must end in .png, got '%s'",
+                             png_path);
+    gchar *base = g_strndup(png_path, strlen(png_path) - 4);
     gchar *gp_path = g_strconcat(base, ".gp", NULL), *dat_path = g_strconcat(base, ".dat", NULL);
-    gchar *tmp_png = g_strconcat(png_path, ".tmp", NULL), *dat_name = g_path_get_basename(dat_path);
-    SimOutput dat = { 0 }, gp = { 0 };
-    if (sim_output_open(&dat, dat_path, err) == SIM_OK && sim_output_open(&gp, gp_path, err) == SIM_OK) {
+    gchar *dat_name = g_path_get_basename(dat_path);
+    SimOutput dat = { 0 }, gp = { 0 }, png = { 0 };
+    int mark = sim_output_batch_begin(); /* the three files as a set */
+    if (sim_output_open(&dat, dat_path, err) == SIM_OK && sim_output_open(&gp, gp_path, err) == SIM_OK &&
+        sim_output_open(&png, png_path, err) == SIM_OK) {
         gchar *png_name = g_path_get_basename(png_path);
         write_plot_files(s, dat.f, gp.f, dat_name, png_name);
         g_free(png_name);
-        if (sim_output_commit(&dat, err) == SIM_OK)
-            sim_output_commit(&gp, err);
+        if (fflush(dat.f) || fflush(gp.f) || ferror(dat.f) || ferror(gp.f))
+            sim_error_set(err, SIM_ERR_IO, "cannot write the data of %s", png_path);
+        else if (run_plot(&dat, &gp, &png, png_path, err) == SIM_OK)
+            (void)(sim_output_commit(&dat, err) || sim_output_commit(&gp, err) || sim_output_commit(&png, err));
     }
-    sim_output_abort(&dat);
-    sim_output_abort(&gp);
-    if (!err->status) {
-        /* gnuplot resolves the .dat name relative to its working directory: run it beside the files */
-        gchar *dir = g_path_get_dirname(png_path), *abs_tmp = g_canonicalize_filename(tmp_png, NULL);
-        gchar *set = g_strdup_printf("outfile='%s'", abs_tmp), *gp_name = g_path_get_basename(gp_path);
-        if (sim_gnuplot_run(NULL, dir, set, gp_name, png_path, err) == SIM_OK && rename(tmp_png, png_path) != 0)
-            sim_error_set(err, SIM_ERR_IO, "cannot write %s", png_path);
-        remove(tmp_png);
-        g_free(dir), g_free(abs_tmp), g_free(set), g_free(gp_name);
-    }
-    g_free(base), g_free(gp_path), g_free(dat_path), g_free(tmp_png), g_free(dat_name);
+    sim_output_abort(&dat), sim_output_abort(&gp), sim_output_abort(&png);
+    sim_output_batch_end(mark, err->status, err);
+    g_free(base), g_free(gp_path), g_free(dat_path), g_free(dat_name);
     return err->status;
 }

@@ -31,8 +31,9 @@ typedef struct {
 
 typedef struct SimSweep SimSweep;
 
-/* Expands a validated config into rows (skipping policies that do not support a point's mask), reads
- * latency matrix files, and checks each job's size. NULL with every error in diag. */
+/* Expands a validated config into rows (skipping policies that do not support a point's mask), checks
+ * each job's size (and each memory cap against this machine's memory), then reads the latency matrix
+ * files that fit under the cap. NULL with every error in diag. */
 SimSweep *sim_sweep_new(const SimConfig *cfg, bool is_sweep, SimDiag *diag);
 void sim_sweep_free(SimSweep *s);
 int64_t sim_sweep_row_count(const SimSweep *s);
@@ -40,7 +41,8 @@ const SimSweepRow *sim_sweep_row(const SimSweep *s, int64_t i);
 
 typedef void (*SimSweepEmit)(const SimSweepRow *row, void *ctx);
 typedef void (*SimSweepProgress)(int64_t done, int64_t total, void *ctx);
-/* Runs every row on `jobs` threads; emit gets rows in order (see the invariant), progress (may be NULL)
+/* Runs every row on `jobs` threads (fewer when that many jobs at once would exceed the smallest
+ * options.max_memory_mb of the sweep, matrices held included); emit gets rows in order (see the invariant), progress (may be NULL)
  * is called as jobs finish. When *stop becomes nonzero, queued jobs are dropped, running ones finish,
  * and the complete points are emitted. The first job error is returned in err (after emitting). */
 SimStatus sim_sweep_run(SimSweep *s, int jobs, volatile sig_atomic_t *stop, SimSweepEmit emit,

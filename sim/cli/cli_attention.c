@@ -53,6 +53,8 @@ static const char usage[] =
     "  --trace-max-mb MB   refuse traces estimated above this size (default 512)\n"
     "  --csv FILE          write one row per phase: SM, head, kv, q, start, end, wait, critical\n"
     "  --gantt FILE.png|FILE.svg  draw a Gantt chart with gnuplot (keeps FILE.gp and FILE.dat beside it)\n"
+    "  --analysis LEVEL    full (default), summary (no per-op critical marks) or none (the engine only:\n"
+    "                      makespan; no critical path, busy time or Lemma 1)\n"
     "  --max-memory-mb MB  refuse inputs whose simulation would need more (default 4096; at most this\n"
     "                      machine's memory)\n"
     "  --list-policies, --help, --version\n"
@@ -80,7 +82,7 @@ static SimStatus parse_int(const char *flag, const char *text, int64_t lo, int64
 
 enum { OPT_LIST = 256, OPT_HELP, OPT_VERSION, OPT_KV, OPT_Q, OPT_MASK, OPT_RATIO, OPT_SWIZZLE, OPT_LAT,
        OPT_REDUCE, OPT_BUFS, OPT_JSON, OPT_DOT, OPT_PLAN, OPT_MEM, OPT_TRACE, OPT_FLOWS, OPT_TRACE_MB, OPT_CSV,
-       OPT_GANTT, OPT_PLAN_IN };
+       OPT_GANTT, OPT_PLAN_IN, OPT_ANALYSIS };
 
 static const struct option long_options[] = {
     { "policy", required_argument, NULL, 'p' }, { "n", required_argument, NULL, 'n' },
@@ -95,6 +97,7 @@ static const struct option long_options[] = {
     { "trace", required_argument, NULL, OPT_TRACE }, { "trace-flows", no_argument, NULL, OPT_FLOWS },
     { "trace-max-mb", required_argument, NULL, OPT_TRACE_MB }, { "csv", required_argument, NULL, OPT_CSV },
     { "gantt", required_argument, NULL, OPT_GANTT }, { "plan", required_argument, NULL, OPT_PLAN_IN },
+    { "analysis", required_argument, NULL, OPT_ANALYSIS },
     { "help", no_argument, NULL, OPT_HELP }, { "version", no_argument, NULL, OPT_VERSION },
     { NULL, 0, NULL, 0 },
 };
@@ -141,6 +144,11 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
     case OPT_DOT: o->job.dot_path = arg; return SIM_OK;
     case OPT_PLAN: o->job.plan_path = arg; return SIM_OK;
     case OPT_PLAN_IN: o->plan_in = arg; return SIM_OK;
+    case OPT_ANALYSIS:
+        for (int k = 0; k < 3; k++)
+            if (!strcmp(arg, (const char *[]){ "full", "summary", "none" }[k]))
+                return o->job.analysis = (SimAnalysisLevel)k, SIM_OK;
+        return sim_error_set(err, SIM_ERR_USAGE, "%s: expected none, summary or full, got '%s'", flag, arg);
     case OPT_MEM: return cli_parse_int64(flag, arg, 1, sim_job_physical_memory_mb(), &o->job.max_memory_mb, err);
     case OPT_TRACE: o->job.trace_path = arg; return SIM_OK;
     case OPT_FLOWS: o->job.has_trace_flows = true; return SIM_OK;
@@ -235,12 +243,23 @@ static void print_json(const AttnOptions *o, const AttnResult *r)
     add_int(j, "latency_ns", o->job.costs.latency_ns);
     add_int(j, "tasks", r->tasks);
     add_int(j, "makespan_ns", r->a.makespan_ns);
-    add_int(j, "critical_path_ns", r->a.critical_path_ns);
+    bool has_dag = o->job.analysis != SIM_ANALYSIS_NONE;
+    if (has_dag)
+        add_int(j, "critical_path_ns", r->a.critical_path_ns);
+    else
+        cJSON_AddNullToObject(j, "critical_path_ns");
     if (r->has_closed_form)
         add_int(j, "closed_form_ns", r->closed_form_ns);
     else
         cJSON_AddNullToObject(j, "closed_form_ns");
     cJSON_AddBoolToObject(j, "closed_form_exact", r->has_closed_form && r->is_closed_form_exact);
+    if (!has_dag) { /* --analysis none: nothing past the makespan was computed */
+        char *s = cJSON_PrintUnformatted(j);
+        puts(s);
+        cJSON_free(s);
+        cJSON_Delete(j);
+        return;
+    }
     add_int(j, "lemma1_violations", r->a.lemma1_violations);
     cJSON_AddNumberToObject(j, "busy_fraction", r->a.busy_fraction);
     add_int(j, "bubble_ns", r->a.bubble_ns);
@@ -265,6 +284,10 @@ static void print_summary(const AttnOptions *o, const AttnResult *r)
            o->job.costs.c_ns, o->job.costs.r_ns, o->job.costs.latency_ns,
            o->job.costs.reduce == REDUCE_SERIAL ? "serial" : "async");
     printf("  makespan            %15" PRId64 " ns\n", a->makespan_ns);
+    if (o->job.analysis == SIM_ANALYSIS_NONE) {
+        printf("  analysis            %15s (--analysis none)\n", "none");
+        return;
+    }
     printf("  critical path       %15" PRId64 " ns%s\n", a->critical_path_ns,
            a->critical_path_ns == a->makespan_ns ? " (= makespan)" : "");
     if (r->has_closed_form)

@@ -1,16 +1,33 @@
-# `make fuzz`: the libFuzzer harness of the config loader (clang, ASan). Runs FUZZ_SECONDS (default 60)
-# on a copy of the seed corpus in build-fuzz/corpus; crashes land in build-fuzz/ (turn each into a test).
+# `make fuzz`: one libFuzzer harness per parser (clang, ASan + UBSan), each run FUZZ_SECONDS (default 60)
+# on a copy of its committed seed corpus in build-fuzz/corpus-NAME; crashes land in build-fuzz/NAME/
+# (copy each into tests/fuzz/regress-NAME/ (config: tests/fuzz/regress/): tests/cli_harden.sh replays them).
+#   config  tests/fuzz/fuzz_config.c  sim_config_parse + validate + decode   seeds tests/fuzz/corpus/
+#   plan    tests/fuzz/fuzz_plan.c    sim_plan_read                          seeds tests/fuzz/corpus-plan/
+#   trace   tests/fuzz/fuzz_trace.c   sim_trace_load_capped                  seeds tests/fuzz/corpus-trace/
+#   matrix  tests/fuzz/fuzz_matrix.c  sim_latency_matrix_load                seeds tests/fuzz/corpus-matrix/
+# `make fuzz-NAME` runs one; FUZZ_JOBS=N forks N workers (libFuzzer -fork).
 FUZZ_SECONDS ?= 60
-FUZZ_SRC := tests/fuzz/fuzz_config.c sim/io/config.c sim/model/costmodel.c sim/io/json_file.c \
-            sim/core/status.c sim/core/plan.c $(wildcard policies/*.c)
-.PHONY: fuzz fuzz-build
-fuzz-build: build-fuzz/fuzz_config
-build-fuzz/fuzz_config: $(FUZZ_SRC) sim/io/config.h sim/model/costmodel.h
-	@mkdir -p build-fuzz/corpus
-	$(Q)clang -std=c11 -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	    $(INC_io) $(shell pkg-config --cflags glib-2.0 libcjson) -o $@ $(FUZZ_SRC) \
-	    $(shell pkg-config --libs glib-2.0 libcjson) -lm
-fuzz: build-fuzz/fuzz_config
-	@cp -n tests/fuzz/corpus/* build-fuzz/corpus/ 2>/dev/null || true
-	cd build-fuzz && ASAN_OPTIONS=detect_leaks=1 ./fuzz_config -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
-	    -timeout=10 corpus
+FUZZ_TARGETS := config plan trace matrix
+FUZZ_SAN := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
+FUZZ_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 $(FUZZ_SAN) $(INC_run) $(shell pkg-config --cflags $(PKGS))
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=build-fuzz/obj/%.o)
+fuzz_corpus = tests/fuzz/$(if $(filter config,$1),corpus,corpus-$1)
+
+.PHONY: fuzz fuzz-build $(FUZZ_TARGETS:%=fuzz-%)
+.SECONDARY: $(FUZZ_LIB_OBJ) # kept between builds (pattern-rule objects are intermediate otherwise)
+fuzz-build: $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
+
+build-fuzz/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(Q)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_input.h $(FUZZ_LIB_OBJ)
+	$(Q)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz -o $@ $< $(FUZZ_LIB_OBJ) $(DASH_LDLIBS)
+
+fuzz: $(FUZZ_TARGETS:%=fuzz-%)
+
+$(FUZZ_TARGETS:%=fuzz-%): fuzz-%: build-fuzz/fuzz_%
+	@mkdir -p build-fuzz/corpus-$* build-fuzz/$*
+	@cp -n $(call fuzz_corpus,$*)/* build-fuzz/corpus-$*/ 2>/dev/null || true
+	cd build-fuzz/$* && ASAN_OPTIONS=detect_leaks=1 ../fuzz_$* -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	    -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 $(if $(FUZZ_JOBS),-fork=$(FUZZ_JOBS)) ../corpus-$*

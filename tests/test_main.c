@@ -14,6 +14,7 @@ static Suite *(*const suites[])(void) = {
     suite_render,
     suite_pipeline,
     suite_profile,
+    suite_io,
 };
 
 int main(void)

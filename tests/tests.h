@@ -14,5 +14,6 @@ Suite *suite_config(void);
 Suite *suite_render(void);
 Suite *suite_pipeline(void);
 Suite *suite_profile(void);
+Suite *suite_io(void);
 
 #endif

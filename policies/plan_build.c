@@ -31,10 +31,14 @@ void plan_launch_kv(const Workload *wl, int64_t t, bool is_shortest_first, int32
 
 void plan_add_kv_cta(Plan *plan, int32_t head, int32_t kv, bool is_descending)
 {
-    int lo = plan_q_lo(&plan->wl, kv), hi = plan->wl.q_tiles;
+    const Workload *wl = &plan->wl;
+    int lo = plan_q_lo(wl, kv), hi = wl->q_tiles;
     plan_add_cta(plan, -1);
-    for (int i = 0; i < hi - lo; i++)
-        plan_add_task(plan, head, kv, is_descending ? hi - 1 - i : lo + i);
+    for (int i = 0; i < hi - lo; i++) {
+        int q = is_descending ? hi - 1 - i : lo + i;
+        if (plan_is_kept(wl, kv, q))
+            plan_add_task(plan, head, kv, q);
+    }
 }
 
 void plan_rank_by_kv(Plan *plan, bool is_descending)
@@ -87,7 +91,7 @@ Plan *policy_build(const PolicyOps *p, const Workload *wl, SimError *err)
 {
     if ((wl->mask == MASK_FULL && !p->supports_full) || (wl->mask == MASK_CAUSAL && !p->supports_causal)) {
         sim_error_set(err, SIM_ERR_SCHEDULE, "policy %s is not defined for the %s mask", p->name,
-                      wl->mask == MASK_FULL ? "full" : "causal");
+                      plan_mask_name(wl->mask));
         return NULL;
     }
     Plan *plan = plan_new(p->name, wl, wl->heads * plan_tasks_per_head(wl));

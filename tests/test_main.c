@@ -15,6 +15,7 @@ static Suite *(*const suites[])(void) = {
     suite_pipeline,
     suite_profile,
     suite_io,
+    suite_search,
 };
 
 int main(void)

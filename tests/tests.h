@@ -15,5 +15,6 @@ Suite *suite_render(void);
 Suite *suite_pipeline(void);
 Suite *suite_profile(void);
 Suite *suite_io(void);
+Suite *suite_search(void);
 
 #endif

@@ -21,6 +21,7 @@ int sim_cmd_run(int argc, char **argv);   /* sim run FILE: one JSON config */
 int sim_cmd_sweep(int argc, char **argv); /* sim sweep FILE: its sweep */
 int sim_cmd_decode(int argc, char **argv);
 int sim_cmd_calibrate(int argc, char **argv); /* sim calibrate RAW: a hardware profile from gpu-calib output */
+int sim_cmd_search(int argc, char **argv);    /* sim search --mask SPEC: a schedule for any block mask */
 
 /* Strict decimal parse of a flag's value into [lo, hi]; a sentence naming the flag otherwise. */
 SimStatus cli_parse_int64(const char *flag, const char *text, int64_t lo, int64_t hi, int64_t *out,

@@ -21,6 +21,7 @@ static const Subcommand subcommands[] = {
     { "sweep", sim_cmd_sweep },
     { "decode", sim_cmd_decode },
     { "calibrate", sim_cmd_calibrate },
+    { "search", sim_cmd_search },
 };
 
 /* --version anywhere among the options (before a "--") wins; -h becomes --help. */

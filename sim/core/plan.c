@@ -51,13 +51,32 @@ void plan_free(Plan *plan)
         return;
     free(plan->ctas);
     free(plan->tasks);
+    free(plan->keep);
     free(plan);
+}
+
+bool plan_is_kept(const Workload *wl, int kv, int q)
+{
+    if (wl->mask == MASK_BLOCK)
+        return wl->keep[(int64_t)kv * wl->q_tiles + q] != 0;
+    return q >= plan_q_lo(wl, kv);
+}
+
+const char *plan_mask_name(Mask mask)
+{
+    return mask == MASK_FULL ? "full" : mask == MASK_CAUSAL ? "causal" : "block";
 }
 
 int plan_q_lo(const Workload *wl, int kv)
 {
     if (wl->mask == MASK_FULL)
         return 0;
+    if (wl->mask == MASK_BLOCK) {
+        int q = 0;
+        while (q < wl->q_tiles && !wl->keep[(int64_t)kv * wl->q_tiles + q])
+            q++;
+        return q;
+    }
     int64_t lo = (int64_t)kv * wl->tile_ratio;
     return lo < wl->q_tiles ? (int)lo : wl->q_tiles;
 }
@@ -66,6 +85,12 @@ int plan_kv_hi(const Workload *wl, int q)
 {
     if (wl->mask == MASK_FULL)
         return wl->kv_tiles;
+    if (wl->mask == MASK_BLOCK) {
+        int kv = wl->kv_tiles;
+        while (kv > 0 && !wl->keep[(int64_t)(kv - 1) * wl->q_tiles + q])
+            kv--;
+        return kv;
+    }
     /* kv touches q iff kv*s <= q, i.e. kv <= floor(q/s) */
     int64_t hi = q / wl->tile_ratio + 1;
     return hi < wl->kv_tiles ? (int)hi : wl->kv_tiles;
@@ -74,6 +99,11 @@ int plan_kv_hi(const Workload *wl, int q)
 int64_t plan_tasks_per_head(const Workload *wl)
 {
     int64_t total = 0;
+    if (wl->mask == MASK_BLOCK) {
+        for (int64_t i = 0; i < (int64_t)wl->kv_tiles * wl->q_tiles; i++)
+            total += wl->keep[i] != 0;
+        return total;
+    }
     for (int kv = 0; kv < wl->kv_tiles; kv++)
         total += wl->q_tiles - plan_q_lo(wl, kv);
     return total;
@@ -83,7 +113,8 @@ static SimStatus check_workload(const Plan *plan, const char *where, SimError *e
 {
     const Workload *wl = &plan->wl;
     if (wl->n_sm < 1 || wl->heads < 1 || wl->kv_tiles < 1 || wl->q_tiles < 1 || wl->tile_ratio < 1 ||
-        (wl->mask != MASK_FULL && wl->mask != MASK_CAUSAL))
+        (wl->mask != MASK_FULL && wl->mask != MASK_CAUSAL && wl->mask != MASK_BLOCK) ||
+        (wl->mask == MASK_BLOCK && !wl->keep))
         return sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s: SMs, heads, KV tiles, Q tiles and tile ratio "
                              "must be at least 1", where, plan->policy);
     int64_t expected = (int64_t)wl->heads * plan_tasks_per_head(wl);
@@ -130,7 +161,7 @@ static SimStatus check_tasks(const Plan *plan, const char *where, SimError *err)
     for (int64_t i = 0; i < plan->task_count && !err->status; i++) {
         const PlanTask *t = &plan->tasks[i];
         if (t->head < 0 || t->head >= wl->heads || t->kv < 0 || t->kv >= wl->kv_tiles || t->q < 0 ||
-            t->q >= wl->q_tiles || t->q < plan_q_lo(wl, t->kv)) {
+            t->q >= wl->q_tiles || !plan_is_kept(wl, t->kv, t->q)) {
             sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s: task %" PRId64 " (head %d, kv %d, q %d) is outside "
                           "the workload or its mask", where, plan->policy, i, t->head, t->kv, t->q);
             break;

@@ -15,7 +15,9 @@
 extern "C" {
 #endif
 
-typedef enum { MASK_FULL, MASK_CAUSAL } Mask;
+/* full: every (KV tile, Q tile) pair; causal: KV tile n keeps rows from n*s on; block: Workload.keep says
+ * (any block mask: windows, documents, prefix-LM, block-sparse; docs/masks.md). */
+typedef enum { MASK_FULL, MASK_CAUSAL, MASK_BLOCK } Mask;
 
 /* What is computed: m heads (heads x batch), each with N KV tiles and M Q tiles. */
 typedef struct {
@@ -26,6 +28,8 @@ typedef struct {
     Mask mask;
     int tile_ratio;  /* s = kBlockN / kBlockM; causal: KV tile n starts at row n*s */
     int head_swizzle;/* S_w of FA3's causal LPT launch order: heads interleaved per L2 section; 1 = none */
+    const uint8_t *keep; /* block mask: kv_tiles x q_tiles bytes, keep[kv * q_tiles + q] != 0 when the pair
+                          * is computed, the same for every head; borrowed; NULL for full and causal */
 } Workload;
 
 typedef struct {
@@ -50,6 +54,8 @@ typedef struct {
     PlanTask *tasks;
     int64_t task_count;
     int64_t task_capacity; /* allocated entries of tasks */
+    uint8_t *keep;         /* a block mask the plan owns (a plan file's, made from its tasks); wl.keep
+                            * points here then; NULL otherwise */
 } Plan;
 
 /* An empty plan for wl with room for task_capacity tasks (plan_add_task never grows the array). The name
@@ -63,11 +69,16 @@ void plan_add_task(Plan *plan, int32_t head, int32_t kv, int32_t q);
 void plan_free(Plan *plan);
 
 /* Causal geometry (square sequences): rows of KV tile kv are [q_lo(kv), M); row q is touched by
- * kv < kv_hi(q). Full mask: every row, every KV tile. */
+ * kv < kv_hi(q). Full mask: every row, every KV tile. Block mask: the first kept row / one past the last
+ * kept KV tile (the rows in between need not all be kept: use plan_is_kept). */
 int plan_q_lo(const Workload *wl, int kv);
 int plan_kv_hi(const Workload *wl, int q);
-/* Number of (kv, q) pairs of one head that the mask keeps. O(N). */
+/* Whether the mask keeps the pair (kv, q). O(1). */
+bool plan_is_kept(const Workload *wl, int kv, int q);
+/* Number of (kv, q) pairs of one head that the mask keeps. O(N) (block: O(N*M)). */
 int64_t plan_tasks_per_head(const Workload *wl);
+/* The mask's name: "full", "causal" or "block". */
+const char *plan_mask_name(Mask mask);
 
 /* The plan invariant: the workload is in range; CTAs partition the task array in order (launch order a
  * permutation of the CTAs, each task in exactly one CTA); persistent plans pin every CTA to a slot in

@@ -9,7 +9,7 @@ bool sim_plan_write(const Plan *plan, const AttnCosts *costs, FILE *f)
     fprintf(f, "dashsim-plan 1\npolicy %s\nmask %s\ntile_ratio %d\nn_sm %d\nheads %d\nkv_tiles %d\n"
             "q_tiles %d\nc_ns %" PRId64 "\nr_ns %" PRId64 "\nlatency_ns %" PRId64 "\nreduce %s\n"
             "dq_buffers %d\npersistent %d\nctas %d\ntasks %" PRId64 "\n",
-            plan->policy, wl->mask == MASK_FULL ? "full" : "causal", wl->tile_ratio, wl->n_sm, wl->heads,
+            plan->policy, plan_mask_name(wl->mask), wl->tile_ratio, wl->n_sm, wl->heads,
             wl->kv_tiles, wl->q_tiles, costs->c_ns, costs->r_ns, costs->latency_ns,
             costs->reduce == REDUCE_SERIAL ? "serial" : "async", costs->dq_buffers, plan->is_persistent,
             plan->cta_count, plan->task_count);

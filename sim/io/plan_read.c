@@ -141,9 +141,9 @@ static SimStatus read_word(Reader *r, Header *h, int k, const char *v)
             return fail(r, "policy name longer than %zu bytes", sizeof h->policy - 1);
         strcpy(h->policy, v);
     } else if (k == K_MASK) {
-        if (strcmp(v, "full") && strcmp(v, "causal"))
-            return fail(r, "mask must be full or causal, not '%s'", v);
-        h->wl.mask = strcmp(v, "full") ? MASK_CAUSAL : MASK_FULL;
+        if (strcmp(v, "full") && strcmp(v, "causal") && strcmp(v, "block"))
+            return fail(r, "mask must be full, causal or block, not '%s'", v);
+        h->wl.mask = strcmp(v, "full") == 0 ? MASK_FULL : strcmp(v, "causal") == 0 ? MASK_CAUSAL : MASK_BLOCK;
     } else if (k == K_REDUCE) {
         if (strcmp(v, "serial") && strcmp(v, "async"))
             return fail(r, "reduce must be serial or async, not '%s'", v);
@@ -209,6 +209,8 @@ static SimStatus read_body(Reader *r, Plan *p, int64_t ctas, int64_t tasks)
                 parse_i64(r, "q", tok[3], 0, p->wl.q_tiles - 1, &q) ||
                 parse_i64(r, "rank", tok[4], 0, p->wl.kv_tiles - 1, &rank))
                 return r->err->status;
+            if (p->keep)
+                p->keep[kv * p->wl.q_tiles + q] = 1;
             plan_add_task(p, (int32_t)head, (int32_t)kv, (int32_t)q);
             p->tasks[p->task_count - 1].rank = (int32_t)rank;
         }
@@ -220,6 +222,11 @@ static SimStatus read_body(Reader *r, Plan *p, int64_t ctas, int64_t tasks)
     if (next_tokens(r, tok, 5) != 0)
         return fail(r, "text after 'end'");
     return SIM_OK;
+}
+
+static int64_t pairs_per_head(const Workload *wl)
+{
+    return (int64_t)wl->kv_tiles * wl->q_tiles;
 }
 
 SimStatus sim_plan_read(const char *path, int64_t max_bytes, Plan **plan, AttnCosts *costs, uint64_t *hash,
@@ -238,7 +245,8 @@ SimStatus sim_plan_read(const char *path, int64_t max_bytes, Plan **plan, AttnCo
         sim_error_set(err, SIM_ERR_INPUT, "%s: binary data in a plan file", path);
     else if (read_header(&r, &h) == SIM_OK) {
         double pairs = (double)h.wl.heads * h.wl.kv_tiles * h.wl.q_tiles;
-        double bytes = (double)h.value[K_TASKS] * PLAN_BYTES_PER_TASK + pairs / 8;
+        double bytes = (double)h.value[K_TASKS] * PLAN_BYTES_PER_TASK + pairs / 8 +
+                       (h.wl.mask == MASK_BLOCK ? (double)pairs_per_head(&h.wl) : 0);
         if (bytes > (double)max_bytes)
             sim_error_set(err, SIM_ERR_LIMIT, "%s: a plan of %" PRId64 " tasks over %d heads x %d KV x %d Q tiles "
                           "would need about %.0f MB, over the cap of %" PRId64 " MB", path, h.value[K_TASKS],
@@ -246,6 +254,9 @@ SimStatus sim_plan_read(const char *path, int64_t max_bytes, Plan **plan, AttnCo
         else {
             p = plan_new(h.policy, &h.wl, h.value[K_TASKS]);
             p->is_persistent = h.value[K_PERS] == 1;
+            if (h.wl.mask == MASK_BLOCK) /* the mask is the set of pairs the tasks name; filled while reading */
+                if (!(p->wl.keep = p->keep = calloc((size_t)pairs_per_head(&h.wl), 1)))
+                    abort();
             if (read_body(&r, p, h.value[K_CTAS], h.value[K_TASKS]) == SIM_OK) {
                 char where[300];
                 snprintf(where, sizeof where, "%s: ", path);

@@ -1,0 +1,241 @@
+/* `sim search --mask SPEC --n N ...`: a schedule for any block mask (docs/masks.md), against the lower
+ * bound and the hand-made orders; the found plan and its rank table as files. */
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <glib.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "mask.h"
+#include "mask_io.h"
+#include "output.h"
+#include "plan_io.h"
+#include "search.h"
+
+typedef struct {
+    Workload wl;
+    AttnCosts costs;
+    SearchOptions search;
+    const char *mask_spec, *mask_file, *plan_path, *ranks_path;
+    bool is_json;
+} SearchArgs;
+
+static const char usage[] =
+    "usage: sim search (--mask SPEC | --mask-file FILE) [options]\n"
+    "Searches a deterministic schedule for a block mask and compares it with the lower bound and the\n"
+    "hand-made orders (ascending, descending, spt, and the registered policies on full/causal).\n"
+    "  --mask SPEC        full | causal | window:W | window:L:R | document:L1,L2,... | prefix:P |\n"
+    "                     random:DENSITY:SEED (tile units, docs/masks.md)\n"
+    "  --mask-file FILE   a mask file (docs/masks.md: dense rows or a list of pairs)\n"
+    "  --n N              SMs (default 132)\n"
+    "  --heads M          heads x batch (default 1)\n"
+    "  --tiles T          KV and Q tiles per head for --mask (default n)\n"
+    "  --c NS, --r NS     compute and reduction cost of a task (default 1000, 500)\n"
+    "  --latency NS       on each cross-SM accumulation edge (default 0)\n"
+    "  --reduce serial|async (default serial)\n"
+    "  --iterations K     local-search moves (default 100); --seed S (default 1)\n"
+    "  --exact-max C      exhaustive search when the instance has at most C schedules (default 200000)\n"
+    "  --json             one JSON object: makespan_ns, lower_bound_ns, gap, baselines, ...\n"
+    "  --emit-plan FILE   the found schedule as a plan (docs/plan-format.md) for gpu/ and sim --plan\n"
+    "  --ranks FILE       its accumulation order as little-endian int32 [rows][contributors]: KV tile of\n"
+    "                     each rank, -1 past a row's contributors\n"
+    "  --help, --version\n"
+    "Exit status: 0 ok, 2 bad usage or input.\n";
+
+enum { OPT_HELP = 256, OPT_MASK, OPT_MASK_FILE, OPT_N, OPT_HEADS, OPT_TILES, OPT_C, OPT_R, OPT_LAT, OPT_REDUCE,
+       OPT_ITER, OPT_SEED, OPT_EXACT, OPT_JSON, OPT_PLAN, OPT_RANKS };
+static const struct option long_options[] = {
+    { "mask", required_argument, NULL, OPT_MASK }, { "mask-file", required_argument, NULL, OPT_MASK_FILE },
+    { "n", required_argument, NULL, OPT_N }, { "heads", required_argument, NULL, OPT_HEADS },
+    { "tiles", required_argument, NULL, OPT_TILES }, { "c", required_argument, NULL, OPT_C },
+    { "r", required_argument, NULL, OPT_R }, { "latency", required_argument, NULL, OPT_LAT },
+    { "reduce", required_argument, NULL, OPT_REDUCE }, { "iterations", required_argument, NULL, OPT_ITER },
+    { "seed", required_argument, NULL, OPT_SEED }, { "exact-max", required_argument, NULL, OPT_EXACT },
+    { "json", no_argument, NULL, OPT_JSON }, { "emit-plan", required_argument, NULL, OPT_PLAN },
+    { "ranks", required_argument, NULL, OPT_RANKS }, { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
+};
+
+static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *flag, SimError *err)
+{
+    int64_t v = 0;
+    switch (opt) {
+    case OPT_MASK: a->mask_spec = arg; return SIM_OK;
+    case OPT_MASK_FILE: a->mask_file = arg; return SIM_OK;
+    case OPT_JSON: a->is_json = true; return SIM_OK;
+    case OPT_PLAN: a->plan_path = arg; return SIM_OK;
+    case OPT_RANKS: a->ranks_path = arg; return SIM_OK;
+    case OPT_REDUCE:
+        if (strcmp(arg, "serial") && strcmp(arg, "async"))
+            return sim_error_set(err, SIM_ERR_USAGE, "--reduce expects serial or async, got '%s'", arg);
+        a->costs.reduce = strcmp(arg, "serial") ? REDUCE_ASYNC : REDUCE_SERIAL;
+        return SIM_OK;
+    }
+    static const int64_t hi[] = { [OPT_N] = 4096, [OPT_HEADS] = 4096, [OPT_TILES] = 4096, [OPT_C] = 1000000000,
+                                  [OPT_R] = 1000000000, [OPT_LAT] = 1000000000, [OPT_ITER] = 100000000,
+                                  [OPT_SEED] = UINT32_MAX, [OPT_EXACT] = 100000000 };
+    if (cli_parse_int64(flag, arg, opt == OPT_N || opt == OPT_HEADS || opt == OPT_TILES ? 1 : 0, hi[opt], &v, err))
+        return err->status;
+    switch (opt) {
+    case OPT_N: a->wl.n_sm = (int)v; break;
+    case OPT_HEADS: a->wl.heads = (int)v; break;
+    case OPT_TILES: a->wl.kv_tiles = a->wl.q_tiles = (int)v; break;
+    case OPT_C: a->costs.c_ns = v; break;
+    case OPT_R: a->costs.r_ns = v; break;
+    case OPT_LAT: a->costs.latency_ns = v; break;
+    case OPT_ITER: a->search.iterations = (int)v; break;
+    case OPT_SEED: a->search.seed = (uint32_t)v; break;
+    case OPT_EXACT: a->search.exact_max_combinations = v; break;
+    }
+    return SIM_OK;
+}
+
+/* Returns -1 to go on, else the exit code. */
+static int parse_args(SearchArgs *a, int argc, char **argv, SimError *err)
+{
+    *a = (SearchArgs){ .wl = { .n_sm = 132, .heads = 1, .tile_ratio = 1, .head_swizzle = 1 },
+                       .costs = { .c_ns = 1000, .r_ns = 500, .dq_buffers = 1 },
+                       .search = { .iterations = 100, .seed = 1, .exact_max_combinations = 200000 } };
+    char flag[64];
+    int opt;
+    bool has_tiles = false;
+    cli_begin_options();
+    while ((opt = cli_next_option(argc, argv, long_options, "search", flag, sizeof flag, err)) != -1) {
+        if (opt == OPT_HELP)
+            return fputs(usage, stdout), 0;
+        has_tiles |= opt == OPT_TILES;
+        if (opt != '?')
+            parse_one(a, opt, optarg, flag, err);
+        if (err->status)
+            return cli_fail(err);
+    }
+    if (optind < argc)
+        sim_error_set(err, SIM_ERR_USAGE, "unexpected argument '%s' (see sim search --help)", argv[optind]);
+    else if (!a->mask_spec == !a->mask_file)
+        sim_error_set(err, SIM_ERR_USAGE, "sim search needs one of --mask SPEC or --mask-file FILE");
+    if (!has_tiles)
+        a->wl.kv_tiles = a->wl.q_tiles = a->wl.n_sm;
+    return err->status ? cli_fail(err) : -1;
+}
+
+static void print_json(const SearchArgs *a, const BlockMask *m, const SearchResult *r)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "mask", m->spec);
+    cJSON_AddNumberToObject(j, "n", a->wl.n_sm);
+    cJSON_AddNumberToObject(j, "heads", a->wl.heads);
+    cJSON_AddNumberToObject(j, "kv_tiles", m->kv_tiles);
+    cJSON_AddNumberToObject(j, "q_tiles", m->q_tiles);
+    cJSON_AddNumberToObject(j, "tasks", (double)r->plan->task_count);
+    cJSON_AddStringToObject(j, "reduce", a->costs.reduce == REDUCE_SERIAL ? "serial" : "async");
+    cJSON_AddNumberToObject(j, "c_ns", (double)a->costs.c_ns);
+    cJSON_AddNumberToObject(j, "r_ns", (double)a->costs.r_ns);
+    cJSON_AddNumberToObject(j, "latency_ns", (double)a->costs.latency_ns);
+    cJSON_AddNumberToObject(j, "makespan_ns", (double)r->makespan_ns);
+    cJSON_AddStringToObject(j, "found_by", r->origin);
+    cJSON_AddNumberToObject(j, "lower_bound_ns", (double)r->bounds.lower_bound_ns);
+    cJSON_AddNumberToObject(j, "gap", (double)r->makespan_ns / (double)r->bounds.lower_bound_ns - 1);
+    cJSON *b = cJSON_AddObjectToObject(j, "bounds_ns");
+    cJSON_AddNumberToObject(b, "work", (double)r->bounds.work_ns);
+    cJSON_AddNumberToObject(b, "chain", (double)r->bounds.chain_ns);
+    cJSON_AddNumberToObject(b, "row", (double)r->bounds.row_ns);
+    cJSON *base = cJSON_AddObjectToObject(j, "baselines"); /* null: that order deadlocks */
+    for (int i = 0; i < r->baseline_count; i++)
+        if (r->baselines[i].makespan_ns == INT64_MAX)
+            cJSON_AddNullToObject(base, r->baselines[i].name);
+        else
+            cJSON_AddNumberToObject(base, r->baselines[i].name, (double)r->baselines[i].makespan_ns);
+    if (r->has_exact)
+        cJSON_AddNumberToObject(j, "exact_ns", (double)r->exact_ns);
+    else
+        cJSON_AddNullToObject(j, "exact_ns");
+    cJSON_AddNumberToObject(j, "evaluations", (double)r->evaluations);
+    char *s = cJSON_PrintUnformatted(j);
+    puts(s);
+    cJSON_free(s);
+    cJSON_Delete(j);
+}
+
+static void print_summary(const SearchArgs *a, const BlockMask *m, const SearchResult *r)
+{
+    double lb = (double)r->bounds.lower_bound_ns;
+    printf("mask %s, %d SMs, %d heads x %d KV x %d Q tiles = %" PRId64 " tasks, c %" PRId64 " ns, r %" PRId64
+           " ns, %s reduction (model numbers)\n", m->spec, a->wl.n_sm, a->wl.heads, m->kv_tiles, m->q_tiles,
+           r->plan->task_count, a->costs.c_ns, a->costs.r_ns, a->costs.reduce == REDUCE_SERIAL ? "serial" : "async");
+    printf("  lower bound        %12" PRId64 " ns (work %" PRId64 ", KV chain %" PRId64 ", row %" PRId64 ")\n",
+           r->bounds.lower_bound_ns, r->bounds.work_ns, r->bounds.chain_ns, r->bounds.row_ns);
+    printf("  found              %12" PRId64 " ns, gap %.2f%% (by %s)\n", r->makespan_ns,
+           100 * ((double)r->makespan_ns / lb - 1), r->origin);
+    for (int i = 0; i < r->baseline_count; i++)
+        if (r->baselines[i].makespan_ns == INT64_MAX)
+            printf("  %-18s deadlocks under in-order dispatch\n", r->baselines[i].name);
+        else
+            printf("  %-18s %12" PRId64 " ns, gap %.2f%%, found is %.3fx faster\n", r->baselines[i].name,
+                   r->baselines[i].makespan_ns, 100 * ((double)r->baselines[i].makespan_ns / lb - 1),
+                   (double)r->baselines[i].makespan_ns / (double)r->makespan_ns);
+    if (r->has_exact)
+        printf("  exhaustive optimum %12" PRId64 " ns\n", r->exact_ns);
+}
+
+static SimStatus write_outputs(const SearchArgs *a, const SearchResult *r, SimError *err)
+{
+    SimOutput out = { 0 };
+    if (a->plan_path && sim_output_open(&out, a->plan_path, err) == SIM_OK) {
+        if (!sim_plan_write(r->plan, &a->costs, out.f))
+            sim_error_set(err, SIM_ERR_IO, "cannot write %s", a->plan_path);
+        if (!err->status)
+            sim_output_commit(&out, err);
+        sim_output_abort(&out);
+    }
+    if (!err->status && a->ranks_path && sim_output_open(&out, a->ranks_path, err) == SIM_OK) {
+        int32_t width;
+        int32_t *table = sim_search_rank_table(r->plan, &width);
+        size_t cells = (size_t)r->plan->wl.heads * r->plan->wl.q_tiles * (size_t)width;
+        if (fwrite(table, sizeof *table, cells, out.f) != cells) /* little-endian: x86-64 and arm64 hosts */
+            sim_error_set(err, SIM_ERR_IO, "cannot write %s", a->ranks_path);
+        if (!err->status)
+            sim_output_commit(&out, err);
+        sim_output_abort(&out);
+        g_free(table);
+    }
+    if (err->status && a->plan_path && a->ranks_path)
+        unlink(a->plan_path);
+    return err->status;
+}
+
+static void show_progress(void *ctx, int done, int total, int64_t best_ns)
+{
+    (void)ctx;
+    fprintf(stderr, "\rsearch: %d of %d moves, best %" PRId64 " ns%s", done, total, best_ns, done == total ? "\n" : "");
+}
+
+int sim_cmd_search(int argc, char **argv)
+{
+    SearchArgs a;
+    SimError err = { 0 };
+    int rc = parse_args(&a, argc, argv, &err);
+    if (rc >= 0)
+        return rc;
+    BlockMask m = { 0 };
+    SearchResult r = { 0 };
+    if (a.mask_file)
+        sim_mask_read(a.mask_file, &m, &err);
+    else
+        sim_mask_make(a.mask_spec, a.wl.kv_tiles, a.wl.q_tiles, &m, &err);
+    if (!err.status) {
+        sim_mask_apply(&m, &a.wl);
+        if (isatty(STDERR_FILENO))
+            a.search.progress = show_progress;
+        if (sim_search(&a.wl, &a.costs, &a.search, &r, &err) == SIM_OK && write_outputs(&a, &r, &err) == SIM_OK) {
+            if (a.is_json)
+                print_json(&a, &m, &r);
+            else
+                print_summary(&a, &m, &r);
+        }
+    }
+    sim_search_result_clear(&r);
+    sim_mask_clear(&m);
+    return err.status ? cli_fail(&err) : 0;
+}

@@ -1,0 +1,58 @@
+/* Schedule search for any block mask (docs/masks.md): lower bounds, the hand-made orders as baselines,
+ * a constructive schedule that generalises the DASH ideas, local search with the event engine as the
+ * evaluator, and an exhaustive search for tiny instances. Every schedule it returns passed plan_check and
+ * ran to completion on the engine (so it is deadlock-free under the dispatch model). Deterministic: the
+ * same workload, costs and options give the same plan. */
+#ifndef SIM_SEARCH_H
+#define SIM_SEARCH_H
+
+#include "attention.h"
+
+/* Lower bounds on the makespan of any schedule of the workload (ns). */
+typedef struct {
+    int64_t work_ns;         /* the busiest engine's total work over the SMs, rounded up */
+    int64_t chain_ns;        /* the longest KV tile: its computes (and, serial, reductions) on one SM */
+    int64_t row_ns;          /* the longest dQ row: one compute, then its reductions one after another */
+    int64_t lower_bound_ns;  /* the largest of the three */
+} SearchBounds;
+
+typedef struct {
+    char name[64];           /* "ascending", "descending", "spt", or "policy:NAME" for a registered policy */
+    int64_t makespan_ns;
+} SearchBaseline;
+
+typedef struct {
+    int iterations;          /* local-search moves (each one engine run or two); 0: none */
+    uint32_t seed;           /* of the moves' random choices */
+    int64_t exact_max_combinations; /* run the exhaustive search when the instance has at most this many
+                                      * schedules (0: never) */
+    void (*progress)(void *ctx, int done, int total, int64_t best_ns); /* optional, after each move */
+    void *progress_ctx;
+} SearchOptions;
+
+#define SIM_SEARCH_MAX_BASELINES 12
+
+typedef struct {
+    Plan *plan;              /* the best schedule found; owned (plan_free) */
+    int64_t makespan_ns;
+    char origin[64];         /* what found it: "constructive", "local search", "exact", or a baseline */
+    SearchBounds bounds;
+    SearchBaseline baselines[SIM_SEARCH_MAX_BASELINES];
+    int baseline_count;
+    int64_t evaluations;     /* engine runs */
+    bool has_exact;          /* the exhaustive search ran: exact_ns is the optimum of its schedule space */
+    int64_t exact_ns;
+} SearchResult;
+
+void sim_search_bounds(const Workload *wl, const AttnCosts *costs, SearchBounds *out);
+/* Searches a schedule for wl under costs. SIM_ERR_LIMIT when the workload has no task. */
+SimStatus sim_search(const Workload *wl, const AttnCosts *costs, const SearchOptions *o, SearchResult *out,
+                     SimError *err);
+void sim_search_result_clear(SearchResult *r);
+
+/* The accumulation order as an int32 table an external kernel can read: rows (head-major, then Q tile)
+ * x contributors, entry [row][k] = the KV tile of rank k, -1 past the row's contributors. Returns the
+ * table (g_free) and sets *contributors to its width. */
+int32_t *sim_search_rank_table(const Plan *plan, int32_t *contributors);
+
+#endif

@@ -1,0 +1,40 @@
+#!/bin/bash
+# sim search: every mask kind gives a schedule with its lower bound and the hand-made baselines in --json;
+# the plan it emits simulates to the same makespan through sim --plan; mask files (rows and pairs) equal
+# the generator's mask; bad masks and files are refused with a located sentence, exit 2.
+. "$(dirname "$0")/lib.sh"
+sim=$1
+for m in full causal window:4 window:2:3 document:6,4,6 prefix:5 random:0.2:3; do
+    expect_exit "search-$m" 0 "$sim" search --mask "$m" --n 8 --heads 4 --tiles 16 --iterations 20 --json \
+        --emit-plan "$tmp/s.plan" --ranks "$tmp/s.ranks"
+    python3 - "$tmp/out" "$tmp/s.ranks" <<'PY' && ok "search-$m-fields" || fail "search-$m-fields" "$(head -c 400 "$tmp/out")"
+import json, os, sys
+j = json.load(open(sys.argv[1]))
+assert j["makespan_ns"] >= j["lower_bound_ns"] > 0, j
+assert abs(j["gap"] - (j["makespan_ns"] / j["lower_bound_ns"] - 1)) < 1e-9
+for name in ("ascending", "descending", "spt"):
+    b = j["baselines"][name]
+    assert b is None or b >= j["makespan_ns"], (name, b)
+rows, width = 4 * 16, os.path.getsize(sys.argv[2]) // 4 // (4 * 16)
+assert os.path.getsize(sys.argv[2]) == rows * width * 4
+PY
+    want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["makespan_ns"])' "$tmp/out")
+    got=$("$sim" --plan "$tmp/s.plan" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan_ns"])')
+    [ "$want" = "$got" ] && ok "search-$m-plan-replays" || fail "search-$m-plan-replays" "$got != $want"
+done
+printf 'dashsim-mask 1\nkv_tiles 4\nq_tiles 4\nrows\n1111\n0111\n0011\n0001\nend\n' >"$tmp/rows.mask"
+printf 'dashsim-mask 1\nkv_tiles 4\nq_tiles 4\npairs 4 # the diagonal\n0 0\n1 1\n2 2\n3 3\nend\n' >"$tmp/pairs.mask"
+expect_exit mask-file-rows 0 "$sim" search --mask-file "$tmp/rows.mask" --n 2 --iterations 5 --json
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["tasks"] == 10, j' "$tmp/out" && ok rows-tasks || fail rows-tasks "$(cat "$tmp/out")"
+expect_exit mask-file-pairs 0 "$sim" search --mask-file "$tmp/pairs.mask" --n 2 --iterations 5 --json
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["tasks"] == 4, j' "$tmp/out" && ok pairs-tasks || fail pairs-tasks "$(cat "$tmp/out")"
+expect_error bad-mask "--mask window:0: a window is" "$sim" search --mask window:0 --n 4
+expect_error unknown-mask "unknown mask" "$sim" search --mask diagonal --n 4
+expect_error no-mask "needs one of --mask" "$sim" search --n 4
+sed 's/^0011$/0021/' "$tmp/rows.mask" >"$tmp/bad.mask"
+expect_error mask-file-char "bad.mask:7: KV tile 2 needs a row" "$sim" search --mask-file "$tmp/bad.mask" --n 2
+sed 's/^2 2$/2 9/' "$tmp/pairs.mask" >"$tmp/bad2.mask"
+expect_error mask-file-pair "bad2.mask:7: pair 2 must be" "$sim" search --mask-file "$tmp/bad2.mask" --n 2
+head -5 "$tmp/rows.mask" >"$tmp/short.mask"
+expect_error mask-file-short "short.mask" "$sim" search --mask-file "$tmp/short.mask" --n 2
+finish

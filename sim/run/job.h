@@ -7,10 +7,11 @@
 #include "analyze.h"
 #include "attention.h"
 
-/* Peak bytes per engine op across plan, program, engine, schedule and DAG (`make bench`: 255 MB
- * peak for 1.05M ops, about 245 bytes each; rounded up). Used to refuse inputs over the memory cap
- * before allocating. */
-#define SIM_BYTES_PER_OP 256
+/* Peak bytes per engine op across plan, program, engine, schedule and analysis, measured peak RSS over
+ * ops (fa3 524288 tasks: serial 89 MB for 1.05M ops, 85 each; async 149 MB for 1.57M ops, 95 each;
+ * symmetric-shift causal async 101 each; 10.5M tasks serial 83 each), rounded up. Used to refuse inputs
+ * over the memory cap before allocating. */
+#define SIM_BYTES_PER_OP 112
 
 typedef struct {
     const char *policy;          /* registry name; with plan set, the plan's name (for outputs only) */

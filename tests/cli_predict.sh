@@ -19,11 +19,11 @@ d = json.load(open(sys.argv[1])); del d["reduce_inflight"]["rows"][0]["median_ns
 expect_error calibrate-bad-row "/reduce_inflight/rows/0/median_ns: missing" "$sim" calibrate "$tmp/raw-bad.json"
 sed 's/"version": 1/"version": 2/' "$profile" >"$tmp/v2.json"
 g=traces/h100-predict
-expect_error profile-version "/version: must be a number from 1 to 1" "$sim" validate "$g/fa3-full-q8-h2-cr1-serial.json" --profile "$tmp/v2.json"
+expect_error profile-version "/version: must be a number from 1 to 1" "$sim" validate "$g/fa3-full-q8-h2-cr1-serial.json.gz" --profile "$tmp/v2.json"
 sed 's/"k": \[1, 2, 4,/"k": [1, 4, 2,/' "$profile" >"$tmp/order.json"
-expect_error profile-curve-order "/reduce/0/k/2: points must be ascending" "$sim" validate "$g/fa3-full-q8-h2-cr1-serial.json" --profile "$tmp/order.json"
+expect_error profile-curve-order "/reduce/0/k/2: points must be ascending" "$sim" validate "$g/fa3-full-q8-h2-cr1-serial.json.gz" --profile "$tmp/order.json"
 
-expect_exit predict-json 0 "$sim" validate "$g/fa3-full-q8-h2-cr1-serial.json" --predict --tolerance 1 --json
+expect_exit predict-json 0 "$sim" validate "$g/fa3-full-q8-h2-cr1-serial.json.gz" --predict --tolerance 1 --json
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1])); t = d["traces"][0]
@@ -31,12 +31,12 @@ assert d["checked_model"].startswith("profile"), d["checked_model"]
 assert t["profile"]["predicted_ns"] > 0 and abs(t["profile"]["makespan_error"]) < 1, t
 assert d["summary"]["profile"]["all"]["n"] == 1
 ' "$tmp/out" && ok predict-fields || fail predict-fields "$(head -c 400 "$tmp/out")"
-expect_exit predict-text 0 "$sim" validate "$g/fa3-full-q8-h2-cr1-serial.json" --predict --tolerance 1
+expect_exit predict-text 0 "$sim" validate "$g/fa3-full-q8-h2-cr1-serial.json.gz" --predict --tolerance 1
 grep -q "^profile  predicted from configs/profiles/h100-sxm.json alone" "$tmp/out" && ok predict-labelled \
     || fail predict-labelled "$(tail -5 "$tmp/out")"
 # repeated runs give the noise floor; pairs below it do not count for the ranking
-expect_exit noise-floor 0 "$sim" validate "$g/fa3-full-q8-h4-cr1-async.json" "$g/repeats/fa3-full-q8-h4-cr1-async-rep2.json" \
-    "$g/repeats/fa3-full-q8-h4-cr1-async-rep3.json" "$g/descending-full-q8-h4-cr1-async.json" --tolerance 1 \
+expect_exit noise-floor 0 "$sim" validate "$g/fa3-full-q8-h4-cr1-async.json.gz" "$g/repeats/fa3-full-q8-h4-cr1-async-rep2.json.gz" \
+    "$g/repeats/fa3-full-q8-h4-cr1-async-rep3.json.gz" "$g/descending-full-q8-h4-cr1-async.json.gz" --tolerance 1 \
     --speedup-tolerance 100 --json
 python3 -c '
 import json, sys
@@ -44,5 +44,5 @@ r = json.load(open(sys.argv[1]))["summary"]["ranking"]
 assert r["repeat_sets"] == 1 and 0 < r["noise_floor"] < 0.02, r
 ' "$tmp/out" && ok noise-floor-measured || fail noise-floor-measured "$(head -c 300 "$tmp/out")"
 # multi-wave: 32 heads x 132 KV tiles = 32 waves of CTAs
-expect_exit multi-wave-fit 0 "$sim" validate "$g/fa3-full-q8-h32-cr1-async.json" --tolerance 0.05
+expect_exit multi-wave-fit 0 "$sim" validate "$g/fa3-full-q8-h32-cr1-async.json.gz" --tolerance 0.05
 finish

@@ -45,7 +45,7 @@ static int cmp_str(gconstpointer a, gconstpointer b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Adds path, or every *.json below it except calibration files. */
+/* Adds path, or every *.json and *.json.gz below it except calibration files. */
 static SimStatus add_path(GPtrArray *paths, const char *path, SimError *err)
 {
     if (!g_file_test(path, G_FILE_TEST_IS_DIR)) {
@@ -62,7 +62,8 @@ static SimStatus add_path(GPtrArray *paths, const char *path, SimError *err)
         char *full = g_build_filename(path, name, NULL);
         if (g_file_test(full, G_FILE_TEST_IS_DIR))
             add_path(paths, full, err);
-        else if (g_str_has_suffix(name, ".json") && !g_str_has_prefix(name, "calib-"))
+        else if ((g_str_has_suffix(name, ".json") || g_str_has_suffix(name, ".json.gz")) &&
+                 !g_str_has_prefix(name, "calib-"))
             g_ptr_array_add(paths, g_strdup(full));
         g_free(full);
     }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <glib.h>
+#include <zlib.h>
 #include <sys/stat.h>
 #include <stdbool.h>
 #include <string.h>
@@ -70,6 +71,35 @@ bool sim_json_is_too_deep(const char *text, long len)
     return max_depth(text, len) > CJSON_NESTING_LIMIT;
 }
 
+/* A gzip file (measured traces are committed as .json.gz): its decompressed bytes, at most max_bytes. */
+static SimStatus read_gzip(const char *path, long max_bytes, char **text, size_t *len, SimError *err)
+{
+    gzFile z = gzopen(path, "rb");
+    if (!z)
+        return sim_error_set(err, SIM_ERR_IO, "cannot read %s: %s", path, strerror(errno ? errno : ENOMEM));
+    size_t cap = 1 << 20, n = 0;
+    char *buf = g_malloc(cap + 1);
+    int got;
+    while ((got = gzread(z, buf + n, (unsigned)(cap - n))) > 0) {
+        n += (size_t)got;
+        if ((long)n > max_bytes)
+            break;
+        if (n == cap)
+            buf = g_realloc(buf, (cap *= 2) + 1);
+    }
+    int zerr = Z_OK;
+    const char *why = got < 0 ? gzerror(z, &zerr) : NULL;
+    gzclose(z);
+    if (why || (long)n > max_bytes) {
+        g_free(buf);
+        return why ? sim_error_set(err, SIM_ERR_INPUT, "%s: not a readable gzip file (%s)", path, why)
+                   : sim_error_set(err, SIM_ERR_LIMIT, "%s decompresses to over the limit of %ld bytes", path, max_bytes);
+    }
+    buf[n] = 0;
+    *text = buf, *len = n;
+    return SIM_OK;
+}
+
 SimStatus sim_json_read_file(const char *path, long max_bytes, char **text, size_t *len, SimError *err)
 {
     struct stat st;
@@ -81,6 +111,8 @@ SimStatus sim_json_read_file(const char *path, long max_bytes, char **text, size
     if (st.st_size > max_bytes)
         return sim_error_set(err, SIM_ERR_LIMIT, "%s is %lld bytes, over the limit of %ld", path,
                              (long long)st.st_size, max_bytes);
+    if (g_str_has_suffix(path, ".gz"))
+        return read_gzip(path, max_bytes, text, len, err);
     GError *gerr = NULL;
     gsize n = 0;
     if (!g_file_get_contents(path, text, &n, &gerr)) {

@@ -429,6 +429,300 @@ __global__ void __launch_bounds__(32, 1)
     }
 }
 
+/* ---- task_loop: the executor's own task loop, every rank already there ----
+ * A copy of gpu/executor.cu's exec_serial, exec_compute_warps, exec_store_warp and exec_kernel, same
+ * statements in the same order, same five %globaltimer stamps per task (c_start, c_end, r_ready, r_start,
+ * r_end) and the same per-block record (smid, clock64 and globaltimer at entry and exit); keep it in step
+ * with the executor. The host gives every task a row whose semaphore is already at the task's rank, so no
+ * wait ever spins: what remains is the loop's own cost (acquire of a free rank, staging, loop overhead). */
+#define TL_THREADS_ASYNC (GPU_COMPUTE_THREADS + GPU_STORE_THREADS)
+#define TL_BAR_FULL 1                    /* +buffer, as the executor's BAR_FULL */
+#define TL_BAR_EMPTY (1 + GPU_MAX_BUFFERS) /* +buffer, as the executor's BAR_EMPTY */
+#define TL_REC 5
+#define TL_BLK 5
+
+typedef struct {
+    const int4 *tasks;      /* execution order: head, kv, q, rank */
+    const int *block_begin; /* block b runs tasks block_begin[b] .. block_begin[b+1]-1 */
+    float *dq;              /* [heads][q_tiles][tile] */
+    unsigned *sem;          /* [q_tiles][heads] */
+    long long *rec;         /* [task][TL_REC], globaltimer ns */
+    long long *blk;         /* [block][TL_BLK] */
+    int *err;
+    int heads, q_tiles, iters, op, nbuf;
+    int reduce_threads;
+    long long spin_cycles, timeout_ns;
+} TlArgs;
+
+template <int MB, int NB>
+__device__ static void tl_serial(const TlArgs &a, const int4 *tasks, float *stage, int begin, int end,
+                                 long long deadline)
+{
+    const int tile = MB * 16 * NB * 64, tid = threadIdx.x;
+    for (int i = begin; i < end; i++) {
+        const int4 t = tasks[i - begin];
+        long long *rec = a.rec + (long long)i * TL_REC;
+        float acc[MB][NB][4];
+        long long c0 = clock64();
+        if (tid == 0)
+            rec[0] = gpu_globaltimer();
+        gpu_tile_compute<MB, NB>(acc, t.x, t.y, t.z, a.iters, a.spin_cycles, c0);
+        if (tid == 0)
+            rec[1] = gpu_globaltimer();
+        gpu_tile_stage<MB, NB>(acc, stage);
+        if (a.op == GPU_OP_BULK)
+            gpu_fence_proxy_smem();
+        __syncthreads();
+        float *dst = a.dq + ((size_t)t.x * a.q_tiles + t.z) * tile;
+        unsigned *sem = a.sem + (size_t)t.z * a.heads + t.x;
+        if (tid == 0) {
+            rec[2] = gpu_globaltimer();
+            gpu_wait_equal(sem, (unsigned)t.w, deadline, a.err);
+            rec[3] = gpu_globaltimer();
+        }
+        if (a.op == GPU_OP_BULK) {
+            if (tid == 0) {
+                gpu_reduce_bulk_issue(stage, dst, tile);
+                gpu_bulk_wait_read();
+                gpu_bulk_wait_done();
+                gpu_release_increment(sem);
+                rec[4] = gpu_globaltimer();
+            }
+        } else {
+            __syncthreads();
+            if (tid < a.reduce_threads)
+                gpu_reduce_vec(a.op, stage, dst, tile, tid, a.reduce_threads);
+            __syncthreads();
+            if (tid == 0) {
+                gpu_release_increment(sem);
+                rec[4] = gpu_globaltimer();
+            }
+        }
+        __syncthreads();
+    }
+}
+
+template <int MB, int NB>
+__device__ static void tl_compute_warps(const TlArgs &a, const int4 *tasks, float *stage, int begin, int end)
+{
+    const int tile = MB * 16 * NB * 64, tid = threadIdx.x;
+    for (int i = begin, n = 0; i < end; i++, n++) {
+        const int4 t = tasks[i - begin];
+        long long *rec = a.rec + (long long)i * TL_REC;
+        float acc[MB][NB][4];
+        long long c0 = clock64();
+        if (tid == 0)
+            rec[0] = gpu_globaltimer();
+        gpu_tile_compute<MB, NB>(acc, t.x, t.y, t.z, a.iters, a.spin_cycles, c0);
+        if (tid == 0)
+            rec[1] = gpu_globaltimer();
+        const int b = n % a.nbuf;
+        if (n >= a.nbuf)
+            gpu_bar_sync(TL_BAR_EMPTY + b, TL_THREADS_ASYNC);
+        gpu_tile_stage<MB, NB>(acc, stage + (size_t)b * tile);
+        if (a.op == GPU_OP_BULK)
+            gpu_fence_proxy_smem();
+        gpu_bar_arrive(TL_BAR_FULL + b, TL_THREADS_ASYNC);
+    }
+}
+
+template <int MB, int NB>
+__device__ static void tl_store_warp(const TlArgs &a, const int4 *tasks, float *stage, int begin, int end,
+                                     long long deadline)
+{
+    const int tile = MB * 16 * NB * 64, lane = threadIdx.x & 31, count = end - begin;
+    for (int i = begin, n = 0; i < end; i++, n++) {
+        const int4 t = tasks[i - begin];
+        long long *rec = a.rec + (long long)i * TL_REC;
+        const int b = n % a.nbuf;
+        const float *src = stage + (size_t)b * tile;
+        float *dst = a.dq + ((size_t)t.x * a.q_tiles + t.z) * tile;
+        unsigned *sem = a.sem + (size_t)t.z * a.heads + t.x;
+        gpu_bar_sync(TL_BAR_FULL + b, TL_THREADS_ASYNC);
+        if (lane == 0) {
+            rec[2] = gpu_globaltimer();
+            gpu_wait_equal(sem, (unsigned)t.w, deadline, a.err);
+            rec[3] = gpu_globaltimer();
+        }
+        __syncwarp();
+        if (a.op == GPU_OP_BULK) {
+            if (lane == 0) {
+                gpu_reduce_bulk_issue(src, dst, tile);
+                gpu_bulk_wait_read();
+            }
+        } else {
+            gpu_reduce_vec(a.op, src, dst, tile, lane, 32);
+        }
+        __syncwarp();
+        if (n + a.nbuf < count)
+            gpu_bar_arrive(TL_BAR_EMPTY + b, TL_THREADS_ASYNC);
+        if (lane == 0) {
+            if (a.op == GPU_OP_BULK)
+                gpu_bulk_wait_done();
+            gpu_release_increment(sem);
+            rec[4] = gpu_globaltimer();
+        }
+        __syncwarp();
+    }
+}
+
+template <int MB, int NB, bool ASYNC>
+__global__ void __launch_bounds__(TL_THREADS_ASYNC, 1) tl_kernel(TlArgs a)
+{
+    extern __shared__ __align__(128) unsigned char smem[];
+    float *stage = (float *)smem;
+    const int begin = a.block_begin[blockIdx.x], end = a.block_begin[blockIdx.x + 1];
+    const long long t_entry = gpu_globaltimer(), deadline = t_entry + a.timeout_ns;
+    long long *blk = a.blk + (size_t)blockIdx.x * TL_BLK;
+    if (threadIdx.x == 0) {
+        blk[0] = gpu_smid();
+        blk[1] = clock64();
+        blk[3] = t_entry;
+    }
+    const size_t stage_bytes = (size_t)a.nbuf * (MB * 16 * NB * 64) * sizeof(float);
+    const int4 *tasks = a.tasks + begin;
+    if ((size_t)(end - begin) * sizeof(int4) <= GPU_SMEM_BYTES - stage_bytes) {
+        int4 *copy = (int4 *)(smem + stage_bytes);
+        for (int i = threadIdx.x; i < end - begin; i += blockDim.x)
+            copy[i] = a.tasks[begin + i];
+        tasks = copy;
+    }
+    __syncthreads();
+    if (!ASYNC)
+        tl_serial<MB, NB>(a, tasks, stage, begin, end, deadline);
+    else if (threadIdx.x < GPU_COMPUTE_THREADS)
+        tl_compute_warps<MB, NB>(a, tasks, stage, begin, end);
+    else
+        tl_store_warp<MB, NB>(a, tasks, stage, begin, end, deadline);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        blk[2] = clock64();
+        blk[4] = gpu_globaltimer();
+    }
+}
+
+/* ---- handoff_stamped: the hand-off as the executor stamps it (cooperative, one 32-thread CTA per SM) ----
+ * Turn p: block pairs[p].x (a) and pairs[p].y (b); per trip a waits a pseudo-random 256..767 ns (b is
+ * spinning meanwhile, as a waiting store warp), then gpu_release_increment(ping) and %globaltimer (the
+ * executor's r_end); b returns from gpu_wait_equal(ping) and reads %globaltimer (the executor's r_start),
+ * then times one more gpu_wait_equal on the value already there between two %globaltimer reads (the
+ * executor's r_ready -> r_start of a free rank) and answers with gpu_release_increment(pong); a waits for
+ * the pong. out[(p*trips+i)*4 + 0..3]: r_end on a, r_start on b, then b's r_ready and r_start of the free
+ * rank (globaltimer ns).
+ * Meanwhile the k blocks after b in cyclic block order (skipping a) bulk-reduce tiles into their own dQ
+ * tiles without pause, as prof_handoff_kernel's loaders. */
+__global__ void __launch_bounds__(32, 1)
+    prof_handoff_stamped_kernel(const int2 *pairs, int npairs, int k, int warm, int trips, int tile, float *dq,
+                                unsigned *flags, long long *out, long long *out_span, long long *red_stat,
+                                int *blk_smid, int *err)
+{
+    extern __shared__ __align__(128) unsigned char smem[];
+    float *stage = (float *)smem;
+    const int lane = threadIdx.x, me = blockIdx.x, G = gridDim.x;
+    for (int i = lane; i < tile; i += 32)
+        stage[i] = (float)((i * 5 + me) % 89) * 0.001f;
+    gpu_fence_proxy_smem();
+    __syncwarp();
+    if (lane == 0)
+        blk_smid[me] = gpu_smid();
+    unsigned *turn = flags, *my_sem = flags + (size_t)(1 + me) * LAT_LINE;
+    unsigned *tflags = flags + (size_t)(1 + G) * LAT_LINE; /* per turn: ping, pong, stop, done */
+    float *dst = dq + (size_t)me * tile;
+    const long long deadline = gpu_globaltimer() + 3000000000LL;
+    for (int p = 0; p < npairs; p++) {
+        const int a = pairs[p].x, b = pairs[p].y;
+        const int d = (me - b + G) % G, da = (a - b + G) % G, rank = d - 1 - (d > da ? 1 : 0);
+        const bool is_loader = me != a && me != b && rank < k;
+        if (!is_loader && me != a && me != b)
+            continue;
+        unsigned *ping = tflags + (size_t)(4 * p) * LAT_LINE, *pong = ping + LAT_LINE, *stop = ping + 2 * LAT_LINE,
+                 *done = ping + 3 * LAT_LINE;
+        if (lane == 0)
+            for (unsigned n = 0; gpu_ld_acquire(turn) != (unsigned)p; n++) {
+                __nanosleep(128);
+                if ((n & 255u) == 0 && gpu_globaltimer() > deadline) {
+                    atomicExch(err, 1);
+                    break;
+                }
+            }
+        __syncwarp();
+        if (me == a) {
+            if (lane == 0) {
+                const long long t_start = gpu_globaltimer() + 3000;
+                while (gpu_globaltimer() < t_start) { /* let the loaders start */
+                }
+                long long g0 = 0, k0 = 0;
+                unsigned x = 2654435761u * (unsigned)(p + 1);
+                for (int i = 0; i < warm + trips; i++) {
+                    if (i == warm) {
+                        g0 = gpu_globaltimer();
+                        k0 = clock64();
+                    }
+                    x = x * 1103515245u + 12345u;
+                    const long long t_go = gpu_globaltimer() + 256 + (long long)((x >> 8) & 511u);
+                    while (gpu_globaltimer() < t_go) {
+                    }
+                    gpu_release_increment(ping);
+                    const long long r_end = gpu_globaltimer();
+                    if (i >= warm)
+                        out[((size_t)p * trips + (i - warm)) * 4] = r_end;
+                    if (!gpu_wait_equal(pong, (unsigned)i + 1u, deadline, err))
+                        break;
+                }
+                out_span[2 * p] = gpu_globaltimer() - g0;
+                out_span[2 * p + 1] = clock64() - k0;
+                gpu_st_release(stop, 1u);
+                const int loaders = k < G - 2 ? k : G - 2;
+                gpu_wait_equal(done, (unsigned)loaders, deadline, err);
+                gpu_st_release(turn, (unsigned)p + 1u);
+            }
+        } else if (me == b) {
+            if (lane == 0)
+                for (int i = 0; i < warm + trips; i++) {
+                    if (!gpu_wait_equal(ping, (unsigned)i + 1u, deadline, err))
+                        break;
+                    const long long r_start = gpu_globaltimer();
+                    long long *o = out + ((size_t)p * trips + (i >= warm ? i - warm : 0)) * 4;
+                    if (i >= warm)
+                        o[1] = r_start;
+                    const long long r_ready = gpu_globaltimer(); /* the executor's r_ready, r_start of a free rank */
+                    if (i >= warm)
+                        o[2] = r_ready;
+                    gpu_wait_equal(ping, (unsigned)i + 1u, deadline, err);
+                    const long long r_start2 = gpu_globaltimer();
+                    if (i >= warm)
+                        o[3] = r_start2;
+                    gpu_release_increment(pong);
+                }
+        } else {
+            const long long g0 = gpu_globaltimer();
+            long long n = 0;
+            for (;;) {
+                if (lane == 0) {
+                    gpu_reduce_bulk_issue(stage, dst, tile);
+                    gpu_bulk_wait_read();
+                    gpu_bulk_wait_done();
+                }
+                __syncwarp();
+                unsigned is_stop = 0;
+                if (lane == 0) {
+                    gpu_release_increment(my_sem);
+                    is_stop = gpu_ld_acquire(stop) || gpu_globaltimer() > deadline;
+                }
+                n++;
+                if (__shfl_sync(0xffffffffu, is_stop, 0))
+                    break;
+            }
+            if (lane == 0) {
+                red_stat[((size_t)p * G + me) * 2] = n;
+                red_stat[((size_t)p * G + me) * 2 + 1] = gpu_globaltimer() - g0;
+                atomicAdd(done, 1u);
+            }
+        }
+        __syncwarp();
+    }
+}
+
 /* Marks its own end on the global timer after spinning spin_ns: the kernel before a launch under test. */
 __global__ void __launch_bounds__(32, 1) prof_stamp_kernel(long long spin_ns, long long *out)
 {
@@ -1430,6 +1724,278 @@ static double prof_launch(FILE *f, int sm_count)
     return mhz;
 }
 
+/* (g) the executor's own task loop with every rank already there: the per-task costs of its loop. */
+typedef void (*TlKernel)(TlArgs);
+
+static TlKernel tl_kernel_for(const Tile *t, int is_async)
+{
+#define PICK(M, D)                                                                                             \
+    if (t->tile_m == (M) && t->head_dim == (D))                                                                \
+        return is_async ? tl_kernel<(M) / 16, (D) / 64, true> : tl_kernel<(M) / 16, (D) / 64, false>;
+    PICK(64, 128)
+    PICK(80, 128)
+    PICK(128, 64)
+    PICK(128, 128)
+#undef PICK
+    return NULL;
+}
+
+/* Writes "<name>_ns" (median), "<name>_mean_ns" and "<name>_p90_ns" of v[0..n-1] (sorted in place). */
+static double tl_stat(FILE *f, const char *name, double *v, int n)
+{
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += v[i];
+    const double med = prof_pct(v, n, 0.5);
+    fprintf(f, ",\"%s_ns\":%.1f,\"%s_mean_ns\":%.1f,\"%s_p90_ns\":%.1f", name, med, name, n ? sum / n : 0.0, name,
+            prof_pct(v, n, 0.9));
+    return med;
+}
+
+static void prof_task_loop(FILE *f, int sm_count)
+{
+    const int G = sm_count, ntasks = 16, rows_q = 2, drop = 1, n = G * ntasks;
+    static const int iters[3] = {1, 8, 64};
+    typedef struct {
+        const char *mode, *op_name;
+        int is_async, op;
+    } TlMode;
+    static const TlMode modes[3] = {
+        {"serial", "bulk", 0, GPU_OP_BULK}, {"async", "bulk", 1, GPU_OP_BULK}, {"async", "ldst-warp", 1, GPU_OP_LDST}};
+    int4 *tasks = (int4 *)malloc(sizeof(int4) * n);
+    int *bb = (int *)malloc(sizeof(int) * (G + 1));
+    for (int b = 0; b < G; b++) {
+        bb[b] = b * ntasks;
+        for (int i = 0; i < ntasks; i++) /* head b, row q = i % 2, rank i / 2: the block's own earlier task
+                                          * (two tasks back) has already released that rank */
+            tasks[b * ntasks + i] = make_int4(b, i, i % rows_q, i / rows_q);
+    }
+    bb[G] = n;
+    const size_t dq_floats = (size_t)G * rows_q * 128 * 128, sems = (size_t)G * rows_q;
+    TlArgs a;
+    memset(&a, 0, sizeof a);
+    a.tasks = (const int4 *)prof_alloc(sizeof(int4) * n);
+    a.block_begin = (const int *)prof_alloc(sizeof(int) * (G + 1));
+    GPU_CHECK(cudaMemcpy((void *)a.tasks, tasks, sizeof(int4) * n, cudaMemcpyHostToDevice));
+    GPU_CHECK(cudaMemcpy((void *)a.block_begin, bb, sizeof(int) * (G + 1), cudaMemcpyHostToDevice));
+    a.dq = (float *)prof_alloc(sizeof(float) * dq_floats);
+    a.sem = (unsigned *)prof_alloc(sizeof(unsigned) * sems);
+    a.rec = (long long *)prof_alloc(sizeof(long long) * TL_REC * n);
+    a.blk = (long long *)prof_alloc(sizeof(long long) * TL_BLK * G);
+    a.err = (int *)prof_alloc(sizeof(int));
+    a.heads = G;
+    a.q_tiles = rows_q;
+    a.nbuf = 1;
+    a.reduce_threads = GPU_COMPUTE_THREADS;
+    a.timeout_ns = 2000000000LL;
+    long long *rec = (long long *)malloc(sizeof(long long) * TL_REC * n), *blk = (long long *)malloc(sizeof(long long) * TL_BLK * G);
+    double *v[6], *mhz = (double *)malloc(sizeof(double) * G);
+    for (int j = 0; j < 6; j++)
+        v[j] = (double *)malloc(sizeof(double) * n);
+    const int before = gpu_nvml_sm_clock_mhz();
+    fprintf(f, ",\n\"task_loop\":{\"method\":\"the executor's own task loop (a copy of gpu/executor.cu's exec_kernel with "
+               "exec_serial or exec_compute_warps + exec_store_warp, same statements, same 5 %%globaltimer stamps per "
+               "task), one CTA per SM on every SM (200 KB shared memory, 1 staging buffer), %d tasks per CTA; task i of "
+               "CTA b: head b, kv i, q i %% %d, rank i / %d, so every semaphore is already at its rank (released by the "
+               "CTA's own task i-2, or 0 from the memset) and no wait spins; one warm-up launch, then one timed launch; "
+               "task 0 dropped; per task: acquire_ready = r_start - r_ready (semaphore read of a free rank), loop_gap = "
+               "c_start - previous task's r_end (serial) or c_end (async: deposit + loop), stage = r_ready - c_end, "
+               "compute = c_end - c_start, add = r_end - r_start, period = c_start - previous c_start; <name>_ns is "
+               "the median over tasks 1..%d x CTAs, also the mean (resolves the 32 ns timer steps) and p90; "
+               "sm_clock_mhz: median over CTAs of clock64 / globaltimer from entry to exit\",\"units\":\"ns\","
+               "\"tasks_per_cta\":%d,\"ctas\":%d,\"dq_buffers\":1,\"rows\":[",
+            ntasks, rows_q, rows_q, ntasks - 1, ntasks, G);
+    int row = 0, any_err = 0;
+    for (int ti = 0; ti < N_TILES; ti++)
+        for (int mi = 0; mi < 3; mi++)
+            for (int ii = 0; ii < 3; ii++) {
+                const Tile *t = &tiles[ti];
+                const TlMode *md = &modes[mi];
+                TlKernel k = tl_kernel_for(t, md->is_async);
+                GPU_CHECK(cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, GPU_SMEM_BYTES));
+                const int threads = md->is_async ? TL_THREADS_ASYNC : GPU_COMPUTE_THREADS;
+                a.iters = iters[ii];
+                a.op = md->op;
+                int err = 0;
+                for (int rep = 0; rep < 2; rep++) { /* the first launch warms up */
+                    GPU_CHECK(cudaMemset(a.dq, 0, sizeof(float) * dq_floats));
+                    GPU_CHECK(cudaMemset(a.sem, 0, sizeof(unsigned) * sems));
+                    GPU_CHECK(cudaMemset(a.rec, 0xFF, sizeof(long long) * TL_REC * n));
+                    GPU_CHECK(cudaMemset(a.err, 0, sizeof(int)));
+                    GPU_CHECK(cudaDeviceSynchronize());
+                    k<<<G, threads, GPU_SMEM_BYTES>>>(a);
+                    gpu_check_launch("profile task-loop kernel", __FILE__, __LINE__);
+                }
+                GPU_CHECK(cudaMemcpy(rec, a.rec, sizeof(long long) * TL_REC * n, cudaMemcpyDeviceToHost));
+                GPU_CHECK(cudaMemcpy(blk, a.blk, sizeof(long long) * TL_BLK * G, cudaMemcpyDeviceToHost));
+                GPU_CHECK(cudaMemcpy(&err, a.err, sizeof(int), cudaMemcpyDeviceToHost));
+                for (int i = 0; i < TL_REC * n; i++)
+                    err |= rec[i] == -1;
+                any_err |= err;
+                int m = 0, nm = 0;
+                for (int b = 0; b < G; b++) {
+                    const long long *kb = blk + (size_t)b * TL_BLK;
+                    if (kb[4] > kb[3])
+                        mhz[nm++] = (double)(kb[2] - kb[1]) * 1000.0 / (double)(kb[4] - kb[3]);
+                    for (int i = drop; i < ntasks; i++, m++) {
+                        const long long *e = rec + ((size_t)b * ntasks + i) * TL_REC, *p = e - TL_REC;
+                        v[0][m] = (double)(e[3] - e[2]);
+                        v[1][m] = (double)(e[0] - (md->is_async ? p[1] : p[4]));
+                        v[2][m] = (double)(e[2] - e[1]);
+                        v[3][m] = (double)(e[1] - e[0]);
+                        v[4][m] = (double)(e[4] - e[3]);
+                        v[5][m] = (double)(e[0] - p[0]);
+                    }
+                }
+                fprintf(f, "%s\n{\"tile_m\":%d,\"head_dim\":%d,\"mode\":\"%s\",\"op\":\"%s\",\"threads\":%d,\"iters\":%d,"
+                           "\"samples\":%d",
+                        row++ ? "," : "", t->tile_m, t->head_dim, md->mode, md->op_name, threads, iters[ii], m);
+                static const char *names[6] = {"acquire_ready", "loop_gap", "stage", "compute", "add", "period"};
+                double med[6];
+                for (int j = 0; j < 6; j++)
+                    med[j] = tl_stat(f, names[j], v[j], m);
+                const double clock = prof_pct(mhz, nm, 0.5);
+                fprintf(f, ",\"sm_clock_mhz\":%.0f,\"timeout\":%s}", clock, err ? "true" : "false");
+                printf("task loop %3dx%-3d %-6s %-9s iters %2d: acquire %4.0f loop_gap %4.0f stage %4.0f compute %6.0f "
+                       "add %5.0f period %6.0f ns, clock %.0f MHz%s\n",
+                       t->tile_m, t->head_dim, md->mode, md->op_name, iters[ii], med[0], med[1], med[2], med[3], med[4],
+                       med[5], clock, err ? " TIMEOUT" : "");
+            }
+    fprintf(f, "\n],\"nvml_before_mhz\":%d,\"nvml_after_mhz\":%d,\"timeout\":%s}", before, gpu_nvml_sm_clock_mhz(),
+            any_err ? "true" : "false");
+    for (int j = 0; j < 6; j++)
+        free(v[j]);
+    free(mhz);
+    free(rec);
+    free(blk);
+    free(tasks);
+    free(bb);
+    cudaFree((void *)a.tasks);
+    cudaFree((void *)a.block_begin);
+    cudaFree(a.dq);
+    cudaFree(a.sem);
+    cudaFree(a.rec);
+    cudaFree(a.blk);
+    cudaFree(a.err);
+}
+
+/* (h) the hand-off as the executor stamps it (release -> %globaltimer on SM a, wait returns -> %globaltimer
+ * on SM b), idle and with k SMs bulk-reducing; and the acquire of a free rank on an idle SM. */
+static void prof_handoff_stamped(FILE *f, int sm_count)
+{
+    const int G = sm_count, npairs = 16, warm = 8, trips = 64, tile_m = 80, head_dim = 128;
+    static const int ks[] = {0, 16, 32, 64, 128};
+    const int nk = 5;
+    int2 pairs[16];
+    unsigned x = 12345u; /* the same pairs as handoff_load */
+    for (int p = 0; p < npairs; p++) {
+        x = x * 1103515245u + 12345u;
+        int a = (int)((x >> 8) % (unsigned)G);
+        x = x * 1103515245u + 12345u;
+        int b = (int)((x >> 8) % (unsigned)(G - 1));
+        b += b >= a;
+        pairs[p] = make_int2(a, b);
+    }
+    const size_t nflags = (size_t)(1 + G + 4 * npairs) * LAT_LINE, nout = (size_t)npairs * trips * 4;
+    int2 *d_pairs = (int2 *)prof_alloc(sizeof pairs);
+    GPU_CHECK(cudaMemcpy(d_pairs, pairs, sizeof pairs, cudaMemcpyHostToDevice));
+    unsigned *d_flags = (unsigned *)prof_alloc(sizeof(unsigned) * nflags);
+    float *d_dq = (float *)prof_alloc(sizeof(float) * tile_m * head_dim * G);
+    long long *d_out = (long long *)prof_alloc(sizeof(long long) * nout);
+    long long *d_span = (long long *)prof_alloc(sizeof(long long) * npairs * 2);
+    long long *d_red = (long long *)prof_alloc(sizeof(long long) * npairs * G * 2);
+    int *d_smid = (int *)prof_alloc(sizeof(int) * G), *d_err = (int *)prof_alloc(sizeof(int));
+    long long *out = (long long *)malloc(sizeof(long long) * nout), span[32];
+    long long *red = (long long *)malloc(sizeof(long long) * npairs * G * 2);
+    double *hv = (double *)malloc(sizeof(double) * npairs * trips), *av = (double *)malloc(sizeof(double) * npairs * trips);
+    double mhz[16];
+    GPU_CHECK(cudaFuncSetAttribute((const void *)prof_handoff_stamped_kernel,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, GPU_SMEM_BYTES));
+    char *rows = NULL;
+    size_t rows_len = 0;
+    FILE *fr = open_memstream(&rows, &rows_len);
+    double idle_med = 0, idle_mean = 0, idle_acq = 0, idle_acq_mean = 0;
+    int any_err = 0;
+    const int before = gpu_nvml_sm_clock_mhz();
+    for (int ki = 0; ki < nk; ki++) {
+        int k = ks[ki] < G - 2 ? ks[ki] : G - 2, np = npairs, w = warm, tr = trips, tile = tile_m * head_dim, err = 0;
+        GPU_CHECK(cudaMemset(d_flags, 0, sizeof(unsigned) * nflags));
+        GPU_CHECK(cudaMemset(d_red, 0, sizeof(long long) * npairs * G * 2));
+        GPU_CHECK(cudaMemset(d_out, 0xFF, sizeof(long long) * nout));
+        void *args[] = {&d_pairs, &np, &k, &w, &tr, &tile, &d_dq, &d_flags, &d_out, &d_span, &d_red, &d_smid, &d_err};
+        GPU_CHECK(cudaLaunchCooperativeKernel((const void *)prof_handoff_stamped_kernel, G, 32, args, GPU_SMEM_BYTES, 0));
+        gpu_check_launch("profile stamped hand-off kernel", __FILE__, __LINE__);
+        GPU_CHECK(cudaMemcpy(out, d_out, sizeof(long long) * nout, cudaMemcpyDeviceToHost));
+        GPU_CHECK(cudaMemcpy(span, d_span, sizeof(long long) * npairs * 2, cudaMemcpyDeviceToHost));
+        GPU_CHECK(cudaMemcpy(red, d_red, sizeof(long long) * npairs * G * 2, cudaMemcpyDeviceToHost));
+        GPU_CHECK(cudaMemcpy(&err, d_err, sizeof(int), cudaMemcpyDeviceToHost));
+        int n = 0;
+        long long rn = 0, rt = 0;
+        double hsum = 0, asum = 0;
+        for (int p = 0; p < npairs; p++) {
+            mhz[p] = span[2 * p] > 0 ? (double)span[2 * p + 1] * 1000.0 / (double)span[2 * p] : 0;
+            for (int i = 0; i < trips; i++) {
+                const long long *o = out + ((size_t)p * trips + i) * 4;
+                if (o[0] == -1 || o[1] == -1 || o[2] == -1 || o[3] == -1) {
+                    err = 1;
+                    continue;
+                }
+                hsum += hv[n] = (double)(o[1] - o[0]);
+                asum += av[n] = (double)(o[3] - o[2]);
+                n++;
+            }
+            for (int b = 0; b < G; b++)
+                rn += red[((size_t)p * G + b) * 2], rt += red[((size_t)p * G + b) * 2 + 1];
+        }
+        any_err |= err;
+        const double med = prof_pct(hv, n, 0.5), p10 = prof_pct(hv, n, 0.1), p90 = prof_pct(hv, n, 0.9);
+        const double amed = prof_pct(av, n, 0.5), ap90 = prof_pct(av, n, 0.9);
+        const double mean = n ? hsum / n : 0, amean = n ? asum / n : 0;
+        const double rmean = rn ? (double)rt / (double)rn : 0, clock = prof_pct(mhz, npairs, 0.5);
+        if (ki == 0)
+            idle_med = med, idle_mean = mean, idle_acq = amed, idle_acq_mean = amean;
+        fprintf(fr, "%s\n{\"k\":%d,\"load_op\":\"bulk\",\"load_tile_m\":%d,\"load_head_dim\":%d,\"median_ns\":%.1f,"
+                    "\"p10_ns\":%.1f,\"p90_ns\":%.1f,\"mean_ns\":%.1f,\"samples\":%d,\"acquire_ready_median_ns\":%.1f,"
+                    "\"acquire_ready_mean_ns\":%.1f,\"acquire_ready_p90_ns\":%.1f,\"load_reductions\":%lld,"
+                    "\"load_reduce_mean_ns\":%.1f,\"sm_clock_mhz\":%.0f,\"timeout\":%s}",
+                ki ? "," : "", k, tile_m, head_dim, med, p10, p90, mean, n, amed, amean, ap90, rn, rmean, clock,
+                err ? "true" : "false");
+        printf("stamped hand-off k %3d: median %.0f (p10 %.0f, p90 %.0f, mean %.1f) ns; free-rank acquire median %.0f "
+               "(mean %.1f) ns; loaders' reduction %.0f ns%s\n",
+               k, med, p10, p90, mean, amed, amean, rmean, err ? " TIMEOUT" : "");
+    }
+    fclose(fr);
+    fprintf(f, ",\n\"handoff_stamped\":{\"method\":\"cooperative launch of one 32-thread CTA per SM; the %d SM pairs (a,b) "
+               "of handoff_load in turn, %d warm-up + %d timed trips each: a spins a pseudo-random 256..767 ns (b spins "
+               "ld.acquire.gpu meanwhile), then gpu_release_increment (fence.acq_rel.gpu + red.release.gpu.add) and "
+               "reads %%globaltimer (the executor's r_end); b's gpu_wait_equal returns and b reads %%globaltimer (the "
+               "executor's r_start of the next rank); hand-off = r_start on b - r_end on a (%%globaltimer, 32 ns "
+               "steps), median/p10/p90/mean over trips x pairs; then b stamps r_ready, runs gpu_wait_equal on the value "
+               "already there and stamps r_start (acquire_ready: the executor's r_start - r_ready of a free rank, b "
+               "idle apart from this pair) and answers a the same way; meanwhile k CTAs after b in cyclic block order "
+               "(skipping a) bulk-reduce a %dx%d fp32 tile into their own dQ tile and release-increment without pause; "
+               "top-level median_ns / acquire_ready_median_ns (and _mean_ns) are the k = 0 row's\",\"units\":\"ns\","
+               "\"median_ns\":%.1f,\"mean_ns\":%.1f,\"acquire_ready_median_ns\":%.1f,\"acquire_ready_mean_ns\":%.1f,"
+               "\"nvml_before_mhz\":%d,\"nvml_after_mhz\":%d,\"timeout\":%s,\"rows\":[",
+            npairs, warm, trips, tile_m, head_dim, idle_med, idle_mean, idle_acq, idle_acq_mean, before,
+            gpu_nvml_sm_clock_mhz(), any_err ? "true" : "false");
+    fwrite(rows, 1, rows_len, f);
+    fprintf(f, "\n]}");
+    free(rows);
+    free(out);
+    free(red);
+    free(hv);
+    free(av);
+    cudaFree(d_pairs);
+    cudaFree(d_flags);
+    cudaFree(d_dq);
+    cudaFree(d_out);
+    cudaFree(d_span);
+    cudaFree(d_red);
+    cudaFree(d_smid);
+    cudaFree(d_err);
+}
+
 /* Runs every profile measurement and writes DIR/calib-profile-raw.json. */
 static void run_profile(const Options *o, int sm_count, GpuMeta *meta)
 {
@@ -1450,6 +2016,11 @@ static void run_profile(const Options *o, int sm_count, GpuMeta *meta)
         clocks[s].after = gpu_nvml_sm_clock_mhz();
         fflush(stdout);
     }
+    /* the executor's own per-task costs, after the sections above (their clocks carry in the sections) */
+    prof_task_loop(f, sm_count);
+    fflush(stdout);
+    prof_handoff_stamped(f, sm_count);
+    fflush(stdout);
     fprintf(f, ",\n\"clock\":{\"method\":\"NVML SM clock just before and after each section (-1: NVML missing); "
                "measured: clock64 cycles per globaltimer us, median over CTAs (compute: all SMs, 256 rounds; launch: "
                "5 us CTAs); every row of compute and handoff_load carries its own sm_clock_mhz\",\"units\":\"MHz\","
@@ -1486,7 +2057,8 @@ static void usage(FILE *f)
                "Writes DIR/calib-latency.json (SM-to-SM signal latency), DIR/calib-reduce.json (dQ tile reduction\n"
                "and mma compute costs) and DIR/calib-iters.txt (compute iterations for c/r = 1, 3, 8).\n"
                "--profile instead writes DIR/calib-profile-raw.json: compute vs tile and rounds, staging, reduction\n"
-               "vs reductions in flight, hand-off under load, CTA launch costs and clocks (docs/gpu.md).\n");
+               "vs reductions in flight, hand-off under load, CTA launch costs, clocks, the executor's own task loop\n"
+               "with every rank free (task_loop) and the hand-off as the executor stamps it (handoff_stamped) (docs/gpu.md).\n");
 }
 
 int main(int argc, char **argv)

@@ -138,6 +138,12 @@ expect_error h8-fifo-plan "not a regular file" timeout 10 "$sim" --plan "$tmp/fi
 python3 -c "print('[' * 2000 + ']' * 2000)" >"$tmp/deep.json"
 expect_error h8-deep "nested too deep" "$sim" run "$tmp/deep.json"
 expect_error h8-plot-bmp "must end in .png" "$sim" sweep "$ci" --plot "$tmp/p.bmp"
+python3 - "$tmp/mdup.json" <<'PY'
+import sys
+open(sys.argv[1], "w").write('{"format": "dashsim-calib-latency", "version": 1, "version": 2, "smids": [0, 1], '
+                             '"latency_ns": [[-1, 600], [600, -1]]}')
+PY
+expect_error h8-matrix-duplicate "/version: duplicate key" "$sim" validate "$trace" --latency-matrix "$tmp/mdup.json"
 expect_exit h8-json-ints 0 "$sim" --n 1 --kv-tiles 1 --q-tiles 1 --c 1000000000000 --r 0 --json
 grep -q '"makespan_ns":1000000000000,' "$tmp/out" && ok h8-json-digits || fail h8-json-digits "$(cat "$tmp/out")"
 

@@ -20,9 +20,11 @@ static const char usage_text[] =
     "  --format table|csv|jsonl  results format (default %s)\n"
     "  -o FILE               write the results to FILE instead of stdout\n"
     "  --out DIR             also write DIR/NAME.csv and DIR/NAME.jsonl (NAME: the config's file name)\n"
-    "  --jobs N              threads (default 1); the output is the same for any N\n"
+    "  --jobs N              threads (default 1; fewer if N jobs at once would exceed options.max_memory_mb);\n"
+    "                        the output is the same for any N\n"
     "  --plot FILE.png       TFLOPS over seqlen per policy, a panel per (mask, head_dim); keeps .gp and .dat\n"
     "  --help, --version\n"
+    "Outputs are written as a set (all or none) and may not name the config or each other.\n"
     "Exit status: 0 ok, 2 bad usage, bad config or a failed job, 130 interrupted.\n";
 
 typedef struct {

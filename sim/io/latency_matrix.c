@@ -39,8 +39,11 @@ static SimStatus read_smids(const char *path, const cJSON *smids, int count, int
 static SimStatus read_json(const char *path, int n_sm, int32_t *m, SimError *err)
 {
     cJSON *root;
-    if (sim_json_parse_file(path, SIM_LATENCY_MAX_FILE_BYTES, &root, err))
+    if (sim_json_parse_file(path, SIM_LATENCY_MAX_FILE_BYTES, &root, err) ||
+        sim_json_check_duplicates(root, path, err)) {
+        cJSON_Delete(root);
         return err->status;
+    }
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "latency_ns");
     const cJSON *smids = cJSON_GetObjectItemCaseSensitive(root, "smids");
     int count = cJSON_GetArraySize(rows);

@@ -39,6 +39,20 @@ static inline int32_t unit_of(const Solver *sv, int64_t op)
     return sv->s->cta_unit[sv->p->ops[op].cta];
 }
 
+/* The latency edge e had, its source op 'from' on unit uf and its target on ut: sim_engine_edge_latency's
+ * rule (program latency or the matrix for ACCUM edges, plus the hand-off growth), inlined for the passes. */
+static inline int64_t latency(const Solver *sv, int64_t e, int64_t from, int32_t uf, int32_t ut)
+{
+    const SimProgram *p = sv->p;
+    const SimEdge *edge = &p->edges[e];
+    if (uf == ut)
+        return 0;
+    if (edge->kind != SIM_EDGE_ACCUM)
+        return edge->latency_ns;
+    int64_t lat = p->unit_latency_ns ? p->unit_latency_ns[(int64_t)uf * p->n_units + ut] : edge->latency_ns;
+    return sv->s->handoff_extra_ns ? lat + sv->s->handoff_extra_ns[from] : lat;
+}
+
 static void link_ctas(Solver *sv)
 {
     const SimProgram *p = sv->p;
@@ -84,9 +98,10 @@ static bool forward_op(Solver *sv, int64_t v)
     int32_t depth = sv->depth[v], unit = unit_of(sv, v);
     for (int64_t k = p->first_in[v]; k < p->first_in[v + 1]; k++) {
         int64_t e = p->in_edge[k], u = p->edges[e].from;
-        if (!is_done(sv, u) || !bound(sv, v, start, sv->s->end_ns[u] + sim_engine_edge_latency(p, sv->s, e)))
+        int32_t uf = unit_of(sv, u);
+        if (!is_done(sv, u) || !bound(sv, v, start, sv->s->end_ns[u] + latency(sv, e, u, uf, unit)))
             return false;
-        if (p->edges[e].kind != SIM_EDGE_ACCUM && unit_of(sv, u) == unit)
+        if (p->edges[e].kind != SIM_EDGE_ACCUM && uf == unit)
             depth = MAX(depth, sv->depth[u] + 1);
     }
     if (p->is_first_on_engine[v]) {
@@ -142,7 +157,8 @@ static bool backward_op(const Solver *sv, int64_t v)
         return true;
     for (int64_t k = p->first_out[v]; k < p->first_out[v + 1]; k++) {
         int64_t e = p->out_edge[k], to = p->edges[e].to;
-        if ((sv->flags[to] & IS_CRITICAL) && est_of(sv, to) == end + sim_engine_edge_latency(p, sv->s, e))
+        if ((sv->flags[to] & IS_CRITICAL) &&
+            est_of(sv, to) == end + latency(sv, e, v, unit_of(sv, v), unit_of(sv, to)))
             return true;
     }
     int32_t c = sv->next_on_unit[p->ops[v].cta];

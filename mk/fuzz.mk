@@ -30,4 +30,5 @@ $(FUZZ_TARGETS:%=fuzz-%): fuzz-%: build-fuzz/fuzz_%
 	@mkdir -p build-fuzz/corpus-$* build-fuzz/$*
 	@cp -n $(call fuzz_corpus,$*)/* build-fuzz/corpus-$*/ 2>/dev/null || true
 	cd build-fuzz/$* && ASAN_OPTIONS=detect_leaks=1 ../fuzz_$* -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-	    -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 $(if $(FUZZ_JOBS),-fork=$(FUZZ_JOBS)) ../corpus-$*
+	    -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 -dict=../../tests/fuzz/$*.dict \
+	    $(if $(FUZZ_JOBS),-fork=$(FUZZ_JOBS)) ../corpus-$*

@@ -9,7 +9,7 @@ set -eu
 sim=${1:-bin/sim}
 baseline=tests/validate-baseline.json
 dirs=()
-for d in traces/h100 traces/h100-spin traces/h100-predict; do [ -d "$d" ] && dirs+=("$d"); done
+for d in traces/h100 traces/h100-spin traces/h100-predict traces/kernel/traces; do [ -d "$d" ] && dirs+=("$d"); done
 if [ ${#dirs[@]} -eq 0 ]; then
     echo "validate: no measured traces committed under traces/"
     exit 0

@@ -5,10 +5,10 @@
 # stays fixed (the fitted model on a 32-wave trace, which the old prologue median missed by hundreds of %).
 . "$(dirname "$0")/lib.sh"
 sim=$1
-raw=traces/calib2/calib-profile-raw.json profile=configs/profiles/h100-sxm.json
-expect_exit calibrate 0 "$sim" calibrate "$raw" --latency-matrix traces/calib-latency.json
+raw=traces/calib3/calib-profile-raw.json profile=configs/profiles/h100-sxm.json
+expect_exit calibrate 0 "$sim" calibrate "$raw"
 cmp -s "$tmp/out" "$profile" && ok calibrate-reproduces-profile || fail calibrate-reproduces-profile "differs from $profile"
-expect_exit calibrate-file 0 "$sim" calibrate "$raw" --latency-matrix traces/calib-latency.json -o "$tmp/p.json"
+expect_exit calibrate-file 0 "$sim" calibrate "$raw" -o "$tmp/p.json"
 cmp -s "$tmp/p.json" "$profile" && ok calibrate-output-file || fail calibrate-output-file "differs"
 expect_error calibrate-not-raw '/format: must be "dashsim-calib-profile-raw"' "$sim" calibrate "$profile"
 expect_error calibrate-missing "cannot" "$sim" calibrate "$tmp/none.json"

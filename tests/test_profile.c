@@ -14,10 +14,12 @@ static HwProfile *tiny_profile(void)
 {
     HwProfile *p = g_new0(HwProfile, 1);
     p->sm_count = 8, p->clock_mhz = 2000, p->handoff_ns = 300, p->acquire_ns = 20, p->cta_gap_ns = 100;
+    p->loop_gap_ns = 7;
     p->tiles = g_new0(ProfileTile, 1), p->tile_count = 1;
     p->tiles[0] = (ProfileTile){ .tile_m = 64, .head_dim = 128, .fixed_cycles = 2000, .per_iter_cycles = 100,
                                  .fixed_cycles_store = 2200, .per_iter_cycles_store = 110, .stage_serial_ns = 50,
-                                 .deposit_ns = 70 };
+                                 .deposit_ns = 70, .reduce_async_ns = 1200, .stage_points = 2,
+                                 .stage_iters = { 1, 21 }, .stage_by_iters_ns = { 90, 50 } };
     p->reduces = g_new0(ProfileReduce, 1), p->reduce_count = 1;
     p->reduces[0] = (ProfileReduce){ .tile_m = 64, .head_dim = 128, .op = "bulk", .threads = 1, .points = 3,
                                      .k = { 1, 3, 7 }, .ns = { 1000, 1500, 3000 } };
@@ -37,7 +39,7 @@ START_TEST(costs_from_curves)
     SimLoadModel load;
     SimError err = { 0 };
     ck_assert_int_eq(sim_profile_costs(p, &q, &c, &load, &err), SIM_OK);
-    ck_assert_int_eq(c.c_ns, 3000 + 50);            /* 3000 cycles at 1 GHz, plus serial staging */
+    ck_assert_int_eq(c.c_ns, 3000 + 72 + 7);        /* 3000 cycles at 1 GHz, staging at 10 rounds (90 -> 50 over 1..21), the loop */
     ck_assert_int_eq(c.r_ns, 1000 + 20);            /* alone, plus the acquire */
     ck_assert_int_eq(c.latency_ns, 300);
     ck_assert_int_eq(c.cta_prologue_ns, 100 + 250); /* gap + task list of 6 (between 1 and 11) */
@@ -52,6 +54,9 @@ START_TEST(costs_from_curves)
     ck_assert_int_eq(sim_profile_costs(p, &q, &c, &load, &err), SIM_OK);
     ck_assert_int_eq(c.c_ns, 1650);
     ck_assert_int_eq(c.deposit_ns, 70);
+    ck_assert_int_eq(c.r_ns, 1200 + 20);             /* the reduction beside the SM's compute */
+    ck_assert_int_eq(load.slowdown_ppm[1], 1000000); /* the curve is below it: no slowdown */
+    ck_assert_int_eq(load.slowdown_ppm[3], 1250000); /* 1500 of the shared L2 over 1200 alone */
     sim_profile_load_clear(&load);
     q.tile_m = 80; /* not measured: an error naming the tile */
     ck_assert_int_eq(sim_profile_costs(p, &q, &c, &load, &err), SIM_ERR_INPUT);

@@ -144,10 +144,14 @@ static void raw_staging(In *in, const cJSON *root, HwProfile *p)
     for (const cJSON *row = rows ? rows->child : NULL; row && !in->err->status; row = row->next, i++) {
         char path[64];
         snprintf(path, sizeof path, "/staging/async/%d", i);
-        if (integer(in, row, path, "sms", 1, 1 << 16) != p->sm_count || integer(in, row, path, "compute_iters", 0, 1 << 20) != 32)
+        int sms = (int)integer(in, row, path, "sms", 1, 1 << 16);
+        if (integer(in, row, path, "compute_iters", 0, 1 << 20) != 32 || (sms != p->sm_count && sms != 1))
             continue;
         ProfileTile *t = tile_of(p, (int)integer(in, row, path, "tile_m", 1, 1024), (int)integer(in, row, path, "head_dim", 1, 1024));
-        t->deposit_ns = llround(num(in, row, path, "deposit_median_ns", 0, 1e9));
+        if (sms == 1)
+            t->reduce_async_ns = llround(num(in, row, path, "reduce_bulk_median_ns", 0, 1e9));
+        else
+            t->deposit_ns = llround(num(in, row, path, "deposit_median_ns", 0, 1e9));
     }
 }
 
@@ -249,15 +253,68 @@ static void raw_launch(In *in, const cJSON *root, HwProfile *p)
     }
 }
 
+/* task_loop (the executor's own loop, every rank free; absent from older raw files): compute refitted in
+ * cycles over the bulk rows of each mode (the async rows with the store warp reducing), serial staging by
+ * rounds, the serial loop gap, the async deposit (its loop gap at 64 rounds, where the store warp keeps
+ * up) and the free-rank acquire. Means, since stamps come in 32 ns steps. */
+static void raw_task_loop(In *in, const cJSON *root, HwProfile *p)
+{
+    const cJSON *rows = array(in, get(in, root, "", "task_loop"), "/task_loop", "rows", 256);
+    double gaps[256], acq[256], x[2][16][4], y[2][16][4];
+    int n_gap = 0, n_acq = 0, pts[2][16] = { { 0 } }, i = 0;
+    for (const cJSON *row = rows ? rows->child : NULL; row && !in->err->status; row = row->next, i++) {
+        char path[64], mode[16], op[16];
+        snprintf(path, sizeof path, "/task_loop/rows/%d", i);
+        text(in, row, path, "mode", mode, sizeof mode), text(in, row, path, "op", op, sizeof op);
+        ProfileTile *t = tile_of(p, (int)integer(in, row, path, "tile_m", 1, 1024), (int)integer(in, row, path, "head_dim", 1, 1024));
+        int iters = (int)integer(in, row, path, "iters", 0, 1 << 20), is_async = strcmp(mode, "async") == 0, k = (int)(t - p->tiles);
+        double mhz = num(in, row, path, "sm_clock_mhz", 100, 10000), comp = num(in, row, path, "compute_mean_ns", 0, 1e9);
+        double gap = num(in, row, path, "loop_gap_mean_ns", 0, 1e9), stage = num(in, row, path, "stage_mean_ns", 0, 1e9);
+        acq[n_acq++] = num(in, row, path, "acquire_ready_mean_ns", 0, 1e9);
+        if (in->err->status || strcmp(op, "bulk") != 0 || k >= 16 || pts[is_async][k] == 4)
+            continue;
+        x[is_async][k][pts[is_async][k]] = iters, y[is_async][k][pts[is_async][k]++] = comp * mhz / 1000.0;
+        if (!is_async && t->stage_points < 4) {
+            t->stage_iters[t->stage_points] = iters, t->stage_by_iters_ns[t->stage_points++] = llround(stage);
+            gaps[n_gap++] = gap;
+        } else if (is_async && iters >= 64)
+            t->deposit_ns = llround(gap);
+    }
+    for (int k = 0; k < p->tile_count && k < 16 && !in->err->status; k++)
+        for (int a = 0; a < 2; a++) {
+            int n = pts[a][k];
+            double sx = 0, sy = 0, sxx = 0, sxy = 0;
+            for (int j = 0; j < n; j++)
+                sx += x[a][k][j], sy += y[a][k][j], sxx += x[a][k][j] * x[a][k][j], sxy += x[a][k][j] * y[a][k][j];
+            if (n < 2)
+                continue;
+            double per = (n * sxy - sx * sy) / (n * sxx - sx * sx), fixed = (sy - per * sx) / n;
+            *(a ? &p->tiles[k].fixed_cycles_store : &p->tiles[k].fixed_cycles) = fixed;
+            *(a ? &p->tiles[k].per_iter_cycles_store : &p->tiles[k].per_iter_cycles) = per;
+        }
+    p->loop_gap_ns = llround(sim_median_f64(gaps, n_gap));
+    p->acquire_ns = llround(sim_median_f64(acq, n_acq));
+}
+
 /* The idle hand-off (release issued -> seen by the waiter): the raw file's stamped measurement when it has
- * one, else the median one-way latency of the latency matrix, else the raw one-way at no load. */
+ * one (its growth with load then replaces handoff_load's), else the median one-way latency of the latency
+ * matrix, else the raw one-way at no load. */
 static void raw_idle_handoff(In *in, const cJSON *root, const char *matrix_path, int64_t one_way, HwProfile *p)
 {
     const cJSON *stamped = cJSON_GetObjectItemCaseSensitive(root, "handoff_stamped");
     if (stamped) {
-        p->handoff_ns = llround(num(in, stamped, "/handoff_stamped", "median_ns", 0, 1e9));
-        p->acquire_ns = llround(num(in, stamped, "/handoff_stamped", "acquire_ready_median_ns", 0, 1e9));
-        snprintf(p->handoff_source, sizeof p->handoff_source, "handoff_stamped: release issued -> waiter sees it");
+        const cJSON *rows = array(in, stamped, "/handoff_stamped", "rows", SIM_PROFILE_MAX_POINTS);
+        p->handoff_ns = llround(num(in, stamped, "/handoff_stamped", "mean_ns", 0, 1e9));
+        p->handoff_points = 0;
+        int i = 0;
+        for (const cJSON *row = rows ? rows->child : NULL; row && !in->err->status; row = row->next, i++) {
+            char path[64];
+            snprintf(path, sizeof path, "/handoff_stamped/rows/%d", i);
+            p->handoff_k[p->handoff_points] = (int32_t)integer(in, row, path, "k", 0, 1 << 16);
+            p->handoff_extra_ns[p->handoff_points++] = llround(num(in, row, path, "mean_ns", 0, 1e9)) - p->handoff_ns;
+        }
+        snprintf(p->handoff_source, sizeof p->handoff_source, "handoff_stamped: the executor's release stamped -> "
+                 "its waiter's stamp, mean");
         return;
     }
     if (matrix_path) {
@@ -307,6 +364,8 @@ SimStatus sim_profile_from_raw(const char *raw_path, const char *latency_matrix,
         raw_compute(&in, root, p), raw_staging(&in, root, p), raw_reduce(&in, root, p);
     if (!err->status)
         raw_handoff(&in, root, p, &one_way), raw_launch(&in, root, p);
+    if (!err->status && cJSON_GetObjectItemCaseSensitive(root, "task_loop"))
+        raw_task_loop(&in, root, p);
     if (!err->status)
         raw_idle_handoff(&in, root, latency_matrix, one_way, p);
     cJSON_Delete(root);
@@ -350,8 +409,11 @@ bool sim_profile_write(const HwProfile *p, FILE *f)
         const ProfileTile *t = &p->tiles[i];
         fprintf(f, "%s\n    {\"tile_m\": %d, \"head_dim\": %d, \"fixed_cycles\": %.1f, \"per_iter_cycles\": %.3f, "
                 "\"fixed_cycles_store\": %.1f, \"per_iter_cycles_store\": %.3f, \"stage_serial_ns\": %" PRId64
-                ", \"deposit_ns\": %" PRId64 "}", i ? "," : "", t->tile_m, t->head_dim, t->fixed_cycles,
-                t->per_iter_cycles, t->fixed_cycles_store, t->per_iter_cycles_store, t->stage_serial_ns, t->deposit_ns);
+                ", \"deposit_ns\": %" PRId64 ", \"reduce_async_ns\": %" PRId64 ", ", i ? "," : "", t->tile_m, t->head_dim,
+                t->fixed_cycles, t->per_iter_cycles, t->fixed_cycles_store, t->per_iter_cycles_store, t->stage_serial_ns,
+                t->deposit_ns, t->reduce_async_ns);
+        write_curve(f, "stage_iters", t->stage_iters, t->stage_points), fputs(", ", f);
+        write_values(f, "stage_by_iters_ns", t->stage_by_iters_ns, t->stage_points), fputc('}', f);
     }
     fputs("\n  ],\n  \"reduce\": [", f);
     for (int i = 0; i < p->reduce_count; i++) {
@@ -364,8 +426,8 @@ bool sim_profile_write(const HwProfile *p, FILE *f)
     sim_write_json_string(f, p->handoff_source);
     fputs(", ", f), write_curve(f, "k", p->handoff_k, p->handoff_points), fputs(", ", f);
     write_values(f, "extra_ns", p->handoff_extra_ns, p->handoff_points);
-    fprintf(f, "},\n  \"acquire_ns\": %" PRId64 ",\n  \"launch\": {\"kernel_to_first_cta_ns\": %" PRId64
-            ", \"cta_gap_ns\": %" PRId64 ", ", p->acquire_ns, p->kernel_to_first_cta_ns, p->cta_gap_ns);
+    fprintf(f, "},\n  \"acquire_ns\": %" PRId64 ",\n  \"loop_gap_ns\": %" PRId64 ",\n  \"launch\": {\"kernel_to_first_cta_ns\": %" PRId64
+            ", \"cta_gap_ns\": %" PRId64 ", ", p->acquire_ns, p->loop_gap_ns, p->kernel_to_first_cta_ns, p->cta_gap_ns);
     write_curve(f, "prologue_tasks", p->prologue_tasks, p->prologue_points), fputs(", ", f);
     write_values(f, "prologue_ns", p->prologue_ns, p->prologue_points);
     fputs("}\n}\n", f);
@@ -411,7 +473,11 @@ static void read_tiles(In *in, const cJSON *root, HwProfile *p)
             .fixed_cycles_store = num(in, r, path, "fixed_cycles_store", 0, 1e9),
             .per_iter_cycles_store = num(in, r, path, "per_iter_cycles_store", 0, 1e9),
             .stage_serial_ns = integer(in, r, path, "stage_serial_ns", 0, 1000000000),
-            .deposit_ns = integer(in, r, path, "deposit_ns", 0, 1000000000) };
+            .deposit_ns = integer(in, r, path, "deposit_ns", 0, 1000000000),
+            .reduce_async_ns = integer(in, r, path, "reduce_async_ns", 0, 1000000000) };
+        if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "stage_iters")) > 0)
+            p->tiles[i].stage_points = read_curve(in, r, path, "stage_iters", "stage_by_iters_ns", p->tiles[i].stage_iters,
+                                                  p->tiles[i].stage_by_iters_ns, 0);
     }
 }
 
@@ -465,6 +531,7 @@ SimStatus sim_profile_read(const char *path, HwProfile **out, SimError *err)
     text(&in, handoff, "/handoff", "source", p->handoff_source, sizeof p->handoff_source);
     p->handoff_points = read_curve(&in, handoff, "/handoff", "k", "extra_ns", p->handoff_k, p->handoff_extra_ns, 0);
     p->acquire_ns = integer(&in, root, "", "acquire_ns", 0, 1000000000);
+    p->loop_gap_ns = integer(&in, root, "", "loop_gap_ns", 0, 1000000000);
     p->kernel_to_first_cta_ns = integer(&in, launch, "/launch", "kernel_to_first_cta_ns", 0, 1000000000);
     p->cta_gap_ns = integer(&in, launch, "/launch", "cta_gap_ns", 0, 1000000000);
     p->prologue_points = read_curve(&in, launch, "/launch", "prologue_tasks", "prologue_ns", p->prologue_tasks,

@@ -41,12 +41,14 @@ static int default_threads(const ProfileQuery *q)
     return q->reduce == REDUCE_ASYNC ? 32 : 256;
 }
 
-static void fill_load(const HwProfile *p, const ProfileReduce *r, int n_sm, SimLoadModel *load)
+/* A reduction takes the larger of its time alone (on its SM: alone_ns) and the time the curve gives with k
+ * in flight (the shared L2), so the slowdown is curve(k) / alone_ns, at least 1. */
+static void fill_load(const HwProfile *p, const ProfileReduce *r, int64_t alone_ns, int n_sm, SimLoadModel *load)
 {
     *load = (SimLoadModel){ .slowdown_len = n_sm, .handoff_len = n_sm };
     load->slowdown_ppm = g_new0(int32_t, n_sm + 1);
     load->handoff_extra_ns = g_new0(int32_t, n_sm + 1);
-    double alone = (double)r->ns[0];
+    double alone = (double)alone_ns;
     for (int k = 1; k <= n_sm; k++)
         load->slowdown_ppm[k] = (int32_t)MAX(1000000, llround(1e6 * interp(r->k, r->ns, r->points, k) / alone));
     for (int k = 0; k <= n_sm; k++)
@@ -71,11 +73,17 @@ SimStatus sim_profile_costs(const HwProfile *p, const ProfileQuery *q, AttnCosts
     int64_t compute_ns = llround(cycles * 1000.0 / clock);
     int64_t prologue = p->prologue_points ? llround(interp(p->prologue_tasks, p->prologue_ns, p->prologue_points,
                                                           q->tasks_per_cta)) : 0;
-    *costs = (AttnCosts){ .c_ns = compute_ns + (is_async ? 0 : tile->stage_serial_ns),
-                          .r_ns = r->ns[0] + p->acquire_ns, .latency_ns = p->handoff_ns, .reduce = q->reduce,
+    int64_t stage = tile->stage_points ? llround(interp(tile->stage_iters, tile->stage_by_iters_ns, tile->stage_points,
+                                                      q->compute_iters)) : tile->stage_serial_ns;
+    /* async bulk: the reduction alone is the one measured beside the SM's own compute; the load curve
+     * (the slowdown with k in flight) keeps its shape */
+    int64_t alone = is_async && strcmp(q->reduce_op, "bulk") == 0 && tile->reduce_async_ns > 0 ? tile->reduce_async_ns
+                                                                                               : r->ns[0];
+    *costs = (AttnCosts){ .c_ns = compute_ns + (is_async ? 0 : stage + p->loop_gap_ns),
+                          .r_ns = alone + p->acquire_ns, .latency_ns = p->handoff_ns, .reduce = q->reduce,
                           .dq_buffers = q->dq_buffers > 0 ? q->dq_buffers : 1,
                           .cta_prologue_ns = p->cta_gap_ns + prologue, .deposit_ns = is_async ? tile->deposit_ns : 0 };
-    fill_load(p, r, q->n_sm > 0 ? q->n_sm : p->sm_count, load);
+    fill_load(p, r, alone, q->n_sm > 0 ? q->n_sm : p->sm_count, load);
     return SIM_OK;
 }
 

@@ -20,7 +20,12 @@ typedef struct {
     double fixed_cycles_store;            /* the same with a spinning store warp (async kernels) */
     double per_iter_cycles_store;
     int64_t stage_serial_ns;              /* registers -> shared memory, fence, barrier */
-    int64_t deposit_ns;                   /* async: staging for the store warp, all SMs */
+    int64_t deposit_ns;                   /* async: staging for the store warp and the loop, all SMs */
+    int64_t reduce_async_ns;              /* async: the store warp's bulk reduction while the compute warps
+                                           * compute (1 SM); 0 when not measured */
+    int stage_points;                     /* serial staging measured in the executor's loop, by rounds */
+    int32_t stage_iters[4];               /* (0 points: stage_serial_ns for every round count) */
+    int64_t stage_by_iters_ns[4];
 } ProfileTile;
 
 /* One reduction method on one tile: the time one reduction takes with k running at once (k CTAs on k
@@ -51,6 +56,7 @@ typedef struct {
     int32_t handoff_k[SIM_PROFILE_MAX_POINTS];       /* reductions running elsewhere */
     int64_t handoff_extra_ns[SIM_PROFILE_MAX_POINTS]; /* growth over the idle hand-off at that load */
     int64_t acquire_ns;                   /* semaphore already at the rank: one acquire load */
+    int64_t loop_gap_ns;                  /* serial: a reduction's end -> the next task's compute start */
     int64_t kernel_to_first_cta_ns;       /* launch: the kernel's start -> its first CTA runs */
     int64_t cta_gap_ns;                   /* a CTA ends -> the next CTA on that SM starts */
     int prologue_points;
@@ -71,7 +77,7 @@ typedef struct {
     int n_sm;                             /* load tables run to this many reductions in flight */
 } ProfileQuery;
 
-/* The model's costs for q: c (compute, plus serial staging), r (one reduction alone plus the acquire),
+/* The model's costs for q: c (compute, plus serial staging and the loop), r (one reduction alone plus the acquire),
  * the hand-off as the accumulation-edge latency, the async deposit, the CTA prologue (gap + task list),
  * and in *load the load model (slowdown of a reduction with k in flight relative to alone, linear between
  * measured k, and the hand-off growth), owned by the caller (sim_profile_load_clear). SIM_ERR_INPUT when

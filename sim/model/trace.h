@@ -18,7 +18,7 @@ typedef struct {
     int reduce_threads;        /* threads that add a tile (ldst/red); 0: the method's usual */
     int is_persistent;
     int sm_clock_mhz;          /* SM clock measured during the run (clock64 / globaltimer) */
-    char compute[16];          /* "mma" or "spin" */
+    char compute[32];          /* "mma", "spin" or "attention-backward" (gpu/bwd) */
     char reduce_op[16];        /* "bulk", "ldst" or "red" */
 } TraceKernel;
 

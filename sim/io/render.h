@@ -46,7 +46,7 @@ typedef struct {
                                        * the first NULL ends the list; they become CSV columns and trace args */
     const char *group_name;           /* what a colour means in the Gantt legend, e.g. "head"; NULL: phase */
     const char *title;                /* one line: what ran (policy, shape); NULL: none */
-    const SimRenderMeta *meta;        /* trace metadata and CSV header comment; meta_count entries */
+    const SimRenderMeta *meta;        /* trace metadata and the CSV sidecar PATH.meta.json; meta_count entries */
     int meta_count;
     uint32_t flow_edge_kinds;         /* bit (1u << SimEdgeKind) per edge kind drawn as trace arrows, e.g.
                                        * 1u << SIM_EDGE_ACCUM; used only when SimTraceOptions.has_flows */
@@ -87,9 +87,9 @@ int64_t sim_render_trace_bytes(const SimRenderSpec *spec, const SimTraceOptions 
 SimStatus sim_render_trace(const SimRenderSpec *spec, const SimTraceOptions *opt, const char *path,
                            SimError *err);
 
-/* CSV: '#'-comment lines with the title and metadata, then the header
- * "op,cta,<unit_column>,<arg_names...>,phase,engine,start_ns,end_ns,wait_ns,critical" and one row per op
- * (zero-length ops included) in op order. Errors: SIM_ERR_IO. O(ops). */
+/* CSV: the header "op,cta,<unit_column>,<arg_names...>,phase,engine,start_ns,end_ns,wait_ns,critical" first,
+ * then one row per op (zero-length ops included) in op order. The title and metadata go to PATH.meta.json
+ * (when path is a regular file), committed with the CSV: both or neither. Errors: SIM_ERR_IO. O(ops). */
 SimStatus sim_render_csv(const SimRenderSpec *spec, const char *path, SimError *err);
 
 /* Gantt chart: path must end in .png or .svg (else SIM_ERR_USAGE). Writes STEM.dat (the boxes) and

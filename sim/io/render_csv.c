@@ -1,30 +1,71 @@
 /* CSV of a realized schedule: one row per op in op order, zero-length ops included, so the rows are the
- * whole program and the largest end_ns is the makespan. Values are integers or plain names; the
- * title and metadata go first as '#' comment lines (pandas: comment='#'). */
+ * whole program and the largest end_ns is the makespan. The first line is the header (pandas, csv.DictReader
+ * and spreadsheets read it as is); values are integers or plain names. The title and metadata go to a
+ * sidecar JSON, PATH.meta.json, written beside a regular file (not beside standard output or a device). */
 #include "render.h"
 
 #include <glib.h>
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
 
+#include "format.h"
 #include "output.h"
 
 static void write_header(FILE *f, const SimRenderSpec *spec)
 {
-    if (spec->title)
-        fprintf(f, "# %s\n", spec->title);
-    for (int i = 0; i < spec->meta_count; i++)
-        fprintf(f, "# %s: %s\n", spec->meta[i].key, spec->meta[i].value);
     fprintf(f, "op,cta,%s,", spec->unit_column ? spec->unit_column : "unit");
     for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++)
         fprintf(f, "%s,", spec->arg_names[i]);
     fputs("phase,engine,start_ns,end_ns,wait_ns,critical\n", f);
 }
 
+/* A value that is a whole decimal integer is written as a JSON number, anything else as a string. */
+static void write_json_value(FILE *f, const char *v)
+{
+    char *end = NULL;
+    strtoll(v, &end, 10);
+    if (*v && *end == '\0' && (v[0] != '0' || v[1] == '\0'))
+        fputs(v, f);
+    else
+        sim_write_json_string(f, v);
+}
+
+/* {"schema_version": 1, "csv": "t.csv", "title": "...", "meta": {"policy": "fa3", "n_sm": 2, ...}} */
+static SimStatus write_sidecar(const SimRenderSpec *spec, const char *csv_path, SimError *err)
+{
+    gchar *path = g_strdup_printf("%s.meta.json", csv_path);
+    SimOutput out;
+    if (sim_output_open(&out, path, err) != SIM_OK) {
+        g_free(path);
+        return err->status;
+    }
+    gchar *base = g_path_get_basename(csv_path);
+    fputs("{\"schema_version\":1,\"csv\":", out.f);
+    sim_write_json_string(out.f, base);
+    fputs(",\"title\":", out.f);
+    if (spec->title)
+        sim_write_json_string(out.f, spec->title);
+    else
+        fputs("null", out.f);
+    fputs(",\"meta\":{", out.f);
+    for (int i = 0; i < spec->meta_count; i++) {
+        fputs(i ? "," : "", out.f);
+        sim_write_json_string(out.f, spec->meta[i].key);
+        fputc(':', out.f);
+        write_json_value(out.f, spec->meta[i].value);
+    }
+    fputs("}}\n", out.f);
+    g_free(base), g_free(path);
+    return sim_output_commit(&out, err);
+}
+
 SimStatus sim_render_csv(const SimRenderSpec *spec, const char *path, SimError *err)
 {
     SimOutput out;
+    int mark = sim_output_batch_begin(); /* the CSV and its sidecar: both or neither */
     if (sim_output_open(&out, path, err) != SIM_OK)
-        return err->status;
+        return sim_output_batch_end(mark, err->status, err);
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
     int64_t *wait = sim_render_waits_new(p, s);
@@ -39,5 +80,8 @@ SimStatus sim_render_csv(const SimRenderSpec *spec, const char *path, SimError *
                 s->start_ns[op], s->end_ns[op], wait[op], spec->analysis ? spec->analysis->is_critical[op] : 0);
     }
     g_free(wait);
-    return sim_output_commit(&out, err);
+    bool has_sidecar = !out.is_in_place && (spec->title || spec->meta_count);
+    if (sim_output_commit(&out, err) == SIM_OK && has_sidecar)
+        write_sidecar(spec, path, err);
+    return sim_output_batch_end(mark, err->status, err);
 }

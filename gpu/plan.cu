@@ -32,7 +32,7 @@ int gpu_plan_read(const char *path, GpuPlan *plan, char *err, size_t errlen)
         return 2;
     }
     snprintf(plan->policy, sizeof plan->policy, "%s", p->policy);
-    snprintf(plan->mask, sizeof plan->mask, "%s", p->wl.mask == MASK_FULL ? "full" : "causal");
+    snprintf(plan->mask, sizeof plan->mask, "%s", plan_mask_name(p->wl.mask));
     snprintf(plan->reduce, sizeof plan->reduce, "%s", costs.reduce == REDUCE_SERIAL ? "serial" : "async");
     plan->tile_ratio = p->wl.tile_ratio, plan->n_sm = p->wl.n_sm, plan->heads = p->wl.heads;
     plan->kv_tiles = p->wl.kv_tiles, plan->q_tiles = p->wl.q_tiles, plan->dq_buffers = costs.dq_buffers;

@@ -37,4 +37,35 @@ sed 's/^2 2$/2 9/' "$tmp/pairs.mask" >"$tmp/bad2.mask"
 expect_error mask-file-pair "bad2.mask:7: pair 2 must be" "$sim" search --mask-file "$tmp/bad2.mask" --n 2
 head -5 "$tmp/rows.mask" >"$tmp/short.mask"
 expect_error mask-file-short "short.mask" "$sim" search --mask-file "$tmp/short.mask" --n 2
+
+# A searched schedule through validate: a trace of the found plan (here the simulator's own schedule written
+# in the executor's trace format) is checked against the plan file it names, whose hash must still match.
+"$sim" search --mask window:3 --n 4 --heads 2 --tiles 8 --iterations 5 --emit-plan "$tmp/w.plan" >/dev/null
+"$sim" --plan "$tmp/w.plan" --csv "$tmp/w.csv" >/dev/null
+python3 - "$tmp/w.csv" "$tmp/w.plan" "$tmp/w-trace.json" <<'PY'
+import csv, json, sys
+rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if not l.startswith("#"))]
+head, rows = rows[0], rows[1:]
+col = {c: i for i, c in enumerate(head)}
+h = 0xcbf29ce484222325
+for b in open(sys.argv[2], "rb").read():
+    h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+tasks = {}
+for r in rows:
+    key = tuple(int(r[col[k]]) for k in ("cta", "sm", "head", "kv", "q", "rank"))
+    t = tasks.setdefault(key, {})
+    t[r[col["phase"]]] = (int(r[col["start_ns"]]), int(r[col["end_ns"]]))
+out = []
+for (cta, sm, head_, kv, q, rank), t in sorted(tasks.items(), key=lambda x: (x[0][0], x[1]["compute"][0])):
+    (cs, ce), (rs, re) = t["compute"], t["reduce"]
+    out.append([cta, sm, sm, head_, kv, q, rank, cs, ce, ce, rs, re])
+meta = {"policy": "search", "mask": "block", "n_sm": 4, "heads": 2, "kv_tiles": 8, "q_tiles": 8, "tile_ratio": 1,
+        "reduce": "serial", "persistent": 1, "plan_file": sys.argv[2], "plan_hash": "fnv1a64:%016x" % h}
+json.dump({"format": "dashsim-trace", "version": 1, "metadata": meta,
+           "columns": ["cta", "slot", "smid", "head", "kv", "q", "rank", "c_start", "c_end", "r_ready", "r_start", "r_end"],
+           "tasks": out}, open(sys.argv[3], "w"))
+PY
+expect_exit validate-searched-plan 0 "$sim" validate "$tmp/w-trace.json" --tolerance 0.05
+sed -i 's/^t 0 /t 0 /; $ s/^end$/end\n/' "$tmp/w.plan"
+expect_error validate-plan-changed "/metadata/plan_hash: .* is fnv1a64:.* now, not the" "$sim" validate "$tmp/w-trace.json"
 finish

@@ -19,7 +19,7 @@ typedef struct {
     Workload wl;
     AttnCosts costs;
     SearchOptions search;
-    const char *mask_spec, *mask_file, *plan_path, *ranks_path;
+    const char *mask_spec, *mask_file, *plan_path, *ranks_path, *baselines_dir;
     bool is_json;
 } SearchArgs;
 
@@ -40,13 +40,14 @@ static const char usage[] =
     "  --exact-max C      exhaustive search when the instance has at most C schedules (default 200000)\n"
     "  --json             one JSON object: makespan_ns, lower_bound_ns, gap, baselines, ...\n"
     "  --emit-plan FILE   the found schedule as a plan (docs/plan-format.md) for gpu/ and sim --plan\n"
+    "  --emit-baselines DIR  also the hand-made orders' plans: DIR/ascending.plan, descending.plan, spt.plan\n"
     "  --ranks FILE       its accumulation order as little-endian int32 [rows][contributors]: KV tile of\n"
     "                     each rank, -1 past a row's contributors\n"
     "  --help, --version\n"
     "Exit status: 0 ok, 2 bad usage or input.\n";
 
 enum { OPT_HELP = 256, OPT_MASK, OPT_MASK_FILE, OPT_N, OPT_HEADS, OPT_TILES, OPT_C, OPT_R, OPT_LAT, OPT_REDUCE,
-       OPT_ITER, OPT_SEED, OPT_EXACT, OPT_JSON, OPT_PLAN, OPT_RANKS };
+       OPT_ITER, OPT_SEED, OPT_EXACT, OPT_JSON, OPT_PLAN, OPT_RANKS, OPT_BASELINES };
 static const struct option long_options[] = {
     { "mask", required_argument, NULL, OPT_MASK }, { "mask-file", required_argument, NULL, OPT_MASK_FILE },
     { "n", required_argument, NULL, OPT_N }, { "heads", required_argument, NULL, OPT_HEADS },
@@ -55,7 +56,7 @@ static const struct option long_options[] = {
     { "reduce", required_argument, NULL, OPT_REDUCE }, { "iterations", required_argument, NULL, OPT_ITER },
     { "seed", required_argument, NULL, OPT_SEED }, { "exact-max", required_argument, NULL, OPT_EXACT },
     { "json", no_argument, NULL, OPT_JSON }, { "emit-plan", required_argument, NULL, OPT_PLAN },
-    { "ranks", required_argument, NULL, OPT_RANKS }, { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
+    { "ranks", required_argument, NULL, OPT_RANKS }, { "emit-baselines", required_argument, NULL, OPT_BASELINES }, { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
 };
 
 static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *flag, SimError *err)
@@ -67,6 +68,7 @@ static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *
     case OPT_JSON: a->is_json = true; return SIM_OK;
     case OPT_PLAN: a->plan_path = arg; return SIM_OK;
     case OPT_RANKS: a->ranks_path = arg; return SIM_OK;
+    case OPT_BASELINES: a->baselines_dir = arg; return SIM_OK;
     case OPT_REDUCE:
         if (strcmp(arg, "serial") && strcmp(arg, "async"))
             return sim_error_set(err, SIM_ERR_USAGE, "--reduce expects serial or async, got '%s'", arg);
@@ -199,6 +201,20 @@ static SimStatus write_outputs(const SearchArgs *a, const SearchResult *r, SimEr
             sim_output_commit(&out, err);
         sim_output_abort(&out);
         g_free(table);
+    }
+    for (int i = 0; !err->status && a->baselines_dir && i < 3; i++) {
+        static const char *const names[] = { "ascending", "descending", "spt" };
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.plan", a->baselines_dir, names[i]);
+        Plan *plan = sim_search_handmade(&r->plan->wl, names[i]);
+        if (plan && sim_output_open(&out, path, err) == SIM_OK) {
+            if (!sim_plan_write(plan, &a->costs, out.f))
+                sim_error_set(err, SIM_ERR_IO, "cannot write %s", path);
+            if (!err->status)
+                sim_output_commit(&out, err);
+            sim_output_abort(&out);
+        }
+        plan_free(plan);
     }
     if (err->status && a->plan_path && a->ranks_path)
         unlink(a->plan_path);

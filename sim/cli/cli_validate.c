@@ -3,6 +3,7 @@
  * tolerance, or (with --baseline) worse than the committed baseline: a regression. */
 #include <cjson/cJSON.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <glib.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "cli.h"
 #include "json_file.h"
 #include "latency_matrix.h"
+#include "plan_io.h"
 #include "profile_io.h"
 #include "trace_in.h"
 #include "validate_report.h"
@@ -365,6 +367,33 @@ static int verdict(const ValidateOptions *o, Trace **traces, const TraceCheck *c
     return is_pass && regressions == 0 ? 0 : 1;
 }
 
+/* The plan a trace ran, when no registered policy builds it (a block mask, a searched or hand-written
+ * schedule): its plan file, which must still hash as the run recorded. NULL with nothing to do. */
+static Plan *given_plan(const Trace *t, int64_t max_memory_mb, SimError *err)
+{
+    if (t->wl.mask != MASK_BLOCK && policy_find(t->policy))
+        return NULL;
+    Plan *plan = NULL;
+    AttnCosts costs;
+    uint64_t hash;
+    char text[40];
+    if (!t->kernel.plan_file[0]) {
+        sim_error_set(err, SIM_ERR_INPUT, "%s: policy '%s' is not registered and the trace names no plan_file",
+                      t->path, t->policy);
+        return NULL;
+    }
+    if (sim_plan_read(t->kernel.plan_file, max_memory_mb << 20, &plan, &costs, &hash, err) != SIM_OK)
+        return NULL;
+    snprintf(text, sizeof text, "fnv1a64:%016" PRIx64, hash);
+    if (strcmp(text, t->kernel.plan_hash) != 0) {
+        sim_error_set(err, SIM_ERR_INPUT, "%s: /metadata/plan_hash: %s is %s now, not the %s the run used", t->path,
+                      t->kernel.plan_file, text, t->kernel.plan_hash);
+        plan_free(plan);
+        return NULL;
+    }
+    return plan;
+}
+
 /* Loads every trace (and the matrix and profile), checks each, then reports. */
 int sim_cmd_validate(int argc, char **argv)
 {
@@ -385,9 +414,13 @@ int sim_cmd_validate(int argc, char **argv)
             is_legacy)
             fprintf(stderr, "sim: note: %s is in the older plain latency-matrix format; gpu-calib's JSON "
                     "(docs/gpu.md) is the one format written now\n", o.matrix_path);
-    for (int i = 0; rc < 0 && i < count && !err.status; i++)
-        sim_validate_trace(traces[i], traces[i]->wl.n_sm == traces[0]->wl.n_sm ? matrix : NULL, profile, &checks[i],
-                           &err);
+    for (int i = 0; rc < 0 && i < count && !err.status; i++) {
+        Plan *plan = given_plan(traces[i], 4096, &err);
+        if (!err.status)
+            sim_validate_trace(traces[i], plan, traces[i]->wl.n_sm == traces[0]->wl.n_sm ? matrix : NULL, profile,
+                               &checks[i], &err);
+        plan_free(plan);
+    }
     if (rc < 0 && err.status)
         rc = cli_fail(&err);
     if (rc < 0) {

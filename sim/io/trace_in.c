@@ -46,6 +46,17 @@ static SimStatus meta_string(const cJSON *meta, const char *path, const char *ke
     return SIM_OK;
 }
 
+/* "full", "causal" or "block" (a searched or hand-written schedule: its plan file says which pairs). */
+static SimStatus meta_mask(const cJSON *meta, const char *path, Mask *mask, SimError *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(meta, "mask");
+    const char *s = cJSON_IsString(v) ? v->valuestring : "";
+    if (strcmp(s, "full") && strcmp(s, "causal") && strcmp(s, "block"))
+        return sim_error_set(err, SIM_ERR_INPUT, "%s: /metadata/mask: must be \"full\", \"causal\" or \"block\"", path);
+    *mask = strcmp(s, "full") == 0 ? MASK_FULL : strcmp(s, "causal") == 0 ? MASK_CAUSAL : MASK_BLOCK;
+    return SIM_OK;
+}
+
 /* An optional short string field into out (left "" when absent). */
 static SimStatus meta_word(const cJSON *meta, const char *path, const char *key, char *out, size_t len, SimError *err)
 {
@@ -69,19 +80,21 @@ static SimStatus load_kernel(Trace *t, const cJSON *meta, SimError *err)
         meta_int(meta, p, "persistent", 0, 1, 0, &k->is_persistent, err) ||
         meta_int(meta, p, "sm_clock_mhz_measured", 0, 100000, 0, &k->sm_clock_mhz, err) ||
         meta_word(meta, p, "compute", k->compute, sizeof k->compute, err) ||
-        meta_word(meta, p, "reduce_op", k->reduce_op, sizeof k->reduce_op, err));
+        meta_word(meta, p, "reduce_op", k->reduce_op, sizeof k->reduce_op, err) ||
+        meta_word(meta, p, "plan_file", k->plan_file, sizeof k->plan_file, err) ||
+        meta_word(meta, p, "plan_hash", k->plan_hash, sizeof k->plan_hash, err));
     return err->status;
 }
 
 static SimStatus load_metadata(Trace *t, const cJSON *meta, SimError *err)
 {
     const char *p = t->path;
-    int is_causal = 0, is_async = 0;
+    int is_async = 0;
     if (!cJSON_IsObject(meta))
         return sim_error_set(err, SIM_ERR_INPUT, "%s: /metadata: missing or not an object", p);
     t->wl.head_swizzle = 1;
     if (meta_string(meta, p, "policy", NULL, NULL, NULL, &t->policy, err) ||
-        meta_string(meta, p, "mask", "full", "causal", &is_causal, NULL, err) ||
+        meta_mask(meta, p, &t->wl.mask, err) ||
         meta_string(meta, p, "reduce", "serial", "async", &is_async, NULL, err) ||
         meta_int(meta, p, "n_sm", 1, 100000, -1, &t->wl.n_sm, err) ||
         meta_int(meta, p, "heads", 1, 1000000, -1, &t->wl.heads, err) ||
@@ -91,7 +104,6 @@ static SimStatus load_metadata(Trace *t, const cJSON *meta, SimError *err)
         meta_int(meta, p, "head_swizzle", 1, 1000000, 1, &t->wl.head_swizzle, err) ||
         meta_int(meta, p, "dq_buffers", 1, 64, 1, &t->model.dq_buffers, err))
         return err->status;
-    t->wl.mask = is_causal ? MASK_CAUSAL : MASK_FULL;
     t->model.reduce = is_async ? REDUCE_ASYNC : REDUCE_SERIAL;
     if (load_kernel(t, meta, err) != SIM_OK)
         return err->status;
@@ -100,7 +112,7 @@ static SimStatus load_metadata(Trace *t, const cJSON *meta, SimError *err)
     const cJSON *iters = cJSON_GetObjectItemCaseSensitive(meta, "compute_iters");
     t->gpu_name = g_strdup(cJSON_IsString(gpu) ? gpu->valuestring : "unknown");
     /* a shape and a kernel configuration: traces of one group differ by policy only (or are repeats) */
-    t->group = g_strdup_printf("%s %s h%d kv%d q%d s%d %s %s x%d%s%s%s", t->gpu_name, is_causal ? "causal" : "full",
+    t->group = g_strdup_printf("%s %s h%d kv%d q%d s%d %s %s x%d%s%s%s", t->gpu_name, plan_mask_name(t->wl.mask),
                                t->wl.heads, t->wl.kv_tiles, t->wl.q_tiles, t->wl.tile_ratio,
                                is_async ? "async" : "serial", cJSON_IsString(compute) ? compute->valuestring : "-",
                                cJSON_IsNumber(iters) ? iters->valueint : 0, t->kernel.reduce_op[0] ? " " : "",

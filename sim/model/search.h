@@ -50,6 +50,10 @@ SimStatus sim_search(const Workload *wl, const AttnCosts *costs, const SearchOpt
                      SimError *err);
 void sim_search_result_clear(SearchResult *r);
 
+/* The plan of a hand-made order by name ("ascending", "descending", "spt"), as the search's baselines
+ * build it; NULL for another name. Owned by the caller (plan_free). */
+Plan *sim_search_handmade(const Workload *wl, const char *name);
+
 /* The accumulation order as an int32 table an external kernel can read: rows (head-major, then Q tile)
  * x contributors, entry [row][k] = the KV tile of rank k, -1 past the row's contributors. Returns the
  * table (g_free) and sets *contributors to its width. */

@@ -20,6 +20,8 @@ typedef struct {
     int sm_clock_mhz;          /* SM clock measured during the run (clock64 / globaltimer) */
     char compute[32];          /* "mma", "spin" or "attention-backward" (gpu/bwd) */
     char reduce_op[16];        /* "bulk", "ldst" or "red" */
+    char plan_file[256];       /* the plan it ran, as the run named it (for schedules no policy builds) */
+    char plan_hash[40];        /* "fnv1a64:<16 hex digits>" of that plan file */
 } TraceKernel;
 
 typedef struct {

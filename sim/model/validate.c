@@ -353,17 +353,30 @@ static SimStatus predict_from_profile(const Trace *t, const Plan *plan, const in
     return err->status;
 }
 
-SimStatus sim_validate_trace(const Trace *t, const int32_t *latency_matrix, const HwProfile *profile,
-                             TraceCheck *out, SimError *err)
+/* The plan of the trace's registered policy for its workload. */
+static Plan *rebuild_plan(const Trace *t, SimError *err)
 {
-    *out = (TraceCheck){ 0 };
     const PolicyOps *ops = policy_find(t->policy);
-    if (!ops)
-        return sim_error_set(err, SIM_ERR_INPUT, "%s: /metadata/policy: unknown policy '%s'", t->path, t->policy);
+    if (!ops) {
+        sim_error_set(err, SIM_ERR_INPUT, "%s: /metadata/policy: unknown policy '%s' (and no plan file given)",
+                      t->path, t->policy);
+        return NULL;
+    }
     SimError build = { 0 };
     Plan *plan = policy_build(ops, &t->wl, &build);
     if (!plan)
-        return sim_error_set(err, SIM_ERR_INPUT, "%s: %s", t->path, build.msg);
+        sim_error_set(err, SIM_ERR_INPUT, "%s: %s", t->path, build.msg);
+    return plan;
+}
+
+SimStatus sim_validate_trace(const Trace *t, const Plan *given, const int32_t *latency_matrix,
+                             const HwProfile *profile, TraceCheck *out, SimError *err)
+{
+    *out = (TraceCheck){ 0 };
+    Plan *owned = given ? NULL : rebuild_plan(t, err);
+    const Plan *plan = given ? given : owned;
+    if (!plan)
+        return err->status;
     int64_t *order = g_new(int64_t, plan->task_count), *pred = g_new(int64_t, plan->task_count);
     if (check_smids(t, err) == SIM_OK && match_plan(t, plan, order, err) == SIM_OK) {
         FittedCosts *f = &out->fit;
@@ -390,7 +403,7 @@ SimStatus sim_validate_trace(const Trace *t, const int32_t *latency_matrix, cons
             predict_from_profile(t, plan, order, profile, origin, out, err);
     }
     g_free(order), g_free(pred);
-    plan_free(plan);
+    plan_free(owned);
     return err->status;
 }
 

@@ -60,9 +60,11 @@ typedef struct {
     double profile_speedup_predicted, profile_speedup_error_pp;
 } TraceCheck;
 
-/* Fits, predicts and compares one trace. latency_matrix (n_sm x n_sm, ns) and profile may be NULL. */
-SimStatus sim_validate_trace(const Trace *t, const int32_t *latency_matrix, const HwProfile *profile,
-                             TraceCheck *out, SimError *err);
+/* Fits, predicts and compares one trace. plan: the plan the run executed when no registered policy builds
+ * it (a searched or hand-written schedule, read from the trace's plan file); NULL: rebuilt from the
+ * trace's policy. latency_matrix (n_sm x n_sm, ns) and profile may be NULL. */
+SimStatus sim_validate_trace(const Trace *t, const Plan *plan, const int32_t *latency_matrix,
+                             const HwProfile *profile, TraceCheck *out, SimError *err);
 /* Fills the speedup fields of every check from the fa3 trace of its group. */
 void sim_validate_speedups(const Trace *const *traces, TraceCheck *checks, int count);
 /* Hand-offs by load: for every measured hand-off (see FittedCosts), the number of reductions in

@@ -37,6 +37,17 @@ sed 's/^2 2$/2 9/' "$tmp/pairs.mask" >"$tmp/bad2.mask"
 expect_error mask-file-pair "bad2.mask:7: pair 2 must be" "$sim" search --mask-file "$tmp/bad2.mask" --n 2
 head -5 "$tmp/rows.mask" >"$tmp/short.mask"
 expect_error mask-file-short "short.mask" "$sim" search --mask-file "$tmp/short.mask" --n 2
+expect_exit search-profile 0 "$sim" search --mask window:4 --n 8 --heads 2 --tiles 16 --iterations 5 --reduce async \
+    --profile configs/profiles/h100-sxm.json --tile 64x128 --json
+python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1])); p = json.load(open("configs/profiles/h100-sxm.json"))
+t = [x for x in p["compute"] if x["tile_m"] == 64 and x["head_dim"] == 128][0]
+assert j["r_ns"] == t["reduce_async_ns"] + p["acquire_ns"] and j["latency_ns"] == p["handoff"]["idle_ns"], j
+' "$tmp/out" && ok search-profile-costs || fail search-profile-costs "$(head -c 300 "$tmp/out")"
+expect_error search-profile-tile "--tile expects MxD" "$sim" search --mask full --n 4 --profile configs/profiles/h100-sxm.json --tile 64
+expect_error search-profile-unknown-tile "no compute measurement for a 96x128 tile" "$sim" search --mask full --n 4 \
+    --profile configs/profiles/h100-sxm.json --tile 96x128
 
 # A searched schedule through validate: a trace of the found plan (here the simulator's own schedule written
 # in the executor's trace format) is checked against the plan file it names, whose hash must still match.

@@ -13,13 +13,15 @@
 #include "mask_io.h"
 #include "output.h"
 #include "plan_io.h"
+#include "profile_io.h"
 #include "search.h"
 
 typedef struct {
     Workload wl;
     AttnCosts costs;
     SearchOptions search;
-    const char *mask_spec, *mask_file, *plan_path, *ranks_path, *baselines_dir;
+    const char *mask_spec, *mask_file, *plan_path, *ranks_path, *baselines_dir, *profile_path;
+    int tile_m, head_dim;       /* --tile, for --profile */
     bool is_json;
 } SearchArgs;
 
@@ -36,6 +38,10 @@ static const char usage[] =
     "  --c NS, --r NS     compute and reduction cost of a task (default 1000, 500)\n"
     "  --latency NS       on each cross-SM accumulation edge (default 0)\n"
     "  --reduce serial|async (default serial)\n"
+    "  --profile FILE     reductions from a hardware profile (docs/profile.md): r, the hand-off latency, the\n"
+    "                     async deposit and the load model (reductions slowing each other) for --tile (default\n"
+    "                     64x128, bulk); --c stays yours\n"
+    "  --tile MxD         the dQ tile for --profile: kBlockM x head_dim\n"
     "  --iterations K     local-search moves (default 100); --seed S (default 1)\n"
     "  --exact-max C      exhaustive search when the instance has at most C schedules (default 200000)\n"
     "  --json             one JSON object: makespan_ns, lower_bound_ns, gap, baselines, ...\n"
@@ -47,7 +53,7 @@ static const char usage[] =
     "Exit status: 0 ok, 2 bad usage or input.\n";
 
 enum { OPT_HELP = 256, OPT_MASK, OPT_MASK_FILE, OPT_N, OPT_HEADS, OPT_TILES, OPT_C, OPT_R, OPT_LAT, OPT_REDUCE,
-       OPT_ITER, OPT_SEED, OPT_EXACT, OPT_JSON, OPT_PLAN, OPT_RANKS, OPT_BASELINES };
+       OPT_ITER, OPT_SEED, OPT_EXACT, OPT_JSON, OPT_PLAN, OPT_RANKS, OPT_BASELINES, OPT_PROFILE, OPT_TILE };
 static const struct option long_options[] = {
     { "mask", required_argument, NULL, OPT_MASK }, { "mask-file", required_argument, NULL, OPT_MASK_FILE },
     { "n", required_argument, NULL, OPT_N }, { "heads", required_argument, NULL, OPT_HEADS },
@@ -56,7 +62,8 @@ static const struct option long_options[] = {
     { "reduce", required_argument, NULL, OPT_REDUCE }, { "iterations", required_argument, NULL, OPT_ITER },
     { "seed", required_argument, NULL, OPT_SEED }, { "exact-max", required_argument, NULL, OPT_EXACT },
     { "json", no_argument, NULL, OPT_JSON }, { "emit-plan", required_argument, NULL, OPT_PLAN },
-    { "ranks", required_argument, NULL, OPT_RANKS }, { "emit-baselines", required_argument, NULL, OPT_BASELINES }, { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
+    { "ranks", required_argument, NULL, OPT_RANKS }, { "emit-baselines", required_argument, NULL, OPT_BASELINES },
+    { "profile", required_argument, NULL, OPT_PROFILE }, { "tile", required_argument, NULL, OPT_TILE }, { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
 };
 
 static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *flag, SimError *err)
@@ -69,6 +76,14 @@ static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *
     case OPT_PLAN: a->plan_path = arg; return SIM_OK;
     case OPT_RANKS: a->ranks_path = arg; return SIM_OK;
     case OPT_BASELINES: a->baselines_dir = arg; return SIM_OK;
+    case OPT_PROFILE: a->profile_path = arg; return SIM_OK;
+    case OPT_TILE: {
+        int used = 0;
+        if (sscanf(arg, "%dx%d%n", &a->tile_m, &a->head_dim, &used) != 2 || arg[used] || a->tile_m < 1 ||
+            a->head_dim < 1 || a->tile_m > 1024 || a->head_dim > 1024)
+            return sim_error_set(err, SIM_ERR_USAGE, "--tile expects MxD (e.g. 64x128), got '%s'", arg);
+        return SIM_OK;
+    }
     case OPT_REDUCE:
         if (strcmp(arg, "serial") && strcmp(arg, "async"))
             return sim_error_set(err, SIM_ERR_USAGE, "--reduce expects serial or async, got '%s'", arg);
@@ -97,7 +112,7 @@ static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *
 /* Returns -1 to go on, else the exit code. */
 static int parse_args(SearchArgs *a, int argc, char **argv, SimError *err)
 {
-    *a = (SearchArgs){ .wl = { .n_sm = 132, .heads = 1, .tile_ratio = 1, .head_swizzle = 1 },
+    *a = (SearchArgs){ .wl = { .n_sm = 132, .heads = 1, .tile_ratio = 1, .head_swizzle = 1 }, .tile_m = 64, .head_dim = 128,
                        .costs = { .c_ns = 1000, .r_ns = 500, .dq_buffers = 1 },
                        .search = { .iterations = 100, .seed = 1, .exact_max_combinations = 200000 } };
     char flag[64];
@@ -164,8 +179,9 @@ static void print_summary(const SearchArgs *a, const BlockMask *m, const SearchR
 {
     double lb = (double)r->bounds.lower_bound_ns;
     printf("mask %s, %d SMs, %d heads x %d KV x %d Q tiles = %" PRId64 " tasks, c %" PRId64 " ns, r %" PRId64
-           " ns, %s reduction (model numbers)\n", m->spec, a->wl.n_sm, a->wl.heads, m->kv_tiles, m->q_tiles,
-           r->plan->task_count, a->costs.c_ns, a->costs.r_ns, a->costs.reduce == REDUCE_SERIAL ? "serial" : "async");
+           " ns, %s reduction%s (model numbers)\n", m->spec, a->wl.n_sm, a->wl.heads, m->kv_tiles, m->q_tiles,
+           r->plan->task_count, a->costs.c_ns, a->costs.r_ns, a->costs.reduce == REDUCE_SERIAL ? "serial" : "async",
+           a->profile_path ? ", reductions from the profile" : "");
     printf("  lower bound        %12" PRId64 " ns (work %" PRId64 ", KV chain %" PRId64 ", row %" PRId64 ")\n",
            r->bounds.lower_bound_ns, r->bounds.work_ns, r->bounds.chain_ns, r->bounds.row_ns);
     printf("  found              %12" PRId64 " ns, gap %.2f%% (by %s)\n", r->makespan_ns,
@@ -227,6 +243,23 @@ static void show_progress(void *ctx, int done, int total, int64_t best_ns)
     fprintf(stderr, "\rsearch: %d of %d moves, best %" PRId64 " ns%s", done, total, best_ns, done == total ? "\n" : "");
 }
 
+/* --profile: the profile's reduction costs and load model for the tile (c stays the user's). */
+static SimStatus apply_profile(SearchArgs *a, SimLoadModel *load, SimError *err)
+{
+    HwProfile *p = NULL;
+    if (sim_profile_read(a->profile_path, &p, err) != SIM_OK)
+        return err->status;
+    ProfileQuery q = { .tile_m = a->tile_m, .head_dim = a->head_dim, .reduce = a->costs.reduce, .reduce_op = "bulk",
+                       .dq_buffers = 1, .n_sm = a->wl.n_sm, .tasks_per_cta = 1 };
+    AttnCosts c;
+    if (sim_profile_costs(p, &q, &c, load, err) == SIM_OK) {
+        a->costs.r_ns = c.r_ns, a->costs.latency_ns = c.latency_ns, a->costs.deposit_ns = c.deposit_ns;
+        a->costs.load = load;
+    }
+    sim_profile_free(p);
+    return err->status;
+}
+
 int sim_cmd_search(int argc, char **argv)
 {
     SearchArgs a;
@@ -236,7 +269,12 @@ int sim_cmd_search(int argc, char **argv)
         return rc;
     BlockMask m = { 0 };
     SearchResult r = { 0 };
-    if (a.mask_file)
+    SimLoadModel load = { 0 };
+    if (a.profile_path)
+        apply_profile(&a, &load, &err);
+    if (err.status)
+        ;
+    else if (a.mask_file)
         sim_mask_read(a.mask_file, &m, &err);
     else
         sim_mask_make(a.mask_spec, a.wl.kv_tiles, a.wl.q_tiles, &m, &err);
@@ -253,5 +291,6 @@ int sim_cmd_search(int argc, char **argv)
     }
     sim_search_result_clear(&r);
     sim_mask_clear(&m);
+    sim_profile_load_clear(&load);
     return err.status ? cli_fail(&err) : 0;
 }

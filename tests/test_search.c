@@ -133,6 +133,43 @@ START_TEST(exact_on_tiny_instances)
 }
 END_TEST
 
+/* GQA: every CTA of the found schedule and of the baselines holds one KV head's tile for all the query
+ * heads of its group, and the bound counts the group's chain. */
+START_TEST(gqa_keeps_a_group_on_one_cta)
+{
+    AttnCosts costs = tst_costs(1000, 500, 100, REDUCE_SERIAL);
+    BlockMask m = make("window:3", 12);
+    Workload wl = { .n_sm = 4, .heads = 6, .head_swizzle = 1 };
+    sim_mask_apply(&m, &wl);
+    SearchOptions o = { .iterations = 10, .seed = 2, .gqa_group = 3 };
+    SearchResult r;
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_search(&wl, &costs, &o, &r, &err), SIM_OK);
+    check_result(&r, &costs);
+    ck_assert_int_eq(r.bounds.chain_ns, 3 * 3 * 1500); /* 3 rows x 3 query heads on one SM */
+    Plan *base = sim_search_handmade(&wl, "spt", 3);
+    const Plan *plans[] = { r.plan, base };
+    for (int k = 0; k < 2; k++)
+        for (int32_t c = 0; c < plans[k]->cta_count; c++) {
+            const PlanCta *cta = &plans[k]->ctas[c];
+            const PlanTask *first = &plans[k]->tasks[cta->task_begin];
+            bool seen[3] = { false, false, false };
+            for (int32_t i = 0; i < cta->task_count; i++) {
+                const PlanTask *t = &plans[k]->tasks[cta->task_begin + i];
+                ck_assert_int_eq(t->kv, first->kv);
+                ck_assert_int_eq(t->head / 3, first->head / 3);
+                seen[t->head % 3] = true;
+            }
+            ck_assert(seen[0] && seen[1] && seen[2]);
+        }
+    plan_free(base);
+    sim_search_result_clear(&r);
+    o.gqa_group = 4; /* does not divide 6 */
+    ck_assert_int_eq(sim_search(&wl, &costs, &o, &r, &err), SIM_ERR_USAGE);
+    sim_mask_clear(&m);
+}
+END_TEST
+
 START_TEST(rank_table_lists_each_rows_order)
 {
     AttnCosts costs = tst_costs(1000, 500, 0, REDUCE_SERIAL);
@@ -162,6 +199,7 @@ Suite *suite_search(void)
     tcase_add_test(tc, matches_dash_on_full_and_causal);
     tcase_add_test(tc, exact_on_tiny_instances);
     tcase_add_test(tc, rank_table_lists_each_rows_order);
+    tcase_add_test(tc, gqa_keeps_a_group_on_one_cta);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -33,7 +33,8 @@ static const char usage[] =
     "                     random:DENSITY:SEED (tile units, docs/masks.md)\n"
     "  --mask-file FILE   a mask file (docs/masks.md: dense rows or a list of pairs)\n"
     "  --n N              SMs (default 132)\n"
-    "  --heads M          heads x batch (default 1)\n"
+    "  --heads M          query heads x batch (default 1)\n"
+    "  --gqa G            G query heads share a KV head: one CTA per KV tile serves all G (default 1)\n"
     "  --tiles T          KV and Q tiles per head for --mask (default n)\n"
     "  --c NS, --r NS     compute and reduction cost of a task (default 1000, 500)\n"
     "  --latency NS       on each cross-SM accumulation edge (default 0)\n"
@@ -53,7 +54,7 @@ static const char usage[] =
     "Exit status: 0 ok, 2 bad usage or input.\n";
 
 enum { OPT_HELP = 256, OPT_MASK, OPT_MASK_FILE, OPT_N, OPT_HEADS, OPT_TILES, OPT_C, OPT_R, OPT_LAT, OPT_REDUCE,
-       OPT_ITER, OPT_SEED, OPT_EXACT, OPT_JSON, OPT_PLAN, OPT_RANKS, OPT_BASELINES, OPT_PROFILE, OPT_TILE };
+       OPT_ITER, OPT_SEED, OPT_EXACT, OPT_JSON, OPT_PLAN, OPT_RANKS, OPT_BASELINES, OPT_PROFILE, OPT_TILE, OPT_GQA };
 static const struct option long_options[] = {
     { "mask", required_argument, NULL, OPT_MASK }, { "mask-file", required_argument, NULL, OPT_MASK_FILE },
     { "n", required_argument, NULL, OPT_N }, { "heads", required_argument, NULL, OPT_HEADS },
@@ -63,7 +64,8 @@ static const struct option long_options[] = {
     { "seed", required_argument, NULL, OPT_SEED }, { "exact-max", required_argument, NULL, OPT_EXACT },
     { "json", no_argument, NULL, OPT_JSON }, { "emit-plan", required_argument, NULL, OPT_PLAN },
     { "ranks", required_argument, NULL, OPT_RANKS }, { "emit-baselines", required_argument, NULL, OPT_BASELINES },
-    { "profile", required_argument, NULL, OPT_PROFILE }, { "tile", required_argument, NULL, OPT_TILE }, { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
+    { "profile", required_argument, NULL, OPT_PROFILE }, { "tile", required_argument, NULL, OPT_TILE },
+    { "gqa", required_argument, NULL, OPT_GQA }, { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
 };
 
 static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *flag, SimError *err)
@@ -92,8 +94,9 @@ static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *
     }
     static const int64_t hi[] = { [OPT_N] = 4096, [OPT_HEADS] = 4096, [OPT_TILES] = 4096, [OPT_C] = 1000000000,
                                   [OPT_R] = 1000000000, [OPT_LAT] = 1000000000, [OPT_ITER] = 100000000,
-                                  [OPT_SEED] = UINT32_MAX, [OPT_EXACT] = 100000000 };
-    if (cli_parse_int64(flag, arg, opt == OPT_N || opt == OPT_HEADS || opt == OPT_TILES ? 1 : 0, hi[opt], &v, err))
+                                  [OPT_SEED] = UINT32_MAX, [OPT_EXACT] = 100000000, [OPT_GQA] = 4096 };
+    if (cli_parse_int64(flag, arg, opt == OPT_N || opt == OPT_HEADS || opt == OPT_TILES || opt == OPT_GQA ? 1 : 0,
+                        hi[opt], &v, err))
         return err->status;
     switch (opt) {
     case OPT_N: a->wl.n_sm = (int)v; break;
@@ -105,6 +108,7 @@ static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *
     case OPT_ITER: a->search.iterations = (int)v; break;
     case OPT_SEED: a->search.seed = (uint32_t)v; break;
     case OPT_EXACT: a->search.exact_max_combinations = v; break;
+    case OPT_GQA: a->search.gqa_group = (int32_t)v; break;
     }
     return SIM_OK;
 }
@@ -143,6 +147,7 @@ static void print_json(const SearchArgs *a, const BlockMask *m, const SearchResu
     cJSON_AddStringToObject(j, "mask", m->spec);
     cJSON_AddNumberToObject(j, "n", a->wl.n_sm);
     cJSON_AddNumberToObject(j, "heads", a->wl.heads);
+    cJSON_AddNumberToObject(j, "gqa", MAX(1, a->search.gqa_group));
     cJSON_AddNumberToObject(j, "kv_tiles", m->kv_tiles);
     cJSON_AddNumberToObject(j, "q_tiles", m->q_tiles);
     cJSON_AddNumberToObject(j, "tasks", (double)r->plan->task_count);
@@ -222,7 +227,7 @@ static SimStatus write_outputs(const SearchArgs *a, const SearchResult *r, SimEr
         static const char *const names[] = { "ascending", "descending", "spt" };
         char path[4096];
         snprintf(path, sizeof path, "%s/%s.plan", a->baselines_dir, names[i]);
-        Plan *plan = sim_search_handmade(&r->plan->wl, names[i]);
+        Plan *plan = sim_search_handmade(&r->plan->wl, names[i], a->search.gqa_group);
         if (plan && sim_output_open(&out, path, err) == SIM_OK) {
             if (!sim_plan_write(plan, &a->costs, out.f))
                 sim_error_set(err, SIM_ERR_IO, "cannot write %s", path);

@@ -13,7 +13,8 @@
 #include "policy.h"
 
 typedef struct {
-    int32_t head, kv, slot, pos;   /* pos: place in the slot's sequence */
+    int32_t head, kv, slot, pos;   /* head: the KV head (with GQA, query heads head*group .. +group-1); pos:
+                                    * place in the slot's sequence */
     int32_t offset;                /* rows start at this index of the KV tile's kept rows, cyclically */
     bool is_reverse;
 } Item;
@@ -28,6 +29,7 @@ typedef struct {
     int64_t tasks, pairs;          /* tasks of all heads; heads * N * M */
     int64_t *end;                  /* per pair: compute end in the last evaluation (scratch) */
     int64_t evaluations;
+    int32_t group;                 /* GQA: query heads per KV head (a KV tile's CTA serves all of them) */
 } Search;
 
 static int64_t pair_of(const Search *s, int32_t head, int32_t kv, int32_t q)
@@ -35,9 +37,10 @@ static int64_t pair_of(const Search *s, int32_t head, int32_t kv, int32_t q)
     return ((int64_t)head * s->wl->kv_tiles + kv) * s->wl->q_tiles + q;
 }
 
-static void search_init(Search *s, const Workload *wl, const AttnCosts *costs)
+static void search_init(Search *s, const Workload *wl, const AttnCosts *costs, int32_t group)
 {
-    *s = (Search){ .wl = wl, .costs = costs, .pairs = (int64_t)wl->heads * wl->kv_tiles * wl->q_tiles };
+    *s = (Search){ .wl = wl, .costs = costs, .pairs = (int64_t)wl->heads * wl->kv_tiles * wl->q_tiles,
+                   .group = MAX(1, group) };
     s->rows = g_new0(int32_t *, wl->kv_tiles);
     s->row_count = g_new0(int32_t, wl->kv_tiles);
     for (int kv = 0; kv < wl->kv_tiles; kv++) {
@@ -69,7 +72,7 @@ static void search_clear(Search *s)
 
 /* ---- lower bounds ---- */
 
-void sim_search_bounds(const Workload *wl, const AttnCosts *c, SearchBounds *out)
+void sim_search_bounds(const Workload *wl, const AttnCosts *c, int32_t gqa_group, SearchBounds *out)
 {
     bool is_serial = c->reduce == REDUCE_SERIAL;
     int64_t tasks = 0, longest_kv = 0, longest_row = 0;
@@ -77,7 +80,7 @@ void sim_search_bounds(const Workload *wl, const AttnCosts *c, SearchBounds *out
         int64_t n = 0;
         for (int q = 0; q < wl->q_tiles; q++)
             n += plan_is_kept(wl, kv, q);
-        tasks += n * wl->heads, longest_kv = MAX(longest_kv, n);
+        tasks += n * wl->heads, longest_kv = MAX(longest_kv, n * MAX(1, gqa_group)); /* a CTA per KV head */
     }
     for (int q = 0; q < wl->q_tiles; q++) {
         int64_t n = 0;
@@ -101,6 +104,15 @@ static int item_cmp(const void *a, const void *b)
     return x->pos != y->pos ? (x->pos > y->pos) - (x->pos < y->pos) : (x->slot > y->slot) - (x->slot < y->slot);
 }
 
+/* An item's tasks in its order: the group's query heads one after another, each over the KV tile's kept
+ * rows, the whole list rotated by the item's offset (and reversed). Task j -> (query head, Q tile). */
+static void item_task(const Search *s, const Item *it, int32_t j, int32_t *head, int32_t *q)
+{
+    int32_t count = s->row_count[it->kv], total = count * s->group;
+    int32_t k = (it->offset + (it->is_reverse ? total - 1 - j : j)) % total;
+    *head = it->head * s->group + k / count, *q = s->rows[it->kv][k % count];
+}
+
 /* The plan of a layout (items sorted by launch: place, then slot). key: per pair, the accumulation key
  * (NULL: the task's depth in its slot). Owned by the caller. */
 static Plan *layout_plan(Search *s, Item *items, int n, const int64_t *key)
@@ -111,13 +123,12 @@ static Plan *layout_plan(Search *s, Item *items, int n, const int64_t *key)
     int64_t *depth = g_new0(int64_t, s->wl->n_sm), *task_key = g_new(int64_t, s->tasks);
     for (int i = 0; i < n; i++) {
         const Item *it = &items[i];
-        int32_t count = s->row_count[it->kv];
         plan_add_cta(plan, it->slot);
-        for (int32_t j = 0; j < count; j++) {
-            int32_t k = (it->offset + (it->is_reverse ? count - 1 - j : j)) % count, q = s->rows[it->kv][k];
-            task_key[plan->task_count] = key ? key[pair_of(s, it->head, it->kv, q)]
+        for (int32_t j = 0, head, q; j < s->row_count[it->kv] * s->group; j++) {
+            item_task(s, it, j, &head, &q);
+            task_key[plan->task_count] = key ? key[pair_of(s, head, it->kv, q)]
                                              : depth[it->slot]++ * s->wl->n_sm + it->slot;
-            plan_add_task(plan, it->head, it->kv, q);
+            plan_add_task(plan, head, it->kv, q);
         }
     }
     plan_rank_by_key(plan, task_key);
@@ -188,7 +199,7 @@ static int constructive(Search *s, Item **items)
     const Workload *wl = s->wl;
     int n = 0;
     *items = g_new(Item, (int64_t)wl->heads * wl->kv_tiles);
-    for (int32_t h = 0; h < wl->heads; h++)
+    for (int32_t h = 0; h < wl->heads / s->group; h++)
         for (int32_t kv = 0; kv < wl->kv_tiles; kv++)
             if (s->row_count[kv] > 0)
                 (*items)[n++] = (Item){ .head = h, .kv = kv };
@@ -216,7 +227,7 @@ static int by_rows_asc(const void *a, const void *b, void *ctx)
     return -by_rows_desc(a, b, ctx);
 }
 
-/* FA3-style orders for any mask: a CTA per (head, KV tile) launched head by head, KV tiles ascending
+/* FA3-style orders for any mask: a CTA per (KV head, KV tile) launched head by head, KV tiles ascending
  * ("ascending": rows ascending; "descending": rows descending) or shortest tile first ("spt", FA3's causal
  * default generalised). Every row accumulates in launch order, as FA3 does (for causal SPT that is
  * descending KV), which keeps in-order dispatch free of deadlock. */
@@ -226,7 +237,7 @@ static Plan *handmade(Search *s, int which)
     const Workload *wl = s->wl;
     Item *items = g_new(Item, (int64_t)wl->heads * wl->kv_tiles);
     int n = 0;
-    for (int32_t h = 0; h < wl->heads; h++)
+    for (int32_t h = 0; h < wl->heads / s->group; h++)
         for (int32_t kv = 0; kv < wl->kv_tiles; kv++)
             if (s->row_count[kv] > 0)
                 items[n++] = (Item){ .head = h, .kv = kv };
@@ -234,11 +245,19 @@ static Plan *handmade(Search *s, int which)
         g_qsort_with_data(items, n, sizeof *items, by_rows_asc, s);
     Plan *plan = plan_new(names[which], wl, s->tasks);
     int64_t *key = g_new(int64_t, s->tasks);
-    for (int i = 0; i < n; i++) {
-        int64_t first = plan->task_count;
-        plan_add_kv_cta(plan, items[i].head, items[i].kv, which == 1);
-        for (int64_t t = first; t < plan->task_count; t++)
-            key[t] = i;
+    for (int i = 0; i < n; i++) { /* the group's query heads one after another, rows as the order says */
+        Item it = { .head = items[i].head, .kv = items[i].kv };
+        int32_t total = s->row_count[it.kv] * s->group;
+        plan_add_cta(plan, -1);
+        for (int32_t j = 0, head, q; j < total; j++) {
+            if (which == 1) { /* each query head's rows from the last down */
+                int32_t g = j / s->row_count[it.kv], r = s->row_count[it.kv] - 1 - j % s->row_count[it.kv];
+                head = it.head * s->group + g, q = s->rows[it.kv][r];
+            } else
+                item_task(s, &it, j, &head, &q);
+            key[plan->task_count] = i;
+            plan_add_task(plan, head, it.kv, q);
+        }
     }
     plan_rank_by_key(plan, key);
     g_free(key), g_free(items);
@@ -275,7 +294,7 @@ static void baselines(Search *s, SearchResult *r)
         add_baseline(r, plan->policy, ms);
         offer(r, plan, ms, plan->policy);
     }
-    for (int i = 0; s->wl->mask != MASK_BLOCK && i < policy_count(); i++) {
+    for (int i = 0; s->wl->mask != MASK_BLOCK && s->group == 1 && i < policy_count(); i++) {
         SimError err = { 0 };
         Plan *plan = policy_build(policy_at(i), s->wl, &err);
         if (!plan)
@@ -450,12 +469,15 @@ SimStatus sim_search(const Workload *wl, const AttnCosts *costs, const SearchOpt
 {
     *out = (SearchResult){ .makespan_ns = INT64_MAX };
     Search s;
-    search_init(&s, wl, costs);
+    if (o->gqa_group > 1 && wl->heads % o->gqa_group) {
+        return sim_error_set(err, SIM_ERR_USAGE, "--gqa %d must divide the %d query heads", o->gqa_group, wl->heads);
+    }
+    search_init(&s, wl, costs, o->gqa_group);
     if (s.tasks == 0) {
         search_clear(&s);
         return sim_error_set(err, SIM_ERR_LIMIT, "the mask keeps no (KV tile, Q tile) pair: nothing to schedule");
     }
-    sim_search_bounds(wl, costs, &out->bounds);
+    sim_search_bounds(wl, costs, s.group, &out->bounds);
     baselines(&s, out);
     Item *items;
     int n = constructive(&s, &items);
@@ -463,7 +485,8 @@ SimStatus sim_search(const Workload *wl, const AttnCosts *costs, const SearchOpt
     if (out->makespan_ns < before)
         snprintf(out->origin, sizeof out->origin, "constructive");
     local_search(&s, items, n, current, o, out);
-    exact(&s, items, n, o, out);
+    if (s.group == 1)
+        exact(&s, items, n, o, out);
     out->evaluations = s.evaluations;
     g_free(items);
     search_clear(&s);
@@ -494,7 +517,7 @@ int32_t *sim_search_rank_table(const Plan *plan, int32_t *contributors)
     return table;
 }
 
-Plan *sim_search_handmade(const Workload *wl, const char *name)
+Plan *sim_search_handmade(const Workload *wl, const char *name, int32_t group)
 {
     static const char *const names[] = { "ascending", "descending", "spt" };
     Plan *plan = NULL;
@@ -502,7 +525,7 @@ Plan *sim_search_handmade(const Workload *wl, const char *name)
         if (strcmp(name, names[which]) == 0) {
             Search s;
             AttnCosts unused = { 0 };
-            search_init(&s, wl, &unused);
+            search_init(&s, wl, &unused, group);
             plan = s.tasks ? handmade(&s, which) : NULL;
             search_clear(&s);
         }

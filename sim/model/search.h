@@ -11,7 +11,8 @@
 /* Lower bounds on the makespan of any schedule of the workload (ns). */
 typedef struct {
     int64_t work_ns;         /* the busiest engine's total work over the SMs, rounded up */
-    int64_t chain_ns;        /* the longest KV tile: its computes (and, serial, reductions) on one SM */
+    int64_t chain_ns;        /* the longest KV tile (with GQA: of its KV head's group): its computes (and,
+                              * serial, reductions) on one SM */
     int64_t row_ns;          /* the longest dQ row: one compute, then its reductions one after another */
     int64_t lower_bound_ns;  /* the largest of the three */
 } SearchBounds;
@@ -25,7 +26,9 @@ typedef struct {
     int iterations;          /* local-search moves (each one engine run or two); 0: none */
     uint32_t seed;           /* of the moves' random choices */
     int64_t exact_max_combinations; /* run the exhaustive search when the instance has at most this many
-                                      * schedules (0: never) */
+                                      * schedules (0: never; not with GQA) */
+    int32_t gqa_group;       /* GQA: query heads per KV head (1 or 0: none). A KV tile's CTA then serves the
+                              * group's query heads one after another, as FA3's GQA backward does */
     void (*progress)(void *ctx, int done, int total, int64_t best_ns); /* optional, after each move */
     void *progress_ctx;
 } SearchOptions;
@@ -44,7 +47,8 @@ typedef struct {
     int64_t exact_ns;
 } SearchResult;
 
-void sim_search_bounds(const Workload *wl, const AttnCosts *costs, SearchBounds *out);
+/* gqa_group: query heads per KV head (a KV tile's CTA runs all of theirs); 1 for none. O(N * M). */
+void sim_search_bounds(const Workload *wl, const AttnCosts *costs, int32_t gqa_group, SearchBounds *out);
 /* Searches a schedule for wl under costs. SIM_ERR_LIMIT when the workload has no task. */
 SimStatus sim_search(const Workload *wl, const AttnCosts *costs, const SearchOptions *o, SearchResult *out,
                      SimError *err);
@@ -52,7 +56,7 @@ void sim_search_result_clear(SearchResult *r);
 
 /* The plan of a hand-made order by name ("ascending", "descending", "spt"), as the search's baselines
  * build it; NULL for another name. Owned by the caller (plan_free). */
-Plan *sim_search_handmade(const Workload *wl, const char *name);
+Plan *sim_search_handmade(const Workload *wl, const char *name, int32_t gqa_group);
 
 /* The accumulation order as an int32 table an external kernel can read: rows (head-major, then Q tile)
  * x contributors, entry [row][k] = the KV tile of rank k, -1 past the row's contributors. Returns the

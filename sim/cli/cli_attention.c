@@ -241,6 +241,9 @@ static void print_json(const AttnOptions *o, const AttnResult *r)
     add_int(j, "c_ns", o->job.costs.c_ns);
     add_int(j, "r_ns", o->job.costs.r_ns);
     add_int(j, "latency_ns", o->job.costs.latency_ns);
+    add_int(j, "tile_ratio", o->job.wl.tile_ratio);
+    add_int(j, "head_swizzle", o->job.wl.head_swizzle);
+    add_int(j, "dq_buffers", o->job.costs.dq_buffers);
     add_int(j, "tasks", r->tasks);
     add_int(j, "makespan_ns", r->a.makespan_ns);
     bool has_dag = o->job.analysis != SIM_ANALYSIS_NONE;

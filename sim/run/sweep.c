@@ -81,6 +81,7 @@ static AttnJob row_job(const SimSweep *s, const SimSweepRow *r, int32_t **matrix
                              .latency_ns = p->hw.latency_near_ns };
     if (matrix)
         *matrix = NULL;
+    job.analysis = SIM_ANALYSIS_SUMMARY; /* a row needs the critical path and busy time, no per-op marks */
     job.has_unit_latency = p->latency_matrix[0] || p->hw.latency_near_ns != p->hw.latency_far_ns;
     if (s->matrices[r->point])
         job.unit_latency_ns = s->matrices[r->point];
@@ -240,6 +241,26 @@ static int64_t complete_points(SimSweep *s, int64_t next)
     return end;
 }
 
+static int by_size_desc(const void *a, const void *b, void *ctx)
+{
+    const SimSweep *s = ctx;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    double sx = (double)s->rows[x].cost.wl.heads * s->rows[x].cost.wl.kv_tiles * s->rows[x].cost.wl.q_tiles;
+    double sy = (double)s->rows[y].cost.wl.heads * s->rows[y].cost.wl.kv_tiles * s->rows[y].cost.wl.q_tiles;
+    return sx != sy ? (sx < sy) - (sx > sy) : (x > y) - (x < y);
+}
+
+/* Rows by their size (tile pairs, the engine's work), largest first, so that no long job starts last and
+ * leaves the other workers idle; rows are still emitted in row order. Owned by the caller. */
+static int64_t *longest_first(const SimSweep *s)
+{
+    int64_t *order = g_new(int64_t, MAX(s->row_count, 1));
+    for (int64_t i = 0; i < s->row_count; i++)
+        order[i] = i;
+    g_qsort_with_data(order, (gint)s->row_count, sizeof *order, by_size_desc, (gpointer)s);
+    return order;
+}
+
 SimStatus sim_sweep_run(SimSweep *s, int jobs, volatile sig_atomic_t *stop, SimSweepEmit emit,
                         SimSweepProgress progress, void *ctx, SimError *err)
 {
@@ -250,8 +271,10 @@ SimStatus sim_sweep_run(SimSweep *s, int jobs, volatile sig_atomic_t *stop, SimS
     if (s->max_job_bytes > 0 && room / s->max_job_bytes < jobs)
         jobs = MAX(1, (int)(room / s->max_job_bytes));
     GThreadPool *pool = g_thread_pool_new(worker, s, jobs, TRUE, NULL);
+    int64_t *order = longest_first(s);
     for (int64_t i = 0; i < s->row_count; i++)
-        g_thread_pool_push(pool, GSIZE_TO_POINTER((gsize)i + 1), NULL);
+        g_thread_pool_push(pool, GSIZE_TO_POINTER((gsize)order[i] + 1), NULL);
+    g_free(order);
     int64_t emitted = 0;
     bool is_pool_done = false;
     for (;;) {

@@ -90,8 +90,9 @@ void plan_rank_by_key(Plan *plan, const int64_t *key)
 Plan *policy_build(const PolicyOps *p, const Workload *wl, SimError *err)
 {
     if ((wl->mask == MASK_FULL && !p->supports_full) || (wl->mask == MASK_CAUSAL && !p->supports_causal)) {
-        sim_error_set(err, SIM_ERR_SCHEDULE, "policy %s is not defined for the %s mask", p->name,
-                      plan_mask_name(wl->mask));
+        const PolicyOps *other = policy_for_mask(p, wl->mask);
+        sim_error_set(err, SIM_ERR_SCHEDULE, "policy %s is not defined for the %s mask%s%s", p->name,
+                      plan_mask_name(wl->mask), other ? "; use " : "", other ? other->name : "");
         return NULL;
     }
     Plan *plan = plan_new(p->name, wl, wl->heads * plan_tasks_per_head(wl));

@@ -23,6 +23,12 @@ typedef struct {
 const PolicyOps *policy_find(const char *name);
 int policy_count(void);
 const PolicyOps *policy_at(int i);
+/* The registered name closest to a misspelled one (edit distance at most a third of its length, at most 3;
+ * else a name containing it), for "did you mean"; NULL when none is close. O(policies x length^2). */
+const char *policy_suggest(const char *name);
+/* The registered policy that does p's job for a mask p does not support (the name of one contains the
+ * other's: shift <-> symmetric-shift, fa3-spt -> fa3); NULL when none. O(policies). */
+const PolicyOps *policy_for_mask(const PolicyOps *p, Mask mask);
 
 /* Builds the plan for wl with policy p. NULL with SIM_ERR_SCHEDULE and a sentence in err when the policy
  * does not support the mask or the workload. The tasks array holds every kept (head, kv, q) pair:

@@ -51,7 +51,7 @@ static int cmp_str(gconstpointer a, gconstpointer b)
 static SimStatus add_path(GPtrArray *paths, const char *path, SimError *err)
 {
     if (!g_file_test(path, G_FILE_TEST_IS_DIR)) {
-        if (!g_file_test(path, G_FILE_TEST_EXISTS))
+        if (strcmp(path, "-") != 0 && !g_file_test(path, G_FILE_TEST_EXISTS)) /* "-": standard input */
             return sim_error_set(err, SIM_ERR_IO, "cannot read %s: no such file or directory", path);
         g_ptr_array_add(paths, g_strdup(path));
         return SIM_OK;

@@ -585,7 +585,10 @@ static void decode_policies(Ctx *x, const cJSON *doc, SimConfigPoint *p)
         bool is_dup = false;
         for (int j = 0; ops && j < p->policy_count; j++)
             is_dup |= p->policies[j] == ops->name;
-        if (!ops)
+        const char *guess = !ops && cJSON_IsString(e) ? policy_suggest(e->valuestring) : NULL;
+        if (!ops && guess)
+            fail(x, ep, "unknown policy; did you mean '%s'? (sim --list-policies shows them)", guess);
+        else if (!ops)
             fail(x, ep, "unknown policy (sim --list-policies shows them)");
         else if (is_dup)
             fail(x, ep, "policy %s is listed twice", ops->name);

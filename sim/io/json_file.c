@@ -6,6 +6,7 @@
 #include <zlib.h>
 #include <sys/stat.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 void sim_json_line_col(const char *text, long offset, int *line, int *col)
@@ -100,8 +101,28 @@ static SimStatus read_gzip(const char *path, long max_bytes, char **text, size_t
     return SIM_OK;
 }
 
+/* Standard input ("-"), read to its end; over max_bytes is refused. */
+static SimStatus read_stdin(long max_bytes, char **text, size_t *len, SimError *err)
+{
+    GString *s = g_string_new(NULL);
+    char buf[1 << 16];
+    for (size_t got; (got = fread(buf, 1, sizeof buf, stdin)) > 0 && (long)s->len <= max_bytes;)
+        g_string_append_len(s, buf, (gssize)got);
+    if ((long)s->len > max_bytes || ferror(stdin)) {
+        bool is_big = (long)s->len > max_bytes;
+        g_string_free(s, TRUE);
+        return is_big ? sim_error_set(err, SIM_ERR_LIMIT, "standard input is over the limit of %ld bytes", max_bytes)
+                      : sim_error_set(err, SIM_ERR_IO, "cannot read standard input: %s", strerror(errno));
+    }
+    *len = s->len;
+    *text = g_string_free(s, FALSE);
+    return SIM_OK;
+}
+
 SimStatus sim_json_read_file(const char *path, long max_bytes, char **text, size_t *len, SimError *err)
 {
+    if (strcmp(path, "-") == 0)
+        return read_stdin(max_bytes, text, len, err);
     struct stat st;
     if (stat(path, &st) != 0)
         return sim_error_set(err, SIM_ERR_IO, "cannot read %s: %s", path, strerror(errno));

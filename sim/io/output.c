@@ -131,9 +131,29 @@ static FILE *open_temporary(SimOutput *out)
     return NULL;
 }
 
+/* "-": standard output, written in place through a duplicate of fd 1 (closing it leaves stdout open). */
+static SimStatus open_stdout(SimOutput *out, SimError *err)
+{
+    fflush(stdout);
+    int fd = dup(STDOUT_FILENO);
+    out->f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!out->f) {
+        if (fd >= 0)
+            close(fd);
+        sim_output_abort(out);
+        return sim_error_set(err, SIM_ERR_IO, "cannot write standard output: %s", strerror(errno));
+    }
+    out->is_in_place = true;
+    out->tmp_path = g_strdup("-");
+    out->target = g_strdup("-");
+    return SIM_OK;
+}
+
 SimStatus sim_output_open(SimOutput *out, const char *path, SimError *err)
 {
     *out = (SimOutput){ .path = g_strdup(path) };
+    if (strcmp(path, "-") == 0)
+        return open_stdout(out, err);
     bool is_in_place;
     out->target = resolve_target(path, &is_in_place, err);
     if (!out->target) {
@@ -283,9 +303,9 @@ typedef struct {
 
 static PathId path_id(const char *path)
 {
-    PathId id = { .is_skipped = !path };
+    PathId id = { .is_skipped = !path || strcmp(path, "-") == 0 }; /* "-": standard input or output */
     struct stat st;
-    if (!path)
+    if (id.is_skipped)
         return id;
     if (stat(path, &st) == 0) {
         id.exists = true, id.dev = st.st_dev, id.ino = st.st_ino;
@@ -322,6 +342,14 @@ SimStatus sim_output_check_paths(const SimPathRole *inputs, int input_count, con
                           other->what, other->path, i < input_count ? "refusing to overwrite an input"
                                                                     : "give each output its own path");
         }
+    for (int o = 0, first = -1; o < output_count && !err->status; o++) {
+        if (!outputs[o].path || strcmp(outputs[o].path, "-") != 0)
+            continue;
+        if (first >= 0)
+            sim_error_set(err, SIM_ERR_USAGE, "%s - and %s - both write standard output: give one a file",
+                          outputs[first].what, outputs[o].what);
+        first = o;
+    }
     for (int i = 0; i < n; i++)
         g_free(ids[i].canonical);
     g_free(ids);

@@ -21,7 +21,8 @@ typedef struct {
     int live_slot;    /* index + 1 of tmp_path in the signal handler's table; 0 none (a zeroed output) */
 } SimOutput;
 
-/* Opens path's temporary file (created exclusively, never through an existing link). SIM_ERR_IO with a
+/* Opens path's temporary file (created exclusively, never through an existing link); path "-" writes
+ * standard output in place (stdout is flushed first and stays open). SIM_ERR_IO with a
  * sentence naming path if path is a directory, a dangling link, or the file cannot be created. */
 SimStatus sim_output_open(SimOutput *out, const char *path, SimError *err);
 /* Closes and renames into place (inside a batch: at the batch's end); on a write error removes the
@@ -51,7 +52,7 @@ typedef struct {
 } SimPathRole;
 
 /* Refuses (SIM_ERR_USAGE, one sentence naming both) an output that is the same file as an input or as
- * another output: by device and inode where the file exists, else by canonical path. Files that are not
+ * another output (two outputs "-", standard output, included): by device and inode where the file exists, else by canonical path. Files that are not
  * regular (devices, FIFOs) are not compared. O(n^2) in the number of paths. */
 SimStatus sim_output_check_paths(const SimPathRole *inputs, int input_count, const SimPathRole *outputs,
                                  int output_count, SimError *err);

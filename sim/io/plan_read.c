@@ -78,13 +78,14 @@ static SimStatus parse_i64(Reader *r, const char *what, const char *s, int64_t l
  * cap, checked before reading and again while reading (it may grow). */
 static SimStatus read_file(const char *path, int64_t max_bytes, char **text, size_t *len, SimError *err)
 {
+    bool is_stdin = strcmp(path, "-") == 0; /* standard input: read to its end, capped the same way */
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) /* before opening: opening a FIFO blocks */
+    if (!is_stdin && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) /* before opening: opening a FIFO blocks */
         return sim_error_set(err, SIM_ERR_IO, "%s: cannot read: not a regular file", path);
-    FILE *f = fopen(path, "rb");
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f)
         return sim_error_set(err, SIM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > max_bytes) {
+    if (!is_stdin && (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > max_bytes)) {
         bool is_regular = S_ISREG(st.st_mode);
         fclose(f);
         return is_regular ? sim_error_set(err, SIM_ERR_LIMIT, "%s: the file is over the cap of %" PRId64 " MB",
@@ -101,7 +102,8 @@ static SimStatus read_file(const char *path, int64_t max_bytes, char **text, siz
         buf = bigger;
     }
     bool is_bad = !buf || ferror(f) || (int64_t)n > max_bytes;
-    fclose(f);
+    if (!is_stdin)
+        fclose(f);
     if (is_bad) {
         free(buf);
         return sim_error_set(err, SIM_ERR_IO, "%s: cannot read%s", path,

@@ -203,9 +203,10 @@ static SimStatus check_causal_tiles(const Workload *wl, SimError *err)
 static SimStatus run_policy(const AttnJob *job, AttnResult *r, SimError *err)
 {
     const PolicyOps *ops = policy_find(job->policy);
+    const char *guess = ops ? NULL : policy_suggest(job->policy);
     if (!ops)
-        return sim_error_set(err, SIM_ERR_USAGE, "unknown policy '%s' (sim --list-policies shows them)",
-                             job->policy);
+        return sim_error_set(err, SIM_ERR_USAGE, "unknown policy '%s'%s%s%s (sim --list-policies shows them)",
+                             job->policy, guess ? "; did you mean '" : "", guess ? guess : "", guess ? "'?" : "");
     if (check_causal_tiles(&job->wl, err) != SIM_OK || sim_job_check_size(job, err) != SIM_OK)
         return err->status;
     Plan *plan = policy_build(ops, &job->wl, err);

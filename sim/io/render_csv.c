@@ -70,15 +70,23 @@ SimStatus sim_render_csv(const SimRenderSpec *spec, const char *path, SimError *
     const SimSchedule *s = spec->schedule;
     int64_t *wait = sim_render_waits_new(p, s);
     write_header(out.f, spec);
+    SimWriter w;
+    sim_writer_init(&w, out.f);
     for (int64_t op = 0; op < p->op_count; op++) {
         SimRenderLabel l;
         sim_render_label(spec, op, &l);
-        fprintf(out.f, "%" PRId64 ",%d,%d,", op, p->ops[op].cta, s->cta_unit[p->ops[op].cta]);
+        const int64_t head[] = { op, p->ops[op].cta, s->cta_unit[p->ops[op].cta] };
+        for (int i = 0; i < 3; i++)
+            sim_writer_i64(&w, head[i]), sim_writer_char(&w, ',');
         for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++)
-            fprintf(out.f, "%" PRId64 ",", l.args[i]);
-        fprintf(out.f, "%s,%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%d\n", l.phase, p->ops[op].engine,
-                s->start_ns[op], s->end_ns[op], wait[op], spec->analysis ? spec->analysis->is_critical[op] : 0);
+            sim_writer_i64(&w, l.args[i]), sim_writer_char(&w, ',');
+        sim_writer_str(&w, l.phase), sim_writer_char(&w, ',');
+        const int64_t tail[] = { p->ops[op].engine, s->start_ns[op], s->end_ns[op], wait[op],
+                                 spec->analysis ? spec->analysis->is_critical[op] : 0 };
+        for (int i = 0; i < 5; i++)
+            sim_writer_i64(&w, tail[i]), sim_writer_char(&w, i < 4 ? ',' : '\n');
     }
+    sim_writer_done(&w); /* a failed write sets the stream's error flag, which sim_output_commit reports */
     g_free(wait);
     bool has_sidecar = !out.is_in_place && (spec->title || spec->meta_count);
     if (sim_output_commit(&out, err) == SIM_OK && has_sidecar)

@@ -157,9 +157,13 @@ static SimAnalysisLevel analysis_level(const AttnJob *job)
 }
 
 /* Program -> engine -> analysis (and the optional DOT file), then the rendered outputs. */
-static SimStatus simulate(const AttnJob *job, const Plan *plan, AttnResult *r, SimError *err)
+/* plan: the job's; *owned, when not NULL, is the same plan owned by the caller: freed here as soon as the
+ * program is built if no output needs its labels (its memory then serves the engine instead). */
+static SimStatus simulate(const AttnJob *job, const Plan *plan, Plan **owned, AttnResult *r, SimError *err)
 {
     SimProgram *prog = sim_attention_program(plan, &job->costs);
+    if (owned && !job->trace_path && !job->csv_path && !job->gantt_path)
+        plan_free(*owned), *owned = NULL, plan = NULL;
     if (job->unit_latency_ns)
         prog->unit_latency_ns = g_memdup2(job->unit_latency_ns, sizeof(int32_t) * job->wl.n_sm * job->wl.n_sm);
     SimSchedule s = { 0 };
@@ -184,7 +188,7 @@ static SimStatus run_given_plan(const AttnJob *job, AttnResult *r, SimError *err
         return err->status;
     r->tasks = job->plan->task_count;
     if (!job->plan_path || write_plan(job->plan, &job->costs, job->plan_path, err) == SIM_OK)
-        simulate(job, job->plan, r, err);
+        simulate(job, job->plan, NULL, r, err);
     return err->status;
 }
 
@@ -217,7 +221,7 @@ static SimStatus run_policy(const AttnJob *job, AttnResult *r, SimError *err)
                                             &r->is_closed_form_exact);
     if (sim_job_check_times(job, plan->task_count, err) == SIM_OK &&
         (!job->plan_path || write_plan(plan, &job->costs, job->plan_path, err) == SIM_OK))
-        simulate(job, plan, r, err);
+        simulate(job, plan, &plan, r, err);
     plan_free(plan);
     return err->status;
 }

@@ -64,6 +64,7 @@ for line in sys.stdin:
 }
 {
     "$sim" --policy fa3 --mask causal --n 8 --heads 2 --json
+    "$sim" --seqlen 2048 --heads 2 --mask causal --json
     "$sim" sweep "$root/configs/ci-sweep.json" --format jsonl
     "$sim" pipeline --json --min-preload
     "$sim" decode --json --sweep-splits

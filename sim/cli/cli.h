@@ -15,6 +15,18 @@
 #define SIM_VERSION DASHSIM_VERSION
 
 int sim_cmd_attention(int argc, char **argv);
+/* The attention command's shape front end (--seqlen): options as parsed. */
+typedef struct {
+    bool is_on;                 /* --seqlen given */
+    int64_t seqlen, head_dim, batch; /* 0: default (head_dim 128, batch 1) */
+    const char *preset;         /* --hardware; NULL: h100-sxm */
+    const char *profile_path;   /* --profile; NULL: the default profile */
+    bool is_paper;              /* --model paper */
+} ShapeOptions;
+/* Runs job->policy ("all": every policy for the mask) on the shape; job carries heads, mask, reduce (when
+ * --reduce was given, job->costs.reduce is used as is) and the outputs (written for the named policy, or for the
+ * winner). Prints the report; returns the exit code. */
+int cli_shape_run(const ShapeOptions *so, const AttnJob *job, bool is_json);
 int sim_cmd_validate(int argc, char **argv);
 int sim_cmd_pipeline(int argc, char **argv);
 int sim_cmd_run(int argc, char **argv);   /* sim run FILE: one JSON config */

@@ -13,6 +13,7 @@
 #include "output.h"
 #include "plan_io.h"
 #include "render.h"
+#include "shape.h"
 
 typedef struct {
     AttnJob job;
@@ -20,6 +21,9 @@ typedef struct {
     const char *plan_in;         /* --plan FILE: simulate this plan instead of a policy's */
     char workload_flag[64];      /* the last workload flag given (refused with --plan), "" none */
     unsigned costs_set;          /* bit per cost flag given (they override the plan file's costs) */
+    ShapeOptions shape;          /* --seqlen etc.: the shape front end (cli_shape.c) */
+    char tile_flag[64];          /* the last tile-level flag given (refused with --seqlen), "" none */
+    bool is_policy_set;
 } AttnOptions;
 
 enum { SET_C = 1, SET_R = 2, SET_LAT = 4, SET_REDUCE = 8, SET_BUFS = 16 };
@@ -58,6 +62,15 @@ static const char usage[] =
     "  --max-memory-mb MB  refuse inputs whose simulation would need more (default 4096; at most this\n"
     "                      machine's memory)\n"
     "  --list-policies, --help, --version\n"
+    "Shape front end (the schedule for a real shape; docs/shape.md):\n"
+    "  --seqlen S          tokens per sequence (Q and K); turns the shape front end on\n"
+    "  --head-dim D        64, 96, 128 or 192 (default 128); --batch B (default 1); --heads H per sample\n"
+    "  --hardware NAME     preset h100-sxm (default), h800-sxm, h200-sxm: SMs, tensor rate, latencies\n"
+    "  --profile FILE      measured profile for r, hand-off, deposit, load (default configs/profiles/h100-sxm.json)\n"
+    "  --model profile|paper  profile (default): FA3's async reduction with the profile's costs;\n"
+    "                      paper: the cost model's c and r alone; --reduce serial|async overrides the mode\n"
+    "  --policy NAME|all   one policy, or every policy for the mask ranked (default all)\n"
+    "  Without --seqlen the command is the tile-level model of the DASH paper: c, r and latency as given.\n"
     "Times are integer ns: tasks x (c + r + latency) x SMs must stay below 2^62 ns (else exit 2).\n"
     "Outputs are written as a set (all or none) and may not name the plan or each other.\n"
     "Exit status: 0 ok, 2 bad usage or input.\n";
@@ -82,7 +95,7 @@ static SimStatus parse_int(const char *flag, const char *text, int64_t lo, int64
 
 enum { OPT_LIST = 256, OPT_HELP, OPT_VERSION, OPT_KV, OPT_Q, OPT_MASK, OPT_RATIO, OPT_SWIZZLE, OPT_LAT,
        OPT_REDUCE, OPT_BUFS, OPT_JSON, OPT_DOT, OPT_PLAN, OPT_MEM, OPT_TRACE, OPT_FLOWS, OPT_TRACE_MB, OPT_CSV,
-       OPT_GANTT, OPT_PLAN_IN, OPT_ANALYSIS };
+       OPT_GANTT, OPT_PLAN_IN, OPT_ANALYSIS, OPT_SEQLEN, OPT_HDIM, OPT_BATCH, OPT_HW, OPT_PROFILE, OPT_MODEL };
 
 static const struct option long_options[] = {
     { "policy", required_argument, NULL, 'p' }, { "n", required_argument, NULL, 'n' },
@@ -97,7 +110,10 @@ static const struct option long_options[] = {
     { "trace", required_argument, NULL, OPT_TRACE }, { "trace-flows", no_argument, NULL, OPT_FLOWS },
     { "trace-max-mb", required_argument, NULL, OPT_TRACE_MB }, { "csv", required_argument, NULL, OPT_CSV },
     { "gantt", required_argument, NULL, OPT_GANTT }, { "plan", required_argument, NULL, OPT_PLAN_IN },
-    { "analysis", required_argument, NULL, OPT_ANALYSIS },
+    { "analysis", required_argument, NULL, OPT_ANALYSIS }, { "seqlen", required_argument, NULL, OPT_SEQLEN },
+    { "head-dim", required_argument, NULL, OPT_HDIM }, { "batch", required_argument, NULL, OPT_BATCH },
+    { "hardware", required_argument, NULL, OPT_HW }, { "profile", required_argument, NULL, OPT_PROFILE },
+    { "model", required_argument, NULL, OPT_MODEL },
     { "help", no_argument, NULL, OPT_HELP }, { "version", no_argument, NULL, OPT_VERSION },
     { NULL, 0, NULL, 0 },
 };
@@ -112,6 +128,9 @@ static void note_flag(AttnOptions *o, int opt, const char *flag)
     if (memchr(workload_opts, opt, sizeof workload_opts) || opt == OPT_KV || opt == OPT_Q || opt == OPT_MASK ||
         opt == OPT_RATIO || opt == OPT_SWIZZLE)
         snprintf(o->workload_flag, sizeof o->workload_flag, "%s", flag);
+    if (opt == 'n' || opt == OPT_KV || opt == OPT_Q || opt == OPT_RATIO || opt == OPT_SWIZZLE || opt == 'c' ||
+        opt == 'r' || opt == OPT_LAT)
+        snprintf(o->tile_flag, sizeof o->tile_flag, "%s", flag);
     o->costs_set |= opt == 'c' ? SET_C : opt == 'r' ? SET_R : opt == OPT_LAT ? SET_LAT : opt == OPT_REDUCE ?
                     SET_REDUCE : opt == OPT_BUFS ? SET_BUFS : 0;
 }
@@ -121,7 +140,16 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
     int v = 0;
     note_flag(o, opt, flag);
     switch (opt) {
-    case 'p': o->job.policy = arg; return SIM_OK;
+    case 'p': o->job.policy = arg, o->is_policy_set = true; return SIM_OK;
+    case OPT_SEQLEN: o->shape.is_on = true; return cli_parse_int64(flag, arg, 1, 1 << 24, &o->shape.seqlen, err);
+    case OPT_HDIM: return cli_parse_int64(flag, arg, 1, 1024, &o->shape.head_dim, err);
+    case OPT_BATCH: return cli_parse_int64(flag, arg, 1, MAX_SIZE, &o->shape.batch, err);
+    case OPT_HW: o->shape.preset = arg; return SIM_OK;
+    case OPT_PROFILE: o->shape.profile_path = arg; return SIM_OK;
+    case OPT_MODEL:
+        parse_enum(flag, arg, "profile", "paper", &v, err);
+        o->shape.is_paper = v;
+        return err->status;
     case 'n': return parse_int(flag, arg, 1, 100000, &o->job.wl.n_sm, err);
     case 'm': return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.heads, err);
     case OPT_KV: o->is_kv_set = true; return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.kv_tiles, err);
@@ -213,6 +241,15 @@ static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
         return sim_error_set(err, SIM_ERR_USAGE, "--trace-flows needs --trace FILE"), cli_fail(err);
     if (check_paths(o, err) != SIM_OK)
         return cli_fail(err);
+    if ((o->shape.head_dim || o->shape.batch || o->shape.preset || o->shape.profile_path || o->shape.is_paper) &&
+        !o->shape.is_on)
+        return sim_error_set(err, SIM_ERR_USAGE, "--head-dim, --batch, --hardware, --profile and --model belong to "
+                             "the shape front end: give --seqlen too"), cli_fail(err);
+    if (o->shape.is_on && (o->tile_flag[0] || o->plan_in))
+        return sim_error_set(err, SIM_ERR_USAGE, "--seqlen derives SMs, tiles and costs from the shape; drop %s",
+                             o->plan_in ? "--plan" : o->tile_flag), cli_fail(err);
+    if (o->shape.is_on && !o->is_policy_set)
+        o->job.policy = "all";
     if (!o->is_kv_set)
         o->job.wl.kv_tiles = o->job.wl.n_sm;
     if (!o->is_q_set)
@@ -286,6 +323,7 @@ static void print_summary(const AttnOptions *o, const AttnResult *r)
     printf("costs c = %" PRId64 " ns, r = %" PRId64 " ns, latency %" PRId64 " ns, %s reduction\n",
            o->job.costs.c_ns, o->job.costs.r_ns, o->job.costs.latency_ns,
            o->job.costs.reduce == REDUCE_SERIAL ? "serial" : "async");
+    printf("model  the DASH paper's tile-level model, costs as given (no profile); model numbers, not measurements\n");
     printf("  makespan            %15" PRId64 " ns\n", a->makespan_ns);
     if (o->job.analysis == SIM_ANALYSIS_NONE) {
         printf("  analysis            %15s (--analysis none)\n", "none");
@@ -332,6 +370,10 @@ int sim_cmd_attention(int argc, char **argv)
     int rc = parse_args(&o, argc, argv, &err);
     if (rc >= 0)
         return rc;
+    if (o.shape.is_on) { /* FA3's kernels reduce asynchronously: the default unless --reduce was given */
+        o.job.costs.reduce = o.costs_set & SET_REDUCE ? o.job.costs.reduce : REDUCE_ASYNC;
+        return cli_shape_run(&o.shape, &o.job, o.is_json);
+    }
     AttnResult r = { 0 };
     Plan *plan = NULL;
     if ((!o.plan_in || load_plan(&o, &plan, &err) == SIM_OK) && sim_job_run(&o.job, &r, &err) == SIM_OK) {

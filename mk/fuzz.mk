@@ -19,7 +19,7 @@ fuzz-build: $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
 
 build-fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(Q)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(Q)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_input.h $(FUZZ_LIB_OBJ)
 	$(Q)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz -o $@ $< $(FUZZ_LIB_OBJ) $(DASH_LDLIBS)
@@ -32,3 +32,5 @@ $(FUZZ_TARGETS:%=fuzz-%): fuzz-%: build-fuzz/fuzz_%
 	cd build-fuzz/$* && ASAN_OPTIONS=detect_leaks=1 ../fuzz_$* -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	    -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 -dict=../../tests/fuzz/$*.dict \
 	    $(if $(FUZZ_JOBS),-fork=$(FUZZ_JOBS)) ../corpus-$*
+
+-include $(FUZZ_LIB_OBJ:.o=.d)

@@ -49,6 +49,7 @@ expect_error h2-trace-csv "give each output its own path" "$sim" --n 8 --trace "
 expect_error h2-gantt-dat "the Gantt chart's data .* is the same file as --csv" "$sim" --n 8 --gantt "$tmp/g.png" --csv "$tmp/g.dat"
 "$sim" --n 8 --emit-plan "$tmp/p.plan" >/dev/null
 expect_error h2-plan "the same file as the plan" "$sim" --plan "$tmp/p.plan" --emit-plan "$tmp/p.plan"
+expect_error h6-plan-empty-cta "the task count '0' is not an integer in 1..0" "$sim" --plan "$(dirname "$0")/fuzz/regress-plan/empty-cta.plan"
 [ ! -e "$tmp/x" ] && ok h2-nothing-written || fail h2-nothing-written "$(ls "$tmp")"
 
 # h3: trace cells: integers in their column's range, no duplicate keys

@@ -199,7 +199,7 @@ static SimStatus read_body(Reader *r, Plan *p, int64_t ctas, int64_t tasks)
         if (parse_i64(r, "the CTA position", tok[1], c, c, &pos) ||
             parse_i64(r, "the slot", tok[2], p->is_persistent ? 0 : -1, p->is_persistent ? p->wl.n_sm - 1 : -1,
                       &slot) ||
-            parse_i64(r, "the task count", tok[3], 0, tasks - p->task_count, &count))
+            parse_i64(r, "the task count", tok[3], 1, tasks - p->task_count, &count)) /* an empty CTA: no engine op */
             return r->err->status;
         plan_add_cta(p, (int32_t)slot);
         for (int64_t i = 0; i < count; i++) {

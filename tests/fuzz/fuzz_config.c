@@ -1,10 +1,11 @@
 /* libFuzzer harness for the config loader (`make fuzz`): parse, validate every sweep point, decode and
- * derive costs. Invariant checked: no crash, no leak, and a config the validator accepts decodes every
- * point without an error. */
+ * derive costs, and expand the sweep (sizes checked against the memory caps). Invariant checked: no
+ * crash, no leak, and a config the validator accepts decodes every point without an error. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "config.h"
+#include "sweep.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -18,6 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     if (c && sim_config_validate(c, true, diag)) {
+        /* expansion sizes every job against the memory caps before anything is run or read */
+        sim_sweep_free(sim_sweep_new(c, true, diag));
         int64_t n = sim_config_point_count(c, true);
         for (int64_t i = 0; i < n && i < 64; i++) {
             SimConfigPoint p;

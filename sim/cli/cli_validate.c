@@ -378,8 +378,8 @@ static Plan *given_plan(const Trace *t, int64_t max_memory_mb, SimError *err)
     uint64_t hash;
     char text[40];
     if (!t->kernel.plan_file[0]) {
-        sim_error_set(err, SIM_ERR_INPUT, "%s: policy '%s' is not registered and the trace names no plan_file",
-                      t->path, t->policy);
+        sim_error_set(err, SIM_ERR_INPUT, "%s: /metadata/policy: unknown policy '%s', and the trace names no "
+                      "plan_file", t->path, t->policy);
         return NULL;
     }
     if (sim_plan_read(t->kernel.plan_file, max_memory_mb << 20, &plan, &costs, &hash, err) != SIM_OK)

@@ -54,13 +54,14 @@ int32_t sim_program_add_cta(SimProgram *p, int32_t pinned_unit)
 
 int64_t sim_program_add_op(SimProgram *p, int engine, SimOpKind kind, int64_t duration_ns, int32_t task)
 {
-    g_assert(p->cta_count > 0 && engine >= 0 && engine < p->engines_per_unit && duration_ns >= 0);
+    g_assert(p->cta_count > 0 && engine >= 0 && engine < p->engines_per_unit && engine < 256 && duration_ns >= 0 &&
+             duration_ns < SIM_OP_MAX_DURATION_NS);
     if (p->op_count == p->op_capacity) {
         p->op_capacity = p->op_capacity ? 2 * p->op_capacity : 1024;
         p->ops = g_renew(SimOp, p->ops, p->op_capacity);
     }
-    p->ops[p->op_count] = (SimOp){ .cta = p->cta_count - 1, .task = task, .engine = (uint8_t)engine,
-                                   .kind = (uint8_t)kind, .duration_ns = duration_ns };
+    p->ops[p->op_count] = (SimOp){ .cta = p->cta_count - 1, .task = task, .engine = (uint64_t)engine,
+                                   .kind = (uint64_t)kind, .duration_ns = duration_ns };
     p->ctas[p->cta_count - 1].op_count++;
     return p->op_count++;
 }

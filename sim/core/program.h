@@ -18,13 +18,16 @@ typedef enum {
     SIM_EDGE_KIND_COUNT
 } SimEdgeKind;
 
+/* 16 bytes: the engine's hot record (a million-op program keeps 16 MB of these). */
 typedef struct {
-    int32_t cta;         /* owning CTA */
-    int32_t task;        /* index of the plan task (attention) or block (pipeline) it belongs to; -1 none */
-    uint8_t engine;      /* engine within its unit, 0..engines_per_unit-1 */
-    uint8_t kind;        /* SimOpKind */
-    int64_t duration_ns;
+    int32_t cta;                /* owning CTA */
+    int32_t task;               /* index of the plan task (attention) or block (pipeline); -1 none */
+    int64_t duration_ns : 48;   /* below SIM_OP_MAX_DURATION_NS */
+    uint64_t engine : 8;        /* engine within its unit, 0..engines_per_unit-1 */
+    uint64_t kind : 8;          /* SimOpKind */
 } SimOp;
+
+#define SIM_OP_MAX_DURATION_NS (1LL << 46) /* about 19.5 hours; inputs are bounded far below */
 
 typedef struct {
     int32_t from, to;    /* 'to' may start latency after 'from' ends */

@@ -1,6 +1,6 @@
 #!/bin/bash
 # `make bench`: what load-dependent costs cost the engine. The shape front end ranks every full-mask policy
-# on 16384 tokens, hdim 64, batch 2 x 16 heads (4 x 528k tasks) twice: with the profile's load model
+# on 16384 tokens, hdim 64, batch 2 x 16 heads twice: with the profile's load model
 # (reductions sharing the L2 by processor sharing, hand-offs growing with load) and with fixed costs
 # (--model paper, async). Medians of 3 runs of CPU time; the ratio is the slowdown of the load model.
 set -eu
@@ -17,6 +17,6 @@ for model in "profile" "paper --reduce async"; do
     done
     median <"$t/cpu" >"$t/${model%% *}"
 done
-echo "# load model: shape front end, full mask, 4 policies x 528k tasks, CPU seconds (median of 3)"
+echo "# load model: shape front end, full mask, every registered full-mask policy, CPU seconds (median of 3)"
 awk -v a="$(cat "$t/profile")" -v b="$(cat "$t/paper")" 'BEGIN {
     printf "with the profile load model %.2f s, fixed costs %.2f s: %.2fx\n", a, b, a / b }'

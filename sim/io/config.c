@@ -124,6 +124,17 @@ SimConfig *sim_config_load(const char *path, SimDiag *diag)
 
 /* ---- --set ---- */
 
+/* Workload fields that exclude each other: setting one drops the other, so that `--set workload.heads=16`
+ * works on a config that gives hidden (the override replaces how the count is given, not adds to it). */
+static void drop_exclusive(cJSON *workload, const char *key)
+{
+    static const char *const pairs[][2] = { { "heads", "hidden" }, { "batch", "total_tokens" } };
+    for (size_t i = 0; i < G_N_ELEMENTS(pairs); i++)
+        for (int k = 0; k < 2; k++)
+            if (strcmp(key, pairs[i][k]) == 0)
+                cJSON_DeleteItemFromObjectCaseSensitive(workload, pairs[i][1 - k]);
+}
+
 bool sim_config_set(SimConfig *c, const char *assignment, SimDiag *diag)
 {
     const char *eq = strchr(assignment, '=');
@@ -144,6 +155,8 @@ bool sim_config_set(SimConfig *c, const char *assignment, SimDiag *diag)
             cJSON *v = cJSON_Parse(eq + 1);
             if (!v)
                 v = cJSON_CreateString(eq + 1);
+            if (i == 1 && strcmp(parts[0], "workload") == 0)
+                drop_exclusive(obj, parts[i]);
             if (cJSON_GetObjectItemCaseSensitive(obj, parts[i]))
                 cJSON_ReplaceItemInObjectCaseSensitive(obj, parts[i], v);
             else

@@ -56,8 +56,9 @@ SimConfig *sim_config_parse(const char *name, const char *text, size_t len, SimD
 /* Reads and parses path (SIM_ERR_IO if unreadable, SIM_ERR_LIMIT over SIM_CONFIG_MAX_BYTES). */
 SimConfig *sim_config_load(const char *path, SimDiag *diag);
 void sim_config_free(SimConfig *c);
-/* Applies "key.path=value" (value: JSON if it parses as JSON, else a string). False with a usage error
- * in diag when the assignment is malformed or crosses a non-object. Validate afterwards. */
+/* Applies "key.path=value" (value: JSON if it parses as JSON, else a string). Setting workload.heads
+ * drops workload.hidden and the reverse, likewise batch and total_tokens (they exclude each other). False
+ * with a usage error in diag when the assignment is malformed or crosses a non-object. Validate afterwards. */
 bool sim_config_set(SimConfig *c, const char *assignment, SimDiag *diag);
 /* Checks keys (unknown, duplicate), types, ranges and every point's consistency; adds every error found.
  * Sweep axes count only when is_sweep. */

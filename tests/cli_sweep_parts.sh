@@ -16,3 +16,67 @@ tail -1 "$tmp/out" | grep -q "^fa3,full,64,512,512,2,4," && ok set-hidden-applie
 expect_exit set-batch-over-tokens 0 "$sim" sweep "$cfgs/h100.json" --set 'sweep={}' --set workload.batch=1 \
     --set 'policies=["fa3"]'
 tail -1 "$tmp/out" | grep -q "^fa3,full,128,4096,4096,1,16," && ok set-batch-applied || fail set-batch-applied "$(cat "$tmp/out")"
+
+# --shard K/N and --merge: the slices joined are the single-machine bytes (CSV, JSONL, table); a slice
+# holds whole points, so its speedups are those of the whole run
+"$sim" sweep "$ci" >"$tmp/all.csv" && "$sim" sweep "$ci" --format jsonl >"$tmp/all.jsonl" && "$sim" run "$ci" >"$tmp/all.txt"
+for k in 1 2 3; do
+    "$sim" sweep "$ci" --shard $k/3 >"$tmp/p$k.csv" && "$sim" sweep "$ci" --shard $k/3 --format jsonl >"$tmp/p$k.jsonl" \
+        && "$sim" run "$ci" --shard $k/3 >"$tmp/p$k.txt" || fail shard-$k "exit $?"
+done
+[ "$(wc -l <"$tmp/p1.csv")" -gt 1 ] && [ "$(wc -l <"$tmp/p1.csv")" -lt "$(wc -l <"$tmp/all.csv")" ] && ok shard-is-a-slice \
+    || fail shard-is-a-slice "$(wc -l "$tmp"/p*.csv)"
+"$sim" sweep --merge "$tmp/p1.csv" "$tmp/p2.csv" "$tmp/p3.csv" | cmp -s - "$tmp/all.csv" && ok merge-csv-same-bytes \
+    || fail merge-csv-same-bytes "merged CSV differs from one run"
+"$sim" sweep --merge "$tmp/p1.jsonl" "$tmp/p2.jsonl" "$tmp/p3.jsonl" | cmp -s - "$tmp/all.jsonl" && ok merge-jsonl-same-bytes \
+    || fail merge-jsonl-same-bytes "merged JSONL differs from one run"
+"$sim" run --merge "$tmp/p1.txt" "$tmp/p2.txt" "$tmp/p3.txt" | cmp -s - "$tmp/all.txt" && ok merge-table-same-bytes \
+    || fail merge-table-same-bytes "merged table differs from one run"
+expect_exit merge-to-file 0 "$sim" sweep --merge "$tmp/p1.csv" "$tmp/p2.csv" "$tmp/p3.csv" -o "$tmp/m.csv"
+cmp -s "$tmp/m.csv" "$tmp/all.csv" && [ ! -s "$tmp/out" ] && ok merge-o || fail merge-o "-o differs"
+expect_exit shard-more-than-points 0 "$sim" sweep "$ci" --set 'sweep={}' --shard 2/3
+[ "$(cat "$tmp/out")" = "$(head -1 "$tmp/all.csv")" ] && ok empty-shard-header-only || fail empty-shard-header-only "$(cat "$tmp/out")"
+expect_error shard-k-over-n "--shard's K expects an integer from 1 to 3" "$sim" sweep "$ci" --shard 4/3
+expect_error shard-no-slash "--shard expects K/N" "$sim" sweep "$ci" --shard 3
+expect_error merge-mixed "is in another format than" "$sim" sweep --merge "$tmp/p1.csv" "$tmp/p2.jsonl"
+expect_error merge-not-output "is not a whole sweep output" "$sim" sweep --merge "$ci"
+expect_error merge-option "--merge joins files and takes only -o, not --jobs" "$sim" sweep --merge --jobs 2 "$tmp/p1.csv"
+expect_error merge-no-file "--merge needs the slices' files" "$sim" sweep --merge
+expect_error merge-unreadable "cannot read" "$sim" sweep --merge "$tmp/nothing.csv"
+
+# --row K: the row alone, and the outputs of exactly its job (near/far latency matrix included)
+row=5
+expect_exit row-outputs 0 "$sim" sweep "$ci" --row $row --csv "$tmp/ph.csv" --trace "$tmp/t.json" \
+    --emit-plan "$tmp/p.plan" --dot "$tmp/d.dot"
+[ "$(wc -l <"$tmp/out")" -eq 2 ] && [ "$(tail -1 "$tmp/out")" = "$(sed -n "$((row + 1))p" "$tmp/all.csv")" ] \
+    && ok row-is-the-row || fail row-is-the-row "$(cat "$tmp/out")"
+python3 - "$tmp/out" "$tmp/ph.csv" "$tmp/t.json" "$tmp/d.dot" <<'PY' && ok row-makespan-in-outputs || fail row-makespan-in-outputs "see above"
+import csv, json, sys
+row = list(csv.DictReader(open(sys.argv[1])))[0]
+m = int(row["makespan_ns"])
+ends = [int(r["end_ns"]) for r in csv.DictReader(open(sys.argv[2]))]
+assert max(ends) == m and len([r for r in ends]) >= int(row["tasks"]), (max(ends), m)
+t = json.load(open(sys.argv[3]))
+ev = [e for e in t["traceEvents"] if e.get("ph") == "X"]
+assert round(max(e["ts"] + e["dur"] for e in ev) * 1000) == m, "trace end"
+assert open(sys.argv[4]).read().startswith("digraph"), "dot"
+PY
+# one latency (near = far): the emitted plan replays to the row's makespan in the low-level command
+expect_exit row-plan 0 "$sim" sweep "$ci" --row $row --set hardware.latency_far_ns=580 --emit-plan "$tmp/q.plan"
+m=$(tail -1 "$tmp/out" | cut -d, -f22)
+"$sim" --plan "$tmp/q.plan" --json | python3 -c "import json,sys; assert json.load(sys.stdin)['makespan_ns'] == $m" \
+    && ok row-plan-replays || fail row-plan-replays "makespan $m not reproduced"
+if command -v gnuplot >/dev/null; then
+    expect_exit row-gantt 0 "$sim" run "$ci" --row $row --gantt "$tmp/g.png"
+    [ -s "$tmp/g.png" ] && [ -s "$tmp/g.gp" ] && ok row-gantt-drawn || fail row-gantt-drawn "no chart"
+else
+    skip row-gantt "no gnuplot"
+fi
+expect_error row-beyond "--row 1000: the config has $(($(wc -l <"$tmp/all.csv") - 1)) rows" "$sim" sweep "$ci" --row 1000
+expect_error outputs-need-row "select its row with --row K" "$sim" sweep "$ci" --trace "$tmp/x.json"
+expect_error row-and-shard "--row and --shard exclude each other" "$sim" sweep "$ci" --row 1 --shard 1/2
+expect_error row-flows-need-trace "--trace-flows needs --trace" "$sim" sweep "$ci" --row 1 --trace-flows
+expect_exit row-skipped 2 "$sim" sweep "$ci" --set 'sweep={}' \
+    --set workload.mask=causal --set 'policies=["symmetric-shift"]' --set workload.seqlen_q=640 --row 1 --csv "$tmp/s.csv"
+grep -q "the selected row (symmetric-shift) was skipped" "$tmp/err" && [ ! -e "$tmp/s.csv" ] && ok row-skipped-nothing-written || fail row-skipped-nothing-written "wrote $tmp/s.csv"
+finish

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "output.h"
+#include "render.h"
 #include "sweep.h"
 
 static const char usage_text[] =
@@ -23,6 +24,12 @@ static const char usage_text[] =
     "  --jobs N              threads (default 1; fewer if N jobs at once would exceed options.max_memory_mb);\n"
     "                        the output is the same for any N\n"
     "  --plot FILE.png       TFLOPS over seqlen per policy, a panel per (mask, head_dim); keeps .gp and .dat\n"
+    "  --shard K/N           run the K-th of N slices of the points (contiguous, whole points), 1 <= K <= N\n"
+    "  --merge FILE...       join the slices' outputs (given in order K = 1..N) into the one-machine bytes\n"
+    "  --row K               run only row K's point and print row K (1-based, rows of the whole config)\n"
+    "  --dot FILE, --emit-plan FILE, --trace FILE.json [--trace-flows] [--trace-max-mb MB], --csv FILE,\n"
+    "  --gantt FILE.png|FILE.svg  the outputs of `sim` for the job of the row --row selects (same costs and\n"
+    "                        latencies: the makespan in them is the row's)\n"
     "  --help, --version\n"
     "Outputs are written as a set (all or none) and may not name the config or each other.\n"
     "Exit status: 0 ok, 2 bad usage, bad config or a failed job, 130 interrupted.\n";
@@ -37,23 +44,68 @@ typedef struct {
     SweepFormat sink_format[3];
     int sink_count;
     bool is_progress;
+    int64_t shard[2];          /* --shard K/N; 0/0: every point */
+    int64_t row;               /* --row K; 0: none */
+    bool is_merge;
+    const char *merge_other;   /* an option --merge does not take, for the error */
+    AttnJob outputs;           /* --row's job outputs (paths and trace options only) */
+    const SimSweep *sweep;     /* while running: to find the selected row */
 } RunOptions;
 
 static volatile sig_atomic_t interrupted;
 static void on_sigint(int sig) { (void)sig; interrupted = 1; }
 
-enum { OPT_SET = 256, OPT_FORMAT, OPT_OUT, OPT_JOBS, OPT_PLOT, OPT_HELP, OPT_VERSION };
+enum { OPT_SET = 256, OPT_FORMAT, OPT_OUT, OPT_JOBS, OPT_PLOT, OPT_HELP, OPT_VERSION, OPT_SHARD, OPT_MERGE, OPT_ROW,
+       OPT_DOT, OPT_PLAN, OPT_TRACE, OPT_FLOWS, OPT_TRACE_MB, OPT_CSV, OPT_GANTT };
 static const struct option long_options[] = {
     { "set", required_argument, NULL, OPT_SET }, { "format", required_argument, NULL, OPT_FORMAT },
     { "out", required_argument, NULL, OPT_OUT }, { "jobs", required_argument, NULL, OPT_JOBS },
     { "plot", required_argument, NULL, OPT_PLOT }, { "help", no_argument, NULL, OPT_HELP },
-    { "version", no_argument, NULL, OPT_VERSION }, { NULL, 0, NULL, 0 },
+    { "version", no_argument, NULL, OPT_VERSION }, { "shard", required_argument, NULL, OPT_SHARD },
+    { "merge", no_argument, NULL, OPT_MERGE }, { "row", required_argument, NULL, OPT_ROW },
+    { "dot", required_argument, NULL, OPT_DOT }, { "emit-plan", required_argument, NULL, OPT_PLAN },
+    { "trace", required_argument, NULL, OPT_TRACE }, { "trace-flows", no_argument, NULL, OPT_FLOWS },
+    { "trace-max-mb", required_argument, NULL, OPT_TRACE_MB }, { "csv", required_argument, NULL, OPT_CSV },
+    { "gantt", required_argument, NULL, OPT_GANTT }, { NULL, 0, NULL, 0 },
 };
+
+/* --shard K/N: 1 <= K <= N <= 100000. */
+static SimStatus parse_shard(RunOptions *o, const char *arg, SimError *err)
+{
+    const char *slash = strchr(arg, '/');
+    gchar *k = slash ? g_strndup(arg, (gsize)(slash - arg)) : NULL;
+    if (!slash)
+        sim_error_set(err, SIM_ERR_USAGE, "--shard expects K/N (e.g. 2/3), got '%s'", arg);
+    else if (cli_parse_int64("--shard's N", slash + 1, 1, 100000, &o->shard[1], err) == SIM_OK &&
+             cli_parse_int64("--shard's K", k, 1, o->shard[1], &o->shard[0], err) == SIM_OK)
+        (void)0;
+    g_free(k);
+    return err->status;
+}
+
+/* The options of the row's job (the attention command's outputs). */
+static SimStatus parse_output(RunOptions *o, int opt, const char *arg, SimError *err)
+{
+    AttnJob *j = &o->outputs;
+    switch (opt) {
+    case OPT_DOT: j->dot_path = arg; return SIM_OK;
+    case OPT_PLAN: j->plan_path = arg; return SIM_OK;
+    case OPT_TRACE: j->trace_path = arg; return SIM_OK;
+    case OPT_FLOWS: j->has_trace_flows = true; return SIM_OK;
+    case OPT_TRACE_MB: return cli_parse_int64("--trace-max-mb", arg, 1, 1 << 20, &j->trace_max_mb, err);
+    case OPT_CSV: j->csv_path = arg; return SIM_OK;
+    case OPT_GANTT: j->gantt_path = arg; return sim_render_gantt_check_path(arg, err);
+    }
+    return sim_error_set(err, SIM_ERR_USAGE, "unknown option (see sim %s --help)", o->is_sweep ? "sweep" : "run");
+}
 
 static SimStatus parse_one(RunOptions *o, int opt, const char *arg, SimError *err)
 {
     int64_t v;
     switch (opt) {
+    case OPT_SHARD: return parse_shard(o, arg, err);
+    case OPT_MERGE: o->is_merge = true; return SIM_OK;
+    case OPT_ROW: return cli_parse_int64("--row", arg, 1, INT64_MAX, &o->row, err);
     case OPT_SET: g_ptr_array_add(o->sets, (gpointer)arg); return SIM_OK;
     case 'o': o->out_path = arg; return SIM_OK;
     case OPT_OUT: o->out_dir = arg; return SIM_OK;
@@ -74,7 +126,27 @@ static SimStatus parse_one(RunOptions *o, int opt, const char *arg, SimError *er
         }
         return sim_error_set(err, SIM_ERR_USAGE, "--format expects table, csv or jsonl, got '%s'", arg);
     }
-    return sim_error_set(err, SIM_ERR_USAGE, "unknown option (see sim %s --help)", o->is_sweep ? "sweep" : "run");
+    return parse_output(o, opt, arg, err);
+}
+
+static bool has_job_output(const AttnJob *j)
+{
+    return j->dot_path || j->plan_path || j->trace_path || j->csv_path || j->gantt_path;
+}
+
+/* The combinations: --merge takes only -o; job outputs need --row; --row and --shard exclude each other. */
+static SimStatus check_combination(const RunOptions *o, SimError *err)
+{
+    if (o->is_merge && o->merge_other)
+        return sim_error_set(err, SIM_ERR_USAGE, "--merge joins files and takes only -o, not %s", o->merge_other);
+    if (has_job_output(&o->outputs) && !o->row)
+        return sim_error_set(err, SIM_ERR_USAGE, "--dot, --emit-plan, --trace, --csv and --gantt show one job: select "
+                             "its row with --row K");
+    if (o->outputs.has_trace_flows && !o->outputs.trace_path)
+        return sim_error_set(err, SIM_ERR_USAGE, "--trace-flows needs --trace FILE");
+    if (o->row && o->shard[1])
+        return sim_error_set(err, SIM_ERR_USAGE, "--row and --shard exclude each other (a row is one job)");
+    return SIM_OK;
 }
 
 /* No output may name the config or another output (--out DIR's files, --plot's .gp and .dat included). */
@@ -88,10 +160,17 @@ static SimStatus check_paths(const RunOptions *o, SimError *err)
     gchar *stem = o->plot_path ? g_strndup(o->plot_path, strlen(o->plot_path) - 4) : NULL;
     gchar *gp = stem ? g_strconcat(stem, ".gp", NULL) : NULL, *dat = stem ? g_strconcat(stem, ".dat", NULL) : NULL;
     SimPathRole in[] = { { "the config", o->file } };
+    const AttnJob *j = &o->outputs;
+    gchar *g_stem = j->gantt_path ? g_strndup(j->gantt_path, strlen(j->gantt_path) - 4) : NULL;
+    gchar *g_gp = g_stem ? g_strconcat(g_stem, ".gp", NULL) : NULL, *g_dat = g_stem ? g_strconcat(g_stem, ".dat", NULL) : NULL;
     SimPathRole out[] = { { "-o", o->out_path }, { "--out's", csv }, { "--out's", jsonl }, { "--plot", o->plot_path },
-                          { "--plot's script", gp }, { "--plot's data", dat } };
+                          { "--plot's script", gp }, { "--plot's data", dat }, { "--dot", j->dot_path },
+                          { "--emit-plan", j->plan_path }, { "--trace", j->trace_path }, { "--csv", j->csv_path },
+                          { "--gantt", j->gantt_path }, { "the Gantt chart's script", g_gp },
+                          { "the Gantt chart's data", g_dat } };
     sim_output_check_paths(in, 1, out, (int)G_N_ELEMENTS(out), err);
     g_free(base), g_free(csv), g_free(jsonl), g_free(stem), g_free(gp), g_free(dat);
+    g_free(g_stem), g_free(g_gp), g_free(g_dat);
     return err->status;
 }
 
@@ -114,8 +193,18 @@ static int parse_args(RunOptions *o, int argc, char **argv, SimError *err)
             return printf("sim (dashsim) %s\n", SIM_VERSION), 0;
         else
             parse_one(o, opt, optarg, err);
+        if (opt != 'o' && opt != OPT_MERGE && opt != '?' && !o->merge_other)
+            o->merge_other = argv[optind - 1 - (optarg && optarg == argv[optind - 1])];
         if (err->status)
             return cli_fail(err);
+    }
+    if (check_combination(o, err) != SIM_OK)
+        return cli_fail(err);
+    if (o->is_merge) {
+        if (optind == argc)
+            return sim_error_set(err, SIM_ERR_USAGE, "--merge needs the slices' files (see sim %s --help)", cmd),
+                   cli_fail(err);
+        return -1;
     }
     if (optind != argc - 1)
         return sim_error_set(err, SIM_ERR_USAGE, optind == argc ? "sim %s needs one config FILE (see sim %s --help)"
@@ -137,8 +226,9 @@ static SimSweep *load(const RunOptions *o, int *rc)
         sim_config_set(cfg, g_ptr_array_index(o->sets, i), diag);
     SimSweep *s = NULL;
     /* run and sweep both run every point; they differ in the default format */
+    SimSweepPart part = { .shard_index = (int)o->shard[0], .shard_count = (int)o->shard[1], .row = o->row };
     if (cfg && !sim_diag_count(diag) && sim_config_validate(cfg, true, diag))
-        s = sim_sweep_new(cfg, true, diag);
+        s = sim_sweep_new_part(cfg, true, &part, diag);
     *rc = sim_diag_count(diag) ? sim_diag_print(diag, stderr) : 0;
     sim_diag_free(diag);
     sim_config_free(cfg);
@@ -148,6 +238,9 @@ static SimSweep *load(const RunOptions *o, int *rc)
 static void emit(const SimSweepRow *row, void *ctx)
 {
     RunOptions *o = ctx;
+    int64_t selected = sim_sweep_selected(o->sweep);
+    if (selected >= 0 && row != sim_sweep_row(o->sweep, selected))
+        return; /* --row: the point's other rows ran (for the speedup) but are not printed */
     if (o->is_progress)
         fputs("\r\033[K", stderr);
     for (int i = 0; i < o->sink_count; i++) {
@@ -201,11 +294,14 @@ static int run_config(RunOptions *o, SimSweep *s)
         struct sigaction sa = { .sa_handler = on_sigint }, old;
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, &old);
+        o->sweep = s;
         sim_sweep_run(s, o->jobs, &interrupted, emit, progress, o, &err);
         sigaction(SIGINT, &old, NULL);
         if (o->is_progress)
             fputs("\r\033[K", stderr);
     }
+    if (!err.status && !interrupted && has_job_output(&o->outputs))
+        sim_sweep_write_outputs(s, &o->outputs, &err);
     if (!err.status && !interrupted && o->plot_path)
         sim_sweep_plot(s, o->plot_path, &err);
     for (int k = 0; k < 3; k++) {
@@ -221,13 +317,32 @@ static int run_config(RunOptions *o, SimSweep *s)
     return interrupted ? 130 : 0;
 }
 
+/* --merge: the slices joined through the library's merge (sim_sweep_merge), to -o or stdout. */
+static int merge(const RunOptions *o, int count, const char *const *files)
+{
+    SimError err = { 0 };
+    SimOutput out = { 0 };
+    SimPathRole in[] = { { "a merged file", files[0] } };
+    SimPathRole outs[] = { { "-o", o->out_path } };
+    for (int i = 0; i < count && !err.status; i++)
+        in[0].path = files[i], sim_output_check_paths(in, 1, outs, 1, &err);
+    if (!err.status && (!o->out_path || sim_output_open(&out, o->out_path, &err) == SIM_OK) &&
+        sim_sweep_merge(files, count, o->out_path ? out.f : stdout, &err) == SIM_OK && o->out_path)
+        sim_output_commit(&out, &err);
+    sim_output_abort(&out);
+    return err.status ? cli_fail(&err) : 0;
+}
+
 static int cmd_config(int argc, char **argv, bool is_sweep)
 {
     RunOptions o = { .is_sweep = is_sweep, .format = is_sweep ? SWEEP_CSV : SWEEP_TABLE, .jobs = 1,
-                     .sets = g_ptr_array_new() };
+                     .sets = g_ptr_array_new(), .outputs = sim_job_default() };
+    o.outputs.dot_path = o.outputs.plan_path = o.outputs.trace_path = o.outputs.csv_path = o.outputs.gantt_path = NULL;
     SimError err = { 0 };
     int rc = parse_args(&o, argc, argv, &err);
-    if (rc < 0) {
+    if (rc < 0 && o.is_merge) {
+        rc = merge(&o, argc - optind, (const char *const *)argv + optind);
+    } else if (rc < 0) {
         SimSweep *s = load(&o, &rc);
         if (s)
             rc = run_config(&o, s);

@@ -24,6 +24,7 @@ struct SimSweep {
     double held_bytes;        /* the matrices read from files, held for the whole run */
     double max_job_bytes;     /* the largest job's estimate (sim_job_estimate_bytes) */
     double cap_bytes;         /* the smallest max_memory_mb of the points: all jobs together stay below */
+    int64_t selected;         /* --row: index of the selected row in rows, or -1 */
     GMutex lock;              /* guards rows[].is_done and done_count while running */
     GCond cond;
     int64_t done_count;
@@ -142,10 +143,55 @@ static void add_matrix(SimSweep *s, int64_t pi, const char *name, SimDiag *diag)
     s->held_bytes += s->matrices[pi] ? bytes : 0;
 }
 
+/* The points [*first, *end) of shard K of N: contiguous ranges of whole points, so that each point's
+ * speedups are computed in the slice that holds it and the slices in order are the whole output. */
+static void shard_range(const SimSweepPart *part, int64_t point_count, int64_t *first, int64_t *end)
+{
+    *first = 0, *end = point_count;
+    if (part->shard_count > 0) {
+        *first = point_count * (part->shard_index - 1) / part->shard_count;
+        *end = point_count * part->shard_index / part->shard_count;
+    }
+}
+
+/* Keeps the rows of points [first, end) only (rows stay in order; their point numbers stay global). */
+static void keep_points(GArray *rows, int64_t first, int64_t end)
+{
+    guint k = 0;
+    for (guint i = 0; i < rows->len; i++) {
+        SimSweepRow r = g_array_index(rows, SimSweepRow, i);
+        if (r.point >= first && r.point < end)
+            g_array_index(rows, SimSweepRow, k++) = r;
+    }
+    g_array_set_size(rows, k);
+}
+
+/* --row K: keeps the point of row K only and selects the row; reads that point's matrix file. */
+static void select_row(SimSweep *s, GArray *rows, int64_t row, const char *name, SimDiag *diag)
+{
+    if (row > (int64_t)rows->len) {
+        sim_diag_add(diag, SIM_ERR_USAGE, "%s: --row %" PRId64 ": the config has %u rows", name, row, rows->len);
+        return;
+    }
+    int64_t point = g_array_index(rows, SimSweepRow, row - 1).point, first = row - 1;
+    while (first > 0 && g_array_index(rows, SimSweepRow, first - 1).point == point)
+        first--;
+    s->selected = row - 1 - first;
+    keep_points(rows, point, point + 1);
+    if (s->points[point].latency_matrix[0])
+        add_matrix(s, point, name, diag);
+}
+
 SimSweep *sim_sweep_new(const SimConfig *cfg, bool is_sweep, SimDiag *diag)
+{
+    return sim_sweep_new_part(cfg, is_sweep, &(SimSweepPart){ 0 }, diag);
+}
+
+SimSweep *sim_sweep_new_part(const SimConfig *cfg, bool is_sweep, const SimSweepPart *part, SimDiag *diag)
 {
     int before = sim_diag_count(diag);
     SimSweep *s = g_new0(SimSweep, 1);
+    s->selected = -1;
     g_mutex_init(&s->lock);
     g_cond_init(&s->cond);
     s->point_count = sim_config_point_count(cfg, is_sweep);
@@ -153,6 +199,8 @@ SimSweep *sim_sweep_new(const SimConfig *cfg, bool is_sweep, SimDiag *diag)
     s->matrices = g_new0(int32_t *, s->point_count);
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(SimSweepRow));
     s->cap_bytes = INFINITY;
+    int64_t first, end;
+    shard_range(part, s->point_count, &first, &end);
     for (int64_t i = 0; i < s->point_count; i++) {
         if (!sim_config_point(cfg, is_sweep, i, &s->points[i], diag))
             continue;
@@ -161,9 +209,14 @@ SimSweep *sim_sweep_new(const SimConfig *cfg, bool is_sweep, SimDiag *diag)
         if (check_memory_cap(p, i, sim_config_name(cfg), diag))
             add_rows(s, i, rows, diag, sim_config_name(cfg));
         s->cap_bytes = MIN(s->cap_bytes, (double)p->max_memory_mb * (1 << 20));
-        if (p->latency_matrix[0] && sim_diag_count(diag) == n_diag) /* sized first: read only if it fits */
+        /* sized first: read only if it fits, and only where this part runs the point */
+        if (p->latency_matrix[0] && sim_diag_count(diag) == n_diag && !part->row && i >= first && i < end)
             add_matrix(s, i, sim_config_name(cfg), diag);
     }
+    if (part->row && sim_diag_count(diag) == before)
+        select_row(s, rows, part->row, sim_config_name(cfg), diag);
+    else if (!part->row)
+        keep_points(rows, first, end);
     s->row_count = rows->len;
     s->rows = (SimSweepRow *)g_array_free(rows, FALSE);
     for (int64_t i = 0; i < s->row_count; i++)
@@ -197,6 +250,31 @@ static void run_row(SimSweep *s, SimSweepRow *r)
     }
     sim_job_result_clear(&res);
     free(matrix);
+}
+
+int64_t sim_sweep_selected(const SimSweep *s) { return s->selected; }
+
+SimStatus sim_sweep_write_outputs(const SimSweep *s, const AttnJob *outputs, SimError *err)
+{
+    const SimSweepRow *r = &s->rows[s->selected];
+    g_assert(s->selected >= 0 && r->is_done);
+    if (r->is_skipped || r->err.status)
+        return sim_error_set(err, SIM_ERR_INPUT, "the selected row (%s) was skipped, nothing to write: %s", r->policy,
+                             r->is_skipped ? r->note : r->err.msg);
+    int32_t *matrix;
+    AttnJob job = row_job(s, r, &matrix);
+    job.analysis = SIM_ANALYSIS_FULL;
+    job.dot_path = outputs->dot_path, job.plan_path = outputs->plan_path, job.trace_path = outputs->trace_path;
+    job.has_trace_flows = outputs->has_trace_flows, job.trace_max_mb = outputs->trace_max_mb;
+    job.csv_path = outputs->csv_path, job.gantt_path = outputs->gantt_path;
+    AttnResult res = { 0 };
+    if (job.has_unit_latency && !job.unit_latency_ns)
+        sim_error_set(err, SIM_ERR_LIMIT, "cannot allocate the %d x %d latency matrix", job.wl.n_sm, job.wl.n_sm);
+    else if (sim_job_run(&job, &res, err) == SIM_OK)
+        g_assert(res.a.makespan_ns == r->makespan_ns); /* the engine is deterministic: the same job, the same run */
+    sim_job_result_clear(&res);
+    free(matrix);
+    return err->status;
 }
 
 static void worker(gpointer data, gpointer user)
@@ -311,13 +389,71 @@ static const char *const columns =
     "q_tiles,head_swizzle,c_ns,r_ns,latency_near_ns,latency_far_ns,reduce,tasks,makespan_ns,"
     "critical_path_ns,bubble_ns,busy_fraction,tflops,speedup,status";
 
+/* The header line of format, newline included ("" for JSONL). */
+static void header_text(SweepFormat format, char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (format == SWEEP_CSV)
+        snprintf(buf, len, "%s\n", columns);
+    else if (format == SWEEP_TABLE)
+        snprintf(buf, len, "%-16s %-6s %4s %7s %9s %5s %5s %6s %6s %13s %8s %8s\n", "policy", "mask", "d", "seqlen",
+                 "b x h", "N", "M", "c_ns", "r_ns", "makespan_ns", "TFLOPS", "speedup");
+}
+
 void sim_sweep_write_header(FILE *f, SweepFormat format)
 {
-    if (format == SWEEP_CSV)
-        fprintf(f, "%s\n", columns);
-    else if (format == SWEEP_TABLE)
-        fprintf(f, "%-16s %-6s %4s %7s %9s %5s %5s %6s %6s %13s %8s %8s\n", "policy", "mask", "d", "seqlen",
-                "b x h", "N", "M", "c_ns", "r_ns", "makespan_ns", "TFLOPS", "speedup");
+    char line[512];
+    header_text(format, line, sizeof line);
+    fputs(line, f);
+}
+
+/* The format of a sweep output from its first line: the CSV or table header, or JSONL (a row object, or
+ * an empty file: a JSONL slice without points); -1 if none. */
+static int output_format(const char *text, size_t len)
+{
+    char line[512];
+    for (int f = SWEEP_TABLE; f <= SWEEP_CSV; f++) {
+        header_text((SweepFormat)f, line, sizeof line);
+        if (len >= strlen(line) && memcmp(text, line, strlen(line)) == 0)
+            return f;
+    }
+    return len == 0 || g_str_has_prefix(text, "{\"policy\":") ? SWEEP_JSONL : -1;
+}
+
+SimStatus sim_sweep_merge(const char *const *paths, int count, FILE *out, SimError *err)
+{
+    int format = -1;
+    GPtrArray *texts = g_ptr_array_new_with_free_func(g_free);
+    for (int i = 0; i < count && !err->status; i++) {
+        gchar *text = NULL;
+        gsize len = 0;
+        if (!g_file_get_contents(paths[i], &text, &len, NULL)) {
+            sim_error_set(err, SIM_ERR_IO, "cannot read %s", paths[i]);
+            break;
+        }
+        g_ptr_array_add(texts, text);
+        int f = output_format(text, len);
+        if (f < 0 || (len && text[len - 1] != '\n'))
+            sim_error_set(err, SIM_ERR_INPUT, "%s is not a whole sweep output (CSV, JSONL or table of sim sweep)",
+                          paths[i]);
+        else if (format >= 0 && f != format && len)
+            sim_error_set(err, SIM_ERR_INPUT, "%s is in another format than %s", paths[i], paths[0]);
+        else if (len || format < 0)
+            format = len ? f : format;
+    }
+    char header[512];
+    header_text(format < 0 ? SWEEP_JSONL : (SweepFormat)format, header, sizeof header);
+    for (guint i = 0; i < texts->len && !err->status; i++)
+        if (!*(const char *)g_ptr_array_index(texts, i) && header[0])
+            sim_error_set(err, SIM_ERR_INPUT, "%s is empty, not a slice with a header like %s", paths[i], paths[0]);
+    if (!err->status)
+        fputs(header, out); /* once; every slice's own copy is skipped below */
+    for (guint i = 0; i < texts->len && !err->status; i++)
+        fputs((const char *)g_ptr_array_index(texts, i) + strlen(header), out);
+    if (!err->status && (fflush(out) || ferror(out)))
+        sim_error_set(err, SIM_ERR_IO, "cannot write the merged output");
+    g_ptr_array_free(texts, TRUE);
+    return err->status;
 }
 
 /* text as a CSV field (quoted when needed) or a JSON string. */

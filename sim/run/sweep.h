@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "job.h"
 
 typedef enum { SWEEP_TABLE, SWEEP_CSV, SWEEP_JSONL } SweepFormat;
 
@@ -31,10 +32,28 @@ typedef struct {
 
 typedef struct SimSweep SimSweep;
 
+/* Which part of a config a run covers. */
+typedef struct {
+    int shard_index;    /* K of --shard K/N (1..shard_count); 0: every point */
+    int shard_count;    /* N: the points cut into N contiguous ranges of whole points, K-th = points
+                         * [P (K-1) / N, P K / N) of P, so the slices in order are the whole output */
+    int64_t row;        /* --row: 1-based row of the whole config; only its point runs and the row is
+                         * selected (sim_sweep_selected); 0: none. Beyond the last row: a usage error */
+} SimSweepPart;
+
 /* Expands a validated config into rows (skipping policies that do not support a point's mask), checks
  * each job's size (and each memory cap against this machine's memory), then reads the latency matrix
  * files that fit under the cap. NULL with every error in diag. */
 SimSweep *sim_sweep_new(const SimConfig *cfg, bool is_sweep, SimDiag *diag);
+/* The same for a part of the config: every point is still validated and sized (a config fails the same
+ * way in every part); only the part's rows are kept and only its latency matrix files are read. */
+SimSweep *sim_sweep_new_part(const SimConfig *cfg, bool is_sweep, const SimSweepPart *part, SimDiag *diag);
+/* The index among the rows of the row --row selected, or -1. */
+int64_t sim_sweep_selected(const SimSweep *s);
+/* After a run: runs the selected row's job again (the same AttnJob: costs, latency matrix) with the
+ * output paths and trace options of outputs (other fields ignored), so the files show the row's
+ * makespan. SIM_ERR_INPUT when that row was skipped; the job's errors otherwise. */
+SimStatus sim_sweep_write_outputs(const SimSweep *s, const AttnJob *outputs, SimError *err);
 void sim_sweep_free(SimSweep *s);
 int64_t sim_sweep_row_count(const SimSweep *s);
 const SimSweepRow *sim_sweep_row(const SimSweep *s, int64_t i);
@@ -49,6 +68,11 @@ SimStatus sim_sweep_run(SimSweep *s, int jobs, volatile sig_atomic_t *stop, SimS
                         SimSweepProgress progress, void *ctx, SimError *err);
 
 void sim_sweep_write_header(FILE *f, SweepFormat format);
+/* Joins the outputs of sim sweep --shard K/N, given in order K = 1..N, into what one run writes: the
+ * header once (CSV, table), then every slice's rows in order. The speedups are already right, since a
+ * slice holds whole points. Errors: SIM_ERR_IO (unreadable, writing), SIM_ERR_INPUT (not a sweep
+ * output, formats mixed). Reads every file before writing. O(total bytes). */
+SimStatus sim_sweep_merge(const char *const *paths, int count, FILE *out, SimError *err);
 void sim_sweep_write_row(FILE *f, SweepFormat format, const SimSweepRow *row);
 /* TFLOPS over seqlen per policy, one panel per (mask, head_dim), through gnuplot: writes png_path and,
  * beside it, the .gp script and .dat data (png_path minus .png, plus .gp/.dat). Uses emitted rows only. */

@@ -547,8 +547,21 @@ static int panel_of(GArray *panels, const SimSweepRow *r)
     return (int)panels->len - 1;
 }
 
+/* A policy's line style, the same in every panel and every plot: by registry order, a Tableau 10 colour
+ * and a point type. */
+static void policy_style(FILE *gp, const char *policy)
+{
+    static const uint32_t palette[10] = { 0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
+                                          0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf };
+    int k = 0;
+    while (k < policy_count() && strcmp(policy_at(k)->name, policy) != 0)
+        k++;
+    fprintf(gp, "lc rgb '#%06x' pt %d", (unsigned)palette[k % 10], k % 13 + 1);
+}
+
 /* .dat: one block per (panel, policy) in order of first appearance ("seqlen tflops" lines, blocks
- * separated by two blank lines so gnuplot's `index` picks them); .gp: one panel each. */
+ * separated by two blank lines so gnuplot's `index` picks them); .gp: one panel each, y from zero, each
+ * policy in its one colour and point type (policy_style) in every panel. */
 static void write_plot_files(const SimSweep *s, FILE *dat, FILE *gp, const char *dat_name, const char *png_name)
 {
     GArray *panels = g_array_new(FALSE, FALSE, sizeof(int64_t));
@@ -561,7 +574,7 @@ static void write_plot_files(const SimSweep *s, FILE *dat, FILE *gp, const char 
                 "if (!exists(\"datafile\")) datafile = '%s'\n"
                 "set terminal pngcairo noenhanced size %d,%d font ',10'\nset output outfile\n"
                 "set multiplot layout %d,%d\nset logscale x 2\nset xlabel 'seqlen'\nset ylabel 'TFLOPS'\n"
-                "set key left top\nset grid\n", png_name, dat_name, 640 * cols, 420 * rows, rows, cols);
+                "set key left bottom\nset grid\nset yrange [0:*]\n", png_name, dat_name, 640 * cols, 420 * rows, rows, cols);
     for (guint p = 0; p < panels->len; p++) {
         int64_t key = g_array_index(panels, int64_t, p);
         fprintf(gp, "set title '%s mask, head_dim %" PRId64 "'\nplot", key % 2 ? "causal" : "full", key / 2);
@@ -580,8 +593,9 @@ static void write_plot_files(const SimSweep *s, FILE *dat, FILE *gp, const char 
                 if (has_plot_value(&s->rows[k]) && s->rows[k].policy == r->policy && panel_of(panels, &s->rows[k]) == (int)p)
                     fprintf(dat, "%" PRId64 " %.3f\n", s->rows[k].cfg->shape.seqlen_q, s->rows[k].tflops);
             fprintf(dat, "\n\n");
-            fprintf(gp, "%s datafile index %d using 1:2 with linespoints title '%s'", n_seen > 1 ? "," : "",
-                    block++, r->policy);
+            fprintf(gp, "%s datafile index %d using 1:2 with linespoints ", n_seen > 1 ? "," : "", block++);
+            policy_style(gp, r->policy);
+            fprintf(gp, " title '%s'", r->policy);
         }
         fprintf(gp, "\n");
     }

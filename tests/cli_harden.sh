@@ -21,9 +21,16 @@ if [ -e /dev/full ]; then
     [ -c /dev/full ] && ok h1-dev-full-kept || fail h1-dev-full-kept "$(ls -l /dev/full)"
 else skip h1-dev-full "no /dev/full"; fi
 mkfifo "$tmp/fifo"
-cat "$tmp/fifo" >"$tmp/from-fifo" &
-expect_exit h1-fifo 0 "$sim" --n 8 --csv "$tmp/fifo"
-wait
+# The reader must have the FIFO open before the writer tries (sim refuses a FIFO nobody reads, rather than
+# block): retry while the background reader starts, and never wait on a reader that got no writer.
+timeout 30 cat "$tmp/fifo" >"$tmp/from-fifo" &
+reader=$!
+for _ in $(seq 100); do
+    "$sim" --n 8 --csv "$tmp/fifo" >"$tmp/out" 2>"$tmp/err" && break
+    sleep 0.1
+done
+[ -s "$tmp/err" ] && fail h1-fifo "$(cat "$tmp/err")" || ok h1-fifo
+wait "$reader"
 [ -p "$tmp/fifo" ] && grep -q '^op,cta,sm' "$tmp/from-fifo" && ok h1-fifo-kept || fail h1-fifo-kept "$(ls -l "$tmp")"
 expect_error h1-fifo-no-reader "no process is reading the FIFO" "$sim" --n 8 --csv "$tmp/fifo"
 mkdir "$tmp/real"

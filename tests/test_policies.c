@@ -142,7 +142,7 @@ START_TEST(plan_check_refuses_each_violation)
     SimError err = { 0 };
     Plan *plan = build("fa3", &wl);
     ck_assert_int_eq(plan_check(plan, "", &err), SIM_OK);
-    for (int v = 0; v < 5; v++) {
+    for (int v = 0; v < 6; v++) {
         Plan *bad = build("fa3", &wl);
         if (v == 0)
             for (int64_t i = 0; i < bad->task_count; i++)
@@ -153,8 +153,10 @@ START_TEST(plan_check_refuses_each_violation)
             bad->ctas[1].task_begin++; /* CTAs no longer partition the tasks */
         else if (v == 3)
             bad->ctas[0].slot = 0; /* a pin in a plan that is not persistent */
-        else
+        else if (v == 4)
             bad->tasks[0].q = -1; /* out of range */
+        else
+            plan_add_cta(bad, -1); /* an empty CTA (the engine would have nothing to run on its unit) */
         err = (SimError){ 0 };
         ck_assert_int_eq(plan_check(bad, "x: ", &err), SIM_ERR_SCHEDULE);
         ck_assert_msg(strncmp(err.msg, "x: plan fa3", 11) == 0, "%s", err.msg);

@@ -19,6 +19,7 @@
 
 typedef struct {
     bool is_json, has_tolerance, is_predict;
+    int64_t max_memory_mb;   /* every trace held at once, and each plan read, within this */
     double tolerance, speedup_tolerance_pp;
     const char *matrix_path, *baseline_path, *profile_path;
     GPtrArray *paths;   /* trace files, sorted */
@@ -40,6 +41,7 @@ static const char usage[] =
     "  --speedup-tolerance PP   largest |speedup error| allowed, percentage points (default 2)\n"
     "  --latency-matrix FILE    per-SM-pair signal latency (gpu-calib output); its median is the model's\n"
     "  --baseline FILE          compare with an earlier --json output instead: exit 1 on any regression\n"
+    "  --max-memory-mb MB       refuse traces that would need more in all (default 4096)\n"
     "Exit status: 0 within tolerance, 1 beyond it (or a regression), 2 bad usage or input.\n";
 
 static int cmp_str(gconstpointer a, gconstpointer b)
@@ -79,9 +81,10 @@ static int parse_args(ValidateOptions *o, int argc, char **argv, SimError *err)
         { "json", no_argument, NULL, 'j' }, { "tolerance", required_argument, NULL, 't' },
         { "speedup-tolerance", required_argument, NULL, 's' }, { "latency-matrix", required_argument, NULL, 'l' },
         { "baseline", required_argument, NULL, 'b' }, { "help", no_argument, NULL, 'h' },
-        { "profile", required_argument, NULL, 'p' }, { "predict", no_argument, NULL, 'P' }, { NULL, 0, NULL, 0 },
+        { "profile", required_argument, NULL, 'p' }, { "predict", no_argument, NULL, 'P' },
+        { "max-memory-mb", required_argument, NULL, 'm' }, { NULL, 0, NULL, 0 },
     };
-    *o = (ValidateOptions){ .tolerance = 0.03, .speedup_tolerance_pp = 2.0, .paths = g_ptr_array_new_with_free_func(g_free) };
+    *o = (ValidateOptions){ .max_memory_mb = 4096, .tolerance = 0.03, .speedup_tolerance_pp = 2.0, .paths = g_ptr_array_new_with_free_func(g_free) };
     opterr = 0, optind = 1;
     int opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -99,6 +102,8 @@ static int parse_args(ValidateOptions *o, int argc, char **argv, SimError *err)
             o->profile_path = optarg;
         else if (opt == 'P')
             o->is_predict = true;
+        else if (opt == 'm')
+            cli_parse_int64("--max-memory-mb", optarg, 1, INT64_MAX >> 20, &o->max_memory_mb, err);
         else if (opt == 't' || opt == 's') {
             *target = g_ascii_strtod(optarg, &end);
             o->has_tolerance |= opt == 't';
@@ -408,14 +413,22 @@ int sim_cmd_validate(int argc, char **argv)
     HwProfile *profile = NULL;
     if (rc < 0 && o.profile_path)
         sim_profile_read(o.profile_path, &profile, &err);
-    for (int i = 0; rc < 0 && i < count && !err.status; i++)
-        if (sim_trace_load(o.paths->pdata[i], &traces[i], &err) == SIM_OK && o.matrix_path && !matrix &&
-            sim_latency_matrix_load(o.matrix_path, traces[0]->wl.n_sm, &matrix, &is_legacy, &err) == SIM_OK &&
-            is_legacy)
+    int64_t room = o.max_memory_mb << 20; /* the traces are all held at once: one budget for them */
+    for (int i = 0; rc < 0 && i < count && !err.status; i++) {
+        if (sim_trace_load_capped(o.paths->pdata[i], room, &traces[i], &err) != SIM_OK)
+            break;
+        room -= traces[i]->task_count * (int64_t)(sizeof(TraceTask) + 16);
+        if (room < 0)
+            sim_error_set(&err, SIM_ERR_LIMIT, "%s: the traces so far need more than --max-memory-mb %" PRId64 " MB",
+                          traces[i]->path, o.max_memory_mb);
+        else if (o.matrix_path && !matrix &&
+                 sim_latency_matrix_load(o.matrix_path, traces[0]->wl.n_sm, &matrix, &is_legacy, &err) == SIM_OK &&
+                 is_legacy)
             fprintf(stderr, "sim: note: %s is in the older plain latency-matrix format; gpu-calib's JSON "
                     "(docs/gpu.md) is the one format written now\n", o.matrix_path);
+    }
     for (int i = 0; rc < 0 && i < count && !err.status; i++) {
-        Plan *plan = given_plan(traces[i], 4096, &err);
+        Plan *plan = given_plan(traces[i], o.max_memory_mb, &err);
         if (!err.status)
             sim_validate_trace(traces[i], plan, traces[i]->wl.n_sm == traces[0]->wl.n_sm ? matrix : NULL, profile,
                                &checks[i], &err);

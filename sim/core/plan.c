@@ -130,6 +130,9 @@ static SimStatus check_ctas(const Plan *plan, const char *where, SimError *err)
     int64_t next = 0;
     for (int32_t i = 0; i < plan->cta_count; i++) {
         const PlanCta *c = &plan->ctas[i];
+        if (c->task_count == 0)
+            return sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s: CTA %d has no task (a CTA must compute at least "
+                                 "one tile pair)", where, plan->policy, i);
         if (c->task_begin != next || c->task_count < 0 || c->task_begin + (int64_t)c->task_count > plan->task_count)
             return sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s: CTA %d does not take the tasks after CTA %d's "
                                  "(each task must belong to exactly one CTA, in launch order)", where,

@@ -81,7 +81,7 @@ int64_t plan_tasks_per_head(const Workload *wl);
 const char *plan_mask_name(Mask mask);
 
 /* The plan invariant: the workload is in range; CTAs partition the task array in order (launch order a
- * permutation of the CTAs, each task in exactly one CTA); persistent plans pin every CTA to a slot in
+ * permutation of the CTAs, each task in exactly one CTA, no CTA empty); persistent plans pin every CTA to a slot in
  * 0..n_sm-1 and others pin none; every task's tile pair is in range and kept by the mask; each kept pair
  * appears exactly once; the ranks of every dQ row are a permutation of 0..len-1. SIM_ERR_SCHEDULE with a
  * sentence naming the first offending task or CTA (prefixed by where, e.g. "plan.txt: ", may be "").

@@ -57,6 +57,7 @@ static const char usage[] =
     "  --trace-max-mb MB   refuse traces estimated above this size (default 512)\n"
     "  --csv FILE          write one row per phase: SM, head, kv, q, start, end, wait, critical\n"
     "  --gantt FILE.png|FILE.svg  draw a Gantt chart with gnuplot (keeps FILE.gp and FILE.dat beside it)\n"
+    "  --gantt-labels      write \"kv,q\" in each Gantt box wide enough to hold it\n"
     "  --analysis LEVEL    full (default), summary (no per-op critical marks) or none (the engine only:\n"
     "                      makespan; no critical path, busy time or Lemma 1)\n"
     "  --max-memory-mb MB  refuse inputs whose simulation would need more (default 4096; at most this\n"
@@ -95,7 +96,8 @@ static SimStatus parse_int(const char *flag, const char *text, int64_t lo, int64
 
 enum { OPT_LIST = 256, OPT_HELP, OPT_VERSION, OPT_KV, OPT_Q, OPT_MASK, OPT_RATIO, OPT_SWIZZLE, OPT_LAT,
        OPT_REDUCE, OPT_BUFS, OPT_JSON, OPT_DOT, OPT_PLAN, OPT_MEM, OPT_TRACE, OPT_FLOWS, OPT_TRACE_MB, OPT_CSV,
-       OPT_GANTT, OPT_PLAN_IN, OPT_ANALYSIS, OPT_SEQLEN, OPT_HDIM, OPT_BATCH, OPT_HW, OPT_PROFILE, OPT_MODEL };
+       OPT_GANTT, OPT_PLAN_IN, OPT_ANALYSIS, OPT_SEQLEN, OPT_HDIM, OPT_BATCH, OPT_HW, OPT_PROFILE, OPT_MODEL,
+       OPT_GANTT_LABELS };
 
 static const struct option long_options[] = {
     { "policy", required_argument, NULL, 'p' }, { "n", required_argument, NULL, 'n' },
@@ -109,7 +111,7 @@ static const struct option long_options[] = {
     { "max-memory-mb", required_argument, NULL, OPT_MEM }, { "list-policies", no_argument, NULL, OPT_LIST },
     { "trace", required_argument, NULL, OPT_TRACE }, { "trace-flows", no_argument, NULL, OPT_FLOWS },
     { "trace-max-mb", required_argument, NULL, OPT_TRACE_MB }, { "csv", required_argument, NULL, OPT_CSV },
-    { "gantt", required_argument, NULL, OPT_GANTT }, { "plan", required_argument, NULL, OPT_PLAN_IN },
+    { "gantt", required_argument, NULL, OPT_GANTT }, { "gantt-labels", no_argument, NULL, OPT_GANTT_LABELS }, { "plan", required_argument, NULL, OPT_PLAN_IN },
     { "analysis", required_argument, NULL, OPT_ANALYSIS }, { "seqlen", required_argument, NULL, OPT_SEQLEN },
     { "head-dim", required_argument, NULL, OPT_HDIM }, { "batch", required_argument, NULL, OPT_BATCH },
     { "hardware", required_argument, NULL, OPT_HW }, { "profile", required_argument, NULL, OPT_PROFILE },
@@ -183,6 +185,7 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
     case OPT_TRACE_MB: return cli_parse_int64(flag, arg, 1, 1 << 20, &o->job.trace_max_mb, err);
     case OPT_CSV: o->job.csv_path = arg; return SIM_OK;
     case OPT_GANTT: o->job.gantt_path = arg; return sim_render_gantt_check_path(arg, err);
+    case OPT_GANTT_LABELS: o->job.has_gantt_labels = true; return SIM_OK;
     }
     return sim_error_set(err, SIM_ERR_USAGE, "unknown option %s (see sim --help)", flag);
 }
@@ -239,6 +242,8 @@ static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
                              o->workload_flag), cli_fail(err);
     if (o->job.has_trace_flows && !o->job.trace_path)
         return sim_error_set(err, SIM_ERR_USAGE, "--trace-flows needs --trace FILE"), cli_fail(err);
+    if (o->job.has_gantt_labels && !o->job.gantt_path)
+        return sim_error_set(err, SIM_ERR_USAGE, "--gantt-labels needs --gantt FILE"), cli_fail(err);
     if (check_paths(o, err) != SIM_OK)
         return cli_fail(err);
     if ((o->shape.head_dim || o->shape.batch || o->shape.preset || o->shape.profile_path || o->shape.is_paper) &&

@@ -64,6 +64,8 @@ typedef struct {
                                        * caption says so; 0: 48 */
     int64_t max_boxes;                /* refuse (SIM_ERR_LIMIT) charts with more boxes; 0: 1000000 */
     const char *gnuplot;              /* program to run; NULL: "gnuplot" found on PATH */
+    const char *box_label_args[2];    /* two of spec->arg_names whose values label each box wide enough
+                                       * to hold them, "a,b" (attention: "kv", "q"); NULL: no labels */
 } SimGanttOptions;
 
 /* Fills out for op: the defaults above, then spec->label if set. */
@@ -94,7 +96,8 @@ SimStatus sim_render_csv(const SimRenderSpec *spec, const char *path, SimError *
 
 /* Gantt chart: path must end in .png or .svg (else SIM_ERR_USAGE). Writes STEM.dat (the boxes) and
  * STEM.gp (the script; `gnuplot STEM.gp` in that directory redraws path) beside it and runs gnuplot
- * there. Units on y (unit 0 on top), time on x; colour per label group, reductions lighter,
+ * there. Units on y (unit 0 on top), time on x; colour per label group (16 distinct colours, each in the
+ * key outside the plot; more groups: colour = group mod 16, said in the caption), reductions lighter,
  * idle time grey, critical ops outlined in black. Errors: SIM_ERR_USAGE (suffix, a quote in the path),
  * SIM_ERR_LIMIT (over max_boxes), SIM_ERR_IO (writing, gnuplot missing or failing). */
 SimStatus sim_render_gantt(const SimRenderSpec *spec, const SimGanttOptions *opt, const char *path,

@@ -13,11 +13,13 @@
 #include "output.h"
 
 enum { CLASS_IDLE, CLASS_COMPUTE, CLASS_REDUCE, CLASS_CRITICAL, CLASS_COUNT };
-enum { PALETTE_SIZE = 10, LEGEND_GROUPS = 8 };
+enum { PALETTE_SIZE = 16, LEGEND_GROUPS = 16 };
 
-/* Tableau 10; idle is a lighter grey than its grey. */
+/* Tableau 10, then six dark colours of Vega's category20b (dark, so that their lighter reduction tints
+ * do not pass for another group's compute); idle is a lighter grey than its grey. */
 static const uint32_t palette[PALETTE_SIZE] = { 0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
-                                                0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf };
+                                                0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf,
+                                                0x393b79, 0x637939, 0x8c6d31, 0x843c39, 0x7b4173, 0x5254a3 };
 
 typedef struct {
     const SimRenderSpec *spec;
@@ -28,6 +30,8 @@ typedef struct {
     int64_t count[CLASS_COUNT];    /* boxes per class */
     int32_t max_group;             /* largest label group seen; -1 none */
     bool has_kind[SIM_OP_KIND_COUNT];
+    int label_arg[2];              /* indices in spec->arg_names of the box labels; -1: no labels */
+    int64_t label_count;           /* boxes wide enough for their label */
 } Layout;
 
 SimStatus sim_render_gantt_check_path(const char *path, SimError *err)
@@ -94,6 +98,32 @@ static void write_box(FILE *f, const Layout *g, int64_t op, uint32_t rgb, bool i
     fprintf(f, " %.3f %.3f %" PRIu32 "\n", lo, hi, rgb);
 }
 
+/* Box labels "a,b" (opt->box_label_args): counts them (f NULL) or writes "x y text" lines, for compute
+ * and reduction boxes at least about 7 px per character wide (of a 1100 px plot). */
+static void scan_labels(Layout *g, FILE *f)
+{
+    const SimRenderSpec *spec = g->spec;
+    const SimProgram *p = spec->program;
+    const SimSchedule *s = spec->schedule;
+    for (int64_t op = 0; g->label_arg[0] >= 0 && op < p->op_count; op++) {
+        if (!is_drawn(g, op))
+            continue;
+        SimRenderLabel l;
+        sim_render_label(spec, op, &l);
+        char text[48];
+        snprintf(text, sizeof text, "%" PRId64 ",%" PRId64, l.args[g->label_arg[0]], l.args[g->label_arg[1]]);
+        if (1100.0 * (double)p->ops[op].duration_ns < (7.0 * (double)strlen(text) + 4) * (double)s->makespan_ns)
+            continue;
+        g->label_count += f == NULL;
+        if (f) {
+            double lo, hi;
+            band(g, op, false, &lo, &hi);
+            print_x(f, g, (s->start_ns[op] + s->end_ns[op]) / 2);
+            fprintf(f, " %.3f \"%s\"\n", (lo + hi) / 2, text);
+        }
+    }
+}
+
 /* Counts boxes per class (first pass) or writes the block of one class (second pass). */
 static void scan_class(Layout *g, int cls, FILE *f)
 {
@@ -144,7 +174,8 @@ static char *caption(const Layout *g)
     const SimProgram *p = spec->program;
     const char *unit = spec->unit_name ? spec->unit_name : "unit";
     GString *c = g_string_new(NULL);
-    g_string_append_printf(c, "colour = %s", spec->group_name && g->max_group >= 0 ? spec->group_name : "phase");
+    g_string_append_printf(c, "colour = %s%s", spec->group_name && g->max_group >= 0 ? spec->group_name : "phase",
+                           spec->group_name && g->max_group >= PALETTE_SIZE ? " mod 16" : "");
     if (g->has_kind[SIM_OP_REDUCE])
         g_string_append(c, "; lighter boxes = reductions");
     g_string_append_printf(c, "; grey = idle; black %s = critical path", g->is_dense ? "stripe" : "outline");
@@ -155,13 +186,17 @@ static char *caption(const Layout *g)
             g_string_append_printf(c, "%s %s", k ? "," : "", name ? name : "engine");
         }
     }
+    if (g->label_count)
+        g_string_append_printf(c, "; boxes labelled %s,%s", spec->arg_names[g->label_arg[0]],
+                               spec->arg_names[g->label_arg[1]]);
     if (g->stride > 1)
         g_string_append_printf(c, "\\nsampled: every %d%s %s drawn (%d of %d)", g->stride,
                                g->stride == 2 ? "nd" : g->stride == 3 ? "rd" : "th", unit, g->rows, p->n_units);
     return g_string_free(c, FALSE);
 }
 
-/* Invisible plot entries that make the key: one per group (up to LEGEND_GROUPS), reduction, critical. */
+/* Invisible plot entries that make the key, one column outside the plot: one per group (up to
+ * LEGEND_GROUPS, each its own colour), reduction, critical. */
 static void write_legend(FILE *f, const Layout *g)
 {
     const SimRenderSpec *spec = g->spec;
@@ -170,8 +205,8 @@ static void write_legend(FILE *f, const Layout *g)
         fprintf(f, ", \\\n     NaN with boxes fs solid fc rgb '#%06" PRIx32 "' title '%s %d'",
                 palette[k % PALETTE_SIZE], group, k);
     if (g->max_group >= LEGEND_GROUPS)
-        fprintf(f, ", \\\n     NaN with boxes fs empty lc rgb 'white' title '... %d %ss in all'", g->max_group + 1,
-                group);
+        fprintf(f, ", \\\n     NaN with boxes fs empty lc rgb 'white' title '... %d %ss in all (colour = %s mod 16)'",
+                g->max_group + 1, group, group);
     for (int k = 0; g->max_group < 0 && k < SIM_OP_KIND_COUNT; k++)
         if (g->has_kind[k])
             fprintf(f, ", \\\n     NaN with boxes fs solid fc rgb '#%06" PRIx32 "' title '%s'",
@@ -213,11 +248,15 @@ static void write_script(FILE *f, const Layout *g, const char *dat_base, const c
                                        "@rgb with boxxyerror fc rgb variable",
                                        g->is_dense ? "@box with boxxyerror fc rgb 'black' fs solid"
                                                    : "@box with boxxyerror lc rgb 'black' lw 2 fs empty" };
-    for (int cls = 0, index = 0; cls < CLASS_COUNT; cls++)
+    int blocks = 0;
+    for (int cls = 0; cls < CLASS_COUNT; cls++)
         if (g->count[cls]) {
-            fprintf(f, "%sdatafile index %d using %s notitle", index ? ", \\\n     " : "", index, style[cls]);
-            index++;
+            fprintf(f, "%sdatafile index %d using %s notitle", blocks ? ", \\\n     " : "", blocks, style[cls]);
+            blocks++;
         }
+    if (g->label_count) /* the labels' block follows the boxes' */
+        fprintf(f, ", \\\n     datafile index %d using 1:2:3 with labels font ',7' tc rgb 'black' notitle",
+                blocks);
     write_legend(f, g);
 }
 
@@ -241,6 +280,14 @@ static void layout(Layout *g, const SimRenderSpec *spec, const SimGanttOptions *
     g->rows = (n + g->stride - 1) / g->stride;
     for (int cls = 0; cls < CLASS_COUNT; cls++)
         scan_class(g, cls, NULL);
+    g->label_arg[0] = g->label_arg[1] = -1;
+    for (int k = 0; k < 2 && opt->box_label_args[0]; k++)
+        for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++)
+            if (opt->box_label_args[k] && strcmp(spec->arg_names[i], opt->box_label_args[k]) == 0)
+                g->label_arg[k] = i;
+    if (g->label_arg[0] < 0 || g->label_arg[1] < 0)
+        g->label_arg[0] = g->label_arg[1] = -1;
+    scan_labels(g, NULL);
     /* Mean drawn box about 1100 px * duration / makespan wide; below 6 px outlines would hide colours. */
     const SimProgram *p = spec->program;
     int64_t drawn = 0, busy = 0;
@@ -266,6 +313,11 @@ static SimStatus draw(Layout *g, const SimGanttOptions *opt, const char *path, S
                 scan_class(g, cls, dat.f);
                 fputs("\n\n", dat.f);
             }
+        if (g->label_count) {
+            fputs("# box labels: x y text\n", dat.f);
+            scan_labels(g, dat.f);
+            fputs("\n\n", dat.f);
+        }
         char *dat_base = g_path_get_basename(dat_path), *img_base = g_path_get_basename(path);
         write_script(gp.f, g, dat_base, img_base);
         g_free(dat_base), g_free(img_base);

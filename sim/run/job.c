@@ -139,7 +139,7 @@ static SimStatus render_outputs(const AttnJob *job, const Plan *plan, const SimP
     AttnRenderText text;
     SimRenderSpec spec = attention_spec(job, plan, prog, s, a, &text);
     SimTraceOptions topt = { .has_flows = job->has_trace_flows, .max_bytes = job->trace_max_mb << 20 };
-    SimGanttOptions gopt = { 0 };
+    SimGanttOptions gopt = { .box_label_args = { job->has_gantt_labels ? "kv" : NULL, "q" } };
     if (job->trace_path)
         sim_render_trace(&spec, &topt, job->trace_path, err);
     if (!err->status && job->csv_path)

@@ -30,6 +30,7 @@ typedef struct {
     int64_t trace_max_mb;        /* refuse traces estimated above this; 0: no cap */
     const char *csv_path;        /* one row per phase */
     const char *gantt_path;      /* .png or .svg through gnuplot, with its .gp and .dat beside it */
+    bool has_gantt_labels;       /* "kv,q" in each Gantt box wide enough for it */
     SimAnalysisLevel analysis;   /* how much DAG analysis (analyze.h); 0 = FULL; outputs that mark critical
                                   * ops (DOT, trace, CSV, Gantt) get FULL whatever this says */
 } AttnJob;

@@ -75,6 +75,10 @@ fi
 expect_error row-beyond "--row 1000: the config has $(($(wc -l <"$tmp/all.csv") - 1)) rows" "$sim" sweep "$ci" --row 1000
 expect_error outputs-need-row "select its row with --row K" "$sim" sweep "$ci" --trace "$tmp/x.json"
 expect_error row-and-shard "--row and --shard exclude each other" "$sim" sweep "$ci" --row 1 --shard 1/2
+expect_error row-two-stdouts "only one output can go to standard output" "$sim" sweep "$ci" --row 1 --trace -
+expect_exit row-trace-stdout 0 "$sim" sweep "$ci" --row 1 --trace - -o "$tmp/r1.csv"
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out" && [ "$(wc -l <"$tmp/r1.csv")" -eq 2 ] \
+    && ok row-trace-stdout-is-the-trace || fail row-trace-stdout-is-the-trace "stdout is not the trace alone"
 expect_error row-flows-need-trace "--trace-flows needs --trace" "$sim" sweep "$ci" --row 1 --trace-flows
 expect_exit row-skipped 2 "$sim" sweep "$ci" --set 'sweep={}' \
     --set workload.mask=causal --set 'policies=["symmetric-shift"]' --set workload.seqlen_q=640 --row 1 --csv "$tmp/s.csv"

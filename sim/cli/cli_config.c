@@ -146,6 +146,15 @@ static SimStatus check_combination(const RunOptions *o, SimError *err)
         return sim_error_set(err, SIM_ERR_USAGE, "--trace-flows needs --trace FILE");
     if (o->row && o->shard[1])
         return sim_error_set(err, SIM_ERR_USAGE, "--row and --shard exclude each other (a row is one job)");
+    const AttnJob *j = &o->outputs;
+    const char *job_paths[] = { j->dot_path, j->plan_path, j->trace_path, j->csv_path };
+    bool rows_to_stdout = !o->out_path || strcmp(o->out_path, "-") == 0;
+    for (size_t i = 0; i < G_N_ELEMENTS(job_paths); i++)
+        if (job_paths[i] && strcmp(job_paths[i], "-") == 0 && rows_to_stdout)
+            return sim_error_set(err, SIM_ERR_USAGE, "only one output can go to standard output ('-'), and the rows "
+                                 "already do: write the rows with -o FILE");
+        else if (job_paths[i] && strcmp(job_paths[i], "-") == 0)
+            rows_to_stdout = true;
     return SIM_OK;
 }
 

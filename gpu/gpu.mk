@@ -2,7 +2,8 @@
 # Included by the top-level Makefile (`make gpu`); stand-alone: make -f gpu/gpu.mk gpu
 # Objects go to build/gpu/; header dependencies come from nvcc -MMD.
 
-NVCC ?= $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
+# nvcc by its real path: reached through a symbolic link it cannot find its own crt/ and include/.
+NVCC ?= $(shell readlink -f "$$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")
 GPU_ARCH ?= -gencode=arch=compute_90a,code=sm_90a
 GPU_NVCCFLAGS ?= -O3 $(GPU_ARCH) -std=c++17 -lineinfo --Werror all-warnings \
 	-Xcompiler -Wall,-Wextra,-ffp-contract=off -Xptxas -warn-spills

@@ -8,7 +8,9 @@ GPU_BWD_DEPS := $(GPU_BWD_BUILD)/bwd.o $(GPU_BWD_BUILD)/pic/plan.o $(GPU_BWD_BUI
 GPU_BWD_LIB := $(GPU_BWD_BUILD)/libdashbwd.so
 GPU_BINS += bin/gpu-bwd bin/gpu-bwd-emu $(GPU_BWD_LIB)
 # The CPU emulation of the kernel (gpu/bwd/emu/): the kernel's source compiled by the host C++ compiler.
-GPU_BWD_CUDA_INC ?= $(dir $(NVCC))../include
+# Its CUDA headers: the include flags nvcc itself passes (read from `nvcc -dryrun`, so a toolkit with only
+# targets/<arch>/include, or an nvcc reached through a link or wrapper, works), else beside nvcc's real path.
+GPU_BWD_CUDA_INC ?= $(or $(shell $(NVCC) -dryrun -x cu -E /dev/null 2>&1 | sed -n 's/^\#\$$ \(SYSTEM_\)\{0,1\}INCLUDES=//p' | tr -d '"'),-I$(dir $(realpath $(NVCC)))../include)
 GPU_BWD_EMU_CXXFLAGS ?= -std=c++20 -O2 -fno-strict-aliasing -Wall -Wextra -Werror -Wno-unknown-pragmas
 
 gpu: bin/gpu-bwd bin/gpu-bwd-emu $(GPU_BWD_LIB)
@@ -42,7 +44,7 @@ bin/gpu-bwd: $(GPU_BWD_BUILD)/main.o $(GPU_BWD_DEPS)
 $(GPU_BWD_BUILD)/emu/emu_main.o: gpu/bwd/emu/emu_main.cc
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CXX     $<")
-	$(GPU_Q)$(CXX) $(GPU_BWD_EMU_CXXFLAGS) -DBWD_EMULATE -I$(GPU_BWD_CUDA_INC) $(GPU_INC) -MMD -MP -c $< -o $@
+	$(GPU_Q)$(CXX) $(GPU_BWD_EMU_CXXFLAGS) -DBWD_EMULATE $(GPU_BWD_CUDA_INC) $(GPU_INC) -MMD -MP -c $< -o $@
 
 bin/gpu-bwd-emu: $(GPU_BWD_BUILD)/emu/emu_main.o $(filter-out $(GPU_BWD_BUILD)/bwd.o,$(GPU_BWD_DEPS))
 	@mkdir -p $(@D)

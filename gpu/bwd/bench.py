@@ -122,7 +122,7 @@ def torch_fn(t, causal, scale, backend, deterministic=False):
 
     def fn():
         if deterministic:
-            torch.use_deterministic_algorithms(True, warn_only=True)
+            torch.use_deterministic_algorithms(True)  # warn_only=True would keep flash non-deterministic
         try:
             return torch.autograd.grad(o, (q, k, v), t["do"], retain_graph=True)
         finally:

@@ -54,4 +54,15 @@ expect_error bad-tolerance "--tolerance expects a non-negative number" "$sim" va
 expect_error memory-cap "over the limit" "$sim" validate traces/h100 --max-memory-mb 1
 mkdir "$tmp/empty"
 expect_error empty-dir "no trace files" "$sim" validate "$tmp/empty"
+# block masks of one size are distinct shapes (a fingerprint of the task set), not repeats of one
+if [ -d traces/h100-mask ]; then
+    "$sim" validate traces/h100-mask >"$tmp/mask.out" 2>&1
+    n=$(grep -c "^ranking .* block .* mask:[0-9a-f]\{16\} " "$tmp/mask.out")
+    [ "$n" -eq 4 ] && ok mask-groups || fail mask-groups "$n ranking groups for 4 masks: $(grep ^ranking "$tmp/mask.out")"
+    grep -q "noise floor 0.16% of 1 repeat sets" "$tmp/mask.out" && ok mask-repeats ||
+        fail mask-repeats "$(grep 'noise floor' "$tmp/mask.out")"
+else
+    skip mask-groups "no traces/h100-mask"
+    skip mask-repeats "no traces/h100-mask"
+fi
 finish

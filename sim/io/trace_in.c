@@ -162,6 +162,24 @@ static SimStatus load_row(Trace *t, const cJSON *row, int64_t i, const int *col,
     return SIM_OK;
 }
 
+/* A block mask is known by its tasks alone: the group gets a fingerprint of the set of (head, kv, q) the
+ * trace ran (a sum of per-task FNV-1a hashes, so the order of the rows does not matter). Traces of two
+ * block masks of one size are then two shapes, not repeats of one. */
+static void group_add_mask(Trace *t)
+{
+    uint64_t sum = 0;
+    for (int64_t i = 0; i < t->task_count; i++) {
+        const int32_t id[3] = { t->tasks[i].head, t->tasks[i].kv, t->tasks[i].q };
+        uint64_t h = 14695981039346656037ull;
+        for (size_t b = 0; b < sizeof id; b++)
+            h = (h ^ ((const unsigned char *)id)[b]) * 1099511628211ull;
+        sum += h;
+    }
+    char *group = g_strdup_printf("%s mask:%016" G_GINT64_MODIFIER "x", t->group, (guint64)sum);
+    g_free(t->group);
+    t->group = group;
+}
+
 static SimStatus load_tasks(Trace *t, const cJSON *columns, const cJSON *tasks, SimError *err)
 {
     int col[N_COLUMNS];
@@ -187,6 +205,8 @@ static SimStatus load_tasks(Trace *t, const cJSON *columns, const cJSON *tasks, 
     for (const cJSON *row = tasks->child; row; row = row->next, i++)
         if (load_row(t, row, i, col, err))
             return err->status;
+    if (t->wl.mask == MASK_BLOCK)
+        group_add_mask(t);
     return SIM_OK;
 }
 

@@ -17,6 +17,21 @@ import json, sys
 d = json.load(open(sys.argv[1])); del d["reduce_inflight"]["rows"][0]["median_ns"]; json.dump(d, open(sys.argv[2], "w"))
 ' "$raw" "$tmp/raw-bad.json"
 expect_error calibrate-bad-row "/reduce_inflight/rows/0/median_ns: missing" "$sim" calibrate "$tmp/raw-bad.json"
+# the second calibration (traces/calib4: store-warp rows for bulk and ldst, 1..132 SMs): the bulk row of
+# 64x128 at 32 rounds on one SM has reduce 3462.5 and wake -1742.1, so the reduction beside the compute is
+# counted from the staging (3462.5 - 1742.1 = 1720); the ldst rows are not read
+raw4=traces/calib4/calib-profile-raw.json
+if [ -f "$raw4" ]; then
+    expect_exit calibrate-calib4 0 "$sim" calibrate "$raw4" -o "$tmp/p4.json"
+    python3 -c '
+import json, sys
+t = [t for t in json.load(open(sys.argv[1]))["compute"] if (t["tile_m"], t["head_dim"]) == (64, 128)][0]
+sys.exit(0 if t["reduce_async_ns"] == 1720 else 1)' "$tmp/p4.json" && ok calibrate-calib4-wake ||
+        fail calibrate-calib4-wake "64x128 reduce_async_ns is not 1720"
+else
+    skip calibrate-calib4 "no $raw4"
+    skip calibrate-calib4-wake "no $raw4"
+fi
 sed 's/"version": 1/"version": 2/' "$profile" >"$tmp/v2.json"
 g=traces/h100-predict
 expect_error profile-version "/version: must be a number from 1 to 1" "$sim" validate "$g/fa3-full-q8-h2-cr1-serial.json.gz" --profile "$tmp/v2.json"

@@ -136,22 +136,31 @@ static void raw_compute(In *in, const cJSON *root, HwProfile *p)
 
 /* staging: the async deposit with every SM computing a long task (32 rounds), so that no reduction of
  * another SM overlaps it (the short-task rows measure that contention, which the load model does not
- * carry into the deposit). */
+ * carry into the deposit), and the bulk reduction beside the compute on one SM. Rows of other store-warp
+ * methods (\"op\", from 2026-11-23 on) are measurements the model does not use (docs/profile.md). The
+ * reduction is counted from the later of the store warp's wake and the tile's staging (reduce + min(wake,
+ * 0)): on a long task the store warp's stamp can read before the compute warps' staging stamp, and no part
+ * of the reduction precedes its tile. Older files name the column reduce_bulk_median_ns. */
 static void raw_staging(In *in, const cJSON *root, HwProfile *p)
 {
-    const cJSON *rows = array(in, get(in, root, "", "staging"), "/staging", "async", 256);
+    const cJSON *rows = array(in, get(in, root, "", "staging"), "/staging", "async", 1024);
     int i = 0;
     for (const cJSON *row = rows ? rows->child : NULL; row && !in->err->status; row = row->next, i++) {
         char path[64];
         snprintf(path, sizeof path, "/staging/async/%d", i);
+        const cJSON *op = cJSON_GetObjectItemCaseSensitive(row, "op");
         int sms = (int)integer(in, row, path, "sms", 1, 1 << 16);
-        if (integer(in, row, path, "compute_iters", 0, 1 << 20) != 32 || (sms != p->sm_count && sms != 1))
+        if (integer(in, row, path, "compute_iters", 0, 1 << 20) != 32 || (sms != p->sm_count && sms != 1) ||
+            (op && (!cJSON_IsString(op) || strcmp(op->valuestring, "bulk") != 0)))
             continue;
         ProfileTile *t = tile_of(p, (int)integer(in, row, path, "tile_m", 1, 1024), (int)integer(in, row, path, "head_dim", 1, 1024));
-        if (sms == 1)
-            t->reduce_async_ns = llround(num(in, row, path, "reduce_bulk_median_ns", 0, 1e9));
-        else
+        if (sms == 1) {
+            const char *key = cJSON_HasObjectItem(row, "reduce_median_ns") ? "reduce_median_ns" : "reduce_bulk_median_ns";
+            double wake = num(in, row, path, "store_wake_median_ns", -1e9, 1e9);
+            t->reduce_async_ns = llround(num(in, row, path, key, 0, 1e9) + MIN(wake, 0.0));
+        } else {
             t->deposit_ns = llround(num(in, row, path, "deposit_median_ns", 0, 1e9));
+        }
     }
 }
 

@@ -267,7 +267,7 @@ __global__ void __launch_bounds__(PROF_THREADS, 1)
  * minus the published start, +2: globaltimer at its end minus the published start. */
 __global__ void __launch_bounds__(GPU_COMPUTE_THREADS, 1)
     prof_reduce_k_kernel(float *dq, unsigned *sem, unsigned *arrive, unsigned long long *go, int tile, int op,
-                         int nthr, int rounds, long long *out, long long *span, int *err)
+                         int nthr, int rounds, int shift, long long *out, long long *span, int *err)
 {
     extern __shared__ __align__(128) unsigned char smem[];
     float *stage = (float *)smem;
@@ -275,7 +275,6 @@ __global__ void __launch_bounds__(GPU_COMPUTE_THREADS, 1)
     for (int i = tid; i < tile; i += blockDim.x)
         stage[i] = (float)((i * 7 + (int)blockIdx.x) % 97) * 0.001f;
     gpu_fence_proxy_smem();
-    float *dst = dq + (size_t)blockIdx.x * tile;
     unsigned *s = sem + (size_t)blockIdx.x * LAT_LINE;
     __shared__ long long t_go;
     __syncthreads();
@@ -298,6 +297,8 @@ __global__ void __launch_bounds__(GPU_COMPUTE_THREADS, 1)
             t_go = (long long)t;
         }
         __syncthreads();
+        /* shift 0: the CTA's own tile every round; shift 1: the tile CTA blk-1 added into the round before */
+        float *dst = dq + (size_t)((blockIdx.x + (unsigned)(r * shift)) % gridDim.x) * tile;
         const long long c0 = clock64(), gs = gpu_globaltimer();
         if (op == GPU_OP_BULK) {
             if (tid == 0) {
@@ -1390,8 +1391,10 @@ static void prof_async_staging(FILE *f, int sm_count)
     cudaFree(d_span);
 }
 
-/* (b) one tile reduction with k reductions started together on k SMs. */
-static void prof_reduce_inflight(FILE *f, int sm_count)
+/* (b) one tile reduction with k reductions started together on k SMs, into the CTA's own dQ tile every
+ * round (section reduce_inflight, shift 0), or into the tile another SM added into the round before
+ * (section reduce_migratory, shift 1: the executor's case, a row's previous rank on another SM). */
+static void prof_reduce_inflight(FILE *f, int sm_count, const char *section, int shift)
 {
     static const int ks[] = {1, 2, 4, 8, 16, 32, 64, 96, 132};
     const int nk = (int)(sizeof ks / sizeof ks[0]), rounds = 12, warm = 2;
@@ -1407,15 +1410,16 @@ static void prof_reduce_inflight(FILE *f, int sm_count)
     double *ns = (double *)malloc(sizeof(double) * rounds * sm_count), done[16], skew[16];
     GPU_CHECK(cudaFuncSetAttribute((const void *)prof_reduce_k_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    GPU_SMEM_BYTES));
-    fprintf(f, ",\n\"reduce_inflight\":{\"method\":\"k CTAs (cooperative launch, one per SM) meet at a grid barrier "
+    fprintf(f, ",\n\"%s\":{\"method\":\"k CTAs (cooperative launch, one per SM) meet at a grid barrier "
                "each round; the last to arrive publishes a start time 4 us ahead on %%globaltimer and every CTA spins "
-               "until it, then adds its staged fp32 tile from shared memory into its own dQ tile (distinct rows), "
+               "until it, then adds its staged fp32 tile from shared memory into %s (distinct rows), "
                "completes, fences and release-increments a semaphore, exactly as the executor's reduction phase; "
                "thread 0 times it with clock64 at the CTA's clock64/globaltimer ratio; %d rounds, the first %d "
                "dropped; median/p90/max over rounds x CTAs; all_done: last CTA's end minus the published start, "
                "median over rounds; start_skew: latest minus earliest start, median over rounds\",\"units\":\"ns\","
                "\"rounds\":%d,\"rows\":[",
-            rounds, warm, rounds);
+            section, shift ? "the dQ tile the CTA before it (block index - 1, mod k) added into the round before"
+                           : "its own dQ tile", rounds, warm, rounds);
     int row = 0;
     for (int ti = 0; ti < N_TILES; ti++)
         for (int vi = 0; vi < N_VARIANTS; vi++)
@@ -1426,7 +1430,7 @@ static void prof_reduce_inflight(FILE *f, int sm_count)
                 int rr = rounds;
                 GPU_CHECK(cudaMemset(d_arrive, 0, sizeof(unsigned) * LAT_LINE * rounds));
                 GPU_CHECK(cudaMemset(d_go, 0, sizeof(unsigned) * LAT_LINE * rounds));
-                void *args[] = {&d_dq, &d_sem, &d_arrive, &d_go, &tile, &op, &nthr, &rr, &d_out, &d_span, &d_err};
+                void *args[] = {&d_dq, &d_sem, &d_arrive, &d_go, &tile, &op, &nthr, &rr, &shift, &d_out, &d_span, &d_err};
                 GPU_CHECK(cudaLaunchCooperativeKernel((const void *)prof_reduce_k_kernel, k, GPU_COMPUTE_THREADS, args,
                                                       GPU_SMEM_BYTES, 0));
                 gpu_check_launch("profile reduce-in-flight kernel", __FILE__, __LINE__);
@@ -1456,7 +1460,7 @@ static void prof_reduce_inflight(FILE *f, int sm_count)
                            "\"start_skew_median_ns\":%.0f}",
                         row++ ? "," : "", t->tile_m, t->head_dim, tile * 4, v->name, v->nthr, k, med, p90, mx, dmed, smed);
                 if (ki == 0 || ks[ki] == 132 || ks[ki] == 16)
-                    printf("reduce %3dx%-3d %-9s k %3d: median %.0f p90 %.0f all_done %.0f skew %.0f ns\n", t->tile_m,
+                    printf("%s %3dx%-3d %-9s k %3d: median %.0f p90 %.0f all_done %.0f skew %.0f ns\n", section, t->tile_m,
                            t->head_dim, v->name, k, med, p90, dmed, smed);
             }
     fprintf(f, "\n]}");
@@ -2025,7 +2029,10 @@ static void run_profile(const Options *o, int sm_count, GpuMeta *meta)
         switch (s) {
         case 0: clocks[s].measured = prof_compute(f, sm_count); break;
         case 1: prof_async_staging(f, sm_count); break;
-        case 2: prof_reduce_inflight(f, sm_count); break;
+        case 2:
+            prof_reduce_inflight(f, sm_count, "reduce_inflight", 0);
+            prof_reduce_inflight(f, sm_count, "reduce_migratory", 1);
+            break;
         case 3: prof_handoff(f, sm_count); break;
         default: clocks[s].measured = prof_launch(f, sm_count); break;
         }

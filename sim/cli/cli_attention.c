@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "job.h"
+#include "mask_io.h"
 #include "output.h"
 #include "plan_io.h"
 #include "render.h"
@@ -24,6 +25,9 @@ typedef struct {
     ShapeOptions shape;          /* --seqlen etc.: the shape front end (cli_shape.c) */
     char tile_flag[64];          /* the last tile-level flag given (refused with --seqlen), "" none */
     bool is_policy_set;
+    const char *mask_spec;       /* --mask with a block mask's spec (not full or causal), or NULL */
+    const char *mask_file;       /* --mask-file FILE, or NULL */
+    BlockMask block;             /* the block mask the workload borrows (MASK_BLOCK); keep NULL: none */
 } AttnOptions;
 
 enum { SET_C = 1, SET_R = 2, SET_LAT = 4, SET_REDUCE = 8, SET_BUFS = 16 };
@@ -40,7 +44,10 @@ static const char usage[] =
     "  --heads M           heads x batch (default 1)\n"
     "  --kv-tiles N        KV tiles per head (default n)\n"
     "  --q-tiles M         Q tiles per head (default n)\n"
-    "  --mask full|causal  attention mask (default full)\n"
+    "  --mask SPEC         full | causal (default full), or a block mask in tile units: window:W |\n"
+    "                      window:L:R | document:L1,L2,... | prefix:P | random:DENSITY:SEED (docs/masks.md);\n"
+    "                      a block mask takes the orders ascending, descending, spt or search (its default)\n"
+    "  --mask-file FILE    a block mask from a file (docs/masks.md); it sets the tiles\n"
     "  --tile-ratio S      kBlockN / kBlockM for the causal diagonal (default 1)\n"
     "  --head-swizzle W    heads interleaved by FA3's causal launch order (default 1)\n"
     "  --c NS              compute cost of one tile pair, integer ns (default 1000)\n"
@@ -97,12 +104,13 @@ static SimStatus parse_int(const char *flag, const char *text, int64_t lo, int64
 enum { OPT_LIST = 256, OPT_HELP, OPT_VERSION, OPT_KV, OPT_Q, OPT_MASK, OPT_RATIO, OPT_SWIZZLE, OPT_LAT,
        OPT_REDUCE, OPT_BUFS, OPT_JSON, OPT_DOT, OPT_PLAN, OPT_MEM, OPT_TRACE, OPT_FLOWS, OPT_TRACE_MB, OPT_CSV,
        OPT_GANTT, OPT_PLAN_IN, OPT_ANALYSIS, OPT_SEQLEN, OPT_HDIM, OPT_BATCH, OPT_HW, OPT_PROFILE, OPT_MODEL,
-       OPT_GANTT_LABELS };
+       OPT_GANTT_LABELS, OPT_MASK_FILE };
 
 static const struct option long_options[] = {
     { "policy", required_argument, NULL, 'p' }, { "n", required_argument, NULL, 'n' },
     { "heads", required_argument, NULL, 'm' }, { "kv-tiles", required_argument, NULL, OPT_KV },
     { "q-tiles", required_argument, NULL, OPT_Q }, { "mask", required_argument, NULL, OPT_MASK },
+    { "mask-file", required_argument, NULL, OPT_MASK_FILE },
     { "tile-ratio", required_argument, NULL, OPT_RATIO }, { "head-swizzle", required_argument, NULL, OPT_SWIZZLE },
     { "c", required_argument, NULL, 'c' }, { "r", required_argument, NULL, 'r' },
     { "latency", required_argument, NULL, OPT_LAT }, { "reduce", required_argument, NULL, OPT_REDUCE },
@@ -128,7 +136,7 @@ static void note_flag(AttnOptions *o, int opt, const char *flag)
 {
     static const char workload_opts[] = { 'p', 'n', 'm' };
     if (memchr(workload_opts, opt, sizeof workload_opts) || opt == OPT_KV || opt == OPT_Q || opt == OPT_MASK ||
-        opt == OPT_RATIO || opt == OPT_SWIZZLE)
+        opt == OPT_MASK_FILE || opt == OPT_RATIO || opt == OPT_SWIZZLE)
         snprintf(o->workload_flag, sizeof o->workload_flag, "%s", flag);
     if (opt == 'n' || opt == OPT_KV || opt == OPT_Q || opt == OPT_RATIO || opt == OPT_SWIZZLE || opt == 'c' ||
         opt == 'r' || opt == OPT_LAT)
@@ -157,9 +165,10 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
     case OPT_KV: o->is_kv_set = true; return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.kv_tiles, err);
     case OPT_Q: o->is_q_set = true; return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.q_tiles, err);
     case OPT_MASK:
-        parse_enum(flag, arg, "full", "causal", &v, err);
-        o->job.wl.mask = v ? MASK_CAUSAL : MASK_FULL;
-        return err->status;
+        o->mask_spec = strcmp(arg, "full") && strcmp(arg, "causal") ? arg : NULL;
+        o->job.wl.mask = strcmp(arg, "causal") == 0 ? MASK_CAUSAL : MASK_FULL;
+        return SIM_OK;
+    case OPT_MASK_FILE: o->mask_file = arg; return SIM_OK;
     case OPT_RATIO: return parse_int(flag, arg, 1, 64, &o->job.wl.tile_ratio, err);
     case OPT_SWIZZLE: return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.head_swizzle, err);
     case 'c': return cli_parse_int64(flag, arg, 0, MAX_COST_NS, &o->job.costs.c_ns, err);
@@ -215,6 +224,31 @@ static SimStatus check_paths(const AttnOptions *o, SimError *err)
     return err->status;
 }
 
+/* --mask SPEC (a block mask) or --mask-file: the mask, applied to the workload (square tiles, tile ratio
+ * 1); the default order of a block mask is the search. */
+static SimStatus make_block_mask(AttnOptions *o, SimError *err)
+{
+    Workload *wl = &o->job.wl;
+    if (o->mask_spec && o->mask_file)
+        return sim_error_set(err, SIM_ERR_USAGE, "give --mask or --mask-file, not both");
+    if (o->shape.is_on)
+        return sim_error_set(err, SIM_ERR_USAGE, "the shape front end (--seqlen) takes --mask full or causal; a "
+                             "block mask is in tile units: give --kv-tiles and --q-tiles");
+    if (wl->tile_ratio != 1)
+        return sim_error_set(err, SIM_ERR_USAGE, "a block mask has square tiles: drop --tile-ratio");
+    if (o->mask_file ? sim_mask_read(o->mask_file, &o->block, err)
+                     : sim_mask_make(o->mask_spec, wl->kv_tiles, wl->q_tiles, &o->block, err))
+        return err->status;
+    if (o->mask_file && ((o->is_kv_set && wl->kv_tiles != o->block.kv_tiles) ||
+                         (o->is_q_set && wl->q_tiles != o->block.q_tiles)))
+        return sim_error_set(err, SIM_ERR_USAGE, "%s has %d KV x %d Q tiles, not the --kv-tiles/--q-tiles given",
+                             o->mask_file, o->block.kv_tiles, o->block.q_tiles);
+    sim_mask_apply(&o->block, wl);
+    if (wl->mask == MASK_BLOCK && !o->is_policy_set)
+        o->job.policy = "search";
+    return SIM_OK;
+}
+
 /* Returns -1 to go on, else the exit code (help, version, list, or an error). */
 static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
 {
@@ -259,7 +293,15 @@ static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
         o->job.wl.kv_tiles = o->job.wl.n_sm;
     if (!o->is_q_set)
         o->job.wl.q_tiles = o->job.wl.n_sm;
+    if ((o->mask_spec || o->mask_file) && make_block_mask(o, err) != SIM_OK)
+        return cli_fail(err);
     return -1;
+}
+
+/* The mask as the user gave it: full, causal, or a block mask's spec ("window:8", "file:m.txt"). */
+static const char *mask_name(const AttnOptions *o)
+{
+    return o->job.wl.mask == MASK_BLOCK ? o->block.spec : o->job.wl.mask == MASK_FULL ? "full" : "causal";
 }
 
 /* An integer as its decimal digits (a double would print 2e+16). */
@@ -278,7 +320,7 @@ static void print_json(const AttnOptions *o, const AttnResult *r)
     add_int(j, "heads", o->job.wl.heads);
     add_int(j, "kv_tiles", o->job.wl.kv_tiles);
     add_int(j, "q_tiles", o->job.wl.q_tiles);
-    cJSON_AddStringToObject(j, "mask", o->job.wl.mask == MASK_FULL ? "full" : "causal");
+    cJSON_AddStringToObject(j, "mask", mask_name(o));
     cJSON_AddStringToObject(j, "reduce", o->job.costs.reduce == REDUCE_SERIAL ? "serial" : "async");
     add_int(j, "c_ns", o->job.costs.c_ns);
     add_int(j, "r_ns", o->job.costs.r_ns);
@@ -323,7 +365,7 @@ static void print_summary(const AttnOptions *o, const AttnResult *r)
 {
     const SimAnalysis *a = &r->a;
     printf("policy %s, %s mask, %d SMs, %d heads x %d KV x %d Q tiles = %" PRId64 " tasks\n", o->job.policy,
-           o->job.wl.mask == MASK_FULL ? "full" : "causal", o->job.wl.n_sm, o->job.wl.heads, o->job.wl.kv_tiles,
+           mask_name(o), o->job.wl.n_sm, o->job.wl.heads, o->job.wl.kv_tiles,
            o->job.wl.q_tiles, r->tasks);
     printf("costs c = %" PRId64 " ns, r = %" PRId64 " ns, latency %" PRId64 " ns, %s reduction\n",
            o->job.costs.c_ns, o->job.costs.r_ns, o->job.costs.latency_ns,
@@ -389,5 +431,6 @@ int sim_cmd_attention(int argc, char **argv)
     }
     sim_job_result_clear(&r);
     plan_free(plan);
+    sim_mask_clear(&o.block);
     return err.status ? cli_fail(&err) : 0;
 }

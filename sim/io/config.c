@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "json_file.h"
+#include "mask_io.h"
+#include "search.h"
 
 struct SimDiag {
     GPtrArray *lines;   /* owned sentences in the order found */
@@ -178,7 +180,7 @@ bool sim_config_set(SimConfig *c, const char *assignment, SimDiag *diag)
 static const char *const root_keys[] = { "schema_version", "description", "workload", "hardware", "policies",
                                          "options", "sweep", NULL };
 static const char *const workload_keys[] = { "batch", "heads", "total_tokens", "hidden", "seqlen_q", "seqlen_k",
-                                             "head_dim", "mask", "dtype", "block_m", "block_n", NULL };
+                                             "head_dim", "mask", "mask_file", "dtype", "block_m", "block_n", NULL };
 static const char *const hardware_keys[] = { "preset", "sm_count", "clock_mhz", "tensor_tflops",
                                              "tensor_efficiency", "l2_bandwidth_gbps", "hbm_bandwidth_gbps",
                                              "reduce_fixed_cycles", "latency_near_ns", "latency_far_ns",
@@ -491,9 +493,12 @@ static void check_workload(Ctx *x, const cJSON *w, SimConfigPoint *p, bool has_b
         s->heads = p->hidden / s->head_dim;
     if (!!s->block_m != !!s->block_n)
         fail(x, s->block_m ? "/workload/block_n" : "/workload/block_m", "give both block_m and block_n, or neither");
-    else if (!s->block_m && !sim_cost_fa3_tile(s->head_dim, s->mask, &s->block_m, &s->block_n))
+    else if (!s->block_m && !sim_cost_fa3_tile(s->head_dim, s->mask == MASK_BLOCK ? MASK_FULL : s->mask,
+                                               &s->block_m, &s->block_n))
         fail(x, "/workload/head_dim", "FA3 has no deterministic backward tile for head_dim %" G_GINT64_FORMAT
              " (it has 64, 96, 128 and 192; or give block_m and block_n)", s->head_dim);
+    else if (s->mask == MASK_BLOCK && !cJSON_HasObjectItem(w, "block_m"))
+        s->block_m = s->block_n;
     if (s->mask == MASK_CAUSAL && s->seqlen_k != s->seqlen_q)
         fail(x, "/workload/seqlen_k", "the causal mask needs seqlen_k equal to seqlen_q (%" G_GINT64_FORMAT ")",
              s->seqlen_q);
@@ -503,7 +508,49 @@ static void check_workload(Ctx *x, const cJSON *w, SimConfigPoint *p, bool has_b
     if (x->is_ok && s->batch * s->heads > MAX_COUNT)
         fail(x, "/workload/heads", "batch x heads = %" G_GINT64_FORMAT " is over the limit of %d",
              s->batch * s->heads, MAX_COUNT);
-    (void)w;
+}
+
+/* workload.mask: full, causal or a block mask's spec (tile units, docs/masks.md); workload.mask_file: a
+ * block mask from a file, relative to the config's folder. Both are checked against the tiles later. */
+static void decode_mask(Ctx *x, const cJSON *w, SimConfigPoint *p)
+{
+    char path[128], fpath[128];
+    const cJSON *m = member(w, "workload", "mask", path), *f = member(w, "workload", "mask_file", fpath);
+    if (m && (!cJSON_IsString(m) || !m->valuestring[0] || strlen(m->valuestring) >= sizeof p->mask_spec))
+        fail(x, path, "must be full, causal or a block mask such as window:16 (docs/masks.md), at most %d characters",
+             (int)sizeof p->mask_spec - 1);
+    else if (m && strcmp(m->valuestring, "full") && strcmp(m->valuestring, "causal"))
+        snprintf(p->mask_spec, sizeof p->mask_spec, "%s", m->valuestring);
+    p->shape.mask = m && cJSON_IsString(m) && strcmp(m->valuestring, "causal") == 0 ? MASK_CAUSAL : MASK_FULL;
+    if (f && m)
+        fail(x, fpath, "give mask or mask_file, not both");
+    else if (f && (!cJSON_IsString(f) || !f->valuestring[0] || strlen(f->valuestring) > 256))
+        fail(x, fpath, "must be a file name (1 to 256 characters)");
+    else if (f)
+        snprintf(p->mask_file, sizeof p->mask_file, "%s%s%s", g_path_is_absolute(f->valuestring) ? "" : x->c->dir,
+                 g_path_is_absolute(f->valuestring) ? "" : "/", f->valuestring);
+    if (p->mask_spec[0] || p->mask_file[0])
+        p->shape.mask = MASK_BLOCK;
+}
+
+/* A block mask: square tiles (kBlockN x kBlockN, FA3's full-mask kBlockN unless given), and the mask made
+ * or read for the point's tiles. */
+static void check_block_mask(Ctx *x, SimConfigPoint *p)
+{
+    SimShape *s = &p->shape;
+    if (s->block_m != s->block_n) {
+        fail(x, "/workload/block_m", "a block mask needs square tiles: block_m equal to block_n (%d)", s->block_n);
+        return;
+    }
+    BlockMask m = { 0 };
+    SimError err = { 0 };
+    int kv = (int)((s->seqlen_k + s->block_n - 1) / s->block_n), q = (int)((s->seqlen_q + s->block_m - 1) / s->block_m);
+    if (p->mask_file[0] ? sim_mask_read(p->mask_file, &m, &err) : sim_mask_make(p->mask_spec, kv, q, &m, &err))
+        fail(x, p->mask_file[0] ? "/workload/mask_file" : "/workload/mask", "%s", err.msg);
+    else if (m.kv_tiles != kv || m.q_tiles != q)
+        fail(x, "/workload/mask_file", "the mask has %d KV x %d Q tiles; the workload has %d x %d (seqlen_k / "
+             "block_n, seqlen_q / block_m)", m.kv_tiles, m.q_tiles, kv, q);
+    sim_mask_clear(&m);
 }
 
 static void decode_workload(Ctx *x, const cJSON *doc, SimConfigPoint *p)
@@ -527,10 +574,8 @@ static void decode_workload(Ctx *x, const cJSON *doc, SimConfigPoint *p)
     if (w && !get_int(x, w, "workload", "head_dim", 1, 1024, &s->head_dim) &&
         !cJSON_GetObjectItemCaseSensitive(w, "head_dim"))
         fail(x, "/workload/head_dim", "missing (dimension of one head)");
+    decode_mask(x, w, p);
     int v = 0;
-    get_choice(x, w, "workload", "mask", (const char *const[]){ "full", "causal", NULL }, &v);
-    s->mask = v ? MASK_CAUSAL : MASK_FULL;
-    v = 0;
     get_choice(x, w, "workload", "dtype", (const char *const[]){ "bf16", "fp16", NULL }, &v);
     s->dtype = v ? DTYPE_FP16 : DTYPE_BF16;
     int64_t bm = 0, bn = 0;
@@ -542,6 +587,8 @@ static void decode_workload(Ctx *x, const cJSON *doc, SimConfigPoint *p)
     if (x->is_ok && ((s->seqlen_k + s->block_n - 1) / s->block_n > MAX_COUNT ||
                      (s->seqlen_q + s->block_m - 1) / s->block_m > MAX_COUNT))
         fail(x, "/workload/seqlen_q", "more than %d tiles per head", MAX_COUNT);
+    if (x->is_ok && s->mask == MASK_BLOCK)
+        check_block_mask(x, p);
     x->is_ok &= was_ok;
 }
 
@@ -582,7 +629,10 @@ static void decode_policies(Ctx *x, const cJSON *doc, SimConfigPoint *p)
     p->policy_count = 0;
     if (!v || (cJSON_IsString(v) && strcmp(v->valuestring, "all") == 0)) {
         for (int i = 0; i < policy_count() && i < SIM_CONFIG_MAX_POLICIES; i++)
-            p->policies[p->policy_count++] = policy_at(i)->name;
+            p->policies[p->policy_count++] = p->shape.mask == MASK_BLOCK ? NULL : policy_at(i)->name;
+        p->policy_count = p->shape.mask == MASK_BLOCK ? 0 : p->policy_count;
+        for (int i = 0; p->shape.mask == MASK_BLOCK && i < SIM_SEARCH_ORDER_COUNT; i++)
+            p->policies[p->policy_count++] = sim_search_orders[i];
         return;
     }
     int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0;
@@ -593,20 +643,22 @@ static void decode_policies(Ctx *x, const cJSON *doc, SimConfigPoint *p)
     int i = 0;
     for (const cJSON *e = v->child; e; e = e->next, i++) {
         const PolicyOps *ops = cJSON_IsString(e) ? policy_find(e->valuestring) : NULL;
+        const char *name = ops ? ops->name : cJSON_IsString(e) ? sim_search_order_name(e->valuestring) : NULL;
         char ep[160];
         snprintf(ep, sizeof ep, "%s/%d", path, i);
         bool is_dup = false;
-        for (int j = 0; ops && j < p->policy_count; j++)
-            is_dup |= p->policies[j] == ops->name;
-        const char *guess = !ops && cJSON_IsString(e) ? policy_suggest(e->valuestring) : NULL;
-        if (!ops && guess)
+        for (int j = 0; name && j < p->policy_count; j++)
+            is_dup |= strcmp(p->policies[j], name) == 0;
+        const char *guess = !name && cJSON_IsString(e) ? policy_suggest(e->valuestring) : NULL;
+        if (!name && guess)
             fail(x, ep, "unknown policy; did you mean '%s'? (sim --list-policies shows them)", guess);
-        else if (!ops)
-            fail(x, ep, "unknown policy (sim --list-policies shows them)");
+        else if (!name)
+            fail(x, ep, "unknown policy (sim --list-policies shows them; a block mask takes ascending, "
+                 "descending, spt, search)");
         else if (is_dup)
-            fail(x, ep, "policy %s is listed twice", ops->name);
+            fail(x, ep, "policy %s is listed twice", name);
         else
-            p->policies[p->policy_count++] = ops->name;
+            p->policies[p->policy_count++] = name;
     }
 }
 
@@ -626,8 +678,11 @@ static void decode_options(Ctx *x, const cJSON *doc, SimConfigPoint *p)
     char path[128];
     const cJSON *b = member(o, "options", "baseline", path);
     const PolicyOps *ops = b && cJSON_IsString(b) ? policy_find(b->valuestring) : NULL;
-    if (b && !ops)
-        fail(x, path, "must name a policy (sim --list-policies shows them)");
+    const char *order = b && cJSON_IsString(b) ? sim_search_order_name(b->valuestring) : NULL;
+    if (b && !ops && !order)
+        fail(x, path, "must name a policy (sim --list-policies shows them) or a block mask's order");
+    else if (p->shape.mask == MASK_BLOCK)
+        p->baseline = order ? order : "ascending"; /* FA3's order on a block mask */
     else if (ops)
         p->baseline = ops->name;
 }

@@ -33,12 +33,15 @@ int sim_diag_print(const SimDiag *d, FILE *f);
 
 /* The settings of one point of a config: everything one job of a sweep needs. */
 typedef struct {
-    SimShape shape;
+    SimShape shape;                  /* shape.mask MASK_BLOCK: mask_spec or mask_file below */
+    char mask_spec[128];             /* "" or a block mask's spec (window:16, ...; tile units) */
+    char mask_file[512];             /* "" or a block mask file (docs/masks.md) */
     int64_t total_tokens;            /* 0 or batch = total_tokens / seqlen_q */
     int64_t hidden;                  /* 0 or heads = hidden / head_dim */
     SimHardware hw;
     char latency_matrix[512];        /* "" or a file of sm_count x sm_count latencies (ns) */
-    const char *policies[SIM_CONFIG_MAX_POLICIES]; /* registry names (static strings) */
+    const char *policies[SIM_CONFIG_MAX_POLICIES]; /* registry names, or (block masks) search orders;
+                                      * static strings */
     int policy_count;
     const char *baseline;            /* policy that speedup is measured against (static string) */
     ReduceMode reduce;

@@ -14,6 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_file.h"
+
+/* The largest mask file read (1 GiB: dense rows of 32768 x 32768 tiles); a bigger one is refused unread. */
+#define MASK_FILE_MAX_BYTES (1L << 30)
+
 typedef struct {
     const char *path;
     char **lines;
@@ -114,13 +119,10 @@ static SimStatus read_body(Lines *l, BlockMask *m)
 SimStatus sim_mask_read(const char *path, BlockMask *out, SimError *err)
 {
     *out = (BlockMask){ 0 };
-    gchar *text = NULL;
-    GError *gerr = NULL;
-    if (!g_file_get_contents(path, &text, NULL, &gerr)) {
-        sim_error_set(err, SIM_ERR_IO, "cannot read %s: %s", path, gerr->message);
-        g_error_free(gerr);
+    char *text = NULL;
+    size_t len = 0;
+    if (sim_json_read_file(path, MASK_FILE_MAX_BYTES, &text, &len, err) != SIM_OK) /* regular files only */
         return err->status;
-    }
     Lines l = { .path = path, .lines = g_strsplit(text, "\n", -1), .err = err };
     l.count = (int)g_strv_length(l.lines);
     read_body(&l, out);

@@ -517,6 +517,21 @@ int32_t *sim_search_rank_table(const Plan *plan, int32_t *contributors)
     return table;
 }
 
+const char *const sim_search_orders[SIM_SEARCH_ORDER_COUNT] = { "ascending", "descending", "spt", "search" };
+
+const char *sim_search_order_name(const char *name)
+{
+    for (int i = 0; i < SIM_SEARCH_ORDER_COUNT; i++)
+        if (strcmp(name, sim_search_orders[i]) == 0)
+            return sim_search_orders[i];
+    return NULL;
+}
+
+bool sim_search_order_known(const char *name)
+{
+    return sim_search_order_name(name) != NULL;
+}
+
 Plan *sim_search_handmade(const Workload *wl, const char *name, int32_t group)
 {
     static const char *const names[] = { "ascending", "descending", "spt" };

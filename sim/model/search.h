@@ -54,6 +54,14 @@ SimStatus sim_search(const Workload *wl, const AttnCosts *costs, const SearchOpt
                      SimError *err);
 void sim_search_result_clear(SearchResult *r);
 
+/* The orders a block mask (MASK_BLOCK) takes where full and causal take a registered policy: the
+ * hand-made orders below and "search" (sim_search, 100 moves, seed 1), in this order. */
+#define SIM_SEARCH_ORDER_COUNT 4
+extern const char *const sim_search_orders[SIM_SEARCH_ORDER_COUNT];
+/* The static name of a search order, or NULL when name is none. */
+const char *sim_search_order_name(const char *name);
+bool sim_search_order_known(const char *name);
+
 /* The plan of a hand-made order by name ("ascending", "descending", "spt"), as the search's baselines
  * build it; NULL for another name. Owned by the caller (plan_free). */
 Plan *sim_search_handmade(const Workload *wl, const char *name, int32_t gqa_group);

@@ -13,11 +13,14 @@
 #include "format.h"
 #include "gnuplot.h"
 #include "latency_matrix.h"
+#include "mask_io.h"
 #include "output.h"
+#include "search.h"
 
 struct SimSweep {
     SimConfigPoint *points;   /* owned, point_count */
     int32_t **matrices;       /* per point: latency matrix read from a file, or NULL; owned */
+    BlockMask *masks;         /* per point: its block mask (keep NULL: full or causal); owned */
     int64_t point_count;
     SimSweepRow *rows;        /* owned, grouped by point in order */
     int64_t row_count;
@@ -39,8 +42,9 @@ void sim_sweep_free(SimSweep *s)
     if (!s)
         return;
     for (int64_t i = 0; i < s->point_count; i++)
-        free(s->matrices[i]);
+        free(s->matrices[i]), sim_mask_clear(&s->masks[i]);
     g_free(s->matrices);
+    g_free(s->masks);
     g_free(s->points);
     g_free(s->rows);
     g_mutex_clear(&s->lock);
@@ -91,6 +95,32 @@ static AttnJob row_job(const SimSweep *s, const SimSweepRow *r, int32_t **matrix
     return job;
 }
 
+/* A block mask's point: its mask for the derived tiles (the config checked that it can be made), kept
+ * by the sweep for the point's jobs, and the FLOPs of the pairs it keeps. */
+static void add_block_mask(SimSweep *s, int64_t pi, SimCost *cost, SimDiag *diag, const char *name)
+{
+    const SimConfigPoint *p = &s->points[pi];
+    BlockMask *m = &s->masks[pi];
+    SimError err = { 0 };
+    if (p->mask_file[0] ? sim_mask_read(p->mask_file, m, &err)
+                        : sim_mask_make(p->mask_spec, cost->wl.kv_tiles, cost->wl.q_tiles, m, &err)) {
+        sim_diag_add(diag, err.status, "%s: sweep point %" PRId64 ": %s", name, pi, err.msg);
+        return;
+    }
+    sim_mask_apply(m, &cost->wl);
+    cost->bwd_flops *= (double)sim_mask_count(m) / ((double)m->kv_tiles * m->q_tiles);
+}
+
+/* Whether the point runs this policy: a block mask runs the search's orders, full and causal the
+ * registered policies that support them; other names in the list are skipped. */
+static bool point_runs(const SimConfigPoint *p, const char *policy)
+{
+    if (p->shape.mask == MASK_BLOCK)
+        return sim_search_order_known(policy);
+    const PolicyOps *ops = policy_find(policy);
+    return ops && (p->shape.mask == MASK_FULL ? ops->supports_full : ops->supports_causal);
+}
+
 static void add_rows(SimSweep *s, int64_t pi, GArray *rows, SimDiag *diag, const char *name)
 {
     const SimConfigPoint *p = &s->points[pi];
@@ -100,12 +130,13 @@ static void add_rows(SimSweep *s, int64_t pi, GArray *rows, SimDiag *diag, const
         cost.c_ns = p->c_ns;
     if (p->r_ns >= 0)
         cost.r_ns = p->r_ns;
+    if (p->shape.mask == MASK_BLOCK)
+        add_block_mask(s, pi, &cost, diag, name);
     for (int k = 0; k < p->policy_count; k++) {
-        const PolicyOps *ops = policy_find(p->policies[k]);
-        if ((p->shape.mask == MASK_FULL && !ops->supports_full) || (p->shape.mask == MASK_CAUSAL && !ops->supports_causal))
+        if (!point_runs(p, p->policies[k]))
             continue;
-        SimSweepRow r = { .point = pi, .policy = ops->name, .cost = cost };
-        AttnJob job = row_job(s, &(SimSweepRow){ .point = pi, .cfg = p, .policy = ops->name, .cost = cost }, NULL);
+        SimSweepRow r = { .point = pi, .policy = p->policies[k], .cost = cost };
+        AttnJob job = row_job(s, &(SimSweepRow){ .point = pi, .cfg = p, .policy = p->policies[k], .cost = cost }, NULL);
         SimError err = { 0 }; /* the size does not depend on the policy: the same sentence is kept once */
         if (sim_job_check_size(&job, &err) != SIM_OK)
             sim_diag_add(diag, err.status, "%s: sweep point %" PRId64 ": %s", name, pi, err.msg);
@@ -197,6 +228,7 @@ SimSweep *sim_sweep_new_part(const SimConfig *cfg, bool is_sweep, const SimSweep
     s->point_count = sim_config_point_count(cfg, is_sweep);
     s->points = g_new0(SimConfigPoint, s->point_count);
     s->matrices = g_new0(int32_t *, s->point_count);
+    s->masks = g_new0(BlockMask, s->point_count);
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(SimSweepRow));
     s->cap_bytes = INFINITY;
     int64_t first, end;
@@ -465,6 +497,13 @@ static void put_text(FILE *f, const char *text, bool is_json)
         sim_write_csv_field(f, text);
 }
 
+const char *sim_sweep_mask_name(const SimConfigPoint *p)
+{
+    if (p->shape.mask != MASK_BLOCK)
+        return p->shape.mask == MASK_CAUSAL ? "causal" : "full";
+    return p->mask_spec[0] ? p->mask_spec : p->mask_file;
+}
+
 static void write_table_row(FILE *f, const SimSweepRow *r)
 {
     const SimShape *sh = &r->cfg->shape;
@@ -473,7 +512,7 @@ static void write_table_row(FILE *f, const SimSweepRow *r)
     if (r->has_speedup)
         snprintf(speed, sizeof speed, "%.4f", r->speedup);
     fprintf(f, "%-16s %-6s %4" PRId64 " %7" PRId64 " %9s %5d %5d %6" PRId64 " %6" PRId64, r->policy,
-            sh->mask == MASK_CAUSAL ? "causal" : "full", sh->head_dim, sh->seqlen_q, bh, r->cost.wl.kv_tiles,
+            sim_sweep_mask_name(r->cfg), sh->head_dim, sh->seqlen_q, bh, r->cost.wl.kv_tiles,
             r->cost.wl.q_tiles, r->cost.c_ns, r->cost.r_ns);
     if (r->is_skipped || r->err.status)
         fprintf(f, " skipped: %s\n", r->is_skipped ? r->note : r->err.msg);
@@ -498,7 +537,7 @@ void sim_sweep_write_row(FILE *f, SweepFormat format, const SimSweepRow *r)
     char vals[28][64];
     int k = 0;
 #define V(...) snprintf(vals[k++], sizeof vals[0], __VA_ARGS__)
-    V("%s", r->policy), V("%s", sh->mask == MASK_CAUSAL ? "causal" : "full"), V("%" PRId64, sh->head_dim);
+    V("%s", r->policy), V("%s", sim_sweep_mask_name(r->cfg)), V("%" PRId64, sh->head_dim);
     V("%" PRId64, sh->seqlen_q), V("%" PRId64, sh->seqlen_k), V("%" PRId64, sh->batch), V("%" PRId64, sh->heads);
     V("%s", sh->dtype == DTYPE_FP16 ? "fp16" : "bf16"), V("%s", hw->preset), V("%d", hw->sm_count);
     V("%d", r->cost.block_m), V("%d", r->cost.block_n), V("%d", r->cost.wl.kv_tiles), V("%d", r->cost.wl.q_tiles);
@@ -536,14 +575,16 @@ static bool has_plot_value(const SimSweepRow *r)
     return r->is_done && !r->is_interrupted && !r->is_skipped && !r->err.status;
 }
 
-/* Index of (mask, head_dim) among panels, appending a new one. */
+/* A panel of the plot: one mask (by name) and head dim; the point of its first row. */
 static int panel_of(GArray *panels, const SimSweepRow *r)
 {
-    int64_t key = r->cfg->shape.head_dim * 2 + (r->cfg->shape.mask == MASK_CAUSAL);
-    for (guint i = 0; i < panels->len; i++)
-        if (g_array_index(panels, int64_t, i) == key)
+    for (guint i = 0; i < panels->len; i++) {
+        const SimConfigPoint *p = g_array_index(panels, const SimConfigPoint *, i);
+        if (p->shape.head_dim == r->cfg->shape.head_dim &&
+            strcmp(sim_sweep_mask_name(p), sim_sweep_mask_name(r->cfg)) == 0)
             return (int)i;
-    g_array_append_val(panels, key);
+    }
+    g_array_append_val(panels, r->cfg);
     return (int)panels->len - 1;
 }
 
@@ -553,9 +594,12 @@ static void policy_style(FILE *gp, const char *policy)
 {
     static const uint32_t palette[10] = { 0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
                                           0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf };
-    int k = 0;
+    int k = 0; /* registry order, then the search's orders of a block mask */
     while (k < policy_count() && strcmp(policy_at(k)->name, policy) != 0)
         k++;
+    for (int i = 0, n = policy_count(); k == n && i < SIM_SEARCH_ORDER_COUNT; i++)
+        if (strcmp(sim_search_orders[i], policy) == 0)
+            k = n + i;
     fprintf(gp, "lc rgb '#%06x' pt %d", (unsigned)palette[k % 10], k % 13 + 1);
 }
 
@@ -564,7 +608,7 @@ static void policy_style(FILE *gp, const char *policy)
  * policy in its one colour and point type (policy_style) in every panel. */
 static void write_plot_files(const SimSweep *s, FILE *dat, FILE *gp, const char *dat_name, const char *png_name)
 {
-    GArray *panels = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    GArray *panels = g_array_new(FALSE, FALSE, sizeof(const SimConfigPoint *));
     for (int64_t i = 0; i < s->row_count; i++)
         if (has_plot_value(&s->rows[i]))
             panel_of(panels, &s->rows[i]);
@@ -576,8 +620,8 @@ static void write_plot_files(const SimSweep *s, FILE *dat, FILE *gp, const char 
                 "set multiplot layout %d,%d\nset logscale x 2\nset xlabel 'seqlen'\nset ylabel 'TFLOPS'\n"
                 "set key left bottom\nset grid\nset yrange [0:*]\n", png_name, dat_name, 640 * cols, 420 * rows, rows, cols);
     for (guint p = 0; p < panels->len; p++) {
-        int64_t key = g_array_index(panels, int64_t, p);
-        fprintf(gp, "set title '%s mask, head_dim %" PRId64 "'\nplot", key % 2 ? "causal" : "full", key / 2);
+        const SimConfigPoint *pp = g_array_index(panels, const SimConfigPoint *, p);
+        fprintf(gp, "set title '%s mask, head_dim %" PRId64 "'\nplot", sim_sweep_mask_name(pp), pp->shape.head_dim);
         const char *seen[SIM_CONFIG_MAX_POLICIES * 4];
         int n_seen = 0;
         for (int64_t i = 0; i < s->row_count; i++) {
@@ -588,7 +632,7 @@ static void write_plot_files(const SimSweep *s, FILE *dat, FILE *gp, const char 
             if (!is_new || n_seen == (int)G_N_ELEMENTS(seen))
                 continue;
             seen[n_seen++] = r->policy;
-            fprintf(dat, "# %s mask, head_dim %" PRId64 ", %s\n", key % 2 ? "causal" : "full", key / 2, r->policy);
+            fprintf(dat, "# %s mask, head_dim %" PRId64 ", %s\n", sim_sweep_mask_name(pp), pp->shape.head_dim, r->policy);
             for (int64_t k = i; k < s->row_count; k++)
                 if (has_plot_value(&s->rows[k]) && s->rows[k].policy == r->policy && panel_of(panels, &s->rows[k]) == (int)p)
                     fprintf(dat, "%" PRId64 " %.3f\n", s->rows[k].cfg->shape.seqlen_q, s->rows[k].tflops);

@@ -54,6 +54,8 @@ int64_t sim_sweep_selected(const SimSweep *s);
  * output paths and trace options of outputs (other fields ignored), so the files show the row's
  * makespan. SIM_ERR_INPUT when that row was skipped; the job's errors otherwise. */
 SimStatus sim_sweep_write_outputs(const SimSweep *s, const AttnJob *outputs, SimError *err);
+/* The point's mask as configured: full, causal, a block mask's spec or its file. */
+const char *sim_sweep_mask_name(const SimConfigPoint *p);
 void sim_sweep_free(SimSweep *s);
 int64_t sim_sweep_row_count(const SimSweep *s);
 const SimSweepRow *sim_sweep_row(const SimSweep *s, int64_t i);

@@ -53,6 +53,24 @@ ln "$tmp/c.json" "$tmp/hard.json"
 expect_error h2-hard-link "the same file as the config" "$sim" run "$tmp/c.json" -o "$tmp/hard.json"
 expect_error h2-out-dir "give each output its own path" "$sim" run "$tmp/c.json" --out "$tmp" -o "$tmp/c.csv"
 expect_error h2-trace-csv "give each output its own path" "$sim" --n 8 --trace "$tmp/x" --csv "$tmp/./x"
+# pipeline outputs: distinct paths, and all of them or none (an existing file survives a failed set)
+expect_error h2-pipeline-same "--csv .*p.csv is the same file as --trace" "$sim" pipeline --trace "$tmp/p.csv" --csv "$tmp/p.csv"
+echo old >"$tmp/keep.csv"
+expect_exit h7-pipeline-set 2 "$sim" pipeline --csv "$tmp/keep.csv" --gantt "$tmp/no/such/dir/g.png"
+[ "$(cat "$tmp/keep.csv")" = old ] && ok h7-pipeline-set-kept || fail h7-pipeline-set-kept "--csv replaced though --gantt failed"
+# the files a config names are inputs too: its latency matrix and its block mask file
+mkdir -p "$tmp/named"
+python3 -c 'print("\n".join(" ".join("0" if i == j else "500" for j in range(4)) for i in range(4)))' >"$tmp/named/m.txt"
+printf 'dashsim-mask 1\nkv_tiles 4\nq_tiles 4\nrows\n1111\n0111\n0011\n0001\nend\n' >"$tmp/named/k.mask"
+cat >"$tmp/named/c.json" <<'J'
+{"schema_version": 1, "workload": {"heads": 2, "seqlen_q": 512, "head_dim": 128, "mask_file": "k.mask"},
+ "hardware": {"preset": "h100-sxm", "sm_count": 4, "latency_matrix": "m.txt"}}
+J
+cp "$tmp/named/m.txt" "$tmp/named/m.bak" && cp "$tmp/named/k.mask" "$tmp/named/k.bak"
+expect_error h2-config-matrix "-o .*m.txt is the same file as the config's latency_matrix" "$sim" run "$tmp/named/c.json" -o "$tmp/named/m.txt"
+expect_error h2-config-mask "--csv .*k.mask is the same file as the config's mask_file" "$sim" run "$tmp/named/c.json" --row 1 --csv "$tmp/named/k.mask"
+cmp -s "$tmp/named/m.txt" "$tmp/named/m.bak" && cmp -s "$tmp/named/k.mask" "$tmp/named/k.bak" && ok h2-config-inputs-intact ||
+    fail h2-config-inputs-intact "an input named by the config changed"
 expect_error h2-gantt-dat "the Gantt chart's data .* is the same file as --csv" "$sim" --n 8 --gantt "$tmp/g.png" --csv "$tmp/g.dat"
 "$sim" --n 8 --emit-plan "$tmp/p.plan" >/dev/null
 expect_error h2-plan "the same file as the plan" "$sim" --plan "$tmp/p.plan" --emit-plan "$tmp/p.plan"

@@ -146,10 +146,12 @@ START_TEST(all_errors_listed_with_paths)
                           "hardware, policies, options, sweep)"));
     ck_assert(has_line(d, "t.json: /schema_version: must be an integer from 1 to 1"));
     ck_assert(has_line(d, "t.json: /workload/heads: must be an integer from 1 to 1000000"));
-    ck_assert(has_line(d, "t.json: /workload/mask: must be one of full, causal"));
+    ck_assert(has_line(d, "t.json: /workload/mask: must be full, causal or a block mask: window:W, window:L:R, "
+                          "document:L1,L2,..., prefix:P, random:DENSITY:SEED (tile units, docs/masks.md)"));
     ck_assert(has_line(d, "t.json: /hardware/preset: must be one of h100-sxm, h800-sxm, h200-sxm"));
     ck_assert(has_line(d, "t.json: /hardware/tensor_efficiency: must be a number above 0 and at most 1"));
-    ck_assert(has_line(d, "t.json: /policies/1: unknown policy (sim --list-policies shows them)"));
+    ck_assert(has_line(d, "t.json: /policies/1: unknown policy (sim --list-policies shows them; a block mask "
+                          "takes ascending, descending, spt, search)"));
     ck_assert(has_line(d, "t.json: /policies/2: policy fa3 is listed twice"));
     ck_assert(has_line(d, "t.json: /options/reduce: must be one of serial, async"));
     ck_assert_int_eq(sim_diag_count(d), 10);

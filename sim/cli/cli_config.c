@@ -159,7 +159,9 @@ static SimStatus check_combination(const RunOptions *o, SimError *err)
 }
 
 /* No output may name the config or another output (--out DIR's files, --plot's .gp and .dat included). */
-static SimStatus check_paths(const RunOptions *o, SimError *err)
+/* No output may name an input: the config, and (once it is loaded, s not NULL) the latency matrix and
+ * mask files its points name. */
+static SimStatus check_paths(const RunOptions *o, const SimSweep *s, SimError *err)
 {
     gchar *base = g_path_get_basename(o->file);
     if (g_str_has_suffix(base, ".json"))
@@ -168,7 +170,15 @@ static SimStatus check_paths(const RunOptions *o, SimError *err)
     gchar *jsonl = o->out_dir ? g_strdup_printf("%s/%s.jsonl", o->out_dir, base) : NULL;
     gchar *stem = o->plot_path ? g_strndup(o->plot_path, strlen(o->plot_path) - 4) : NULL;
     gchar *gp = stem ? g_strconcat(stem, ".gp", NULL) : NULL, *dat = stem ? g_strconcat(stem, ".dat", NULL) : NULL;
-    SimPathRole in[] = { { "the config", o->file } };
+    GArray *in = g_array_new(FALSE, FALSE, sizeof(SimPathRole));
+    g_array_append_val(in, ((SimPathRole){ "the config", o->file }));
+    for (int64_t i = 0; s && i < sim_sweep_point_count(s); i++) {
+        const SimConfigPoint *p = sim_sweep_point(s, i);
+        if (p->latency_matrix[0])
+            g_array_append_val(in, ((SimPathRole){ "the config's latency_matrix", p->latency_matrix }));
+        if (p->mask_file[0])
+            g_array_append_val(in, ((SimPathRole){ "the config's mask_file", p->mask_file }));
+    }
     const AttnJob *j = &o->outputs;
     gchar *g_stem = j->gantt_path ? g_strndup(j->gantt_path, strlen(j->gantt_path) - 4) : NULL;
     gchar *g_gp = g_stem ? g_strconcat(g_stem, ".gp", NULL) : NULL, *g_dat = g_stem ? g_strconcat(g_stem, ".dat", NULL) : NULL;
@@ -177,7 +187,8 @@ static SimStatus check_paths(const RunOptions *o, SimError *err)
                           { "--emit-plan", j->plan_path }, { "--trace", j->trace_path }, { "--csv", j->csv_path },
                           { "--gantt", j->gantt_path }, { "the Gantt chart's script", g_gp },
                           { "the Gantt chart's data", g_dat } };
-    sim_output_check_paths(in, 1, out, (int)G_N_ELEMENTS(out), err);
+    sim_output_check_paths((const SimPathRole *)in->data, (int)in->len, out, (int)G_N_ELEMENTS(out), err);
+    g_array_free(in, TRUE);
     g_free(base), g_free(csv), g_free(jsonl), g_free(stem), g_free(gp), g_free(dat);
     g_free(g_stem), g_free(g_gp), g_free(g_dat);
     return err->status;
@@ -220,7 +231,7 @@ static int parse_args(RunOptions *o, int argc, char **argv, SimError *err)
                              : "sim %s takes one config FILE, got a second one (see sim %s --help)", cmd, cmd),
                cli_fail(err);
     o->file = argv[optind];
-    if (check_paths(o, err) != SIM_OK)
+    if (check_paths(o, NULL, err) != SIM_OK)
         return cli_fail(err);
     return -1;
 }
@@ -353,7 +364,9 @@ static int cmd_config(int argc, char **argv, bool is_sweep)
         rc = merge(&o, argc - optind, (const char *const *)argv + optind);
     } else if (rc < 0) {
         SimSweep *s = load(&o, &rc);
-        if (s)
+        if (s && check_paths(&o, s, &err) != SIM_OK)
+            rc = cli_fail(&err);
+        else if (s)
             rc = run_config(&o, s);
         sim_sweep_free(s);
     }

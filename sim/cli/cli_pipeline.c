@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "output.h"
 #include "pipeline.h"
 #include "pipeline_out.h"
 #include "render.h"
@@ -170,6 +171,18 @@ static SimStatus check_options(PipeOptions *o, SimError *err)
     return pipe_request_check(&o->rq, err);
 }
 
+/* No two outputs may be one file (the Gantt chart's .gp and .dat included). */
+static SimStatus check_paths(const PipeOptions *o, SimError *err)
+{
+    char *stem = o->gantt_path ? g_strndup(o->gantt_path, strlen(o->gantt_path) - 4) : NULL;
+    char *gp = stem ? g_strconcat(stem, ".gp", NULL) : NULL, *dat = stem ? g_strconcat(stem, ".dat", NULL) : NULL;
+    SimPathRole out[] = { { "--trace", o->trace_path }, { "--csv", o->csv_path }, { "--gantt", o->gantt_path },
+                          { "the Gantt chart's script", gp }, { "the Gantt chart's data", dat } };
+    sim_output_check_paths(NULL, 0, out, (int)G_N_ELEMENTS(out), err);
+    g_free(stem), g_free(gp), g_free(dat);
+    return err->status;
+}
+
 /* Returns -1 to go on, else the exit code (help, version, list, or an error). */
 static int parse_args(PipeOptions *o, int argc, char **argv, SimError *err)
 {
@@ -193,8 +206,8 @@ static int parse_args(PipeOptions *o, int argc, char **argv, SimError *err)
     }
     if (optind < argc)
         sim_error_set(err, SIM_ERR_USAGE, "unexpected argument '%s' (see sim pipeline --help)", argv[optind]);
-    else
-        check_options(o, err);
+    else if (check_options(o, err) == SIM_OK)
+        check_paths(o, err);
     return err->status ? cli_fail(err) : -1;
 }
 

@@ -510,6 +510,16 @@ static void check_workload(Ctx *x, const cJSON *w, SimConfigPoint *p, bool has_b
              s->batch * s->heads, MAX_COUNT);
 }
 
+/* Whether spec names a block mask's kind (its numbers are checked against the tiles later). */
+static bool is_block_spec(const char *spec)
+{
+    static const char *const kinds[] = { "window:", "document:", "prefix:", "random:" };
+    for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++)
+        if (g_str_has_prefix(spec, kinds[i]))
+            return true;
+    return false;
+}
+
 /* workload.mask: full, causal or a block mask's spec (tile units, docs/masks.md); workload.mask_file: a
  * block mask from a file, relative to the config's folder. Both are checked against the tiles later. */
 static void decode_mask(Ctx *x, const cJSON *w, SimConfigPoint *p)
@@ -519,6 +529,9 @@ static void decode_mask(Ctx *x, const cJSON *w, SimConfigPoint *p)
     if (m && (!cJSON_IsString(m) || !m->valuestring[0] || strlen(m->valuestring) >= sizeof p->mask_spec))
         fail(x, path, "must be full, causal or a block mask such as window:16 (docs/masks.md), at most %d characters",
              (int)sizeof p->mask_spec - 1);
+    else if (m && strcmp(m->valuestring, "full") && strcmp(m->valuestring, "causal") && !is_block_spec(m->valuestring))
+        fail(x, path, "must be full, causal or a block mask: window:W, window:L:R, document:L1,L2,..., prefix:P, "
+             "random:DENSITY:SEED (tile units, docs/masks.md)");
     else if (m && strcmp(m->valuestring, "full") && strcmp(m->valuestring, "causal"))
         snprintf(p->mask_spec, sizeof p->mask_spec, "%s", m->valuestring);
     p->shape.mask = m && cJSON_IsString(m) && strcmp(m->valuestring, "causal") == 0 ? MASK_CAUSAL : MASK_FULL;

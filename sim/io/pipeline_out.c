@@ -5,8 +5,8 @@
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
-#include <unistd.h>
 
+#include "output.h"
 #include "render.h"
 
 static cJSON *int_array(const int64_t *x, int n)
@@ -152,18 +152,14 @@ SimStatus sim_pipeline_render(const PipeRequest *rq, const PipeJob *job, const c
         spec.engine_names[wl->n_cube + k] = wl->n_vector == 1 ? "VECTOR" : vec[k];
     SimTraceOptions topt = { .has_flows = true, .max_bytes = (int64_t)1 << 30 };
     SimGanttOptions gopt = { 0 };
-    bool is_trace_done = false, is_csv_done = false;
-    if (trace_path && sim_render_trace(&spec, &topt, trace_path, err) == SIM_OK)
-        is_trace_done = true;
-    if (!err->status && csv_path && sim_render_csv(&spec, csv_path, err) == SIM_OK)
-        is_csv_done = true;
+    int mark = sim_output_batch_begin(); /* all of the outputs or none: an existing file is never lost */
+    if (trace_path)
+        sim_render_trace(&spec, &topt, trace_path, err);
+    if (!err->status && csv_path)
+        sim_render_csv(&spec, csv_path, err);
     if (!err->status && gantt_path)
         sim_render_gantt(&spec, &gopt, gantt_path, err);
-    if (err->status && is_trace_done)
-        unlink(trace_path);
-    if (err->status && is_csv_done)
-        unlink(csv_path);
-    return err->status;
+    return sim_output_batch_end(mark, err->status, err);
 }
 
 void sim_pipeline_write_amla_report(FILE *f, const PipeAscendModel *m, const PipeAmlaRow *rows)

@@ -35,6 +35,8 @@ struct SimSweep {
 };
 
 int64_t sim_sweep_row_count(const SimSweep *s) { return s->row_count; }
+int64_t sim_sweep_point_count(const SimSweep *s) { return s->point_count; }
+const SimConfigPoint *sim_sweep_point(const SimSweep *s, int64_t i) { return &s->points[i]; }
 const SimSweepRow *sim_sweep_row(const SimSweep *s, int64_t i) { return &s->rows[i]; }
 
 void sim_sweep_free(SimSweep *s)

@@ -54,6 +54,9 @@ int64_t sim_sweep_selected(const SimSweep *s);
  * output paths and trace options of outputs (other fields ignored), so the files show the row's
  * makespan. SIM_ERR_INPUT when that row was skipped; the job's errors otherwise. */
 SimStatus sim_sweep_write_outputs(const SimSweep *s, const AttnJob *outputs, SimError *err);
+/* The sweep's points (every point of the config, also those another part runs). */
+int64_t sim_sweep_point_count(const SimSweep *s);
+const SimConfigPoint *sim_sweep_point(const SimSweep *s, int64_t i);
 /* The point's mask as configured: full, causal, a block mask's spec or its file. */
 const char *sim_sweep_mask_name(const SimConfigPoint *p);
 void sim_sweep_free(SimSweep *s);

@@ -39,7 +39,7 @@ expect_error n-zero "--n expects an integer from 1" "$sim" --n 0
 expect_error n-text "got 'abc'" "$sim" --n abc
 expect_error negative-c "--c expects an integer from 0" "$sim" --c -5
 expect_error negative-r "--r expects" "$sim" --r -1
-expect_error bad-mask "--mask expects full or causal" "$sim" --mask diagonal
+expect_error bad-mask "--mask diagonal: unknown mask (full, causal, window:W" "$sim" --mask diagonal
 expect_error unsupported-mask "not defined for the full mask" "$sim" --policy symmetric-shift --n 8
 expect_error odd-pairs "even number of KV tiles" "$sim" --policy symmetric-shift --mask causal --n 7
 expect_error unknown-flag "unknown option" "$sim" --frobnicate

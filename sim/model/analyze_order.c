@@ -1,9 +1,11 @@
-/* Solving the realised DAG in the engine's completion order. Node v < n is op v, node n + c the dispatch
- * of CTA c (n = op_count). Edges, implicit except the program's: op -> its next op on the engine (0),
- * program edges (realised latency; chain if not ACCUM and on one unit), every last-on-engine op of the
- * previous CTA on the unit -> dispatch (0, chain), previous block-scheduled dispatch -> dispatch (0, not
- * chain), dispatch -> first-on-engine ops (0, chain). Ties are broken as dag/ breaks them on the graph
- * analyze.c builds, whose edge ids run: program order, program edges, then per CTA its dispatch edges. */
+/* Solving the realised DAG in a topological order: CTA order when every program edge runs forward (the
+ * common case: memory is then read front to back), else the engine's completion order. Node v < n is
+ * op v, node n + c the dispatch of CTA c (n = op_count). Edges, implicit except the program's: op -> its
+ * next op on the engine (0), program edges (realised latency; chain if not ACCUM and on one unit), every
+ * last-on-engine op of the previous CTA on the unit -> dispatch (0, chain), previous block-scheduled
+ * dispatch -> dispatch (0, not chain), dispatch -> first-on-engine ops (0, chain). Ties are broken as dag/
+ * breaks them on the graph analyze.c builds, whose edge ids run: program order, program edges, then per
+ * CTA its dispatch edges. */
 #include "analyze_order.h"
 
 #include <glib.h>
@@ -231,22 +233,66 @@ static void breakdown(const Solver *sv, SimAnalysis *a)
     }
 }
 
+/* One node of the forward pass; false if the order is not topological there or the start not earliest. */
+static bool forward_node(Solver *sv, int64_t v, int64_t nodes)
+{
+    if (v < 0 || v >= nodes || is_done(sv, v) ||
+        !(v < sv->n ? forward_op(sv, v) : forward_dispatch(sv, (int32_t)(v - sv->n))))
+        return false;
+    sv->flags[v] |= IS_DONE;
+    return true;
+}
+
+static void backward_node(Solver *sv, int64_t v)
+{
+    if (v < sv->n ? backward_op(sv, v) : backward_dispatch(sv, (int32_t)(v - sv->n)))
+        sv->flags[v] |= IS_CRITICAL;
+}
+
+/* Whether every program edge runs from a lower op to a higher one. Then CTA order (each CTA's dispatch,
+ * then its ops) is topological too: program order runs up within a CTA, and a dispatch waits only on
+ * earlier CTAs (the previous one on its unit, the previous one launched). */
+static bool is_edge_order_forward(const SimProgram *p)
+{
+    for (int64_t e = 0; e < p->edge_count; e++)
+        if (p->edges[e].from >= p->edges[e].to)
+            return false;
+    return true;
+}
+
+/* Both passes in CTA order: every array is then read front to back, where the completion order interleaves
+ * all running CTAs (one stream per CTA and array, far more than the hardware prefetcher follows: the cost
+ * per task of that order grows with the ops in flight). The recurrences have one solution in any
+ * topological order, so the results are those of the completion order. */
+static bool solve_in_cta_order(Solver *sv, bool has_critical, int64_t nodes)
+{
+    const SimProgram *p = sv->p;
+    for (int32_t c = 0; c < p->cta_count; c++) {
+        if (!forward_node(sv, sv->n + c, nodes))
+            return false;
+        for (int64_t op = p->ctas[c].op_begin; op < p->ctas[c].op_begin + p->ctas[c].op_count; op++)
+            if (!forward_node(sv, op, nodes))
+                return false;
+    }
+    for (int32_t c = p->cta_count - 1; has_critical && c >= 0; c--) {
+        for (int64_t op = p->ctas[c].op_begin + p->ctas[c].op_count - 1; op >= p->ctas[c].op_begin; op--)
+            backward_node(sv, op);
+        backward_node(sv, sv->n + c);
+    }
+    return true;
+}
+
 static bool solve(Solver *sv, bool has_critical)
 {
     const int32_t *order = sv->s->order;
     int64_t nodes = sv->n + sv->p->cta_count;
-    for (int64_t i = 0; i < nodes; i++) {
-        int64_t v = order[i];
-        if (v < 0 || v >= nodes || is_done(sv, v) ||
-            !(v < sv->n ? forward_op(sv, v) : forward_dispatch(sv, (int32_t)(v - sv->n))))
+    if (is_edge_order_forward(sv->p))
+        return solve_in_cta_order(sv, has_critical, nodes);
+    for (int64_t i = 0; i < nodes; i++)
+        if (!forward_node(sv, order[i], nodes))
             return false;
-        sv->flags[v] |= IS_DONE;
-    }
-    for (int64_t i = nodes - 1; has_critical && i >= 0; i--) {
-        int64_t v = order[i];
-        if (v < sv->n ? backward_op(sv, v) : backward_dispatch(sv, (int32_t)(v - sv->n)))
-            sv->flags[v] |= IS_CRITICAL;
-    }
+    for (int64_t i = nodes - 1; has_critical && i >= 0; i--)
+        backward_node(sv, order[i]);
     return true;
 }
 

@@ -2,7 +2,10 @@
 # `make bench`: bin/sim (fa3, full mask, 132 SMs, serial: engine + full DAG analysis) at 16k to 10M tasks
 # against the floor, a bare binary-heap event loop (bench/floor_heap.c: push + pop on (time, seq), 132 in
 # flight) over the same number of events (one per op, 2 per task), measured in the same run. Medians of
-# RUNS runs (default 5) of wall time (bash's clock around the process) and peak RSS (GNU time). Then every bench/bench_*.sh.
+# CPU time (user + system, bench/cpu_time.c: wait4's rusage, microseconds; the floor: its own process CPU
+# clock) and of peak RSS, over RUNS runs (default 5) of the large sizes and more of the small ones (RUNS x
+# 524288 / tasks, at most 101: a 16k-task run takes about 10 ms, where wall time on a loaded 2-core machine
+# varied by more than the run itself). Then every bench/bench_*.sh.
 # Columns: tasks, seconds, ns per task, floor ns per event, ratio = seconds / (events x floor), peak MB,
 # peak bytes per task. Targets (issue 17): 524288 tasks at most 5x the floor and 80 MB; ns/task flat
 # within 20% from 16k to 10M tasks.
@@ -11,29 +14,22 @@ sim=${1:-bin/sim}
 runs=${RUNS:-5}
 sizes=${HEADS:-1 8 32 128 640}   # heads of 128 x 128 tiles: 16k, 131k, 524k, 2.1M, 10.5M tasks
 here=$(dirname "$0")
-command -v /usr/bin/time >/dev/null || { echo "bench needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ${CC:-cc} -O2 -std=c11 -o "$tmp/floor_heap" "$here/floor_heap.c"
+${CC:-cc} -O2 -std=c11 -o "$tmp/cpu_time" "$here/cpu_time.c"
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-
-# run HEADS KV Q: median wall seconds and peak KB of RUNS runs of the attention command, into $secs, $kb
+# run HEADS KV Q: median CPU seconds and peak KB of the attention command, into $secs, $kb
 run() {
-    : >"$tmp/secs"; : >"$tmp/kb"
-    for _ in $(seq "$runs"); do
-        t0=$EPOCHREALTIME
-        /usr/bin/time -f "%M" -o "$tmp/time" "$sim" --policy fa3 --n 132 --heads "$1" --kv-tiles "$2" \
-            --q-tiles "$3" --max-memory-mb 16384 >/dev/null
-        t1=$EPOCHREALTIME
-        awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$tmp/secs"
-        cat "$tmp/time" >>"$tmp/kb"
-    done
-    secs=$(median <"$tmp/secs"); kb=$(median <"$tmp/kb")
+    local tasks=$(($1 * $2 * $3)) reps=$runs
+    reps=$((runs * 524288 / tasks > runs ? runs * 524288 / tasks : runs))
+    reps=$((reps > 101 ? 101 : reps))
+    read -r secs kb < <("$tmp/cpu_time" "$reps" "$sim" --policy fa3 --n 132 --heads "$1" --kv-tiles "$2" \
+        --q-tiles "$3" --max-memory-mb 16384)
 }
 
 echo "# attention: fa3, full mask, 132 SMs, 128 x 128 tiles per head, serial reduction, full analysis;"
-echo "# medians of $runs runs; floor = bare heap push+pop, 132 in flight, same number of events;"
+echo "# CPU time, medians of $runs or more runs; floor = bare heap push+pop, 132 in flight, same number of events;"
 echo "# net ns/task = (seconds - a one-task run's seconds, the process start and exit) / tasks"
 run 1 1 1
 empty=$secs

@@ -2,7 +2,7 @@
 # On the GPU machine: the executor on the block-mask plans of traces/plans-mask/ (sim search --emit-plan
 # and --emit-baselines: the found schedule and the hand-made orders for window, document, prefix and random
 # masks), async bulk reduction, 80x128 tiles, 5 compute rounds (c:r about 1). Expects a built bin/gpu-exec
-# (carried). Writes $OUT/mask-traces.tgz and $OUT/log.txt. Usage: OUT=DIR gpu/run-mask.sh
+# (carried). Writes $OUT/mask-traces.tgz and $OUT/log.txt. Usage: OUT=DIR [PLANS=traces/plans-mask] gpu/run-mask.sh
 set -u
 out=${OUT:?set OUT}
 work=$(mktemp -d)
@@ -11,7 +11,7 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv
 gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)
 fails=0
-for dir in traces/plans-mask/*/; do
+for dir in "${PLANS:-traces/plans-mask}"/*/; do
     mask=$(basename "$dir")
     mkdir -p "$work/$mask"
     for plan in "$dir"*.plan; do

@@ -213,14 +213,13 @@ static void list_policies(void)
 static SimStatus check_paths(const AttnOptions *o, SimError *err)
 {
     const AttnJob *j = &o->job;
-    char *stem = j->gantt_path ? g_strndup(j->gantt_path, strlen(j->gantt_path) - 4) : NULL;
-    char *gp = stem ? g_strconcat(stem, ".gp", NULL) : NULL, *dat = stem ? g_strconcat(stem, ".dat", NULL) : NULL;
+    char *gp = sim_output_sibling(j->gantt_path, ".gp"), *dat = sim_output_sibling(j->gantt_path, ".dat");
     SimPathRole in[] = { { "the plan", o->plan_in } };
     SimPathRole out[] = { { "--dot", j->dot_path }, { "--emit-plan", j->plan_path }, { "--trace", j->trace_path },
                           { "--csv", j->csv_path }, { "--gantt", j->gantt_path },
                           { "the Gantt chart's script", gp }, { "the Gantt chart's data", dat } };
     sim_output_check_paths(in, 1, out, (int)G_N_ELEMENTS(out), err);
-    g_free(stem), g_free(gp), g_free(dat);
+    g_free(gp), g_free(dat);
     return err->status;
 }
 

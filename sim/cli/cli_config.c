@@ -168,8 +168,7 @@ static SimStatus check_paths(const RunOptions *o, const SimSweep *s, SimError *e
         base[strlen(base) - 5] = 0;
     gchar *csv = o->out_dir ? g_strdup_printf("%s/%s.csv", o->out_dir, base) : NULL;
     gchar *jsonl = o->out_dir ? g_strdup_printf("%s/%s.jsonl", o->out_dir, base) : NULL;
-    gchar *stem = o->plot_path ? g_strndup(o->plot_path, strlen(o->plot_path) - 4) : NULL;
-    gchar *gp = stem ? g_strconcat(stem, ".gp", NULL) : NULL, *dat = stem ? g_strconcat(stem, ".dat", NULL) : NULL;
+    gchar *gp = sim_output_sibling(o->plot_path, ".gp"), *dat = sim_output_sibling(o->plot_path, ".dat");
     GArray *in = g_array_new(FALSE, FALSE, sizeof(SimPathRole));
     g_array_append_val(in, ((SimPathRole){ "the config", o->file }));
     for (int64_t i = 0; s && i < sim_sweep_point_count(s); i++) {
@@ -180,8 +179,7 @@ static SimStatus check_paths(const RunOptions *o, const SimSweep *s, SimError *e
             g_array_append_val(in, ((SimPathRole){ "the config's mask_file", p->mask_file }));
     }
     const AttnJob *j = &o->outputs;
-    gchar *g_stem = j->gantt_path ? g_strndup(j->gantt_path, strlen(j->gantt_path) - 4) : NULL;
-    gchar *g_gp = g_stem ? g_strconcat(g_stem, ".gp", NULL) : NULL, *g_dat = g_stem ? g_strconcat(g_stem, ".dat", NULL) : NULL;
+    gchar *g_gp = sim_output_sibling(j->gantt_path, ".gp"), *g_dat = sim_output_sibling(j->gantt_path, ".dat");
     SimPathRole out[] = { { "-o", o->out_path }, { "--out's", csv }, { "--out's", jsonl }, { "--plot", o->plot_path },
                           { "--plot's script", gp }, { "--plot's data", dat }, { "--dot", j->dot_path },
                           { "--emit-plan", j->plan_path }, { "--trace", j->trace_path }, { "--csv", j->csv_path },
@@ -189,8 +187,8 @@ static SimStatus check_paths(const RunOptions *o, const SimSweep *s, SimError *e
                           { "the Gantt chart's data", g_dat } };
     sim_output_check_paths((const SimPathRole *)in->data, (int)in->len, out, (int)G_N_ELEMENTS(out), err);
     g_array_free(in, TRUE);
-    g_free(base), g_free(csv), g_free(jsonl), g_free(stem), g_free(gp), g_free(dat);
-    g_free(g_stem), g_free(g_gp), g_free(g_dat);
+    g_free(base), g_free(csv), g_free(jsonl), g_free(gp), g_free(dat);
+    g_free(g_gp), g_free(g_dat);
     return err->status;
 }
 

@@ -174,12 +174,11 @@ static SimStatus check_options(PipeOptions *o, SimError *err)
 /* No two outputs may be one file (the Gantt chart's .gp and .dat included). */
 static SimStatus check_paths(const PipeOptions *o, SimError *err)
 {
-    char *stem = o->gantt_path ? g_strndup(o->gantt_path, strlen(o->gantt_path) - 4) : NULL;
-    char *gp = stem ? g_strconcat(stem, ".gp", NULL) : NULL, *dat = stem ? g_strconcat(stem, ".dat", NULL) : NULL;
+    char *gp = sim_output_sibling(o->gantt_path, ".gp"), *dat = sim_output_sibling(o->gantt_path, ".dat");
     SimPathRole out[] = { { "--trace", o->trace_path }, { "--csv", o->csv_path }, { "--gantt", o->gantt_path },
                           { "the Gantt chart's script", gp }, { "the Gantt chart's data", dat } };
     sim_output_check_paths(NULL, 0, out, (int)G_N_ELEMENTS(out), err);
-    g_free(stem), g_free(gp), g_free(dat);
+    g_free(gp), g_free(dat);
     return err->status;
 }
 

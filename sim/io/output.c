@@ -355,3 +355,9 @@ SimStatus sim_output_check_paths(const SimPathRole *inputs, int input_count, con
     g_free(ids);
     return err->status;
 }
+
+char *sim_output_sibling(const char *path, const char *ext)
+{
+    size_t len = path ? strlen(path) : 0;
+    return path ? g_strdup_printf("%.*s%s", (int)(len >= 4 ? len - 4 : 0), path, ext) : NULL;
+}

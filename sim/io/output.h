@@ -45,6 +45,10 @@ SimStatus sim_output_batch_end(int mark, SimStatus status, SimError *err);
  * (a sweep's graceful SIGINT) takes precedence while installed. */
 void sim_output_handle_signals(void);
 
+/* The file beside a figure that gnuplot keeps: path with its 4-character extension (".png", ".svg")
+ * replaced by ext (".gp", ".dat"); NULL when path is NULL. g_free it. */
+char *sim_output_sibling(const char *path, const char *ext);
+
 /* A file a command reads or writes, for sim_output_check_paths. */
 typedef struct {
     const char *what;  /* how the user named it, e.g. "--csv" (an output) or "the config" (an input) */

@@ -41,8 +41,10 @@ for heads in $sizes; do
     read -r floor _ < <("$tmp/floor_heap" "$events" 132)
     awk -v t="$tasks" -v s="$secs" -v z="$empty" -v f="$floor" -v e="$events" -v kb="$kb" 'BEGIN {
         printf "%10d %9.3f %8.0f %8.0f %10.1f %7.2f %8.1f %11.0f\n", t, s, s * 1e9 / t, (s - z) * 1e9 / t, f,
-               s * 1e9 / (e * f), kb / 1024, kb * 1024 / t }'
+               s * 1e9 / (e * f), kb / 1024, kb * 1024 / t }' | tee -a "$tmp/rows"
 done
+awk '{ n = $4; lo = NR == 1 || n < lo ? n : lo; hi = NR == 1 || n > hi ? n : hi }
+     END { if (NR > 1) printf "flatness: net ns/task from %.0f to %.0f, max/min %.2f (target at most 1.20)\n", lo, hi, hi / lo }' "$tmp/rows"
 [ -n "${HEADS:-}" ] && exit 0   # a quick look at some sizes only
 for b in "$here"/bench_*.sh; do
     [ -e "$b" ] && bash "$b" "$sim"

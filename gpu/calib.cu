@@ -267,7 +267,7 @@ __global__ void __launch_bounds__(PROF_THREADS, 1)
  * minus the published start, +2: globaltimer at its end minus the published start. */
 __global__ void __launch_bounds__(GPU_COMPUTE_THREADS, 1)
     prof_reduce_k_kernel(float *dq, unsigned *sem, unsigned *arrive, unsigned long long *go, int tile, int op,
-                         int nthr, int rounds, int shift, long long *out, long long *span, int *err)
+                         int nthr, int rounds, int shift, int stagger_ns, long long *out, long long *span, int *err)
 {
     extern __shared__ __align__(128) unsigned char smem[];
     float *stage = (float *)smem;
@@ -292,7 +292,9 @@ __global__ void __launch_bounds__(GPU_COMPUTE_THREADS, 1)
                     t = 1;
                     break;
                 }
-            while (gpu_globaltimer() < (long long)t) {
+            /* stagger: odd blocks start stagger_ns after the even ones (o[1] shows it) */
+            const long long t_mine = (long long)t + ((blockIdx.x & 1u) ? stagger_ns : 0);
+            while (gpu_globaltimer() < t_mine) {
             }
             t_go = (long long)t;
         }
@@ -1430,7 +1432,9 @@ static void prof_reduce_inflight(FILE *f, int sm_count, const char *section, int
                 int rr = rounds;
                 GPU_CHECK(cudaMemset(d_arrive, 0, sizeof(unsigned) * LAT_LINE * rounds));
                 GPU_CHECK(cudaMemset(d_go, 0, sizeof(unsigned) * LAT_LINE * rounds));
-                void *args[] = {&d_dq, &d_sem, &d_arrive, &d_go, &tile, &op, &nthr, &rr, &shift, &d_out, &d_span, &d_err};
+                int stagger = 0;
+                void *args[] = {&d_dq, &d_sem, &d_arrive, &d_go, &tile, &op, &nthr, &rr, &shift, &stagger, &d_out, &d_span,
+                                &d_err};
                 GPU_CHECK(cudaLaunchCooperativeKernel((const void *)prof_reduce_k_kernel, k, GPU_COMPUTE_THREADS, args,
                                                       GPU_SMEM_BYTES, 0));
                 gpu_check_launch("profile reduce-in-flight kernel", __FILE__, __LINE__);
@@ -1477,6 +1481,71 @@ static void prof_reduce_inflight(FILE *f, int sm_count, const char *section, int
     cudaFree(d_go);
     cudaFree(d_out);
     cudaFree(d_span);
+    cudaFree(d_err);
+}
+
+/* (b') all SMs reduce, the odd blocks starting stagger_ns after the even ones: how a reduction's time
+ * depends on how long it overlaps the others (processor sharing charges the whole duration by the count in
+ * flight; a fixed part would not slow down). Medians over rounds x blocks, even (early) and odd (late). */
+static void prof_reduce_staggered(FILE *f, int sm_count)
+{
+    static const int staggers[] = {0, 250, 500, 1000, 1500, 2500, 4000};
+    static const struct { int tile_m, head_dim; } tl[] = {{80, 128}, {128, 64}};
+    const int rounds = 12, warm = 2, k = sm_count, ns_count = (int)(sizeof staggers / sizeof staggers[0]);
+    float *d_dq = (float *)prof_alloc(sizeof(float) * 128 * 128 * sm_count);
+    unsigned *d_sem = (unsigned *)prof_alloc(sizeof(unsigned) * LAT_LINE * sm_count);
+    unsigned *d_arrive = (unsigned *)prof_alloc(sizeof(unsigned) * LAT_LINE * rounds);
+    unsigned long long *d_go = (unsigned long long *)prof_alloc(sizeof(unsigned) * LAT_LINE * rounds);
+    long long *d_out = (long long *)prof_alloc(sizeof(long long) * 3 * rounds * sm_count);
+    long long *d_span = (long long *)prof_alloc(sizeof(long long) * 2 * sm_count);
+    int *d_err = (int *)prof_alloc(sizeof(int));
+    long long *out = (long long *)malloc(sizeof(long long) * 3 * rounds * sm_count);
+    long long *span = (long long *)malloc(sizeof(long long) * 2 * sm_count);
+    double *early = (double *)malloc(sizeof(double) * rounds * sm_count), *late = (double *)malloc(sizeof(double) * rounds * sm_count);
+    fprintf(f, ",\n\"reduce_staggered\":{\"method\":\"reduce_inflight on every SM (k = all), own tiles, but the odd "
+               "blocks start stagger_ns after the even ones; medians of the reduction time (clock64 at the CTA's "
+               "clock64/globaltimer ratio) over rounds x blocks, early = even blocks, late = odd; %d rounds, the "
+               "first %d dropped\",\"units\":\"ns\",\"rows\":[", rounds, warm);
+    int row = 0;
+    for (int ti = 0; ti < 2; ti++)
+        for (int vi = 0; vi < N_VARIANTS; vi++) {
+            const Variant *v = &variants[vi];
+            if (strcmp(v->name, "bulk") != 0 && strcmp(v->name, "ldst-warp") != 0)
+                continue;
+            for (int si = 0; si < ns_count; si++) {
+                int tile = tl[ti].tile_m * tl[ti].head_dim, op = v->op, nthr = v->nthr, rr = rounds, shift = 0;
+                int stagger = staggers[si];
+                GPU_CHECK(cudaMemset(d_arrive, 0, sizeof(unsigned) * LAT_LINE * rounds));
+                GPU_CHECK(cudaMemset(d_go, 0, sizeof(unsigned) * LAT_LINE * rounds));
+                void *args[] = {&d_dq, &d_sem, &d_arrive, &d_go, &tile, &op, &nthr, &rr, &shift, &stagger, &d_out, &d_span,
+                                &d_err};
+                GPU_CHECK(cudaLaunchCooperativeKernel((const void *)prof_reduce_k_kernel, k, GPU_COMPUTE_THREADS, args,
+                                                      GPU_SMEM_BYTES, 0));
+                gpu_check_launch("profile reduce-staggered kernel", __FILE__, __LINE__);
+                GPU_CHECK(cudaMemcpy(out, d_out, sizeof(long long) * 3 * rounds * k, cudaMemcpyDeviceToHost));
+                GPU_CHECK(cudaMemcpy(span, d_span, sizeof(long long) * 2 * k, cudaMemcpyDeviceToHost));
+                int ne = 0, nl = 0;
+                for (int b = 0; b < k; b++) {
+                    const double nspc = (double)span[2 * b] / (double)span[2 * b + 1];
+                    for (int r = warm; r < rounds; r++) {
+                        const double ns = (double)out[((size_t)b * rounds + r) * 3] * nspc;
+                        if (b & 1)
+                            late[nl++] = ns;
+                        else
+                            early[ne++] = ns;
+                    }
+                }
+                const double me = prof_pct(early, ne, 0.5), ml = prof_pct(late, nl, 0.5);
+                fprintf(f, "%s\n{\"tile_m\":%d,\"head_dim\":%d,\"op\":\"%s\",\"threads\":%d,\"k\":%d,\"stagger_ns\":%d,"
+                           "\"early_median_ns\":%.1f,\"late_median_ns\":%.1f}",
+                        row++ ? "," : "", tl[ti].tile_m, tl[ti].head_dim, v->name, v->nthr, k, stagger, me, ml);
+                printf("reduce_staggered %3dx%-3d %-9s k %3d stagger %4d: early %.0f late %.0f ns\n", tl[ti].tile_m,
+                       tl[ti].head_dim, v->name, k, stagger, me, ml);
+            }
+        }
+    fprintf(f, "\n]}");
+    free(out), free(span), free(early), free(late);
+    cudaFree(d_dq), cudaFree(d_sem), cudaFree(d_arrive), cudaFree(d_go), cudaFree(d_out), cudaFree(d_span);
     cudaFree(d_err);
 }
 
@@ -2032,6 +2101,7 @@ static void run_profile(const Options *o, int sm_count, GpuMeta *meta)
         case 2:
             prof_reduce_inflight(f, sm_count, "reduce_inflight", 0);
             prof_reduce_inflight(f, sm_count, "reduce_migratory", 1);
+            prof_reduce_staggered(f, sm_count);
             break;
         case 3: prof_handoff(f, sm_count); break;
         default: clocks[s].measured = prof_launch(f, sm_count); break;

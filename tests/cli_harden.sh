@@ -58,6 +58,21 @@ expect_error h2-pipeline-same "--csv .*p.csv is the same file as --trace" "$sim"
 echo old >"$tmp/keep.csv"
 expect_exit h7-pipeline-set 2 "$sim" pipeline --csv "$tmp/keep.csv" --gantt "$tmp/no/such/dir/g.png"
 [ "$(cat "$tmp/keep.csv")" = old ] && ok h7-pipeline-set-kept || fail h7-pipeline-set-kept "--csv replaced though --gantt failed"
+# trace times and fitted hand-offs stay inside what the model's ops and 32-bit edge latencies hold
+python3 - "$(dirname "$0")/golden/validate/fa3-tiny.json" "$tmp" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+big = json.loads(json.dumps(d))
+for t in big["tasks"]:
+    t[7:12] = [v * 10**11 for v in t[7:12]]
+json.dump(big, open(sys.argv[2] + "/bigtimes.json", "w"))
+d["tasks"][2] = [1, -1, 1, 0, 1, 0, 1, 100, 1100, 1100, 2000001600, 2000002100]
+d["tasks"][3] = [1, -1, 1, 0, 1, 1, 1, 2000002100, 2000003100, 2000003100, 2000003100, 2000003600]
+json.dump(d, open(sys.argv[2] + "/bighandoff.json", "w"))
+PY
+expect_error h3-trace-time-cap "/tasks/0/7: c_start must be an integer from 0 to 100000000000" "$sim" validate "$tmp/bigtimes.json"
+expect_error h3-handoff-cap "median hand-off of 2000000000 ns is over the model's limit" "$sim" validate "$tmp/bighandoff.json"
+expect_error h6-plan-latency-cap "latency_ns '04294967295' is not an integer in 0..1000000000" "$sim" --plan "$(dirname "$0")/fuzz/regress-plan/crash-36a66b3e-latency.plan"
 # the files a config names are inputs too: its latency matrix and its block mask file
 mkdir -p "$tmp/named"
 python3 -c 'print("\n".join(" ".join("0" if i == j else "500" for j in range(4)) for i in range(4)))' >"$tmp/named/m.txt"

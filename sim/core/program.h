@@ -28,6 +28,8 @@ typedef struct {
 } SimOp;
 
 #define SIM_OP_MAX_DURATION_NS (1LL << 46) /* about 19.5 hours; inputs are bounded far below */
+#define SIM_LATENCY_MAX_NS 1000000000      /* an edge latency: one second; anything above is not a signal
+                                            * latency (latency matrices, plans and fitted hand-offs are checked) */
 
 typedef struct {
     int32_t from, to;    /* 'to' may start latency after 'from' ends */

@@ -8,9 +8,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "program.h"
 #include "status.h"
 
-#define SIM_LATENCY_MAX_NS 1000000000 /* one second: anything above is not a signal latency */
 
 /* Reads path into *matrix: n_sm x n_sm ns indexed by SM id (from x to y at [x * n_sm + y]), -1 where the
  * file has no value (the diagonal, unmeasured SMs). Values must be integers in 0..SIM_LATENCY_MAX_NS (or

@@ -125,7 +125,7 @@ typedef struct {
 } Range;
 static const Range ranges[K_COUNT] = {
     [K_RATIO] = { 1, 64 }, [K_NSM] = { 1, 1 << 16 }, [K_HEADS] = { 1, 1 << 20 }, [K_KV] = { 1, 1 << 20 },
-    [K_Q] = { 1, 1 << 20 }, [K_C] = { 0, 1LL << 40 }, [K_R] = { 0, 1LL << 40 }, [K_LAT] = { 0, 1LL << 40 },
+    [K_Q] = { 1, 1 << 20 }, [K_C] = { 0, 1LL << 40 }, [K_R] = { 0, 1LL << 40 }, [K_LAT] = { 0, SIM_LATENCY_MAX_NS },
     [K_BUF] = { 1, 64 }, [K_PERS] = { 0, 1 }, [K_CTAS] = { 0, INT32_MAX }, [K_TASKS] = { 0, INT32_MAX },
 };
 

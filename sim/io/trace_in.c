@@ -124,7 +124,9 @@ static SimStatus load_metadata(Trace *t, const cJSON *meta, SimError *err)
 /* Inclusive range of column k, from the trace's metadata: ids index the workload and the SMs. */
 static void column_range(const Trace *t, int k, int64_t *lo, int64_t *hi)
 {
-    const int64_t max_time = 9000000000000000LL; /* 9e15 ns: exact in a double, 104 days */
+    /* 1e11 ns (100 s) per stamp: every cost fitted from the trace stays far below an op's limit
+     * (SIM_OP_MAX_DURATION_NS) and a model run over the trace's tasks cannot overflow its int64 times. */
+    const int64_t max_time = 100000000000LL;
     const int64_t hi_of[N_COLUMNS] = { INT32_MAX - 1, INT32_MAX - 1, t->wl.n_sm - 1, t->wl.heads - 1,
                                        t->wl.kv_tiles - 1, t->wl.q_tiles - 1, t->wl.kv_tiles - 1,
                                        max_time, max_time, max_time, max_time, max_time };

@@ -353,6 +353,17 @@ static SimStatus predict_from_profile(const Trace *t, const Plan *plan, const in
     return err->status;
 }
 
+/* The fit, refused when its hand-off is over what an edge latency can be (the model's are 32-bit). */
+static SimStatus fit_checked(const Trace *t, const Plan *plan, const int64_t *order, const int32_t *matrix,
+                             FittedCosts *f, SimError *err)
+{
+    *f = fit_costs(t, plan, order, matrix);
+    if (f->handoff_ns > SIM_LATENCY_MAX_NS)
+        return sim_error_set(err, SIM_ERR_INPUT, "%s: the median hand-off of %" G_GINT64_FORMAT " ns is over the "
+                             "model's limit of %d ns", t->path, f->handoff_ns, SIM_LATENCY_MAX_NS);
+    return SIM_OK;
+}
+
 /* The plan of the trace's registered policy for its workload. */
 static Plan *rebuild_plan(const Trace *t, SimError *err)
 {
@@ -378,9 +389,9 @@ SimStatus sim_validate_trace(const Trace *t, const Plan *given, const int32_t *l
     if (!plan)
         return err->status;
     int64_t *order = g_new(int64_t, plan->task_count), *pred = g_new(int64_t, plan->task_count);
-    if (check_smids(t, err) == SIM_OK && match_plan(t, plan, order, err) == SIM_OK) {
+    if (check_smids(t, err) == SIM_OK && match_plan(t, plan, order, err) == SIM_OK &&
+        fit_checked(t, plan, order, latency_matrix, &out->fit, err) == SIM_OK) {
         FittedCosts *f = &out->fit;
-        *f = fit_costs(t, plan, order, latency_matrix);
         int64_t origin = INT64_MAX, end = 0;
         for (int64_t i = 0; i < t->task_count; i++)
             origin = MIN(origin, t->tasks[i].c_start), end = MAX(end, t->tasks[i].r_end);

@@ -186,7 +186,8 @@ static SimStatus check_tasks(const Plan *plan, const char *where, SimError *err)
             sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s: task %" PRId64 " (head %d, kv %d, q %d) has rank %d; "
                           "the ranks of a dQ row must be a permutation of 0..%d", where, plan->policy, i, t->head,
                           t->kv, t->q, t->rank, row_len[row] - 1);
-        rank_seen[slot / 8] |= (uint8_t)(1u << (slot % 8));
+        else /* a rank past its row's length has no slot (marking it wrote past the bitmap) */
+            rank_seen[slot / 8] |= (uint8_t)(1u << (slot % 8));
     }
     free(seen), free(row_len), free(rank_seen), free(row_first);
     return err->status;

@@ -641,11 +641,10 @@ static void decode_policies(Ctx *x, const cJSON *doc, SimConfigPoint *p)
     const cJSON *v = member(doc, "", "policies", path);
     p->policy_count = 0;
     if (!v || (cJSON_IsString(v) && strcmp(v->valuestring, "all") == 0)) {
-        for (int i = 0; i < policy_count() && i < SIM_CONFIG_MAX_POLICIES; i++)
-            p->policies[p->policy_count++] = p->shape.mask == MASK_BLOCK ? NULL : policy_at(i)->name;
-        p->policy_count = p->shape.mask == MASK_BLOCK ? 0 : p->policy_count;
-        for (int i = 0; p->shape.mask == MASK_BLOCK && i < SIM_SEARCH_ORDER_COUNT; i++)
-            p->policies[p->policy_count++] = sim_search_orders[i];
+        bool is_block = p->shape.mask == MASK_BLOCK; /* a block mask: the search's orders, else the registry */
+        int n = is_block ? SIM_SEARCH_ORDER_COUNT : MIN(policy_count(), SIM_CONFIG_MAX_POLICIES);
+        for (int i = 0; i < n; i++)
+            p->policies[p->policy_count++] = is_block ? sim_search_orders[i] : policy_at(i)->name;
         return;
     }
     int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0;

@@ -64,9 +64,33 @@ static int rank_item_cmp(const void *a, const void *b)
     return (x->kv > y->kv) - (x->kv < y->kv);
 }
 
-/* Bucket the tasks by row (counting sort), then order each row, which holds at most N tasks. */
+/* Whether every row's tasks, in task order, already run in (key, kv) order; then each task's rank is the
+ * count of its row's tasks before it, written here. Most policies build their rows in their order. */
+static bool rank_in_task_order(Plan *plan, const int64_t *key)
+{
+    int64_t rows = (int64_t)plan->wl.heads * plan->wl.q_tiles;
+    int32_t *seen = g_new0(int32_t, rows), *last = g_new(int32_t, rows); /* last: the row's last task */
+    bool is_ordered = true;
+    for (int64_t i = 0; i < plan->task_count && is_ordered; i++) {
+        PlanTask *t = &plan->tasks[i];
+        int64_t row = (int64_t)t->head * plan->wl.q_tiles + t->q;
+        if (seen[row] > 0) {
+            int64_t j = last[row];
+            is_ordered = key[j] < key[i] || (key[j] == key[i] && plan->tasks[j].kv < t->kv);
+        }
+        t->rank = seen[row]++;
+        last[row] = (int32_t)i;
+    }
+    g_free(seen), g_free(last);
+    return is_ordered;
+}
+
+/* Ranks each row by (key, kv): in task order when that is the row's order, else bucket the tasks by row
+ * (counting sort) and order each row, which holds at most N tasks. */
 void plan_rank_by_key(Plan *plan, const int64_t *key)
 {
+    if (rank_in_task_order(plan, key))
+        return;
     int64_t rows = (int64_t)plan->wl.heads * plan->wl.q_tiles;
     int64_t *first = g_new0(int64_t, rows + 1);
     for (int64_t i = 0; i < plan->task_count; i++)

@@ -28,7 +28,7 @@ typedef struct {
 
 /* Runs p. A plan that can never finish (a CTA waits on one that cannot be placed, or a dependency cycle)
  * is reported as SIM_ERR_SCHEDULE with a sentence naming a stuck CTA. O((ops + edges) log(in flight));
- * besides the schedule (28 bytes per op), 4 bytes per op and a heap of the events in flight. */
+ * besides the schedule (28 bytes per op), a heap of the events in flight. */
 SimStatus sim_engine_run(const SimProgram *p, SimSchedule *out, SimError *err);
 void sim_schedule_clear(SimSchedule *s);
 /* The latency edge e had in schedule s: the program's latency between the two units plus, with a load

@@ -77,20 +77,21 @@ void sim_program_add_edge(SimProgram *p, int64_t from, int64_t to, int32_t laten
                                            .latency_ns = latency_ns, .kind = (uint8_t)kind };
 }
 
-/* Counting sort of edge ids by one endpoint: first[v]..first[v+1] index the edges of v in 'out'. */
-static void build_csr(const SimProgram *p, bool by_to, int32_t **first, int32_t **out)
+/* Counting sort of edge ids by both endpoints, in one pass over the edges for the counts and one for the
+ * ids: first_in[v]..first_in[v+1] index v's incoming edges in in_edge, likewise out. */
+static void build_csr(SimProgram *p)
 {
-    int32_t *f = g_new0(int32_t, p->op_count + 1), *o = g_new(int32_t, p->edge_count);
+    int32_t *fi = g_new0(int32_t, p->op_count + 1), *fo = g_new0(int32_t, p->op_count + 1);
     for (int64_t e = 0; e < p->edge_count; e++)
-        f[(by_to ? p->edges[e].to : p->edges[e].from) + 1]++;
+        fi[p->edges[e].to + 1]++, fo[p->edges[e].from + 1]++;
     for (int64_t v = 0; v < p->op_count; v++)
-        f[v + 1] += f[v];
-    int32_t *fill = g_memdup2(f, sizeof *f * (p->op_count + 1));
+        fi[v + 1] += fi[v], fo[v + 1] += fo[v];
+    int32_t *in = g_new(int32_t, p->edge_count), *out = g_new(int32_t, p->edge_count);
+    int32_t *fill_in = g_memdup2(fi, sizeof *fi * p->op_count), *fill_out = g_memdup2(fo, sizeof *fo * p->op_count);
     for (int64_t e = 0; e < p->edge_count; e++)
-        o[fill[by_to ? p->edges[e].to : p->edges[e].from]++] = (int32_t)e;
-    g_free(fill);
-    *first = f;
-    *out = o;
+        in[fill_in[p->edges[e].to]++] = (int32_t)e, out[fill_out[p->edges[e].from]++] = (int32_t)e;
+    g_free(fill_in), g_free(fill_out);
+    p->first_in = fi, p->in_edge = in, p->first_out = fo, p->out_edge = out;
 }
 
 void sim_program_seal(SimProgram *p)
@@ -98,8 +99,7 @@ void sim_program_seal(SimProgram *p)
     g_assert(!p->first_in && p->op_count < INT32_MAX && p->edge_count < INT32_MAX);
     for (int64_t e = 0; e < p->edge_count; e++)
         g_assert(p->edges[e].from < p->op_count && p->edges[e].to < p->op_count);
-    build_csr(p, true, &p->first_in, &p->in_edge);
-    build_csr(p, false, &p->first_out, &p->out_edge);
+    build_csr(p);
     p->next_on_engine = g_new(int32_t, p->op_count);
     p->is_first_on_engine = g_new(bool, p->op_count);
     int32_t last[256];

@@ -1,11 +1,11 @@
 #!/bin/bash
 # `make bench`: bin/sim (fa3, full mask, 132 SMs, serial: engine + full DAG analysis) at 16k to 10M tasks
 # against the floor, a bare binary-heap event loop (bench/floor_heap.c: push + pop on (time, seq), 132 in
-# flight) over the same number of events (one per op, 2 per task), measured in the same run. Medians of
-# CPU time (user + system, bench/cpu_time.c: wait4's rusage, microseconds; the floor: its own process CPU
-# clock) and of peak RSS, over RUNS runs (default 5) of the large sizes and more of the small ones (RUNS x
-# 524288 / tasks, at most 101: a 16k-task run takes about 10 ms, where wall time on a loaded 2-core machine
-# varied by more than the run itself). Then every bench/bench_*.sh.
+# flight) over the same number of events (one per op, 2 per task), measured in the same run. CPU time
+# (user + system, bench/cpu_time.c: wait4's rusage, microseconds; the floor: its own process CPU clock)
+# and peak RSS. RUNS rounds (default 5): in each round every size runs in turn, 3 times or, for the small
+# sizes, up to 32 (a 16k-task run takes about 8 ms), and gives the median of those runs; a figure is the
+# median over the rounds. Then every bench/bench_*.sh.
 # Columns: tasks, seconds, ns per task, floor ns per event, ratio = seconds / (events x floor), peak MB,
 # peak bytes per task. Targets (issue 17): 524288 tasks at most 5x the floor and 80 MB; ns/task flat
 # within 20% from 16k to 10M tasks.
@@ -19,27 +19,38 @@ trap 'rm -rf "$tmp"' EXIT
 ${CC:-cc} -O2 -std=c11 -o "$tmp/floor_heap" "$here/floor_heap.c"
 ${CC:-cc} -O2 -std=c11 -o "$tmp/cpu_time" "$here/cpu_time.c"
 
-# run HEADS KV Q: median CPU seconds and peak KB of the attention command, into $secs, $kb
-run() {
-    local tasks=$(($1 * $2 * $3)) reps=$runs
-    reps=$((runs * 524288 / tasks > runs ? runs * 524288 / tasks : runs))
-    reps=$((reps > 101 ? 101 : reps))
-    read -r secs kb < <("$tmp/cpu_time" "$reps" "$sim" --policy fa3 --n 132 --heads "$1" --kv-tiles "$2" \
-        --q-tiles "$3" --max-memory-mb 16384)
+# one HEADS KV Q: median CPU seconds and peak KB of the attention command over a round's runs
+one() {
+    local tasks=$(($1 * $2 * $3)) reps
+    reps=$((524288 / tasks > 3 ? 524288 / tasks : 3))
+    reps=$((reps > 32 ? 32 : reps))
+    "$tmp/cpu_time" "$reps" "$sim" --policy fa3 --n 132 --heads "$1" --kv-tiles "$2" --q-tiles "$3" \
+        --max-memory-mb 16384
+}
+
+# The sizes take turns, round after round (RUNS rounds), so a drift of the machine's speed during the run
+# reaches every size alike; each figure is the median over the rounds.
+for round in $(seq "$runs"); do
+    echo "0 $(one 1 1 1)" >>"$tmp/runs"
+    for heads in $sizes; do
+        echo "$heads $(one "$heads" 128 128) $("$tmp/floor_heap" $((2 * heads * 128 * 128)) 132)" >>"$tmp/runs"
+    done
+done
+# median COLUMN of the rounds of HEADS (0: the one-task run)
+median() {
+    awk -v h="$1" -v c="$2" '$1 == h { print $c }' "$tmp/runs" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
 echo "# attention: fa3, full mask, 132 SMs, 128 x 128 tiles per head, serial reduction, full analysis;"
-echo "# CPU time, medians of $runs or more runs; floor = bare heap push+pop, 132 in flight, same number of events;"
+echo "# CPU time, medians of $runs rounds (the sizes in turn; 3 to 32 runs of each size a round);"
+echo "# floor = bare heap push+pop, 132 in flight, same number of events;"
 echo "# net ns/task = (seconds - a one-task run's seconds, the process start and exit) / tasks"
-run 1 1 1
-empty=$secs
+empty=$(median 0 2)
 printf "%10s %9s %8s %8s %10s %7s %8s %11s\n" tasks seconds ns/task net_ns floor_ns/ev ratio peak_mb bytes/task
 for heads in $sizes; do
     tasks=$((heads * 128 * 128))
-    events=$((2 * tasks))
-    run "$heads" 128 128
-    read -r floor _ < <("$tmp/floor_heap" "$events" 132)
-    awk -v t="$tasks" -v s="$secs" -v z="$empty" -v f="$floor" -v e="$events" -v kb="$kb" 'BEGIN {
+    awk -v t="$tasks" -v s="$(median "$heads" 2)" -v z="$empty" -v f="$(median "$heads" 4)" -v e=$((2 * tasks)) \
+        -v kb="$(median "$heads" 3)" 'BEGIN {
         printf "%10d %9.3f %8.0f %8.0f %10.1f %7.2f %8.1f %11.0f\n", t, s, s * 1e9 / t, (s - z) * 1e9 / t, f,
                s * 1e9 / (e * f), kb / 1024, kb * 1024 / t }' | tee -a "$tmp/rows"
 done

@@ -5,6 +5,7 @@
  *     alone and with every SM doing the same, and (3) the time of one mma round of the executor's compute.
  * --profile measures the predictor's raw hardware profile instead (see run_profile).
  * Invariant: one CTA per SM (200 KB of dynamic shared memory), matrices indexed by %smid, never blockIdx. */
+#include "exec_loop.cuh"
 #include "gpu_device.cuh"
 #include "gpu_host.h"
 
@@ -436,178 +437,6 @@ __global__ void __launch_bounds__(32, 1)
             }
         }
         __syncwarp();
-    }
-}
-
-/* ---- task_loop: the executor's own task loop, every rank already there ----
- * A copy of gpu/executor.cu's exec_serial, exec_compute_warps, exec_store_warp and exec_kernel, same
- * statements in the same order, same five %globaltimer stamps per task (c_start, c_end, r_ready, r_start,
- * r_end) and the same per-block record (smid, clock64 and globaltimer at entry and exit); keep it in step
- * with the executor. The host gives every task a row whose semaphore is already at the task's rank, so no
- * wait ever spins: what remains is the loop's own cost (acquire of a free rank, staging, loop overhead). */
-#define TL_THREADS_ASYNC (GPU_COMPUTE_THREADS + GPU_STORE_THREADS)
-#define TL_BAR_FULL 1                    /* +buffer, as the executor's BAR_FULL */
-#define TL_BAR_EMPTY (1 + GPU_MAX_BUFFERS) /* +buffer, as the executor's BAR_EMPTY */
-#define TL_REC 5
-#define TL_BLK 5
-
-typedef struct {
-    const int4 *tasks;      /* execution order: head, kv, q, rank */
-    const int *block_begin; /* block b runs tasks block_begin[b] .. block_begin[b+1]-1 */
-    float *dq;              /* [heads][q_tiles][tile] */
-    unsigned *sem;          /* [q_tiles][heads] */
-    long long *rec;         /* [task][TL_REC], globaltimer ns */
-    long long *blk;         /* [block][TL_BLK] */
-    int *err;
-    int heads, q_tiles, iters, op, nbuf;
-    int reduce_threads;
-    long long spin_cycles, timeout_ns;
-} TlArgs;
-
-template <int MB, int NB>
-__device__ static void tl_serial(const TlArgs &a, const int4 *tasks, float *stage, int begin, int end,
-                                 long long deadline)
-{
-    const int tile = MB * 16 * NB * 64, tid = threadIdx.x;
-    for (int i = begin; i < end; i++) {
-        const int4 t = tasks[i - begin];
-        long long *rec = a.rec + (long long)i * TL_REC;
-        float acc[MB][NB][4];
-        long long c0 = clock64();
-        if (tid == 0)
-            rec[0] = gpu_globaltimer();
-        gpu_tile_compute<MB, NB>(acc, t.x, t.y, t.z, a.iters, a.spin_cycles, c0);
-        if (tid == 0)
-            rec[1] = gpu_globaltimer();
-        gpu_tile_stage<MB, NB>(acc, stage);
-        if (a.op == GPU_OP_BULK)
-            gpu_fence_proxy_smem();
-        __syncthreads();
-        float *dst = a.dq + ((size_t)t.x * a.q_tiles + t.z) * tile;
-        unsigned *sem = a.sem + (size_t)t.z * a.heads + t.x;
-        if (tid == 0) {
-            rec[2] = gpu_globaltimer();
-            gpu_wait_equal(sem, (unsigned)t.w, deadline, a.err);
-            rec[3] = gpu_globaltimer();
-        }
-        if (a.op == GPU_OP_BULK) {
-            if (tid == 0) {
-                gpu_reduce_bulk_issue(stage, dst, tile);
-                gpu_bulk_wait_read();
-                gpu_bulk_wait_done();
-                gpu_release_increment(sem);
-                rec[4] = gpu_globaltimer();
-            }
-        } else {
-            __syncthreads();
-            if (tid < a.reduce_threads)
-                gpu_reduce_vec(a.op, stage, dst, tile, tid, a.reduce_threads);
-            __syncthreads();
-            if (tid == 0) {
-                gpu_release_increment(sem);
-                rec[4] = gpu_globaltimer();
-            }
-        }
-        __syncthreads();
-    }
-}
-
-template <int MB, int NB>
-__device__ static void tl_compute_warps(const TlArgs &a, const int4 *tasks, float *stage, int begin, int end)
-{
-    const int tile = MB * 16 * NB * 64, tid = threadIdx.x;
-    for (int i = begin, n = 0; i < end; i++, n++) {
-        const int4 t = tasks[i - begin];
-        long long *rec = a.rec + (long long)i * TL_REC;
-        float acc[MB][NB][4];
-        long long c0 = clock64();
-        if (tid == 0)
-            rec[0] = gpu_globaltimer();
-        gpu_tile_compute<MB, NB>(acc, t.x, t.y, t.z, a.iters, a.spin_cycles, c0);
-        if (tid == 0)
-            rec[1] = gpu_globaltimer();
-        const int b = n % a.nbuf;
-        if (n >= a.nbuf)
-            gpu_bar_sync(TL_BAR_EMPTY + b, TL_THREADS_ASYNC);
-        gpu_tile_stage<MB, NB>(acc, stage + (size_t)b * tile);
-        if (a.op == GPU_OP_BULK)
-            gpu_fence_proxy_smem();
-        gpu_bar_arrive(TL_BAR_FULL + b, TL_THREADS_ASYNC);
-    }
-}
-
-template <int MB, int NB>
-__device__ static void tl_store_warp(const TlArgs &a, const int4 *tasks, float *stage, int begin, int end,
-                                     long long deadline)
-{
-    const int tile = MB * 16 * NB * 64, lane = threadIdx.x & 31, count = end - begin;
-    for (int i = begin, n = 0; i < end; i++, n++) {
-        const int4 t = tasks[i - begin];
-        long long *rec = a.rec + (long long)i * TL_REC;
-        const int b = n % a.nbuf;
-        const float *src = stage + (size_t)b * tile;
-        float *dst = a.dq + ((size_t)t.x * a.q_tiles + t.z) * tile;
-        unsigned *sem = a.sem + (size_t)t.z * a.heads + t.x;
-        gpu_bar_sync(TL_BAR_FULL + b, TL_THREADS_ASYNC);
-        if (lane == 0) {
-            rec[2] = gpu_globaltimer();
-            gpu_wait_equal(sem, (unsigned)t.w, deadline, a.err);
-            rec[3] = gpu_globaltimer();
-        }
-        __syncwarp();
-        if (a.op == GPU_OP_BULK) {
-            if (lane == 0) {
-                gpu_reduce_bulk_issue(src, dst, tile);
-                gpu_bulk_wait_read();
-            }
-        } else {
-            gpu_reduce_vec(a.op, src, dst, tile, lane, 32);
-        }
-        __syncwarp();
-        if (n + a.nbuf < count)
-            gpu_bar_arrive(TL_BAR_EMPTY + b, TL_THREADS_ASYNC);
-        if (lane == 0) {
-            if (a.op == GPU_OP_BULK)
-                gpu_bulk_wait_done();
-            gpu_release_increment(sem);
-            rec[4] = gpu_globaltimer();
-        }
-        __syncwarp();
-    }
-}
-
-template <int MB, int NB, bool ASYNC>
-__global__ void __launch_bounds__(TL_THREADS_ASYNC, 1) tl_kernel(TlArgs a)
-{
-    extern __shared__ __align__(128) unsigned char smem[];
-    float *stage = (float *)smem;
-    const int begin = a.block_begin[blockIdx.x], end = a.block_begin[blockIdx.x + 1];
-    const long long t_entry = gpu_globaltimer(), deadline = t_entry + a.timeout_ns;
-    long long *blk = a.blk + (size_t)blockIdx.x * TL_BLK;
-    if (threadIdx.x == 0) {
-        blk[0] = gpu_smid();
-        blk[1] = clock64();
-        blk[3] = t_entry;
-    }
-    const size_t stage_bytes = (size_t)a.nbuf * (MB * 16 * NB * 64) * sizeof(float);
-    const int4 *tasks = a.tasks + begin;
-    if ((size_t)(end - begin) * sizeof(int4) <= GPU_SMEM_BYTES - stage_bytes) {
-        int4 *copy = (int4 *)(smem + stage_bytes);
-        for (int i = threadIdx.x; i < end - begin; i += blockDim.x)
-            copy[i] = a.tasks[begin + i];
-        tasks = copy;
-    }
-    __syncthreads();
-    if (!ASYNC)
-        tl_serial<MB, NB>(a, tasks, stage, begin, end, deadline);
-    else if (threadIdx.x < GPU_COMPUTE_THREADS)
-        tl_compute_warps<MB, NB>(a, tasks, stage, begin, end);
-    else
-        tl_store_warp<MB, NB>(a, tasks, stage, begin, end, deadline);
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        blk[2] = clock64();
-        blk[4] = gpu_globaltimer();
     }
 }
 
@@ -1813,14 +1642,15 @@ static double prof_launch(FILE *f, int sm_count)
     return mhz;
 }
 
-/* (g) the executor's own task loop with every rank already there: the per-task costs of its loop. */
-typedef void (*TlKernel)(TlArgs);
+/* (g) the executor's own task loop (gpu/exec_loop.cuh) with every rank already there: the per-task costs of
+ * its loop. */
+typedef void (*TlKernel)(ExecArgs);
 
 static TlKernel tl_kernel_for(const Tile *t, int is_async)
 {
 #define PICK(M, D)                                                                                             \
     if (t->tile_m == (M) && t->head_dim == (D))                                                                \
-        return is_async ? tl_kernel<(M) / 16, (D) / 64, true> : tl_kernel<(M) / 16, (D) / 64, false>;
+        return is_async ? exec_kernel<(M) / 16, (D) / 64, true> : exec_kernel<(M) / 16, (D) / 64, false>;
     PICK(64, 128)
     PICK(80, 128)
     PICK(128, 64)
@@ -1861,7 +1691,7 @@ static void prof_task_loop(FILE *f, int sm_count)
     }
     bb[G] = n;
     const size_t dq_floats = (size_t)G * rows_q * 128 * 128, sems = (size_t)G * rows_q;
-    TlArgs a;
+    ExecArgs a;
     memset(&a, 0, sizeof a);
     a.tasks = (const int4 *)prof_alloc(sizeof(int4) * n);
     a.block_begin = (const int *)prof_alloc(sizeof(int) * (G + 1));
@@ -1869,15 +1699,15 @@ static void prof_task_loop(FILE *f, int sm_count)
     GPU_CHECK(cudaMemcpy((void *)a.block_begin, bb, sizeof(int) * (G + 1), cudaMemcpyHostToDevice));
     a.dq = (float *)prof_alloc(sizeof(float) * dq_floats);
     a.sem = (unsigned *)prof_alloc(sizeof(unsigned) * sems);
-    a.rec = (long long *)prof_alloc(sizeof(long long) * TL_REC * n);
-    a.blk = (long long *)prof_alloc(sizeof(long long) * TL_BLK * G);
+    a.rec = (long long *)prof_alloc(sizeof(long long) * REC_FIELDS * n);
+    a.blk = (long long *)prof_alloc(sizeof(long long) * BLK_FIELDS * G);
     a.err = (int *)prof_alloc(sizeof(int));
     a.heads = G;
     a.q_tiles = rows_q;
     a.nbuf = 1;
     a.reduce_threads = GPU_COMPUTE_THREADS;
     a.timeout_ns = 2000000000LL;
-    long long *rec = (long long *)malloc(sizeof(long long) * TL_REC * n), *blk = (long long *)malloc(sizeof(long long) * TL_BLK * G);
+    long long *rec = (long long *)malloc(sizeof(long long) * REC_FIELDS * n), *blk = (long long *)malloc(sizeof(long long) * BLK_FIELDS * G);
     double *v[6], *mhz = (double *)malloc(sizeof(double) * G);
     for (int j = 0; j < 6; j++)
         v[j] = (double *)malloc(sizeof(double) * n);
@@ -1902,32 +1732,32 @@ static void prof_task_loop(FILE *f, int sm_count)
                 const TlMode *md = &modes[mi];
                 TlKernel k = tl_kernel_for(t, md->is_async);
                 GPU_CHECK(cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, GPU_SMEM_BYTES));
-                const int threads = md->is_async ? TL_THREADS_ASYNC : GPU_COMPUTE_THREADS;
+                const int threads = md->is_async ? EXEC_THREADS_ASYNC : GPU_COMPUTE_THREADS;
                 a.iters = iters[ii];
                 a.op = md->op;
                 int err = 0;
                 for (int rep = 0; rep < 2; rep++) { /* the first launch warms up */
                     GPU_CHECK(cudaMemset(a.dq, 0, sizeof(float) * dq_floats));
                     GPU_CHECK(cudaMemset(a.sem, 0, sizeof(unsigned) * sems));
-                    GPU_CHECK(cudaMemset(a.rec, 0xFF, sizeof(long long) * TL_REC * n));
+                    GPU_CHECK(cudaMemset(a.rec, 0xFF, sizeof(long long) * REC_FIELDS * n));
                     GPU_CHECK(cudaMemset(a.err, 0, sizeof(int)));
                     GPU_CHECK(cudaDeviceSynchronize());
                     k<<<G, threads, GPU_SMEM_BYTES>>>(a);
                     gpu_check_launch("profile task-loop kernel", __FILE__, __LINE__);
                 }
-                GPU_CHECK(cudaMemcpy(rec, a.rec, sizeof(long long) * TL_REC * n, cudaMemcpyDeviceToHost));
-                GPU_CHECK(cudaMemcpy(blk, a.blk, sizeof(long long) * TL_BLK * G, cudaMemcpyDeviceToHost));
+                GPU_CHECK(cudaMemcpy(rec, a.rec, sizeof(long long) * REC_FIELDS * n, cudaMemcpyDeviceToHost));
+                GPU_CHECK(cudaMemcpy(blk, a.blk, sizeof(long long) * BLK_FIELDS * G, cudaMemcpyDeviceToHost));
                 GPU_CHECK(cudaMemcpy(&err, a.err, sizeof(int), cudaMemcpyDeviceToHost));
-                for (int i = 0; i < TL_REC * n; i++)
+                for (int i = 0; i < REC_FIELDS * n; i++)
                     err |= rec[i] == -1;
                 any_err |= err;
                 int m = 0, nm = 0;
                 for (int b = 0; b < G; b++) {
-                    const long long *kb = blk + (size_t)b * TL_BLK;
+                    const long long *kb = blk + (size_t)b * BLK_FIELDS;
                     if (kb[4] > kb[3])
                         mhz[nm++] = (double)(kb[2] - kb[1]) * 1000.0 / (double)(kb[4] - kb[3]);
                     for (int i = drop; i < ntasks; i++, m++) {
-                        const long long *e = rec + ((size_t)b * ntasks + i) * TL_REC, *p = e - TL_REC;
+                        const long long *e = rec + ((size_t)b * ntasks + i) * REC_FIELDS, *p = e - REC_FIELDS;
                         v[0][m] = (double)(e[3] - e[2]);
                         v[1][m] = (double)(e[0] - (md->is_async ? p[1] : p[4]));
                         v[2][m] = (double)(e[2] - e[1]);

@@ -28,6 +28,19 @@ typedef struct {
     long long spin_cycles, timeout_ns;
 } ExecArgs;
 
+/* Task t's partial dQ tile into acc, stamped c_start and c_end (rec[0], rec[1]) by thread 0. */
+template <int MB, int NB>
+__device__ __forceinline__ static void exec_compute_stamped(const ExecArgs &a, int4 t, long long *rec,
+                                                            float (&acc)[MB][NB][4])
+{
+    long long c0 = clock64();
+    if (threadIdx.x == 0)
+        rec[0] = gpu_globaltimer();
+    gpu_tile_compute<MB, NB>(acc, t.x, t.y, t.z, a.iters, a.spin_cycles, c0);
+    if (threadIdx.x == 0)
+        rec[1] = gpu_globaltimer();
+}
+
 /* serial: the compute warps also wait, reduce and release (no overlap of a task's R with the next C). */
 template <int MB, int NB>
 __device__ static void exec_serial(const ExecArgs &a, const int4 *tasks, float *stage, int begin, int end,
@@ -38,12 +51,7 @@ __device__ static void exec_serial(const ExecArgs &a, const int4 *tasks, float *
         const int4 t = tasks[i - begin];
         long long *rec = a.rec + (long long)i * REC_FIELDS;
         float acc[MB][NB][4];
-        long long c0 = clock64();
-        if (tid == 0)
-            rec[0] = gpu_globaltimer();
-        gpu_tile_compute<MB, NB>(acc, t.x, t.y, t.z, a.iters, a.spin_cycles, c0);
-        if (tid == 0)
-            rec[1] = gpu_globaltimer();
+        exec_compute_stamped<MB, NB>(a, t, rec, acc);
         gpu_tile_stage<MB, NB>(acc, stage);
         if (a.op == GPU_OP_BULK)
             gpu_fence_proxy_smem();
@@ -82,17 +90,12 @@ __device__ static void exec_serial(const ExecArgs &a, const int4 *tasks, float *
 template <int MB, int NB>
 __device__ static void exec_compute_warps(const ExecArgs &a, const int4 *tasks, float *stage, int begin, int end)
 {
-    const int tile = MB * 16 * NB * 64, tid = threadIdx.x;
+    const int tile = MB * 16 * NB * 64;
     for (int i = begin, n = 0; i < end; i++, n++) {
         const int4 t = tasks[i - begin];
         long long *rec = a.rec + (long long)i * REC_FIELDS;
         float acc[MB][NB][4];
-        long long c0 = clock64();
-        if (tid == 0)
-            rec[0] = gpu_globaltimer();
-        gpu_tile_compute<MB, NB>(acc, t.x, t.y, t.z, a.iters, a.spin_cycles, c0);
-        if (tid == 0)
-            rec[1] = gpu_globaltimer();
+        exec_compute_stamped<MB, NB>(a, t, rec, acc);
         const int b = n % a.nbuf;
         if (n >= a.nbuf)
             gpu_bar_sync(BAR_EMPTY + b, EXEC_THREADS_ASYNC);

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "prefault.h"
+
 void plan_lpt_position(const Workload *wl, int64_t t, int32_t *head, int32_t *raw)
 {
     int64_t sw = wl->head_swizzle > 0 ? wl->head_swizzle : 1, n = wl->kv_tiles;
@@ -43,7 +45,7 @@ void plan_add_kv_cta(Plan *plan, int32_t head, int32_t kv, bool is_descending)
 
 void plan_rank_by_kv(Plan *plan, bool is_descending)
 {
-    int64_t *key = g_new(int64_t, plan->task_count);
+    int64_t *key = SIM_PREFAULT_NEW(int64_t, plan->task_count);
     for (int64_t i = 0; i < plan->task_count; i++)
         key[i] = is_descending ? -plan->tasks[i].kv : plan->tasks[i].kv;
     plan_rank_by_key(plan, key);
@@ -98,7 +100,7 @@ void plan_rank_by_key(Plan *plan, const int64_t *key)
     for (int64_t row = 0; row < rows; row++)
         first[row + 1] += first[row];
     int64_t *fill = g_memdup2(first, sizeof *first * (rows + 1));
-    RankItem *items = g_new(RankItem, plan->task_count);
+    RankItem *items = SIM_PREFAULT_NEW(RankItem, plan->task_count);
     for (int64_t i = 0; i < plan->task_count; i++) {
         const PlanTask *t = &plan->tasks[i];
         items[fill[(int64_t)t->head * plan->wl.q_tiles + t->q]++] = (RankItem){ key[i], t->kv, i };
@@ -120,6 +122,7 @@ Plan *policy_build(const PolicyOps *p, const Workload *wl, SimError *err)
         return NULL;
     }
     Plan *plan = plan_new(p->name, wl, wl->heads * plan_tasks_per_head(wl));
+    sim_prefault(plan->tasks, sizeof *plan->tasks * plan->task_capacity); /* the mask's tasks, all written */
     SimError check = { 0 };
     if (p->build(plan, err) != SIM_OK)
         return plan_free(plan), NULL;

@@ -25,8 +25,8 @@ static int64_t plan_critical_path(const SimProgram *p)
     Dag *g = dag_new(p->op_count);
     for (int64_t op = 0; op < p->op_count; op++) {
         dag_set_node(g, op, p->ops[op].duration_ns, 0);
-        if (p->next_on_engine[op] >= 0)
-            dag_add_edge(g, op, p->next_on_engine[op], 0, 0, true);
+        if (sim_program_next_on_engine(p, op) >= 0)
+            dag_add_edge(g, op, sim_program_next_on_engine(p, op), 0, 0, true);
     }
     for (int64_t e = 0; e < p->edge_count; e++)
         dag_add_edge(g, p->edges[e].from, p->edges[e].to, 0, 1, false);
@@ -55,8 +55,8 @@ static int64_t check_schedule(const Plan *plan, const SimProgram *p, const SimSc
                       s->end_ns[op] - s->start_ns[op] <= (o->duration_ns * 3 + 1) / 2 + 1);
         else
             ck_assert_int_eq(s->end_ns[op] - s->start_ns[op], o->duration_ns);
-        if (p->next_on_engine[op] >= 0)
-            ck_assert_int_ge(s->start_ns[p->next_on_engine[op]], s->end_ns[op]);
+        if (sim_program_next_on_engine(p, op) >= 0)
+            ck_assert_int_ge(s->start_ns[sim_program_next_on_engine(p, op)], s->end_ns[op]);
     }
     for (int64_t t = 0; t < plan->task_count; t++)
         ck_assert_int_eq(seen[t], per_task);

@@ -8,6 +8,8 @@
 #include <glib.h>
 #include <string.h>
 
+#include "prefault.h"
+
 typedef struct {
     int64_t time;
     uint32_t seq;   /* events scheduled before it; < 2^32 since ops < 2^31 and each op schedules <= 2 */
@@ -200,7 +202,7 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
         return;
     }
     for (int64_t op = cta->op_begin; op < op_end; op++)
-        if (p->is_first_on_engine[op])
+        if (sim_program_is_first_on_engine(p, op))
             release(e, op, now);
 }
 
@@ -250,8 +252,7 @@ static void complete(Engine *e, int64_t op, int64_t now)
         else
             e->s->end_ns[to]++; /* one pending less; its time is folded into ready when its CTA is placed */
     }
-    int64_t cta_end = p->ctas[c].op_begin + p->ctas[c].op_count; /* one engine: the next op is the CTA's next */
-    int64_t next = p->engines_per_unit > 1 ? p->next_on_engine[op] : op + 1 < cta_end ? op + 1 : -1;
+    int64_t next = sim_program_next_on_engine(p, op);
     if (next >= 0)
         release(e, next, now);
     if (--e->cta_left[c] == 0) {
@@ -297,9 +298,9 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
         if (e->load->handoff_extra_ns)
             s->handoff_extra_ns = g_new0(int32_t, n);
     }
-    s->start_ns = g_new0(int64_t, n); /* ready times until each op starts */
-    s->end_ns = g_new(int64_t, n);
-    s->order = g_new(int32_t, n + p->cta_count);
+    s->start_ns = SIM_PREFAULT_NEW0(int64_t, n); /* ready times until each op starts */
+    s->end_ns = SIM_PREFAULT_NEW(int64_t, n);
+    s->order = SIM_PREFAULT_NEW(int32_t, n + p->cta_count);
     s->cta_unit = g_new(int32_t, p->cta_count);
     s->cta_dispatch_ns = g_new(int64_t, p->cta_count);
     s->cta_end_ns = g_new(int64_t, p->cta_count);

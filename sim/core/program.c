@@ -3,6 +3,9 @@
 #include "program.h"
 
 #include <glib.h>
+#include <string.h>
+
+#include "prefault.h"
 
 SimProgram *sim_program_new(int32_t n_units, int32_t engines_per_unit)
 {
@@ -37,9 +40,9 @@ void sim_program_free(SimProgram *p)
 void sim_program_reserve(SimProgram *p, int64_t ops, int64_t edges)
 {
     if (ops > p->op_capacity)
-        p->ops = g_renew(SimOp, p->ops, p->op_capacity = ops);
+        p->ops = SIM_PREFAULT_RENEW(SimOp, p->ops, ops), p->op_capacity = ops;
     if (edges > p->edge_capacity)
-        p->edges = g_renew(SimEdge, p->edges, p->edge_capacity = edges);
+        p->edges = SIM_PREFAULT_RENEW(SimEdge, p->edges, edges), p->edge_capacity = edges;
 }
 
 int32_t sim_program_add_cta(SimProgram *p, int32_t pinned_unit)
@@ -81,13 +84,14 @@ void sim_program_add_edge(SimProgram *p, int64_t from, int64_t to, int32_t laten
  * ids: first_in[v]..first_in[v+1] index v's incoming edges in in_edge, likewise out. */
 static void build_csr(SimProgram *p)
 {
-    int32_t *fi = g_new0(int32_t, p->op_count + 1), *fo = g_new0(int32_t, p->op_count + 1);
+    int32_t *fi = SIM_PREFAULT_NEW0(int32_t, p->op_count + 1), *fo = SIM_PREFAULT_NEW0(int32_t, p->op_count + 1);
     for (int64_t e = 0; e < p->edge_count; e++)
         fi[p->edges[e].to + 1]++, fo[p->edges[e].from + 1]++;
     for (int64_t v = 0; v < p->op_count; v++)
         fi[v + 1] += fi[v], fo[v + 1] += fo[v];
-    int32_t *in = g_new(int32_t, p->edge_count), *out = g_new(int32_t, p->edge_count);
-    int32_t *fill_in = g_memdup2(fi, sizeof *fi * p->op_count), *fill_out = g_memdup2(fo, sizeof *fo * p->op_count);
+    int32_t *in = SIM_PREFAULT_NEW(int32_t, p->edge_count), *out = SIM_PREFAULT_NEW(int32_t, p->edge_count);
+    int32_t *fill_in = SIM_PREFAULT_NEW(int32_t, p->op_count), *fill_out = SIM_PREFAULT_NEW(int32_t, p->op_count);
+    memcpy(fill_in, fi, sizeof *fi * p->op_count), memcpy(fill_out, fo, sizeof *fo * p->op_count);
     for (int64_t e = 0; e < p->edge_count; e++)
         in[fill_in[p->edges[e].to]++] = (int32_t)e, out[fill_out[p->edges[e].from]++] = (int32_t)e;
     g_free(fill_in), g_free(fill_out);
@@ -100,6 +104,8 @@ void sim_program_seal(SimProgram *p)
     for (int64_t e = 0; e < p->edge_count; e++)
         g_assert(p->edges[e].from < p->op_count && p->edges[e].to < p->op_count);
     build_csr(p);
+    if (p->engines_per_unit == 1) /* program order is op order: sim_program_next_on_engine */
+        return;
     p->next_on_engine = g_new(int32_t, p->op_count);
     p->is_first_on_engine = g_new(bool, p->op_count);
     int32_t last[256];

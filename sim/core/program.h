@@ -71,8 +71,9 @@ typedef struct {
     int32_t *in_edge;
     int32_t *first_out;         /* CSR of outgoing edges (edge ids ascending per op) */
     int32_t *out_edge;
+    /* With several engines per unit (read through the two functions below); NULL with one: */
     int32_t *next_on_engine;    /* next op of the same CTA on the same engine, or -1 */
-    bool *is_first_on_engine;   /* after seal: op has no earlier op of its CTA on its engine */
+    bool *is_first_on_engine;   /* op has no earlier op of its CTA on its engine */
     int64_t op_capacity, edge_capacity;
     int32_t cta_capacity;
 } SimProgram;
@@ -88,6 +89,19 @@ void sim_program_add_edge(SimProgram *p, int64_t from, int64_t to, int32_t laten
 /* Builds the adjacency. O(ops + edges). Call once, after the last add. Ops and edges must stay below
  * 2^31 (asserted; callers size-check first: sim_job_check_size). */
 void sim_program_seal(SimProgram *p);
+/* Program order on an engine, after seal: the next op of op's CTA on op's engine (-1: none), and whether
+ * op is its CTA's first on its engine. With one engine per unit, that is the CTA's next op and its first. */
+static inline int64_t sim_program_next_on_engine(const SimProgram *p, int64_t op)
+{
+    if (p->next_on_engine)
+        return p->next_on_engine[op];
+    const SimCta *cta = &p->ctas[p->ops[op].cta];
+    return op + 1 < cta->op_begin + cta->op_count ? op + 1 : -1;
+}
+static inline bool sim_program_is_first_on_engine(const SimProgram *p, int64_t op)
+{
+    return p->is_first_on_engine ? p->is_first_on_engine[op] : op == p->ctas[p->ops[op].cta].op_begin;
+}
 /* Latency of edge e when its ends run on units u_from and u_to. */
 int64_t sim_program_edge_latency(const SimProgram *p, int64_t e, int32_t u_from, int32_t u_to);
 

@@ -28,7 +28,7 @@ static void add_cta_edges(Dag *g, const SimProgram *p, const SimSchedule *s)
         int32_t u = s->cta_unit[c], prev = last_on_unit[u];
         for (int64_t op = prev >= 0 ? p->ctas[prev].op_begin : 0;
              prev >= 0 && op < p->ctas[prev].op_begin + p->ctas[prev].op_count; op++)
-            if (p->next_on_engine[op] < 0)
+            if (sim_program_next_on_engine(p, op) < 0)
                 dag_add_edge(g, op, node, 0, KIND_DISPATCH, true);
         if (cta->pinned_unit < 0) {
             if (prev_dynamic >= 0)
@@ -36,7 +36,7 @@ static void add_cta_edges(Dag *g, const SimProgram *p, const SimSchedule *s)
             prev_dynamic = c;
         }
         for (int64_t op = cta->op_begin; op < cta->op_begin + cta->op_count; op++)
-            if (p->is_first_on_engine[op])
+            if (sim_program_is_first_on_engine(p, op))
                 dag_add_edge(g, node, op, 0, KIND_PROGRAM, true);
         last_on_unit[u] = c;
     }
@@ -48,8 +48,8 @@ static Dag *build_dag(const SimProgram *p, const SimSchedule *s)
     Dag *g = dag_new(p->op_count + p->cta_count);
     for (int64_t op = 0; op < p->op_count; op++) {
         dag_set_node(g, op, s->end_ns[op] - s->start_ns[op], p->ops[op].kind); /* realised (load model) */
-        if (p->next_on_engine[op] >= 0)
-            dag_add_edge(g, op, p->next_on_engine[op], 0, KIND_PROGRAM, true);
+        if (sim_program_next_on_engine(p, op) >= 0)
+            dag_add_edge(g, op, sim_program_next_on_engine(p, op), 0, KIND_PROGRAM, true);
     }
     for (int64_t e = 0; e < p->edge_count; e++) {
         const SimEdge *edge = &p->edges[e];

@@ -10,6 +10,8 @@
 
 #include <glib.h>
 
+#include "prefault.h"
+
 enum { IS_DONE = 1, IS_CRITICAL = 2, IS_BOUND = 4 };
 
 typedef struct {
@@ -106,7 +108,7 @@ static bool forward_op(Solver *sv, int64_t v)
         if (p->edges[e].kind != SIM_EDGE_ACCUM && uf == unit)
             depth = MAX(depth, sv->depth[u] + 1);
     }
-    if (p->is_first_on_engine[v]) {
+    if (sim_program_is_first_on_engine(p, v)) {
         int64_t node = sv->n + p->ops[v].cta;
         if (!is_done(sv, node) || !bound(sv, v, start, est_of(sv, node)))
             return false;
@@ -115,7 +117,7 @@ static bool forward_op(Solver *sv, int64_t v)
     if (!(sv->flags[v] & IS_BOUND) || sv->s->end_ns[v] < start)
         return false;
     sv->depth[v] = depth;
-    int64_t end = sv->s->end_ns[v], next = p->next_on_engine[v];
+    int64_t end = sv->s->end_ns[v], next = sim_program_next_on_engine(p, v);
     sv->cp_ns = MAX(sv->cp_ns, end);
     if (next >= 0) {
         if (!bound(sv, next, sv->s->start_ns[next], end))
@@ -134,7 +136,7 @@ static bool forward_dispatch(Solver *sv, int32_t c)
         sv->flags[node] |= IS_BOUND; /* a source starts at 0 */
     for (int64_t op = prev >= 0 ? p->ctas[prev].op_begin : 0;
          prev >= 0 && op < p->ctas[prev].op_begin + p->ctas[prev].op_count; op++)
-        if (p->next_on_engine[op] < 0) {
+        if (sim_program_next_on_engine(p, op) < 0) {
             if (!is_done(sv, op) || !bound(sv, node, start, sv->s->end_ns[op]))
                 return false;
             depth = MAX(depth, sv->depth[op] + 1);
@@ -152,7 +154,7 @@ static bool forward_dispatch(Solver *sv, int32_t c)
 static bool backward_op(const Solver *sv, int64_t v)
 {
     const SimProgram *p = sv->p;
-    int64_t end = est_of(sv, v) + weight(sv, v), next = p->next_on_engine[v];
+    int64_t end = est_of(sv, v) + weight(sv, v), next = sim_program_next_on_engine(p, v);
     if (end == sv->cp_ns)
         return true;
     if (next >= 0 && (sv->flags[next] & IS_CRITICAL) && est_of(sv, next) == end)
@@ -174,7 +176,7 @@ static bool backward_dispatch(const Solver *sv, int32_t c)
     if (est == sv->cp_ns)
         return true;
     for (int64_t op = p->ctas[c].op_begin; op < p->ctas[c].op_begin + p->ctas[c].op_count; op++)
-        if (p->is_first_on_engine[op] && (sv->flags[op] & IS_CRITICAL) && est_of(sv, op) == est)
+        if (sim_program_is_first_on_engine(p, op) && (sv->flags[op] & IS_CRITICAL) && est_of(sv, op) == est)
             return true;
     int32_t next = sv->next_launch[c];
     return next >= 0 && (sv->flags[sv->n + next] & IS_CRITICAL) && est_of(sv, sv->n + next) == est;
@@ -191,13 +193,13 @@ static int64_t binding_pred(const Solver *sv, int64_t v, int64_t *latency_ns)
         int32_t c = (int32_t)(v - sv->n), prev = sv->prev_on_unit[c], launch = sv->prev_launch[c];
         for (int64_t op = prev >= 0 ? p->ctas[prev].op_begin : 0;
              prev >= 0 && op < p->ctas[prev].op_begin + p->ctas[prev].op_count; op++)
-            if (p->next_on_engine[op] < 0 && est_of(sv, op) + weight(sv, op) == est)
+            if (sim_program_next_on_engine(p, op) < 0 && est_of(sv, op) + weight(sv, op) == est)
                 return op;
         return launch >= 0 && est_of(sv, sv->n + launch) == est ? sv->n + launch : -1;
     }
     const SimCta *cta = &p->ctas[p->ops[v].cta];
-    for (int64_t u = v - 1; !p->is_first_on_engine[v] && u >= cta->op_begin; u--)
-        if (p->next_on_engine[u] == v) {
+    for (int64_t u = v - 1; !sim_program_is_first_on_engine(p, v) && u >= cta->op_begin; u--)
+        if (sim_program_next_on_engine(p, u) == v) {
             if (est_of(sv, u) + weight(sv, u) == est)
                 return u;
             break;
@@ -210,7 +212,7 @@ static int64_t binding_pred(const Solver *sv, int64_t v, int64_t *latency_ns)
         }
     }
     int64_t node = sv->n + p->ops[v].cta;
-    return p->is_first_on_engine[v] && est_of(sv, node) == est ? node : -1;
+    return sim_program_is_first_on_engine(p, v) && est_of(sv, node) == est ? node : -1;
 }
 
 /* Walks back from the lowest-numbered node that ends last, as dag_critical_path does. */
@@ -299,8 +301,8 @@ static bool solve(Solver *sv, bool has_critical)
 bool sim_analyze_order(const SimProgram *p, const SimSchedule *s, bool has_critical, SimAnalysis *out)
 {
     int64_t nodes = p->op_count + p->cta_count;
-    Solver sv = { .p = p, .s = s, .n = p->op_count, .depth = g_new0(int32_t, nodes),
-                  .flags = g_new0(uint8_t, nodes), .prev_on_unit = g_new(int32_t, p->cta_count),
+    Solver sv = { .p = p, .s = s, .n = p->op_count, .depth = SIM_PREFAULT_NEW0(int32_t, nodes),
+                  .flags = SIM_PREFAULT_NEW0(uint8_t, nodes), .prev_on_unit = g_new(int32_t, p->cta_count),
                   .next_on_unit = g_new(int32_t, p->cta_count), .prev_launch = g_new(int32_t, p->cta_count),
                   .next_launch = g_new(int32_t, p->cta_count) };
     link_ctas(&sv);

@@ -4,6 +4,8 @@
 
 #include <glib.h>
 
+#include "prefault.h"
+
 int sim_attention_ops_per_task(ReduceMode reduce)
 {
     return reduce == REDUCE_SERIAL ? 2 : 3;
@@ -21,7 +23,7 @@ static void add_accumulation_edges(SimProgram *prog, const Plan *plan, const int
         row_first[(int64_t)plan->tasks[t].head * wl->q_tiles + plan->tasks[t].q + 1]++;
     for (int64_t row = 0; row < rows; row++)
         row_first[row + 1] += row_first[row];
-    int32_t *by_rank = g_new(int32_t, plan->task_count);
+    int32_t *by_rank = SIM_PREFAULT_NEW(int32_t, plan->task_count);
     for (int64_t t = 0; t < plan->task_count; t++) {
         const PlanTask *task = &plan->tasks[t];
         by_rank[row_first[(int64_t)task->head * wl->q_tiles + task->q] + task->rank] = reduce_op[t];
@@ -42,7 +44,7 @@ SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs)
     SimProgram *prog = sim_program_new(plan->wl.n_sm, is_async ? 2 : 1);
     sim_program_reserve(prog, plan->task_count * sim_attention_ops_per_task(costs->reduce) + plan->cta_count,
                         plan->task_count * (is_async ? 3 : 1));
-    int32_t *reduce_op = g_new(int32_t, plan->task_count); /* op ids: below 2^31 (sim_program_seal) */
+    int32_t *reduce_op = SIM_PREFAULT_NEW(int32_t, plan->task_count); /* op ids: below 2^31 (sim_program_seal) */
     for (int32_t c = 0; c < plan->cta_count; c++) {
         const PlanCta *cta = &plan->ctas[c];
         sim_program_add_cta(prog, plan->is_persistent ? cta->slot : -1);

@@ -8,9 +8,9 @@
 #include "attention.h"
 
 /* Peak bytes per engine op across plan, program, engine, schedule and analysis, measured peak RSS over
- * ops (fa3 524288 tasks: serial 89 MB for 1.05M ops, 85 each; async 149 MB for 1.57M ops, 95 each;
- * symmetric-shift causal async 101 each; 10.5M tasks serial 83 each), rounded up. Used to refuse inputs
- * over the memory cap before allocating. */
+ * ops (fa3 524288 tasks: serial 69 MB for 1.05M ops, 69 each; async 126 MB for 1.57M ops, 84 each;
+ * symmetric-shift causal async 85 each; 10.5M tasks serial 62 each), with room above. Used to refuse
+ * inputs over the memory cap before allocating. */
 #define SIM_BYTES_PER_OP 112
 
 typedef struct {

@@ -39,6 +39,7 @@ one() {
 for round in $(seq "$runs"); do
     echo "0 $(one 1 1 1)" >>"$tmp/runs"
     for heads in $sizes; do
+        # fields: heads, seconds, KB (cpu_time), floor ns/event, checksum (floor_heap), first, hot (hot_job)
         echo "$heads $(one "$heads" 128 128) $("$tmp/floor_heap" $((2 * heads * 128 * 128)) 132)" \
             "$("$tmp/hot_job" "$heads" $((heads < 32 ? 9 : heads < 128 ? 3 : 1)))" >>"$tmp/runs"
     done
@@ -58,7 +59,7 @@ printf "%10s %9s %8s %8s %10s %7s %8s %11s %7s\n" tasks seconds ns/task net_ns f
 for heads in $sizes; do
     tasks=$((heads * 128 * 128))
     awk -v t="$tasks" -v s="$(median "$heads" 2)" -v z="$empty" -v f="$(median "$heads" 4)" -v e=$((2 * tasks)) \
-        -v kb="$(median "$heads" 3)" -v hot="$(median "$heads" 6)" 'BEGIN {
+        -v kb="$(median "$heads" 3)" -v hot="$(median "$heads" 7)" 'BEGIN {
         printf "%10d %9.3f %8.0f %8.0f %10.1f %7.2f %8.1f %11.0f %7.0f\n", t, s, s * 1e9 / t, (s - z) * 1e9 / t, f,
                s * 1e9 / (e * f), kb / 1024, kb * 1024 / t, hot * 1e9 / t }' | tee -a "$tmp/rows"
 done

@@ -332,6 +332,97 @@ __global__ void __launch_bounds__(GPU_COMPUTE_THREADS, 1)
     }
 }
 
+/* ---- The two hand-off kernels' common parts (prof_handoff_kernel, prof_handoff_stamped_kernel) ---- */
+typedef struct {
+    unsigned *ping, *pong, *stop, *done; /* turn p's flags, one line each */
+} HandoffTurn;
+
+/* Fills the block's staging tile in shared memory and records its SM; returns the tile. */
+__device__ __forceinline__ float *handoff_prologue(unsigned char *smem, int tile, int *blk_smid)
+{
+    float *stage = (float *)smem;
+    const int lane = threadIdx.x, me = blockIdx.x;
+    for (int i = lane; i < tile; i += 32)
+        stage[i] = (float)((i * 5 + me) % 89) * 0.001f;
+    gpu_fence_proxy_smem();
+    __syncwarp();
+    if (lane == 0)
+        blk_smid[me] = gpu_smid();
+    return stage;
+}
+
+/* Turn p (a pings b): false when this block has no part in it (neither a, b nor one of the k loaders after
+ * b in cyclic block order, skipping a); else waits until the turn is p and gives its flags. */
+__device__ __forceinline__ bool handoff_enter_turn(int p, int a, int b, int k, unsigned *turn, unsigned *tflags,
+                                                   long long deadline, int *err, HandoffTurn *t)
+{
+    const int me = blockIdx.x, G = gridDim.x;
+    const int d = (me - b + G) % G, da = (a - b + G) % G, rank = d - 1 - (d > da ? 1 : 0);
+    const bool is_loader = me != a && me != b && rank < k;
+    if (!is_loader && me != a && me != b)
+        return false;
+    t->ping = tflags + (size_t)(4 * p) * LAT_LINE, t->pong = t->ping + LAT_LINE, t->stop = t->ping + 2 * LAT_LINE,
+    t->done = t->ping + 3 * LAT_LINE;
+    if (threadIdx.x == 0)
+        for (unsigned n = 0; gpu_ld_acquire(turn) != (unsigned)p; n++) {
+            __nanosleep(128); /* waiting blocks must not load L2 with polls */
+            if ((n & 255u) == 0 && gpu_globaltimer() > deadline) {
+                atomicExch(err, 1);
+                break;
+            }
+        }
+    __syncwarp();
+    return true;
+}
+
+/* The pinger (lane 0) after its trips: the span since (g0, k0), then stop the loaders, wait for them all
+ * and hand the next turn on. */
+__device__ __forceinline__ void handoff_close_turn(const HandoffTurn *t, int p, int k, long long g0, long long k0,
+                                                   long long *out_span, unsigned *turn, long long deadline, int *err)
+{
+    out_span[2 * p] = gpu_globaltimer() - g0;
+    out_span[2 * p + 1] = clock64() - k0;
+    gpu_st_release(t->stop, 1u);
+    const int loaders = k < (int)gridDim.x - 2 ? k : (int)gridDim.x - 2;
+    gpu_wait_equal(t->done, (unsigned)loaders, deadline, err);
+    gpu_st_release(turn, (unsigned)p + 1u);
+}
+
+/* A loader: adds the staged tile into its own dQ tile (op, as the executor's store warp) without pause
+ * until the pinger says stop; red_stat[0..1]: reductions done and their globaltimer ns. */
+__device__ __forceinline__ void handoff_load(const HandoffTurn *t, int op, const float *stage, float *dst, int tile,
+                                             unsigned *my_sem, long long deadline, long long *red_stat)
+{
+    const int lane = threadIdx.x;
+    const long long g0 = gpu_globaltimer();
+    long long n = 0;
+    for (;;) {
+        if (op == GPU_OP_BULK) {
+            if (lane == 0) {
+                gpu_reduce_bulk_issue(stage, dst, tile);
+                gpu_bulk_wait_read();
+                gpu_bulk_wait_done();
+            }
+        } else {
+            gpu_reduce_vec(op, stage, dst, tile, lane, 32);
+        }
+        __syncwarp();
+        unsigned is_stop = 0;
+        if (lane == 0) {
+            gpu_release_increment(my_sem);
+            is_stop = gpu_ld_acquire(t->stop) || gpu_globaltimer() > deadline;
+        }
+        n++;
+        if (__shfl_sync(0xffffffffu, is_stop, 0))
+            break;
+    }
+    if (lane == 0) {
+        red_stat[0] = n;
+        red_stat[1] = gpu_globaltimer() - g0;
+        atomicAdd(t->done, 1u);
+    }
+}
+
 /* Hand-off under load (cooperative, one 32-thread CTA per SM). Turn p: block pairs[p].x pings block
  * pairs[p].y with the executor's release (fence.acq_rel + red.release.gpu.add) and acquire (ld.acquire
  * spin); the pong goes back the same way; meanwhile the k blocks that follow the ponger in cyclic block
@@ -345,35 +436,17 @@ __global__ void __launch_bounds__(32, 1)
                         int *blk_smid, int *err)
 {
     extern __shared__ __align__(128) unsigned char smem[];
-    float *stage = (float *)smem;
+    const float *stage = handoff_prologue(smem, tile, blk_smid);
     const int lane = threadIdx.x, me = blockIdx.x, G = gridDim.x;
-    for (int i = lane; i < tile; i += 32)
-        stage[i] = (float)((i * 5 + me) % 89) * 0.001f;
-    gpu_fence_proxy_smem();
-    __syncwarp();
-    if (lane == 0)
-        blk_smid[me] = gpu_smid();
     unsigned *turn = flags, *my_sem = flags + (size_t)(1 + me) * LAT_LINE;
     unsigned *tflags = flags + (size_t)(1 + G) * LAT_LINE; /* per turn: ping, pong, stop, done */
     float *dst = dq + (size_t)me * tile;
     const long long deadline = gpu_globaltimer() + 3000000000LL;
     for (int p = 0; p < npairs; p++) {
         const int a = pairs[p].x, b = pairs[p].y;
-        const int d = (me - b + G) % G, da = (a - b + G) % G, rank = d - 1 - (d > da ? 1 : 0);
-        const bool is_loader = me != a && me != b && rank < k;
-        if (!is_loader && me != a && me != b)
+        HandoffTurn t;
+        if (!handoff_enter_turn(p, a, b, k, turn, tflags, deadline, err, &t))
             continue;
-        unsigned *ping = tflags + (size_t)(4 * p) * LAT_LINE, *pong = ping + LAT_LINE, *stop = ping + 2 * LAT_LINE,
-                 *done = ping + 3 * LAT_LINE;
-        if (lane == 0)
-            for (unsigned n = 0; gpu_ld_acquire(turn) != (unsigned)p; n++) {
-                __nanosleep(128); /* waiting blocks must not load L2 with polls */
-                if ((n & 255u) == 0 && gpu_globaltimer() > deadline) {
-                    atomicExch(err, 1);
-                    break;
-                }
-            }
-        __syncwarp();
         if (me == a) {
             if (lane == 0) {
                 const long long t_start = gpu_globaltimer() + 3000;
@@ -386,55 +459,24 @@ __global__ void __launch_bounds__(32, 1)
                         k0 = clock64();
                     }
                     const long long c0 = clock64();
-                    gpu_release_increment(ping);
-                    if (!gpu_wait_equal(pong, (unsigned)i + 1u, deadline, err))
+                    gpu_release_increment(t.ping);
+                    if (!gpu_wait_equal(t.pong, (unsigned)i + 1u, deadline, err))
                         break;
                     const long long c1 = clock64();
                     if (i >= warm)
                         out_clk[(size_t)p * trips + (i - warm)] = c1 - c0;
                 }
-                out_span[2 * p] = gpu_globaltimer() - g0;
-                out_span[2 * p + 1] = clock64() - k0;
-                gpu_st_release(stop, 1u);
-                const int loaders = k < G - 2 ? k : G - 2;
-                gpu_wait_equal(done, (unsigned)loaders, deadline, err);
-                gpu_st_release(turn, (unsigned)p + 1u);
+                handoff_close_turn(&t, p, k, g0, k0, out_span, turn, deadline, err);
             }
         } else if (me == b) {
             if (lane == 0)
                 for (int i = 0; i < warm + trips; i++) {
-                    if (!gpu_wait_equal(ping, (unsigned)i + 1u, deadline, err))
+                    if (!gpu_wait_equal(t.ping, (unsigned)i + 1u, deadline, err))
                         break;
-                    gpu_release_increment(pong);
+                    gpu_release_increment(t.pong);
                 }
         } else {
-            const long long g0 = gpu_globaltimer();
-            long long n = 0;
-            for (;;) {
-                if (op == GPU_OP_BULK) {
-                    if (lane == 0) {
-                        gpu_reduce_bulk_issue(stage, dst, tile);
-                        gpu_bulk_wait_read();
-                        gpu_bulk_wait_done();
-                    }
-                } else {
-                    gpu_reduce_vec(op, stage, dst, tile, lane, 32);
-                }
-                __syncwarp();
-                unsigned is_stop = 0;
-                if (lane == 0) {
-                    gpu_release_increment(my_sem);
-                    is_stop = gpu_ld_acquire(stop) || gpu_globaltimer() > deadline;
-                }
-                n++;
-                if (__shfl_sync(0xffffffffu, is_stop, 0))
-                    break;
-            }
-            if (lane == 0) {
-                red_stat[((size_t)p * G + me) * 2] = n;
-                red_stat[((size_t)p * G + me) * 2 + 1] = gpu_globaltimer() - g0;
-                atomicAdd(done, 1u);
-            }
+            handoff_load(&t, op, stage, dst, tile, my_sem, deadline, red_stat + ((size_t)p * G + me) * 2);
         }
         __syncwarp();
     }
@@ -456,35 +498,17 @@ __global__ void __launch_bounds__(32, 1)
                                 int *blk_smid, int *err)
 {
     extern __shared__ __align__(128) unsigned char smem[];
-    float *stage = (float *)smem;
+    const float *stage = handoff_prologue(smem, tile, blk_smid);
     const int lane = threadIdx.x, me = blockIdx.x, G = gridDim.x;
-    for (int i = lane; i < tile; i += 32)
-        stage[i] = (float)((i * 5 + me) % 89) * 0.001f;
-    gpu_fence_proxy_smem();
-    __syncwarp();
-    if (lane == 0)
-        blk_smid[me] = gpu_smid();
     unsigned *turn = flags, *my_sem = flags + (size_t)(1 + me) * LAT_LINE;
     unsigned *tflags = flags + (size_t)(1 + G) * LAT_LINE; /* per turn: ping, pong, stop, done */
     float *dst = dq + (size_t)me * tile;
     const long long deadline = gpu_globaltimer() + 3000000000LL;
     for (int p = 0; p < npairs; p++) {
         const int a = pairs[p].x, b = pairs[p].y;
-        const int d = (me - b + G) % G, da = (a - b + G) % G, rank = d - 1 - (d > da ? 1 : 0);
-        const bool is_loader = me != a && me != b && rank < k;
-        if (!is_loader && me != a && me != b)
+        HandoffTurn t;
+        if (!handoff_enter_turn(p, a, b, k, turn, tflags, deadline, err, &t))
             continue;
-        unsigned *ping = tflags + (size_t)(4 * p) * LAT_LINE, *pong = ping + LAT_LINE, *stop = ping + 2 * LAT_LINE,
-                 *done = ping + 3 * LAT_LINE;
-        if (lane == 0)
-            for (unsigned n = 0; gpu_ld_acquire(turn) != (unsigned)p; n++) {
-                __nanosleep(128);
-                if ((n & 255u) == 0 && gpu_globaltimer() > deadline) {
-                    atomicExch(err, 1);
-                    break;
-                }
-            }
-        __syncwarp();
         if (me == a) {
             if (lane == 0) {
                 const long long t_start = gpu_globaltimer() + 3000;
@@ -501,24 +525,19 @@ __global__ void __launch_bounds__(32, 1)
                     const long long t_go = gpu_globaltimer() + 256 + (long long)((x >> 8) & 511u);
                     while (gpu_globaltimer() < t_go) {
                     }
-                    gpu_release_increment(ping);
+                    gpu_release_increment(t.ping);
                     const long long r_end = gpu_globaltimer();
                     if (i >= warm)
                         out[((size_t)p * trips + (i - warm)) * 4] = r_end;
-                    if (!gpu_wait_equal(pong, (unsigned)i + 1u, deadline, err))
+                    if (!gpu_wait_equal(t.pong, (unsigned)i + 1u, deadline, err))
                         break;
                 }
-                out_span[2 * p] = gpu_globaltimer() - g0;
-                out_span[2 * p + 1] = clock64() - k0;
-                gpu_st_release(stop, 1u);
-                const int loaders = k < G - 2 ? k : G - 2;
-                gpu_wait_equal(done, (unsigned)loaders, deadline, err);
-                gpu_st_release(turn, (unsigned)p + 1u);
+                handoff_close_turn(&t, p, k, g0, k0, out_span, turn, deadline, err);
             }
         } else if (me == b) {
             if (lane == 0)
                 for (int i = 0; i < warm + trips; i++) {
-                    if (!gpu_wait_equal(ping, (unsigned)i + 1u, deadline, err))
+                    if (!gpu_wait_equal(t.ping, (unsigned)i + 1u, deadline, err))
                         break;
                     const long long r_start = gpu_globaltimer();
                     long long *o = out + ((size_t)p * trips + (i >= warm ? i - warm : 0)) * 4;
@@ -527,36 +546,14 @@ __global__ void __launch_bounds__(32, 1)
                     const long long r_ready = gpu_globaltimer(); /* the executor's r_ready, r_start of a free rank */
                     if (i >= warm)
                         o[2] = r_ready;
-                    gpu_wait_equal(ping, (unsigned)i + 1u, deadline, err);
+                    gpu_wait_equal(t.ping, (unsigned)i + 1u, deadline, err);
                     const long long r_start2 = gpu_globaltimer();
                     if (i >= warm)
                         o[3] = r_start2;
-                    gpu_release_increment(pong);
+                    gpu_release_increment(t.pong);
                 }
         } else {
-            const long long g0 = gpu_globaltimer();
-            long long n = 0;
-            for (;;) {
-                if (lane == 0) {
-                    gpu_reduce_bulk_issue(stage, dst, tile);
-                    gpu_bulk_wait_read();
-                    gpu_bulk_wait_done();
-                }
-                __syncwarp();
-                unsigned is_stop = 0;
-                if (lane == 0) {
-                    gpu_release_increment(my_sem);
-                    is_stop = gpu_ld_acquire(stop) || gpu_globaltimer() > deadline;
-                }
-                n++;
-                if (__shfl_sync(0xffffffffu, is_stop, 0))
-                    break;
-            }
-            if (lane == 0) {
-                red_stat[((size_t)p * G + me) * 2] = n;
-                red_stat[((size_t)p * G + me) * 2 + 1] = gpu_globaltimer() - g0;
-                atomicAdd(done, 1u);
-            }
+            handoff_load(&t, GPU_OP_BULK, stage, dst, tile, my_sem, deadline, red_stat + ((size_t)p * G + me) * 2);
         }
         __syncwarp();
     }

@@ -8,9 +8,7 @@
 void *sim_prefault(void *p, size_t bytes)
 {
 #ifdef MADV_POPULATE_WRITE
-    static uintptr_t page;
-    if (!page) /* racing threads store the same value */
-        page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE); /* glibc: from the auxiliary vector, no call */
     if (p && bytes >= 64 * 1024) {
         uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + bytes) & ~(page - 1);
         if (hi > lo)

@@ -1,8 +1,8 @@
 /* Arrays that grow with the program (per op, per edge, per task) and are written whole: their pages are
  * faulted in at allocation, in one system call, rather than one page fault per 4 KB page as they are first
- * written. With the pages taken at once (MADV_POPULATE_WRITE, Linux 5.14), a 2M-task run takes about 800
- * page faults instead of 67,000 and about 5% less CPU time (README, "Speed"). Plain C, no GLib: gpu/ links
- * plan.c, which uses it. */
+ * written. With the pages taken at once (MADV_POPULATE_WRITE, Linux 5.14), a 2M-task run takes 761 page
+ * faults instead of 67,040 and about 5% less CPU time (README, "Tests, sanitizers, benchmarks"). The
+ * function is plain C; the macros use GLib. */
 #ifndef SIM_PREFAULT_H
 #define SIM_PREFAULT_H
 

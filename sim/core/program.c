@@ -40,9 +40,9 @@ void sim_program_free(SimProgram *p)
 void sim_program_reserve(SimProgram *p, int64_t ops, int64_t edges)
 {
     if (ops > p->op_capacity)
-        p->ops = SIM_PREFAULT_RENEW(SimOp, p->ops, ops), p->op_capacity = ops;
+        p->ops = g_renew(SimOp, p->ops, p->op_capacity = ops);
     if (edges > p->edge_capacity)
-        p->edges = SIM_PREFAULT_RENEW(SimEdge, p->edges, edges), p->edge_capacity = edges;
+        p->edges = g_renew(SimEdge, p->edges, p->edge_capacity = edges);
 }
 
 int32_t sim_program_add_cta(SimProgram *p, int32_t pinned_unit)

@@ -44,6 +44,9 @@ SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs)
     SimProgram *prog = sim_program_new(plan->wl.n_sm, is_async ? 2 : 1);
     sim_program_reserve(prog, plan->task_count * sim_attention_ops_per_task(costs->reduce) + plan->cta_count,
                         plan->task_count * (is_async ? 3 : 1));
+    /* Filled nearly to capacity (the reserve is exact but for a little slack): fault the pages in now */
+    sim_prefault(prog->ops, sizeof *prog->ops * prog->op_capacity);
+    sim_prefault(prog->edges, sizeof *prog->edges * prog->edge_capacity);
     int32_t *reduce_op = SIM_PREFAULT_NEW(int32_t, plan->task_count); /* op ids: below 2^31 (sim_program_seal) */
     for (int32_t c = 0; c < plan->cta_count; c++) {
         const PlanCta *cta = &plan->ctas[c];

@@ -8,13 +8,16 @@
 
 #include "attention.h"
 
-/* Lower bounds on the makespan of any schedule of the workload (ns). */
+/* Lower bounds on the makespan (ns), in two spaces (docs/masks.md). */
 typedef struct {
-    int64_t work_ns;         /* the busiest engine's total work over the SMs, rounded up */
-    int64_t chain_ns;        /* the longest KV tile (with GQA: of its KV head's group): its computes (and,
-                              * serial, reductions) on one SM */
+    /* Every plan plan_check accepts (a KV tile may be split over CTAs): */
+    int64_t work_ns;         /* the SM with the most tasks, ceil(tasks / n), running them alone */
     int64_t row_ns;          /* the longest dQ row: one compute, then its reductions one after another */
-    int64_t lower_bound_ns;  /* the largest of the three */
+    int64_t lower_bound_ns;  /* the larger of the two */
+    /* One CTA per (KV head, KV tile), the search's space, on top of those: */
+    int64_t chain_ns;        /* the CTA with the most tasks (with GQA: its group's) on one SM */
+    int64_t packing_ns;      /* the CTAs as indivisible jobs on n SMs (bin-packing bounds) */
+    int64_t space_bound_ns;  /* the largest of all four */
 } SearchBounds;
 
 typedef struct {
@@ -25,8 +28,8 @@ typedef struct {
 typedef struct {
     int iterations;          /* local-search moves (each one engine run or two); 0: none */
     uint32_t seed;           /* of the moves' random choices */
-    int64_t exact_max_combinations; /* run the exhaustive search when the instance has at most this many
-                                      * schedules (0: never; not with GQA) */
+    int64_t exact_max_nodes; /* the exact search (instances of at most 64 tasks) gives up after this many
+                              * partial schedules (0: no exact search) */
     int32_t gqa_group;       /* GQA: query heads per KV head (1 or 0: none). A KV tile's CTA then serves the
                               * group's query heads one after another, as FA3's GQA backward does */
     void (*progress)(void *ctx, int done, int total, int64_t best_ns); /* optional, after each move */
@@ -43,11 +46,13 @@ typedef struct {
     SearchBaseline baselines[SIM_SEARCH_MAX_BASELINES];
     int baseline_count;
     int64_t evaluations;     /* engine runs */
-    bool has_exact;          /* the exhaustive search ran: exact_ns is the optimum of its schedule space */
-    int64_t exact_ns;
+    bool has_exact;          /* proved optimal: no persistent schedule with one CTA per (KV head, KV tile) is
+                              * faster than makespan_ns (the exact search completed, or the bound is met) */
+    int64_t exact_ns;        /* then: makespan_ns */
+    int64_t exact_nodes;     /* partial schedules the exact search visited (0: it did not run) */
 } SearchResult;
 
-/* gqa_group: query heads per KV head (a KV tile's CTA runs all of theirs); 1 for none. O(N * M). */
+/* gqa_group: query heads per KV head (a KV tile's CTA runs all of theirs); 1 for none. O(N * M + tasks). */
 void sim_search_bounds(const Workload *wl, const AttnCosts *costs, int32_t gqa_group, SearchBounds *out);
 /* Searches a schedule for wl under costs. SIM_ERR_LIMIT when the workload has no task. */
 SimStatus sim_search(const Workload *wl, const AttnCosts *costs, const SearchOptions *o, SearchResult *out,

@@ -1,0 +1,518 @@
+/* The search's space and the evaluation of a layout. Tasks are numbered densely (memory linear in tasks).
+ * With fixed durations a layout's schedule is a longest path over per-slot op chains and the rows' rank
+ * chains, found without an event queue: ranked by depth, in one pass over the tasks depth by depth;
+ * ranked otherwise, by running each slot until it waits on another slot's reduction and waking it when
+ * that ends. Every op is visited once. This equals the engine to the nanosecond (tests/test_search.c
+ * checks every mode); a load model needs the engine itself. */
+#include "search_space.h"
+
+#include <glib.h>
+#include <string.h>
+
+#include "engine.h"
+
+/* Counts one head's kept pairs by KV tile and numbers the Q tiles that keep one. */
+static void index_pairs(Search *s)
+{
+    const Workload *wl = s->wl;
+    int32_t *q_index = g_new(int32_t, wl->q_tiles), zero = 0;
+    for (int q = 0; q < wl->q_tiles; q++)
+        q_index[q] = -1;
+    GArray *kv = g_array_new(false, false, sizeof(int32_t)), *first = g_array_new(false, false, sizeof(int32_t));
+    GArray *pq = g_array_new(false, false, sizeof(int32_t));
+    g_array_append_val(first, zero);
+    for (int32_t k = 0; k < wl->kv_tiles; k++) {
+        int32_t before = (int32_t)pq->len;
+        for (int32_t q = 0; q < wl->q_tiles; q++)
+            if (plan_is_kept(wl, k, q)) {
+                g_array_append_val(pq, q);
+                q_index[q] = 0;
+            }
+        if ((int32_t)pq->len > before) {
+            int32_t end = (int32_t)pq->len;
+            g_array_append_val(kv, k);
+            g_array_append_val(first, end);
+        }
+    }
+    s->pairs = pq->len, s->tile_count = (int32_t)kv->len;
+    s->tile_kv = (int32_t *)g_array_free(kv, false), s->tile_first = (int32_t *)g_array_free(first, false);
+    s->pair_q = (int32_t *)g_array_free(pq, false);
+    for (int q = 0; q < wl->q_tiles; q++)
+        if (q_index[q] == 0)
+            q_index[q] = s->q_count++;
+    s->pair_row = g_new(int32_t, MAX(s->pairs, 1));
+    for (int64_t p = 0; p < s->pairs; p++)
+        s->pair_row[p] = q_index[s->pair_q[p]];
+    g_free(q_index);
+}
+
+/* Every task's row and KV tile, and each row's contributors (the CSR the rank order fills). */
+static void index_tasks(Search *s)
+{
+    s->task_row = g_new(int32_t, s->tasks), s->task_kv = g_new(int32_t, s->tasks);
+    s->row_first = g_new0(int32_t, s->rows + 1);
+    int64_t t = 0;
+    for (int32_t h = 0; h < s->wl->heads / s->group; h++)
+        for (int32_t j = 0; j < s->tile_count; j++) {
+            int32_t rows = s->tile_first[j + 1] - s->tile_first[j];
+            for (int32_t k = 0; k < rows * s->group; k++, t++) {
+                int64_t head = (int64_t)h * s->group + k / rows, pair = s->tile_first[j] + k % rows;
+                s->task_row[t] = (int32_t)(head * s->q_count + s->pair_row[pair]);
+                s->task_kv[t] = s->tile_kv[j];
+                s->row_first[s->task_row[t] + 1]++;
+            }
+        }
+    for (int64_t r = 0; r < s->rows; r++)
+        s->row_first[r + 1] += s->row_first[r];
+}
+
+SimStatus search_space_init(Search *s, const Workload *wl, const AttnCosts *costs, int32_t group, SimError *err)
+{
+    *s = (Search){ .wl = wl, .costs = costs, .group = MAX(1, group), .is_fast = costs->load == NULL };
+    index_pairs(s);
+    s->tasks = s->pairs * wl->heads;
+    s->rows = (int64_t)s->q_count * wl->heads;
+    if (s->tasks == 0)
+        return sim_error_set(err, SIM_ERR_LIMIT, "the mask keeps no (KV tile, Q tile) pair: nothing to schedule");
+    if (s->tasks > INT32_MAX / 4)
+        return sim_error_set(err, SIM_ERR_LIMIT, "%d heads x %" G_GINT64_FORMAT " kept pairs is %" G_GINT64_FORMAT
+                             " tasks, more than the search numbers (2^29)", wl->heads, s->pairs, s->tasks);
+    index_tasks(s);
+    return SIM_OK;
+}
+
+/* The evaluation's arrays, on its first use (the hand-made orders need none). */
+void search_alloc_eval(Search *s)
+{
+    int64_t items = (int64_t)(s->wl->heads / s->group) * s->tile_count;
+    s->slot_first = g_new(int32_t, s->wl->n_sm + 1), s->slot_cta_first = g_new(int32_t, s->wl->n_sm + 1);
+    s->cta_len = g_new(int32_t, items), s->item_index = g_new(int32_t, items);
+    s->slot_pos = g_new(int32_t, s->tasks), s->seq = g_new(int32_t, s->tasks), s->pos_row = g_new(int32_t, s->tasks);
+    s->row_pos = g_new(int32_t, s->tasks), s->pred = g_new(int32_t, s->tasks);
+    s->c_end = g_new(int64_t, s->tasks), s->red = g_new(Reduction, s->tasks);
+    s->d_end = s->costs->reduce == REDUCE_ASYNC ? g_new(int64_t, s->tasks) : NULL;
+}
+
+void search_space_clear(Search *s)
+{
+    g_free(s->tile_kv), g_free(s->tile_first), g_free(s->pair_q), g_free(s->pair_row);
+    g_free(s->task_row), g_free(s->task_kv), g_free(s->row_first);
+    g_free(s->slot_first), g_free(s->slot_cta_first), g_free(s->cta_len), g_free(s->item_index);
+    g_free(s->slot_pos), g_free(s->seq), g_free(s->pos_row), g_free(s->row_pos), g_free(s->pred);
+    g_free(s->c_end), g_free(s->d_end), g_free(s->red);
+    *s = (Search){ 0 };
+}
+
+double search_space_bytes(int64_t tasks, int64_t rows, int64_t items, int32_t n_sm)
+{
+    /* per task: its row and kv; per position: its slot-major index, task, row, rank order (and its best
+     * copy), predecessor, compute and deposit end, reduction (28 + 16 + 16 B); per item: the layout, its
+     * trial and best, CTA length, index */
+    return (double)tasks * 64 + (double)rows * 4 + (double)items * (3 * sizeof(Item) + 8) + (double)n_sm * 16;
+}
+
+int search_items(const Search *s, Item **items)
+{
+    int n = 0;
+    *items = g_new(Item, (int64_t)(s->wl->heads / s->group) * s->tile_count);
+    for (int32_t h = 0; h < s->wl->heads / s->group; h++)
+        for (int32_t j = 0; j < s->tile_count; j++)
+            (*items)[n++] = (Item){ .head = h, .kv = s->tile_kv[j], .tile = j };
+    return n;
+}
+
+int32_t search_item_rows(const Search *s, const Item *it)
+{
+    return (s->tile_first[it->tile + 1] - s->tile_first[it->tile]) * s->group;
+}
+
+int64_t search_item_first(const Search *s, const Item *it)
+{
+    return ((int64_t)it->head * s->pairs + s->tile_first[it->tile]) * s->group;
+}
+
+int32_t search_item_task(const Search *s, const Item *it, int32_t j)
+{
+    int32_t total = search_item_rows(s, it);
+    return (int32_t)(search_item_first(s, it) + (it->offset + (it->is_reverse ? total - 1 - j : j)) % total);
+}
+
+void search_task_pair(const Search *s, int32_t task, int32_t *head, int32_t *q)
+{
+    int64_t per_head = s->pairs * s->group, u = task % per_head;
+    int32_t lo = 0, hi = s->tile_count - 1;
+    while (lo < hi) { /* the tile whose tasks hold u */
+        int32_t mid = (lo + hi + 1) / 2;
+        if ((int64_t)s->tile_first[mid] * s->group <= u)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    int32_t rows = s->tile_first[lo + 1] - s->tile_first[lo], k = (int32_t)(u - (int64_t)s->tile_first[lo] * s->group);
+    *head = (int32_t)(task / per_head) * s->group + k / rows;
+    *q = s->pair_q[s->tile_first[lo] + k % rows];
+}
+
+static int item_launch_cmp(const Item *x, const Item *y)
+{
+    return x->pos != y->pos ? (x->pos > y->pos) - (x->pos < y->pos) : (x->slot > y->slot) - (x->slot < y->slot);
+}
+
+static int item_launch_qsort(const void *a, const void *b)
+{
+    return item_launch_cmp(a, b);
+}
+
+/* (place, slot) is unique, so any sort gives the same order: insertion sort when a move left the array
+ * nearly sorted, else qsort. */
+void search_sort_items(Item *items, int n)
+{
+    int descents = 0;
+    for (int i = 1; i < n && descents <= 4; i++)
+        descents += item_launch_cmp(&items[i - 1], &items[i]) > 0;
+    if (descents > 4) {
+        qsort(items, n, sizeof *items, item_launch_qsort);
+        return;
+    }
+    for (int i = 1; i < n; i++) {
+        Item x = items[i];
+        int j = i;
+        for (; j > 0 && item_launch_cmp(&items[j - 1], &x) > 0; j--)
+            items[j] = items[j - 1];
+        items[j] = x;
+    }
+}
+
+/* Generates a slot's tasks in program order: its CTAs (items) one after another, each item's tasks
+ * rotated and maybe reversed. */
+typedef struct {
+    int32_t cta, left;        /* the next CTA of the slot (index into the slot's CTAs); tasks left in this one */
+    int32_t k, rows;          /* the current task's index in its item, of rows */
+    int64_t first;            /* the item's first task */
+    bool is_reverse;
+} SlotGen;
+
+/* Program order, slot by slot: each slot's CTA lengths and items (slot-major indices: slot u's tasks are
+ * at slot_first[u] ..). Positions number the tasks depth by depth (depth 0 of every slot, lower slot
+ * first, then depth 1, ...): the order in which a depth-ranked layout's times are computed, which keeps
+ * the ops that run at about the same time together in memory. slot_pos maps slot-major to position. */
+static void build_sequences(Search *s, const Item *items, int n)
+{
+    int32_t n_sm = s->slots = s->wl->n_sm;
+    s->placed = (int32_t)s->tasks;
+    memset(s->slot_first, 0, sizeof *s->slot_first * (n_sm + 1));
+    memset(s->slot_cta_first, 0, sizeof *s->slot_cta_first * (n_sm + 1));
+    for (int i = 0; i < n; i++)
+        s->slot_first[items[i].slot + 1] += search_item_rows(s, &items[i]), s->slot_cta_first[items[i].slot + 1]++;
+    for (int32_t u = 0; u < n_sm; u++)
+        s->slot_first[u + 1] += s->slot_first[u], s->slot_cta_first[u + 1] += s->slot_cta_first[u];
+    int32_t *fill = g_memdup2(s->slot_cta_first, sizeof *fill * n_sm), *active = g_new(int32_t, MAX(n_sm, 1)), live = 0;
+    for (int i = 0; i < n; i++) { /* launch order is place order within a slot */
+        s->cta_len[fill[items[i].slot]] = search_item_rows(s, &items[i]);
+        s->item_index[fill[items[i].slot]++] = i;
+    }
+    SlotGen *gen = g_new0(SlotGen, MAX(n_sm, 1));
+    for (int32_t u = 0; u < n_sm; u++)
+        if (s->slot_first[u + 1] > s->slot_first[u])
+            active[live++] = u;
+    int32_t at = 0;
+    for (int32_t d = 0; live > 0; d++) {
+        int32_t kept = 0;
+        for (int32_t a = 0; a < live; a++) {
+            int32_t u = active[a];
+            SlotGen *g = &gen[u];
+            if (g->left == 0) {
+                const Item *it = &items[s->item_index[s->slot_cta_first[u] + g->cta++]];
+                g->rows = g->left = search_item_rows(s, it), g->first = search_item_first(s, it);
+                g->is_reverse = it->is_reverse, g->k = it->is_reverse ? (it->offset + g->rows - 1) % g->rows : it->offset;
+            }
+            int32_t t = (int32_t)(g->first + g->k);
+            s->seq[at] = t, s->red[at].slot = u, s->pos_row[at] = s->task_row[t];
+            s->slot_pos[s->slot_first[u] + d] = at++;
+            g->left--;
+            g->k = g->is_reverse ? (g->k == 0 ? g->rows - 1 : g->k - 1) : (g->k + 1 == g->rows ? 0 : g->k + 1);
+            if (s->slot_first[u] + d + 1 < s->slot_first[u + 1])
+                active[kept++] = u;
+        }
+        live = kept;
+    }
+    g_free(gen), g_free(fill), g_free(active);
+}
+
+static inline bool ready_before(const Search *s, int32_t a, int32_t b)
+{
+    return s->c_end[a] != s->c_end[b] ? s->c_end[a] < s->c_end[b] : s->task_kv[s->seq[a]] < s->task_kv[s->seq[b]];
+}
+
+/* Position i joins its row (fill: each row's next free index in row_pos) at the end, or by_readiness in
+ * its place by (compute end, KV tile), counting from the row's end where it nearly always belongs. Its
+ * predecessor in that order, and its successor's, are set in pred (which may be s->pred or another). */
+static inline void add_to_row(Search *s, int32_t *fill, int32_t i, bool by_readiness, int32_t *pred)
+{
+    int32_t row = s->pos_row[i], first = s->row_first[row], j = fill[row]++;
+    for (; by_readiness && j > first && ready_before(s, i, s->row_pos[j - 1]); j--)
+        s->row_pos[j] = s->row_pos[j - 1];
+    s->row_pos[j] = i;
+    pred[i] = j > first ? s->row_pos[j - 1] : -1;
+    if (j + 1 < fill[row])
+        pred[s->row_pos[j + 1]] = i;
+}
+
+/* Ranks by depth (positions are in depth order): the rank order only, for the engine to time. */
+static void rank_by_depth(Search *s)
+{
+    int32_t *fill = g_memdup2(s->row_first, sizeof *fill * s->rows);
+    for (int32_t i = 0; i < s->tasks; i++)
+        add_to_row(s, fill, i, false, s->pred);
+    g_free(fill);
+}
+
+/* Each slot's engines: the compute engine's time (serial: the only engine's) and the store engine's,
+ * and slot-major indices: its next compute, its next reduction, its current CTA's first and end; its
+ * CTAs so far. */
+typedef struct {
+    int64_t c_ns, r_ns;
+    int32_t next, done, begin, end, cta;
+} Engines;
+
+/* Opens slot u's next CTA once its last one is done: dispatched when both engines are free, its prologue
+ * on the compute engine. */
+static inline void open_next_cta(const Search *s, Engines *e, int32_t u)
+{
+    int64_t now = MAX(e->c_ns, e->r_ns);
+    e->begin = e->end, e->end += s->cta_len[s->slot_cta_first[u] + e->cta++];
+    e->c_ns = now + s->costs->cta_prologue_ns, e->r_ns = now;
+}
+
+/* The compute at position i (slot-major e->next), and in async its deposit, after the reduction
+ * dq_buffers back in its CTA. */
+static inline void compute(const Search *s, Engines *e, int32_t i)
+{
+    s->c_end[i] = e->c_ns += s->costs->c_ns;
+    if (s->d_end) {
+        int32_t buffer = e->next - s->costs->dq_buffers;
+        if (buffer >= e->begin)
+            e->c_ns = MAX(e->c_ns, s->red[s->slot_pos[buffer]].end_ns);
+        s->d_end[i] = e->c_ns += s->costs->deposit_ns;
+    }
+}
+
+/* The reduction at position i after its rank predecessor p (-1: none), which has ended. Serial: on the
+ * compute engine; async: on the store engine, after the deposit. */
+static inline void reduce(const Search *s, Engines *e, int32_t i, int32_t p, int32_t slot)
+{
+    int64_t ready = p < 0 ? 0 : s->red[p].end_ns + (s->red[p].slot != slot ? s->costs->latency_ns : 0);
+    if (s->d_end)
+        s->red[i].end_ns = e->r_ns = MAX(MAX(e->r_ns, s->d_end[i]), ready) + s->costs->r_ns;
+    else
+        s->red[i].end_ns = e->c_ns = MAX(e->c_ns, ready) + s->costs->r_ns;
+}
+
+/* The makespan, INT64_MAX when a slot did not finish. */
+static int64_t makespan_of(const Search *s, const Engines *e)
+{
+    int64_t makespan = 0;
+    for (int32_t u = 0; u < s->slots; u++) {
+        if (e[u].done < s->slot_first[u + 1] || e[u].cta < s->slot_cta_first[u + 1] - s->slot_cta_first[u])
+            return INT64_MAX;
+        makespan = MAX(makespan, MAX(e[u].c_ns, e[u].r_ns));
+    }
+    return makespan;
+}
+
+static Engines *engines_new(const Search *s)
+{
+    Engines *e = g_new0(Engines, MAX(s->slots, 1));
+    for (int32_t u = 0; u < s->slots; u++)
+        e[u].next = e[u].done = e[u].end = s->slot_first[u];
+    return e;
+}
+
+/* A depth-ranked layout's fixed-duration schedule in one pass: in position order every predecessor of an
+ * op (on its slot, in its row) comes first. The rows are ranked by this run's readiness on the way (row_pos
+ * and pred), the ranking of the next evaluation. */
+static int64_t depth_pass(Search *s)
+{
+    int32_t *fill = g_memdup2(s->row_first, sizeof *fill * s->rows);
+    int32_t *last = g_new(int32_t, s->rows); /* the row's last position in depth order */
+    Engines *e = engines_new(s);
+    for (int64_t r = 0; r < s->rows; r++)
+        last[r] = -1;
+    for (int32_t i = 0; i < s->placed; i++) {
+        int32_t u = s->red[i].slot, row = s->pos_row[i];
+        Engines *en = &e[u];
+        if (en->next == en->end)
+            open_next_cta(s, en, u);
+        compute(s, en, i);
+        reduce(s, en, i, last[row], u);
+        en->next++, en->done++, last[row] = i;
+        add_to_row(s, fill, i, true, s->pred);
+    }
+    int64_t makespan = makespan_of(s, e);
+    g_free(e), g_free(last), g_free(fill);
+    return makespan;
+}
+
+/* Ranks by readiness: each row's current order (the previous ranking, close to this one) insertion-
+ * sorted by (compute end, KV tile) of the last evaluation. */
+static void rank_by_readiness(Search *s)
+{
+    for (int64_t r = 0; r < s->rows; r++) {
+        int32_t *row = s->row_pos + s->row_first[r], len = s->row_first[r + 1] - s->row_first[r];
+        for (int32_t k = 1; k < len; k++) {
+            int32_t x = row[k], j = k;
+            for (; j > 0 && ready_before(s, x, row[j - 1]); j--)
+                row[j] = row[j - 1];
+            row[j] = x;
+        }
+        for (int32_t k = 0; k < len; k++)
+            s->pred[row[k]] = k > 0 ? row[k - 1] : -1;
+    }
+}
+
+/* Runs slot u until it finishes or its next reduction waits on another slot's that has not ended (then
+ * marked as that one's waiter). Computes run ahead of reductions by one task (serial: the reduction before
+ * frees the engine) or by the staging buffers (async). A reduction that ends wakes its waiter. */
+static void run_slot(Search *s, Engines *e, int32_t u, int32_t *wake, int32_t *woken)
+{
+    Engines *en = &e[u];
+    int32_t ahead = s->d_end ? s->costs->dq_buffers : 1;
+    for (;;) {
+        while (en->done == en->end) { /* a CTA may be empty while the exact search fills it */
+            if (en->cta == s->slot_cta_first[u + 1] - s->slot_cta_first[u])
+                return;
+            open_next_cta(s, en, u);
+        }
+        for (; en->next < en->end && en->next - ahead < en->done; en->next++)
+            compute(s, en, s->slot_pos[en->next]);
+        int32_t i = s->slot_pos[en->done], p = s->pred[i];
+        if (p >= 0 && s->red[p].end_ns < 0) {
+            s->red[p].waiter = u;
+            return;
+        }
+        reduce(s, en, i, p, u);
+        en->done++;
+        if (s->red[i].waiter >= 0)
+            wake[(*woken)++] = s->red[i].waiter;
+    }
+}
+
+int64_t search_walk(Search *s, int64_t *slot_end)
+{
+    int32_t *wake = g_new(int32_t, MAX(s->slots, 1)), woken = 0;
+    Engines *e = engines_new(s);
+    g_assert(!s->d_end || s->costs->dq_buffers >= 1);
+    for (int32_t i = 0; i < s->placed; i++)
+        s->red[i].end_ns = -1, s->red[i].waiter = -1;
+    for (int32_t u = s->slots - 1; u >= 0; u--)
+        wake[woken++] = u;
+    while (woken > 0) {
+        int32_t u = wake[--woken];
+        run_slot(s, e, u, wake, &woken);
+    }
+    for (int32_t u = 0; slot_end && u < s->slots; u++)
+        slot_end[u] = MAX(e[u].c_ns, e[u].r_ns);
+    int64_t makespan = makespan_of(s, e);
+    g_free(e), g_free(wake);
+    return makespan;
+}
+
+/* With a load model: the engine runs the layout's plan; compute ends are read back per position. */
+static int64_t engine_run(Search *s, const Item *items, int n)
+{
+    int32_t *plan_pos = g_new(int32_t, s->tasks);
+    Plan *plan = search_layout_plan(s, items, n, s->row_pos, "search", plan_pos);
+    SimProgram *prog = sim_attention_program(plan, s->costs);
+    SimSchedule sched = { 0 };
+    SimError err = { 0 };
+    int64_t makespan = INT64_MAX;
+    if (sim_engine_run(prog, &sched, &err) == SIM_OK) {
+        makespan = sched.makespan_ns;
+        for (int64_t op = 0; op < prog->op_count; op++)
+            if (prog->ops[op].kind == SIM_OP_COMPUTE)
+                s->c_end[plan_pos[prog->ops[op].task]] = sched.end_ns[op];
+    }
+    sim_schedule_clear(&sched);
+    sim_program_free(prog);
+    plan_free(plan);
+    g_free(plan_pos);
+    return makespan;
+}
+
+int64_t search_eval(Search *s, const Item *items, int n, RankMode mode)
+{
+    s->evaluations++;
+    if (!s->seq)
+        search_alloc_eval(s);
+    if (mode == RANK_BY_DEPTH) {
+        build_sequences(s, items, n);
+        if (s->is_fast) {
+            s->is_ranked_by_last = true; /* row_pos: the readiness of this run, not the depth ranks it had */
+            return depth_pass(s);
+        }
+        rank_by_depth(s);
+    } else if (!s->is_ranked_by_last)
+        rank_by_readiness(s);
+    s->is_ranked_by_last = false;
+    return s->is_fast ? search_walk(s, NULL) : engine_run(s, items, n);
+}
+
+const int32_t *search_last_ranks(const Search *s)
+{
+    return s->is_ranked_by_last ? NULL : s->row_pos;
+}
+
+Plan *search_layout_plan(Search *s, const Item *items, int n, const int32_t *row_pos, const char *name,
+                         int32_t *plan_pos)
+{
+    if (row_pos != s->row_pos) /* another evaluation's layout (NULL: ranked by depth) */
+        build_sequences(s, items, n);
+    if (!row_pos)
+        rank_by_depth(s);
+    const int32_t *order = row_pos ? row_pos : s->row_pos;
+    Plan *plan = plan_new(name, s->wl, s->tasks);
+    plan->is_persistent = true;
+    int32_t *rank = g_new(int32_t, s->tasks), *fill = g_memdup2(s->slot_first, sizeof *fill * s->wl->n_sm);
+    for (int64_t r = 0; r < s->rows; r++)
+        for (int32_t k = s->row_first[r]; k < s->row_first[r + 1]; k++)
+            rank[order[k]] = k - s->row_first[r];
+    for (int i = 0; i < n; i++) {
+        plan_add_cta(plan, items[i].slot);
+        for (int32_t j = 0, head, q; j < search_item_rows(s, &items[i]); j++) {
+            int32_t at = s->slot_pos[fill[items[i].slot]++];
+            if (plan_pos)
+                plan_pos[plan->task_count] = at;
+            search_task_pair(s, s->seq[at], &head, &q);
+            plan_add_task(plan, head, items[i].kv, q);
+            plan->tasks[plan->task_count - 1].rank = rank[at];
+        }
+    }
+    g_free(rank), g_free(fill);
+    return plan;
+}
+
+int64_t search_layout_bound(const Search *s, const Item *items, int n)
+{
+    const AttnCosts *k = s->costs;
+    int64_t *load = g_new0(int64_t, s->wl->n_sm), worst = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t m = search_item_rows(s, &items[i]), cta = k->reduce == REDUCE_SERIAL ? m * (k->c_ns + k->r_ns)
+            : MAX(m * (k->c_ns + k->deposit_ns) + k->r_ns, k->c_ns + k->deposit_ns + m * k->r_ns);
+        load[items[i].slot] += k->cta_prologue_ns + cta;
+        worst = MAX(worst, load[items[i].slot]);
+    }
+    g_free(load);
+    return worst;
+}
+
+bool search_is_monotone(const Search *s)
+{
+    const SimLoadModel *m = s->costs->load;
+    for (int32_t k = 1; m && k <= m->slowdown_len; k++)
+        if (m->slowdown_ppm[k] < 1000000)
+            return false;
+    for (int32_t k = 0; m && m->handoff_extra_ns && k <= m->handoff_len; k++)
+        if (m->handoff_extra_ns[k] < 0)
+            return false;
+    return true;
+}

@@ -184,21 +184,27 @@ START_TEST(gqa_keeps_a_group_on_one_cta)
 }
 END_TEST
 
-START_TEST(rank_table_lists_each_rows_order)
+/* The rank order in compressed rows: each row lists its KV tiles by rank, rows sized to their contributors
+ * (a window of 2 over 64 tiles: 127 entries, not 64 x 64). */
+START_TEST(ranks_list_each_rows_order)
 {
     AttnCosts costs = tst_costs(1000, 500, 0, REDUCE_SERIAL);
     BlockMask m;
     SearchResult r = search("causal", 4, 2, 4, &costs, 0, 0, &m);
-    int32_t width;
-    int32_t *table = sim_search_rank_table(r.plan, &width);
-    ck_assert_int_eq(width, 4);
+    SearchRanks k;
+    sim_search_ranks(r.plan, &k);
+    ck_assert_int_eq(k.entries, 20);
     for (int64_t t = 0; t < r.plan->task_count; t++) {
         const PlanTask *task = &r.plan->tasks[t];
-        ck_assert_int_eq(table[((int64_t)task->head * 4 + task->q) * width + task->rank], task->kv);
+        ck_assert_int_eq(k.kv[k.row_first[task->head * 4 + task->q] + task->rank], task->kv);
     }
-    ck_assert_int_eq(table[0 * width + 1], -1); /* row 0 of head 0 has one contributor */
-    g_free(table);
-    sim_search_result_clear(&r), sim_mask_clear(&m);
+    ck_assert_int_eq(k.row_first[1] - k.row_first[0], 1); /* row 0 of head 0 has one contributor */
+    sim_search_ranks_clear(&k), sim_search_result_clear(&r), sim_mask_clear(&m);
+    r = search("window:2", 2, 1, 64, &costs, 0, 0, &m);
+    sim_search_ranks(r.plan, &k);
+    ck_assert_int_eq(k.entries, 127);
+    ck_assert_int_eq(k.row_first[64], 127);
+    sim_search_ranks_clear(&k), sim_search_result_clear(&r), sim_mask_clear(&m);
 }
 END_TEST
 
@@ -599,7 +605,7 @@ Suite *suite_search(void)
     tcase_add_test(tc, every_mask_kind_gives_a_checked_schedule);
     tcase_add_test(tc, matches_dash_on_full_and_causal);
     tcase_add_test(tc, exact_on_tiny_instances);
-    tcase_add_test(tc, rank_table_lists_each_rows_order);
+    tcase_add_test(tc, ranks_list_each_rows_order);
     tcase_add_test(tc, gqa_keeps_a_group_on_one_cta);
     tcase_add_test(tc, exact_matches_enumeration);
     tcase_add_test(tc, small_instances_reach_the_optimum);

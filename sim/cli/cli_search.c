@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "job.h"
 #include "mask.h"
 #include "mask_io.h"
 #include "output.h"
@@ -22,12 +23,13 @@ typedef struct {
     SearchOptions search;
     const char *mask_spec, *mask_file, *plan_path, *ranks_path, *baselines_dir, *profile_path;
     int tile_m, head_dim;       /* --tile, for --profile */
+    int64_t max_memory_mb;      /* refuse searches estimated above this */
     bool is_json;
 } SearchArgs;
 
 static const char usage[] =
     "usage: sim search (--mask SPEC | --mask-file FILE) [options]\n"
-    "Searches a deterministic schedule for a block mask and compares it with the lower bound and the\n"
+    "Searches a deterministic schedule for a block mask and compares it with the lower bounds and the\n"
     "hand-made orders (ascending, descending, spt, and the registered policies on full/causal).\n"
     "  --mask SPEC        full | causal | window:W | window:L:R | document:L1,L2,... | prefix:P |\n"
     "                     random:DENSITY:SEED (tile units, docs/masks.md)\n"
@@ -44,17 +46,23 @@ static const char usage[] =
     "                     64x128, bulk); --c stays yours\n"
     "  --tile MxD         the dQ tile for --profile: kBlockM x head_dim\n"
     "  --iterations K     local-search moves (default 100); --seed S (default 1)\n"
-    "  --exact-max C      exhaustive search when the instance has at most C schedules (default 200000)\n"
-    "  --json             one JSON object: makespan_ns, lower_bound_ns, gap, baselines, ...\n"
+    "  --exact-max NODES  instances of at most 64 tasks: the exact search (branch and bound) gives up after\n"
+    "                     NODES partial schedules (default 2000000; 0: none)\n"
+    "  --max-memory-mb MB refuse searches estimated above this (default 4096; at most this machine's memory)\n"
+    "  --json             one JSON object: makespan_ns, lower_bound_ns, space_bound_ns, gap, baselines, ...\n"
     "  --emit-plan FILE   the found schedule as a plan (docs/plan-format.md) for gpu/ and sim --plan\n"
     "  --emit-baselines DIR  also the hand-made orders' plans: DIR/ascending.plan, descending.plan, spt.plan\n"
-    "  --ranks FILE       its accumulation order as little-endian int32 [rows][contributors]: KV tile of\n"
-    "                     each rank, -1 past a row's contributors\n"
+    "  --ranks FILE       its accumulation order for an external kernel: \"DSRANKS1\", then little-endian int32\n"
+    "                     heads, q_tiles, kv_tiles, 0, int64 entries, int32 row offsets [heads x q_tiles + 1]\n"
+    "                     and each row's KV tiles in rank order [entries] (docs/masks.md)\n"
     "  --help, --version\n"
+    "Time: about (2 x iterations + 300) visits of every task, refused above 2^34 visits (about 4 minutes).\n"
+    "Progress on standard error when it is a terminal.\n"
     "Exit status: 0 ok, 2 bad usage or input.\n";
 
 enum { OPT_HELP = 256, OPT_MASK, OPT_MASK_FILE, OPT_N, OPT_HEADS, OPT_TILES, OPT_C, OPT_R, OPT_LAT, OPT_REDUCE,
-       OPT_ITER, OPT_SEED, OPT_EXACT, OPT_JSON, OPT_PLAN, OPT_RANKS, OPT_BASELINES, OPT_PROFILE, OPT_TILE, OPT_GQA };
+       OPT_ITER, OPT_SEED, OPT_EXACT, OPT_JSON, OPT_PLAN, OPT_RANKS, OPT_BASELINES, OPT_PROFILE, OPT_TILE, OPT_GQA,
+       OPT_MEM };
 static const struct option long_options[] = {
     { "mask", required_argument, NULL, OPT_MASK }, { "mask-file", required_argument, NULL, OPT_MASK_FILE },
     { "n", required_argument, NULL, OPT_N }, { "heads", required_argument, NULL, OPT_HEADS },
@@ -65,7 +73,8 @@ static const struct option long_options[] = {
     { "json", no_argument, NULL, OPT_JSON }, { "emit-plan", required_argument, NULL, OPT_PLAN },
     { "ranks", required_argument, NULL, OPT_RANKS }, { "emit-baselines", required_argument, NULL, OPT_BASELINES },
     { "profile", required_argument, NULL, OPT_PROFILE }, { "tile", required_argument, NULL, OPT_TILE },
-    { "gqa", required_argument, NULL, OPT_GQA }, { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
+    { "gqa", required_argument, NULL, OPT_GQA }, { "max-memory-mb", required_argument, NULL, OPT_MEM },
+    { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
 };
 
 static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *flag, SimError *err)
@@ -86,6 +95,7 @@ static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *
             return sim_error_set(err, SIM_ERR_USAGE, "--tile expects MxD (e.g. 64x128), got '%s'", arg);
         return SIM_OK;
     }
+    case OPT_MEM: return cli_parse_int64(flag, arg, 1, sim_job_physical_memory_mb(), &a->max_memory_mb, err);
     case OPT_REDUCE:
         if (strcmp(arg, "serial") && strcmp(arg, "async"))
             return sim_error_set(err, SIM_ERR_USAGE, "--reduce expects serial or async, got '%s'", arg);
@@ -117,6 +127,7 @@ static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *
 static int parse_args(SearchArgs *a, int argc, char **argv, SimError *err)
 {
     *a = (SearchArgs){ .wl = { .n_sm = 132, .heads = 1, .tile_ratio = 1, .head_swizzle = 1 }, .tile_m = 64, .head_dim = 128,
+                       .max_memory_mb = MIN(4096, sim_job_physical_memory_mb()),
                        .costs = { .c_ns = 1000, .r_ns = 500, .dq_buffers = 1 },
                        .search = { .iterations = 100, .seed = 1, .exact_max_nodes = 2000000 } };
     char flag[64];
@@ -209,6 +220,21 @@ static void print_summary(const SearchArgs *a, const BlockMask *m, const SearchR
         printf("  optimal in the space: %s\n", r->exact_nodes ? "the exact search found none faster" : "it meets the bound");
 }
 
+/* The rank file (--ranks; docs/masks.md): a header, the row offsets, the rows' KV tiles; little-endian (the
+ * x86-64 and arm64 hosts this runs on). */
+static bool write_ranks(const Plan *plan, FILE *f)
+{
+    SearchRanks k;
+    sim_search_ranks(plan, &k);
+    int32_t head[4] = { k.heads, k.q_tiles, k.kv_tiles, 0 };
+    size_t rows = (size_t)k.heads * (size_t)k.q_tiles + 1;
+    bool is_ok = fwrite(SIM_SEARCH_RANKS_MAGIC, 1, 8, f) == 8 && fwrite(head, sizeof *head, 4, f) == 4 &&
+                 fwrite(&k.entries, sizeof k.entries, 1, f) == 1 && fwrite(k.row_first, sizeof *k.row_first, rows, f) == rows &&
+                 fwrite(k.kv, sizeof *k.kv, (size_t)k.entries, f) == (size_t)k.entries;
+    sim_search_ranks_clear(&k);
+    return is_ok;
+}
+
 static SimStatus write_outputs(const SearchArgs *a, const SearchResult *r, SimError *err)
 {
     SimOutput out = { 0 };
@@ -220,15 +246,11 @@ static SimStatus write_outputs(const SearchArgs *a, const SearchResult *r, SimEr
         sim_output_abort(&out);
     }
     if (!err->status && a->ranks_path && sim_output_open(&out, a->ranks_path, err) == SIM_OK) {
-        int32_t width;
-        int32_t *table = sim_search_rank_table(r->plan, &width);
-        size_t cells = (size_t)r->plan->wl.heads * r->plan->wl.q_tiles * (size_t)width;
-        if (fwrite(table, sizeof *table, cells, out.f) != cells) /* little-endian: x86-64 and arm64 hosts */
+        if (!write_ranks(r->plan, out.f))
             sim_error_set(err, SIM_ERR_IO, "cannot write %s", a->ranks_path);
         if (!err->status)
             sim_output_commit(&out, err);
         sim_output_abort(&out);
-        g_free(table);
     }
     for (int i = 0; !err->status && a->baselines_dir && i < 3; i++) {
         static const char *const names[] = { "ascending", "descending", "spt" };
@@ -249,10 +271,29 @@ static SimStatus write_outputs(const SearchArgs *a, const SearchResult *r, SimEr
     return err->status;
 }
 
-static void show_progress(void *ctx, int done, int total, int64_t best_ns)
+/* At most ten updates a second on one line of standard error, and the line's end when a phase is done. */
+static void show_progress(void *ctx, const char *phase, int64_t done, int64_t total, int64_t best_ns)
 {
-    (void)ctx;
-    fprintf(stderr, "\rsearch: %d of %d moves, best %" PRId64 " ns%s", done, total, best_ns, done == total ? "\n" : "");
+    int64_t *last_us = ctx, now = g_get_monotonic_time();
+    if (done < total && now - *last_us < 100000)
+        return;
+    *last_us = now;
+    fprintf(stderr, "\rsearch: %s %" PRId64 " of %" PRId64 ", best %" PRId64 " ns%s", phase, done, total, best_ns,
+            done == total ? "\n" : "");
+}
+
+/* The search's size against --max-memory-mb, before it allocates. */
+static SimStatus check_size(const SearchArgs *a, SimError *err)
+{
+    SearchSize z;
+    if (sim_search_size(&a->wl, &a->costs, &a->search, SIM_BYTES_PER_OP, &z, err) != SIM_OK)
+        return err->status;
+    double mb = (z.bytes + (a->ranks_path ? 4.0 * ((double)a->wl.heads * a->wl.q_tiles + (double)z.tasks) : 0)) / (1 << 20);
+    if (mb > (double)a->max_memory_mb)
+        return sim_error_set(err, SIM_ERR_LIMIT, "a search of %d heads x %" G_GINT64_FORMAT " kept pairs (%" G_GINT64_FORMAT
+                             " tasks) would need about %.0f MB, over the cap of %" PRId64 " MB (--max-memory-mb)",
+                             a->wl.heads, z.tasks / a->wl.heads, z.tasks, mb, a->max_memory_mb);
+    return SIM_OK;
 }
 
 /* --profile: the profile's reduction costs and load model for the tile (c stays the user's). */
@@ -292,9 +333,11 @@ int sim_cmd_search(int argc, char **argv)
         sim_mask_make(a.mask_spec, a.wl.kv_tiles, a.wl.q_tiles, &m, &err);
     if (!err.status) {
         sim_mask_apply(&m, &a.wl);
+        int64_t last_us = 0;
         if (isatty(STDERR_FILENO))
-            a.search.progress = show_progress;
-        if (sim_search(&a.wl, &a.costs, &a.search, &r, &err) == SIM_OK && write_outputs(&a, &r, &err) == SIM_OK) {
+            a.search.progress = show_progress, a.search.progress_ctx = &last_us;
+        if (check_size(&a, &err) == SIM_OK && sim_search(&a.wl, &a.costs, &a.search, &r, &err) == SIM_OK &&
+            write_outputs(&a, &r, &err) == SIM_OK) {
             if (a.is_json)
                 print_json(&a, &m, &r);
             else

@@ -233,7 +233,7 @@ static void local_search(Search *s, Item *items, int n, int64_t current, const S
         if (ms < current)
             memcpy(items, trial, sizeof *trial * n), current = ms;
         if (o->progress)
-            o->progress(o->progress_ctx, it + 1, o->iterations, r->makespan_ns);
+            o->progress(o->progress_ctx, "moves", it + 1, o->iterations, r->makespan_ns);
     }
     g_free(trial);
     g_rand_free(g);
@@ -252,7 +252,7 @@ static void exact(Search *s, const SearchOptions *o, SearchResult *r, BestLayout
         Plan *plan;
         int n = search_items(s, &items);
         int64_t ns, nodes;
-        bool is_complete = search_exact(s, items, n, r->makespan_ns, o->exact_max_nodes, &plan, &ns, &nodes);
+        bool is_complete = search_exact(s, items, n, r->makespan_ns, o, &plan, &ns, &nodes);
         if (plan)
             offer(r, best, plan, ns, "exact");
         r->exact_nodes = nodes;
@@ -276,12 +276,40 @@ static void finish(Search *s, SearchResult *r, BestLayout *best)
     g_assert(ms == r->makespan_ns);
 }
 
+SimStatus sim_search_size(const Workload *wl, const AttnCosts *costs, const SearchOptions *o,
+                          double engine_bytes_per_op, SearchSize *out, SimError *err)
+{
+    if (search_space_size(wl, o->gqa_group, out, err) != SIM_OK)
+        return err->status;
+    double tasks = (double)out->tasks, per_eval = costs->load ? 20 : 1;
+    /* the engine runs a baseline (and the registered policies, on full and causal) beside two plans */
+    out->bytes = tasks * sim_attention_ops_per_task(costs->reduce) * engine_bytes_per_op + 2 * tasks * sizeof(PlanTask)
+                 + search_space_bytes(out, wl->n_sm);
+    out->work = tasks * ((4 + 2.0 * o->iterations) * per_eval + 20 * (4 + policy_count()));
+    if (out->tasks <= SEARCH_EXACT_MAX_TASKS)
+        out->work += (double)o->exact_max_nodes * tasks * per_eval;
+    return SIM_OK;
+}
+
+static SimStatus check_work(const SearchSize *z, const SearchOptions *o, SimError *err)
+{
+    if (z->work <= (double)SIM_SEARCH_MAX_WORK)
+        return SIM_OK;
+    return sim_error_set(err, SIM_ERR_LIMIT, "a search of %" G_GINT64_FORMAT " tasks with %d moves%s would take "
+                         "about %.3g task visits, over the bound of 2^34 (about 4 minutes): give fewer --iterations "
+                         "or a smaller workload", z->tasks, o->iterations,
+                         z->tasks <= SEARCH_EXACT_MAX_TASKS ? " and its --exact-max" : "", z->work);
+}
+
 SimStatus sim_search(const Workload *wl, const AttnCosts *costs, const SearchOptions *o, SearchResult *out,
                      SimError *err)
 {
     *out = (SearchResult){ .makespan_ns = INT64_MAX };
     if (o->gqa_group > 1 && wl->heads % o->gqa_group)
         return sim_error_set(err, SIM_ERR_USAGE, "--gqa %d must divide the %d query heads", o->gqa_group, wl->heads);
+    SearchSize size;
+    if (sim_search_size(wl, costs, o, 0, &size, err) != SIM_OK || check_work(&size, o, err) != SIM_OK)
+        return err->status;
     Search s;
     if (search_space_init(&s, wl, costs, o->gqa_group, err) != SIM_OK) {
         search_space_clear(&s);
@@ -312,22 +340,27 @@ void sim_search_result_clear(SearchResult *r)
 
 /* ---- the orders other commands take ---- */
 
-int32_t *sim_search_rank_table(const Plan *plan, int32_t *contributors)
+void sim_search_ranks(const Plan *plan, SearchRanks *out)
 {
     const Workload *wl = &plan->wl;
-    int32_t width = 0;
-    for (int q = 0; q < wl->q_tiles; q++)
-        width = MAX(width, plan_kv_hi(wl, q));
     int64_t rows = (int64_t)wl->heads * wl->q_tiles;
-    int32_t *table = g_new(int32_t, MAX(rows * width, 1));
-    for (int64_t i = 0; i < rows * width; i++)
-        table[i] = -1;
+    *out = (SearchRanks){ .heads = wl->heads, .q_tiles = wl->q_tiles, .kv_tiles = wl->kv_tiles,
+                          .entries = plan->task_count, .row_first = g_new0(int32_t, rows + 1),
+                          .kv = g_new(int32_t, MAX(plan->task_count, 1)) };
+    for (int64_t t = 0; t < plan->task_count; t++)
+        out->row_first[(int64_t)plan->tasks[t].head * wl->q_tiles + plan->tasks[t].q + 1]++;
+    for (int64_t r = 0; r < rows; r++)
+        out->row_first[r + 1] += out->row_first[r];
     for (int64_t t = 0; t < plan->task_count; t++) {
         const PlanTask *task = &plan->tasks[t];
-        table[((int64_t)task->head * wl->q_tiles + task->q) * width + task->rank] = task->kv;
+        out->kv[out->row_first[(int64_t)task->head * wl->q_tiles + task->q] + task->rank] = task->kv;
     }
-    *contributors = width;
-    return table;
+}
+
+void sim_search_ranks_clear(SearchRanks *r)
+{
+    g_free(r->row_first), g_free(r->kv);
+    *r = (SearchRanks){ 0 };
 }
 
 const char *const sim_search_orders[SIM_SEARCH_ORDER_COUNT] = { "ascending", "descending", "spt", "search" };

@@ -32,11 +32,24 @@ typedef struct {
                               * partial schedules (0: no exact search) */
     int32_t gqa_group;       /* GQA: query heads per KV head (1 or 0: none). A KV tile's CTA then serves the
                               * group's query heads one after another, as FA3's GQA backward does */
-    void (*progress)(void *ctx, int done, int total, int64_t best_ns); /* optional, after each move */
+    /* optional: after each move ("moves") and every 65536 nodes of the exact search ("exact nodes") */
+    void (*progress)(void *ctx, const char *phase, int64_t done, int64_t total, int64_t best_ns);
     void *progress_ctx;
 } SearchOptions;
 
 #define SIM_SEARCH_MAX_BASELINES 12
+
+/* What a search holds and does, known before it allocates (sim_search_size). */
+typedef struct {
+    int64_t tasks, rows, items; /* tasks; dQ rows with work; CTAs (KV head x KV tile with work) */
+    double bytes;               /* peak memory, the mask itself not counted */
+    double work;                /* task visits: timing a layout visits each task once (an engine run counts
+                                 * as 20); the exact search visits its nodes' tasks */
+} SearchSize;
+
+/* The time bound: a search whose work is above this many task visits is refused (SIM_ERR_LIMIT). At
+ * about 13 ns a visit (measured at 340k tasks), 2^34 visits take about 4 minutes on one core. */
+#define SIM_SEARCH_MAX_WORK (INT64_C(1) << 34)
 
 typedef struct {
     Plan *plan;              /* the best schedule found; owned (plan_free) */
@@ -54,7 +67,12 @@ typedef struct {
 
 /* gqa_group: query heads per KV head (a KV tile's CTA runs all of theirs); 1 for none. O(N * M + tasks). */
 void sim_search_bounds(const Workload *wl, const AttnCosts *costs, int32_t gqa_group, SearchBounds *out);
-/* Searches a schedule for wl under costs. SIM_ERR_LIMIT when the workload has no task. */
+/* The search's size for wl under costs and options; engine_bytes_per_op: the engine's peak bytes per op
+ * (sim/run/job.h). SIM_ERR_LIMIT with a sentence when it has no task or too many. O(N x M / 8 + N). */
+SimStatus sim_search_size(const Workload *wl, const AttnCosts *costs, const SearchOptions *o,
+                          double engine_bytes_per_op, SearchSize *out, SimError *err);
+/* Searches a schedule for wl under costs. SIM_ERR_LIMIT when the workload has no task, or its work is
+ * above SIM_SEARCH_MAX_WORK. Time O(N x M / 8 + work), memory O(tasks + M) (sim_search_size). */
 SimStatus sim_search(const Workload *wl, const AttnCosts *costs, const SearchOptions *o, SearchResult *out,
                      SimError *err);
 void sim_search_result_clear(SearchResult *r);
@@ -71,9 +89,21 @@ bool sim_search_order_known(const char *name);
  * build it; NULL for another name. Owned by the caller (plan_free). */
 Plan *sim_search_handmade(const Workload *wl, const char *name, int32_t gqa_group);
 
-/* The accumulation order as an int32 table an external kernel can read: rows (head-major, then Q tile)
- * x contributors, entry [row][k] = the KV tile of rank k, -1 past the row's contributors. Returns the
- * table (g_free) and sets *contributors to its width. */
-int32_t *sim_search_rank_table(const Plan *plan, int32_t *contributors);
+/* The accumulation order as an external kernel reads it (the rank file, docs/masks.md): rows (head-major,
+ * then Q tile) in compressed-row form, each row's KV tiles in rank order. Sized to the content: 4 bytes a
+ * row and a task. */
+typedef struct {
+    int32_t heads, q_tiles, kv_tiles;
+    int64_t entries;         /* tasks */
+    int32_t *row_first;      /* heads x q_tiles + 1 offsets into kv (tasks < 2^31); owned */
+    int32_t *kv;             /* row (h, q) adds its tiles kv[row_first[h * q_tiles + q] ..] in this order; owned */
+} SearchRanks;
+
+/* The rank file's first 8 bytes. */
+#define SIM_SEARCH_RANKS_MAGIC "DSRANKS1"
+
+/* The accumulation order of a checked plan. O(tasks + heads x q_tiles). */
+void sim_search_ranks(const Plan *plan, SearchRanks *out);
+void sim_search_ranks_clear(SearchRanks *r);
 
 #endif

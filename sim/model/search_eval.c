@@ -11,39 +11,77 @@
 
 #include "engine.h"
 
-/* Counts one head's kept pairs by KV tile and numbers the Q tiles that keep one. */
+/* The first Q tile at or after q that KV tile kv keeps, q_tiles when none. A block mask's row is scanned
+ * a word at a time (a mask file may hold a billion pairs of which few are kept). */
+static int32_t next_kept(const Workload *wl, int32_t kv, int32_t q)
+{
+    if (wl->mask != MASK_BLOCK)
+        return MAX(q, plan_q_lo(wl, kv));
+    const uint8_t *row = wl->keep + (int64_t)kv * wl->q_tiles;
+    for (; q < wl->q_tiles && ((uintptr_t)(row + q) & 7); q++)
+        if (row[q])
+            return q;
+    for (uint64_t word; q + 8 <= wl->q_tiles; q += 8) {
+        memcpy(&word, row + q, sizeof word);
+        if (word)
+            break;
+    }
+    for (; q < wl->q_tiles; q++)
+        if (row[q])
+            return q;
+    return q;
+}
+
+/* One head's kept pairs, the KV tiles and the Q tiles that keep one, without storing them. */
+static void count_pairs(const Workload *wl, int64_t *pairs, int32_t *tiles, int32_t *q_count)
+{
+    uint8_t *seen = g_new0(uint8_t, wl->q_tiles);
+    *pairs = 0, *tiles = 0, *q_count = 0;
+    for (int32_t k = 0; k < wl->kv_tiles; k++) {
+        int64_t before = *pairs;
+        for (int32_t q = next_kept(wl, k, 0); q < wl->q_tiles; q = next_kept(wl, k, q + 1))
+            (*pairs)++, *q_count += !seen[q], seen[q] = 1;
+        *tiles += *pairs > before;
+    }
+    g_free(seen);
+}
+
+/* Lists one head's kept pairs by KV tile and numbers the Q tiles that keep one. */
 static void index_pairs(Search *s)
 {
     const Workload *wl = s->wl;
-    int32_t *q_index = g_new(int32_t, wl->q_tiles), zero = 0;
+    count_pairs(wl, &s->pairs, &s->tile_count, &s->q_count);
+    s->tile_kv = g_new(int32_t, s->tile_count), s->tile_first = g_new(int32_t, s->tile_count + 1);
+    s->pair_q = g_new(int32_t, MAX(s->pairs, 1)), s->pair_row = g_new(int32_t, MAX(s->pairs, 1));
+    int32_t *q_index = g_new(int32_t, wl->q_tiles), p = 0, j = 0, rows = 0;
     for (int q = 0; q < wl->q_tiles; q++)
         q_index[q] = -1;
-    GArray *kv = g_array_new(false, false, sizeof(int32_t)), *first = g_array_new(false, false, sizeof(int32_t));
-    GArray *pq = g_array_new(false, false, sizeof(int32_t));
-    g_array_append_val(first, zero);
     for (int32_t k = 0; k < wl->kv_tiles; k++) {
-        int32_t before = (int32_t)pq->len;
-        for (int32_t q = 0; q < wl->q_tiles; q++)
-            if (plan_is_kept(wl, k, q)) {
-                g_array_append_val(pq, q);
-                q_index[q] = 0;
-            }
-        if ((int32_t)pq->len > before) {
-            int32_t end = (int32_t)pq->len;
-            g_array_append_val(kv, k);
-            g_array_append_val(first, end);
-        }
+        int32_t before = p;
+        for (int32_t q = next_kept(wl, k, 0); q < wl->q_tiles; q = next_kept(wl, k, q + 1))
+            s->pair_q[p++] = q, q_index[q] = 0;
+        if (p > before)
+            s->tile_kv[j] = k, s->tile_first[j++] = before;
     }
-    s->pairs = pq->len, s->tile_count = (int32_t)kv->len;
-    s->tile_kv = (int32_t *)g_array_free(kv, false), s->tile_first = (int32_t *)g_array_free(first, false);
-    s->pair_q = (int32_t *)g_array_free(pq, false);
+    s->tile_first[j] = p;
     for (int q = 0; q < wl->q_tiles; q++)
         if (q_index[q] == 0)
-            q_index[q] = s->q_count++;
-    s->pair_row = g_new(int32_t, MAX(s->pairs, 1));
-    for (int64_t p = 0; p < s->pairs; p++)
-        s->pair_row[p] = q_index[s->pair_q[p]];
+            q_index[q] = rows++;
+    for (int64_t i = 0; i < s->pairs; i++)
+        s->pair_row[i] = q_index[s->pair_q[i]];
     g_free(q_index);
+}
+
+SimStatus search_space_size(const Workload *wl, int32_t group, SearchSize *out, SimError *err)
+{
+    int64_t pairs;
+    int32_t tiles, q_count;
+    count_pairs(wl, &pairs, &tiles, &q_count);
+    *out = (SearchSize){ .tasks = pairs * wl->heads, .rows = (int64_t)q_count * wl->heads,
+                         .items = (int64_t)(wl->heads / MAX(1, group)) * tiles };
+    if (out->tasks == 0)
+        return sim_error_set(err, SIM_ERR_LIMIT, "the mask keeps no (KV tile, Q tile) pair: nothing to schedule");
+    return SIM_OK;
 }
 
 /* Every task's row and KV tile, and each row's contributors (the CSR the rank order fills). */
@@ -69,14 +107,14 @@ static void index_tasks(Search *s)
 SimStatus search_space_init(Search *s, const Workload *wl, const AttnCosts *costs, int32_t group, SimError *err)
 {
     *s = (Search){ .wl = wl, .costs = costs, .group = MAX(1, group), .is_fast = costs->load == NULL };
-    index_pairs(s);
-    s->tasks = s->pairs * wl->heads;
-    s->rows = (int64_t)s->q_count * wl->heads;
-    if (s->tasks == 0)
-        return sim_error_set(err, SIM_ERR_LIMIT, "the mask keeps no (KV tile, Q tile) pair: nothing to schedule");
-    if (s->tasks > INT32_MAX / 4)
+    SearchSize size;
+    if (search_space_size(wl, group, &size, err) != SIM_OK)
+        return err->status;
+    if (size.tasks > SEARCH_MAX_TASKS)
         return sim_error_set(err, SIM_ERR_LIMIT, "%d heads x %" G_GINT64_FORMAT " kept pairs is %" G_GINT64_FORMAT
-                             " tasks, more than the search numbers (2^29)", wl->heads, s->pairs, s->tasks);
+                             " tasks, more than the search numbers (2^29)", wl->heads, size.tasks / wl->heads, size.tasks);
+    index_pairs(s);
+    s->tasks = size.tasks, s->rows = size.rows;
     index_tasks(s);
     return SIM_OK;
 }
@@ -103,8 +141,9 @@ void search_space_clear(Search *s)
     *s = (Search){ 0 };
 }
 
-double search_space_bytes(int64_t tasks, int64_t rows, int64_t items, int32_t n_sm)
+double search_space_bytes(const SearchSize *z, int32_t n_sm)
 {
+    int64_t tasks = z->tasks, rows = z->rows, items = z->items;
     /* per task: its row and kv; per position: its slot-major index, task, row, rank order (and its best
      * copy), predecessor, compute and deposit end, reduction (28 + 16 + 16 B); per item: the layout, its
      * trial and best, CTA length, index */

@@ -29,6 +29,7 @@ typedef struct {
     int32_t placed, items_left;
     int64_t best_ns, nodes, max_nodes;
     bool is_monotone;
+    const SearchOptions *o;      /* its progress callback */
     Plan *best;                  /* the best schedule found below the upper bound; owned */
 } Exact;
 
@@ -192,6 +193,8 @@ static void dfs(Exact *x)
 {
     if (x->nodes++ >= x->max_nodes)
         return;
+    if (x->o->progress && (x->nodes & 0xffff) == 0)
+        x->o->progress(x->o->progress_ctx, "exact nodes", x->nodes, x->max_nodes, x->best_ns);
     int64_t ms = time_partial(x);
     if (ms == INT64_MAX) /* a deadlock stays one when tasks are added */
         return;
@@ -204,11 +207,13 @@ static void dfs(Exact *x)
         branch(x);
 }
 
-bool search_exact(Search *s, const Item *items, int n, int64_t upper_ns, int64_t max_nodes, Plan **plan,
+bool search_exact(Search *s, const Item *items, int n, int64_t upper_ns, const SearchOptions *o, Plan **plan,
                   int64_t *plan_ns, int64_t *nodes)
 {
+    int64_t max_nodes = o->exact_max_nodes;
     Exact x = { .s = s, .items = items, .n = n, .slots = MIN(s->wl->n_sm, n), .item = -1, .slot = -1,
-                .items_left = n, .best_ns = upper_ns, .max_nodes = max_nodes, .is_monotone = search_is_monotone(s) };
+                .items_left = n, .best_ns = upper_ns, .max_nodes = max_nodes, .is_monotone = search_is_monotone(s),
+                .o = o };
     if (!s->seq)
         search_alloc_eval(s);
     x.slot_task = g_new(int32_t, (int64_t)x.slots * s->tasks), x.slot_len = g_new0(int32_t, x.slots);
@@ -219,6 +224,8 @@ bool search_exact(Search *s, const Item *items, int n, int64_t upper_ns, int64_t
     for (int32_t u = 0; u < x.slots; u++)
         x.first_item[u] = -1;
     dfs(&x);
+    if (o->progress && x.nodes > 0xffff) /* the progress line ends */
+        o->progress(o->progress_ctx, "exact nodes", max_nodes, max_nodes, MIN(x.best_ns, upper_ns));
     *plan = x.best, *plan_ns = x.best_ns, *nodes = MIN(x.nodes, max_nodes);
     g_free(x.slot_task), g_free(x.slot_len), g_free(x.slot_ctas), g_free(x.cta_len), g_free(x.first_item);
     g_free(x.is_closed), g_free(x.row_order), g_free(x.row_len), g_free(x.is_placed), g_free(x.task_pos);

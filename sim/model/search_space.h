@@ -58,12 +58,21 @@ typedef struct {
     int64_t evaluations;
 } Search;
 
-/* SIM_ERR_LIMIT with a sentence when the workload has no task or too many to number in 32 bits. Sets the
- * space up for wl under costs; O(heads x kept pairs + N x M) time, O(tasks) memory. */
+/* The largest instance the exact search takes (a CTA's tasks are a 64-bit set there). */
+#define SEARCH_EXACT_MAX_TASKS 64
+/* The most tasks the search numbers (positions and op ids stay in 32 bits with room). */
+#define SEARCH_MAX_TASKS (INT32_MAX / 4)
+
+/* The space's size without building it: SIM_ERR_LIMIT with a sentence when the workload has no task.
+ * O(N x M / 8 + N) time, O(M) memory. */
+SimStatus search_space_size(const Workload *wl, int32_t group, SearchSize *out, SimError *err);
+/* Sets the space up for wl under costs (search_space_size's errors, and SIM_ERR_LIMIT above
+ * SEARCH_MAX_TASKS); O(N x M / 8 + tasks) time, O(tasks + M) memory. search_space_clear also after an
+ * error. */
 SimStatus search_space_init(Search *s, const Workload *wl, const AttnCosts *costs, int32_t group, SimError *err);
 void search_space_clear(Search *s);
-/* Bytes search_space_init and the evaluation hold for a workload of this many tasks and rows. */
-double search_space_bytes(int64_t tasks, int64_t rows, int64_t items, int32_t n_sm);
+/* Bytes the space and its evaluation hold. */
+double search_space_bytes(const SearchSize *size, int32_t n_sm);
 
 /* The lower bounds of both spaces (search_bounds.c). O(tasks + rows). */
 void search_bounds(const Search *s, SearchBounds *out);
@@ -100,14 +109,13 @@ Plan *search_layout_plan(Search *s, const Item *items, int n, const int32_t *row
                          int32_t *plan_pos);
 /* A lower bound on the makespan of any ranking of this layout: its busiest slot's work. O(items). */
 int64_t search_layout_bound(const Search *s, const Item *items, int n);
-/* The largest instance the exact search takes (a CTA's tasks are a 64-bit set there). */
-#define SEARCH_EXACT_MAX_TASKS 64
+
 /* Branch and bound over the persistent one-CTA-per-(KV head, KV tile) schedules (search_exact.c) of items
- * (one per KV head x tile, natural order), for a schedule faster than upper_ns, within max_nodes partial
- * schedules. Returns whether it searched the whole space: then no schedule of it is faster than the
- * upper bound or *plan. *plan: the fastest it found below upper_ns (NULL if none; owned by the caller),
- * of makespan *plan_ns. */
-bool search_exact(Search *s, const Item *items, int n, int64_t upper_ns, int64_t max_nodes, Plan **plan,
+ * (one per KV head x tile, natural order), for a schedule faster than upper_ns, within o->exact_max_nodes
+ * partial schedules (o->progress told). Returns whether it searched the whole space: then no schedule of
+ * it is faster than the upper bound or *plan. *plan: the fastest it found below upper_ns (NULL if none;
+ * owned by the caller), of makespan *plan_ns. */
+bool search_exact(Search *s, const Item *items, int n, int64_t upper_ns, const SearchOptions *o, Plan **plan,
                   int64_t *plan_ns, int64_t *nodes);
 /* Whether makespans only grow when work or constraints are added (fixed durations, or a load model
  * whose reductions are never faster than alone): bounds from partial schedules are then valid. */

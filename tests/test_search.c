@@ -563,7 +563,7 @@ START_TEST(evaluator_equals_engine)
                 int64_t depth = search_eval(&s, items, n, RANK_BY_DEPTH);
                 for (int round = 0; round < 2; round++) {
                     int64_t ready = search_eval(&s, items, n, RANK_BY_READINESS);
-                    Plan *plan = search_layout_plan(&s, items, n, s.row_pos, "t", NULL);
+                    Plan *plan = search_layout_plan(&s, items, n, search_last_ranks(&s), "t", NULL);
                     ck_assert_int_eq(engine_ns(plan, &modes[k]), ready);
                     plan_free(plan);
                 }

@@ -142,7 +142,7 @@ static Plan *handmade(const Search *s, int which)
         plan_add_cta(plan, -1);
         for (int32_t j = 0, head, q; j < rows * s->group; j++) {
             int32_t k = which == 1 ? j / rows * rows + rows - 1 - j % rows : j; /* descending: each head's last row first */
-            search_task_pair(s, (int32_t)(search_item_first(s, &items[i]) + k), &head, &q);
+            search_item_pair(s, &items[i], k, &head, &q);
             key[plan->task_count] = i;
             plan_add_task(plan, head, items[i].kv, q);
         }

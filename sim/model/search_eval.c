@@ -125,7 +125,7 @@ void search_alloc_eval(Search *s)
     int64_t items = (int64_t)(s->wl->heads / s->group) * s->tile_count;
     s->slot_first = g_new(int32_t, s->wl->n_sm + 1), s->slot_cta_first = g_new(int32_t, s->wl->n_sm + 1);
     s->cta_len = g_new(int32_t, items), s->item_index = g_new(int32_t, items);
-    s->slot_pos = g_new(int32_t, s->tasks), s->seq = g_new(int32_t, s->tasks), s->pos_row = g_new(int32_t, s->tasks);
+    s->slot_pos = g_new(int32_t, s->tasks), s->seq = g_new(int32_t, s->tasks), s->row_last = g_new(int32_t, s->rows);
     s->row_pos = g_new(int32_t, s->tasks), s->pred = g_new(int32_t, s->tasks);
     s->c_end = g_new(int64_t, s->tasks), s->red = g_new(Reduction, s->tasks);
     s->d_end = s->costs->reduce == REDUCE_ASYNC ? g_new(int64_t, s->tasks) : NULL;
@@ -136,7 +136,7 @@ void search_space_clear(Search *s)
     g_free(s->tile_kv), g_free(s->tile_first), g_free(s->pair_q), g_free(s->pair_row);
     g_free(s->task_row), g_free(s->task_kv), g_free(s->row_first);
     g_free(s->slot_first), g_free(s->slot_cta_first), g_free(s->cta_len), g_free(s->item_index);
-    g_free(s->slot_pos), g_free(s->seq), g_free(s->pos_row), g_free(s->row_pos), g_free(s->pred);
+    g_free(s->slot_pos), g_free(s->seq), g_free(s->row_last), g_free(s->row_pos), g_free(s->pred);
     g_free(s->c_end), g_free(s->d_end), g_free(s->red);
     *s = (Search){ 0 };
 }
@@ -144,10 +144,10 @@ void search_space_clear(Search *s)
 double search_space_bytes(const SearchSize *z, int32_t n_sm)
 {
     int64_t tasks = z->tasks, rows = z->rows, items = z->items;
-    /* per task: its row and kv; per position: its slot-major index, task, row, rank order (and its best
-     * copy), predecessor, compute and deposit end, reduction (28 + 16 + 16 B); per item: the layout, its
-     * trial and best, CTA length, index */
-    return (double)tasks * 64 + (double)rows * 4 + (double)items * (3 * sizeof(Item) + 8) + (double)n_sm * 16;
+    /* per task: its row and kv; per position: its slot-major index, task, rank link, rank order (and its
+     * best copy), compute and deposit end, reduction (24 + 16 + 16 B); per row: its offsets, last, and
+     * while laid out its tail (40 B); per item: the layout, its trial and best, CTA length, index */
+    return (double)tasks * 64 + (double)rows * 40 + (double)items * (3 * sizeof(Item) + 8) + (double)n_sm * 16;
 }
 
 int search_items(const Search *s, Item **items)
@@ -174,6 +174,12 @@ int32_t search_item_task(const Search *s, const Item *it, int32_t j)
 {
     int32_t total = search_item_rows(s, it);
     return (int32_t)(search_item_first(s, it) + (it->offset + (it->is_reverse ? total - 1 - j : j)) % total);
+}
+
+void search_item_pair(const Search *s, const Item *it, int32_t k, int32_t *head, int32_t *q)
+{
+    int32_t rows = s->tile_first[it->tile + 1] - s->tile_first[it->tile];
+    *head = it->head * s->group + k / rows, *q = s->pair_q[s->tile_first[it->tile] + k % rows];
 }
 
 void search_task_pair(const Search *s, int32_t task, int32_t *head, int32_t *q)
@@ -231,11 +237,21 @@ typedef struct {
     bool is_reverse;
 } SlotGen;
 
-/* Program order, slot by slot: each slot's CTA lengths and items (slot-major indices: slot u's tasks are
- * at slot_first[u] ..). Positions number the tasks depth by depth (depth 0 of every slot, lower slot
- * first, then depth 1, ...): the order in which a depth-ranked layout's times are computed, which keeps
- * the ops that run at about the same time together in memory. slot_pos maps slot-major to position. */
-static void build_sequences(Search *s, const Item *items, int n)
+static inline int32_t next_task(const Search *s, const Item *items, SlotGen *g, int32_t u)
+{
+    if (g->left == 0) {
+        const Item *it = &items[s->item_index[s->slot_cta_first[u] + g->cta++]];
+        g->rows = g->left = search_item_rows(s, it), g->first = search_item_first(s, it);
+        g->is_reverse = it->is_reverse, g->k = it->is_reverse ? (it->offset + g->rows - 1) % g->rows : it->offset;
+    }
+    int32_t t = (int32_t)(g->first + g->k);
+    g->left--;
+    g->k = g->is_reverse ? (g->k == 0 ? g->rows - 1 : g->k - 1) : (g->k + 1 == g->rows ? 0 : g->k + 1);
+    return t;
+}
+
+/* Each slot's CTAs (lengths, items) and tasks (slot-major indices: slot u's are at slot_first[u] ..). */
+static void slot_ctas(Search *s, const Item *items, int n)
 {
     int32_t n_sm = s->slots = s->wl->n_sm;
     s->placed = (int32_t)s->tasks;
@@ -245,64 +261,11 @@ static void build_sequences(Search *s, const Item *items, int n)
         s->slot_first[items[i].slot + 1] += search_item_rows(s, &items[i]), s->slot_cta_first[items[i].slot + 1]++;
     for (int32_t u = 0; u < n_sm; u++)
         s->slot_first[u + 1] += s->slot_first[u], s->slot_cta_first[u + 1] += s->slot_cta_first[u];
-    int32_t *fill = g_memdup2(s->slot_cta_first, sizeof *fill * n_sm), *active = g_new(int32_t, MAX(n_sm, 1)), live = 0;
+    int32_t *fill = g_memdup2(s->slot_cta_first, sizeof *fill * n_sm);
     for (int i = 0; i < n; i++) { /* launch order is place order within a slot */
         s->cta_len[fill[items[i].slot]] = search_item_rows(s, &items[i]);
         s->item_index[fill[items[i].slot]++] = i;
     }
-    SlotGen *gen = g_new0(SlotGen, MAX(n_sm, 1));
-    for (int32_t u = 0; u < n_sm; u++)
-        if (s->slot_first[u + 1] > s->slot_first[u])
-            active[live++] = u;
-    int32_t at = 0;
-    for (int32_t d = 0; live > 0; d++) {
-        int32_t kept = 0;
-        for (int32_t a = 0; a < live; a++) {
-            int32_t u = active[a];
-            SlotGen *g = &gen[u];
-            if (g->left == 0) {
-                const Item *it = &items[s->item_index[s->slot_cta_first[u] + g->cta++]];
-                g->rows = g->left = search_item_rows(s, it), g->first = search_item_first(s, it);
-                g->is_reverse = it->is_reverse, g->k = it->is_reverse ? (it->offset + g->rows - 1) % g->rows : it->offset;
-            }
-            int32_t t = (int32_t)(g->first + g->k);
-            s->seq[at] = t, s->red[at].slot = u, s->pos_row[at] = s->task_row[t];
-            s->slot_pos[s->slot_first[u] + d] = at++;
-            g->left--;
-            g->k = g->is_reverse ? (g->k == 0 ? g->rows - 1 : g->k - 1) : (g->k + 1 == g->rows ? 0 : g->k + 1);
-            if (s->slot_first[u] + d + 1 < s->slot_first[u + 1])
-                active[kept++] = u;
-        }
-        live = kept;
-    }
-    g_free(gen), g_free(fill), g_free(active);
-}
-
-static inline bool ready_before(const Search *s, int32_t a, int32_t b)
-{
-    return s->c_end[a] != s->c_end[b] ? s->c_end[a] < s->c_end[b] : s->task_kv[s->seq[a]] < s->task_kv[s->seq[b]];
-}
-
-/* Position i joins its row (fill: each row's next free index in row_pos) at the end, or by_readiness in
- * its place by (compute end, KV tile), counting from the row's end where it nearly always belongs. Its
- * predecessor in that order, and its successor's, are set in pred (which may be s->pred or another). */
-static inline void add_to_row(Search *s, int32_t *fill, int32_t i, bool by_readiness, int32_t *pred)
-{
-    int32_t row = s->pos_row[i], first = s->row_first[row], j = fill[row]++;
-    for (; by_readiness && j > first && ready_before(s, i, s->row_pos[j - 1]); j--)
-        s->row_pos[j] = s->row_pos[j - 1];
-    s->row_pos[j] = i;
-    pred[i] = j > first ? s->row_pos[j - 1] : -1;
-    if (j + 1 < fill[row])
-        pred[s->row_pos[j + 1]] = i;
-}
-
-/* Ranks by depth (positions are in depth order): the rank order only, for the engine to time. */
-static void rank_by_depth(Search *s)
-{
-    int32_t *fill = g_memdup2(s->row_first, sizeof *fill * s->rows);
-    for (int32_t i = 0; i < s->tasks; i++)
-        add_to_row(s, fill, i, false, s->pred);
     g_free(fill);
 }
 
@@ -323,12 +286,16 @@ static inline void open_next_cta(const Search *s, Engines *e, int32_t u)
     e->c_ns = now + s->costs->cta_prologue_ns, e->r_ns = now;
 }
 
+/* The hot loops below are instantiated for serial and async (is_async a constant where they are called),
+ * so that the loop over tasks carries no test of the mode. */
+#define HOT static inline __attribute__((always_inline))
+
 /* The compute at position i (slot-major e->next), and in async its deposit, after the reduction
  * dq_buffers back in its CTA. */
-static inline void compute(const Search *s, Engines *e, int32_t i)
+HOT void compute(const Search *s, Engines *e, int32_t i, bool is_async)
 {
     s->c_end[i] = e->c_ns += s->costs->c_ns;
-    if (s->d_end) {
+    if (is_async) {
         int32_t buffer = e->next - s->costs->dq_buffers;
         if (buffer >= e->begin)
             e->c_ns = MAX(e->c_ns, s->red[s->slot_pos[buffer]].end_ns);
@@ -336,12 +303,11 @@ static inline void compute(const Search *s, Engines *e, int32_t i)
     }
 }
 
-/* The reduction at position i after its rank predecessor p (-1: none), which has ended. Serial: on the
- * compute engine; async: on the store engine, after the deposit. */
-static inline void reduce(const Search *s, Engines *e, int32_t i, int32_t p, int32_t slot)
+/* The reduction at position i, its rank predecessor done by ready. Serial: on the compute engine; async:
+ * on the store engine, after the deposit. */
+HOT void reduce(const Search *s, Engines *e, int32_t i, int64_t ready, bool is_async)
 {
-    int64_t ready = p < 0 ? 0 : s->red[p].end_ns + (s->red[p].slot != slot ? s->costs->latency_ns : 0);
-    if (s->d_end)
+    if (is_async)
         s->red[i].end_ns = e->r_ns = MAX(MAX(e->r_ns, s->d_end[i]), ready) + s->costs->r_ns;
     else
         s->red[i].end_ns = e->c_ns = MAX(e->c_ns, ready) + s->costs->r_ns;
@@ -367,92 +333,182 @@ static Engines *engines_new(const Search *s)
     return e;
 }
 
-/* A depth-ranked layout's fixed-duration schedule in one pass: in position order every predecessor of an
- * op (on its slot, in its row) comes first. The rows are ranked by this run's readiness on the way (row_pos
- * and pred), the ranking of the next evaluation. */
-static int64_t depth_pass(Search *s)
+/* A row while a layout is laid out depth by depth, kept apart from the per-position arrays so that the
+ * common case touches a few hundred kilobytes: the last reduction in depth order (its end and slot: the
+ * next one's predecessor), and the last contributor in rank order, with its key. */
+typedef struct {
+    int64_t end_ns;              /* -1: none yet */
+    int64_t last_ready_ns;       /* the readiness key of last */
+    int32_t slot, last_kv, last; /* last: -1 while empty */
+} RowTail;
+
+static inline bool ready_before(const Search *s, int64_t ready, int32_t kv, int32_t b)
 {
-    int32_t *fill = g_memdup2(s->row_first, sizeof *fill * s->rows);
-    int32_t *last = g_new(int32_t, s->rows); /* the row's last position in depth order */
+    return ready != s->c_end[b] ? ready < s->c_end[b] : kv < s->task_kv[s->seq[b]];
+}
+
+/* Position i (KV tile kv) joins its row's rank order (pred links, t->last the row's end): at the end
+ * (depth order; readiness order when it is not before the row's last: nearly always), else by_readiness
+ * into its place, found from the end. */
+static inline void add_to_row(Search *s, RowTail *t, int32_t i, int32_t kv, bool by_readiness)
+{
+    int64_t ready = by_readiness ? s->c_end[i] : 0;
+    if (t->last < 0 || !by_readiness || ready > t->last_ready_ns || (ready == t->last_ready_ns && kv > t->last_kv)) {
+        s->pred[i] = t->last, t->last = i, t->last_ready_ns = ready, t->last_kv = kv;
+        return;
+    }
+    int32_t after = t->last, p = s->pred[after];
+    for (; p >= 0 && ready_before(s, ready, kv, p); p = s->pred[p])
+        after = p;
+    s->pred[i] = p, s->pred[after] = i;
+}
+
+/* Lays items (sorted) out and ranks them by depth. Positions number the tasks depth by depth (depth 0 of
+ * every slot, lower slot first, then depth 1, ...); slot_pos maps slot-major indices to them. In that
+ * order every predecessor of an op (on its slot, in its row by depth) comes first, so with is_timed one
+ * pass also gives the fixed-duration schedule, and ranks each row by this run's readiness on the way (the
+ * next evaluation's ranking): the makespan. Else the rows keep the depth ranks (for the engine); 0. */
+HOT int64_t lay_out_as(Search *s, const Item *items, int n, bool is_timed, bool is_async)
+{
+    slot_ctas(s, items, n);
+    int32_t n_sm = s->slots, *active = g_new(int32_t, MAX(n_sm, 1)), live = 0;
+    RowTail *tail = g_new(RowTail, s->rows);
+    SlotGen *gen = g_new0(SlotGen, MAX(n_sm, 1));
     Engines *e = engines_new(s);
     for (int64_t r = 0; r < s->rows; r++)
-        last[r] = -1;
-    for (int32_t i = 0; i < s->placed; i++) {
-        int32_t u = s->red[i].slot, row = s->pos_row[i];
-        Engines *en = &e[u];
-        if (en->next == en->end)
-            open_next_cta(s, en, u);
-        compute(s, en, i);
-        reduce(s, en, i, last[row], u);
-        en->next++, en->done++, last[row] = i;
-        add_to_row(s, fill, i, true, s->pred);
+        tail[r].end_ns = -1, tail[r].last = -1;
+    for (int32_t u = 0; u < n_sm; u++)
+        if (s->slot_first[u + 1] > s->slot_first[u])
+            active[live++] = u;
+    for (int32_t d = 0, i = 0; live > 0; d++) {
+        int32_t kept = 0;
+        for (int32_t a = 0; a < live; a++, i++) {
+            int32_t u = active[a], t = next_task(s, items, &gen[u], u);
+            RowTail *rt = &tail[s->task_row[t]];
+            s->seq[i] = t, s->red[i].slot = u, s->slot_pos[s->slot_first[u] + d] = i;
+            if (is_timed) {
+                Engines *en = &e[u];
+                if (en->next == en->end)
+                    open_next_cta(s, en, u);
+                compute(s, en, i, is_async);
+                reduce(s, en, i, rt->end_ns < 0 ? 0 : rt->end_ns + (rt->slot != u ? s->costs->latency_ns : 0), is_async);
+                en->next++, en->done++;
+                rt->end_ns = s->red[i].end_ns, rt->slot = u;
+            }
+            add_to_row(s, rt, i, s->task_kv[t], is_timed);
+            if (s->slot_first[u] + d + 1 < s->slot_first[u + 1])
+                active[kept++] = u;
+        }
+        live = kept;
     }
-    int64_t makespan = makespan_of(s, e);
-    g_free(e), g_free(last), g_free(fill);
+    for (int64_t r = 0; r < s->rows; r++)
+        s->row_last[r] = tail[r].last;
+    int64_t makespan = is_timed ? makespan_of(s, e) : 0;
+    g_free(e), g_free(gen), g_free(tail), g_free(active);
     return makespan;
+}
+
+static int64_t lay_out(Search *s, const Item *items, int n, bool is_timed)
+{
+    if (!is_timed)
+        return lay_out_as(s, items, n, false, false);
+    return s->d_end ? lay_out_as(s, items, n, true, true) : lay_out_as(s, items, n, true, false);
+}
+
+/* Each row's rank order from the links into row_pos (rows back to front from their last). */
+static void rows_from_links(Search *s)
+{
+    for (int64_t r = 0; r < s->rows; r++) {
+        int32_t k = s->row_first[r + 1];
+        for (int32_t p = s->row_last[r]; p >= 0; p = s->pred[p])
+            s->row_pos[--k] = p;
+        g_assert(k == s->row_first[r]);
+    }
 }
 
 /* Ranks by readiness: each row's current order (the previous ranking, close to this one) insertion-
  * sorted by (compute end, KV tile) of the last evaluation. */
 static void rank_by_readiness(Search *s)
 {
+    rows_from_links(s);
     for (int64_t r = 0; r < s->rows; r++) {
         int32_t *row = s->row_pos + s->row_first[r], len = s->row_first[r + 1] - s->row_first[r];
         for (int32_t k = 1; k < len; k++) {
-            int32_t x = row[k], j = k;
-            for (; j > 0 && ready_before(s, x, row[j - 1]); j--)
+            int32_t x = row[k], j = k, kv = s->task_kv[s->seq[x]];
+            for (; j > 0 && ready_before(s, s->c_end[x], kv, row[j - 1]); j--)
                 row[j] = row[j - 1];
             row[j] = x;
         }
         for (int32_t k = 0; k < len; k++)
             s->pred[row[k]] = k > 0 ? row[k - 1] : -1;
+        s->row_last[r] = len > 0 ? row[len - 1] : -1;
     }
 }
 
-/* Runs slot u until it finishes or its next reduction waits on another slot's that has not ended (then
- * marked as that one's waiter). Computes run ahead of reductions by one task (serial: the reduction before
- * frees the engine) or by the staging buffers (async). A reduction that ends wakes its waiter. */
-static void run_slot(Search *s, Engines *e, int32_t u, int32_t *wake, int32_t *woken)
+/* Slot u's next reduction, once its compute (and deposit) ran: computes run ahead of reductions by one task
+ * (serial: the reduction before frees the engine) or by the staging buffers (async). 1: done; 0: it waits
+ * on another slot's reduction that has not ended; -1: the slot is finished. */
+HOT int step(Search *s, Engines *en, int32_t u, bool is_async)
 {
-    Engines *en = &e[u];
-    int32_t ahead = s->d_end ? s->costs->dq_buffers : 1;
-    for (;;) {
-        while (en->done == en->end) { /* a CTA may be empty while the exact search fills it */
-            if (en->cta == s->slot_cta_first[u + 1] - s->slot_cta_first[u])
-                return;
-            open_next_cta(s, en, u);
-        }
-        for (; en->next < en->end && en->next - ahead < en->done; en->next++)
-            compute(s, en, s->slot_pos[en->next]);
-        int32_t i = s->slot_pos[en->done], p = s->pred[i];
-        if (p >= 0 && s->red[p].end_ns < 0) {
-            s->red[p].waiter = u;
-            return;
-        }
-        reduce(s, en, i, p, u);
-        en->done++;
-        if (s->red[i].waiter >= 0)
-            wake[(*woken)++] = s->red[i].waiter;
+    while (en->done == en->end) { /* a CTA may be empty while the exact search fills it */
+        if (en->cta == s->slot_cta_first[u + 1] - s->slot_cta_first[u])
+            return -1;
+        open_next_cta(s, en, u);
     }
+    if (!is_async && en->next == en->done)
+        compute(s, en, s->slot_pos[en->next++], false);
+    for (; is_async && en->next < en->end && en->next - s->costs->dq_buffers < en->done; en->next++)
+        compute(s, en, s->slot_pos[en->next], true);
+    int32_t i = s->slot_pos[en->done], p = s->pred[i];
+    if (p >= 0 && s->red[p].end_ns < 0)
+        return 0;
+    reduce(s, en, i, p < 0 ? 0 : s->red[p].end_ns + (s->red[p].slot != u ? s->costs->latency_ns : 0), is_async);
+    en->done++;
+    return 1;
 }
 
+/* Round d of the walk for one slot: its reductions up to depth d while they can run. Returns step's last. */
+static int advance(Search *s, Engines *en, int32_t u, int32_t d)
+{
+    int st = 1;
+    if (s->d_end)
+        while (en->done - s->slot_first[u] <= d && (st = step(s, en, u, true)) == 1)
+            ;
+    else
+        while (en->done - s->slot_first[u] <= d && (st = step(s, en, u, false)) == 1)
+            ;
+    return st;
+}
+
+/* Round d takes every unfinished slot to depth d, or as far as it can before a reduction it waits on; so
+ * the slots advance in step, through the positions (depth by depth) nearly in order, and one that
+ * waited catches up in a later round. A round in which every slot waits is a deadlock. */
 int64_t search_walk(Search *s, int64_t *slot_end)
 {
-    int32_t *wake = g_new(int32_t, MAX(s->slots, 1)), woken = 0;
     Engines *e = engines_new(s);
+    int32_t *active = g_new(int32_t, MAX(s->slots, 1)), live = 0;
     g_assert(!s->d_end || s->costs->dq_buffers >= 1);
     for (int32_t i = 0; i < s->placed; i++)
-        s->red[i].end_ns = -1, s->red[i].waiter = -1;
-    for (int32_t u = s->slots - 1; u >= 0; u--)
-        wake[woken++] = u;
-    while (woken > 0) {
-        int32_t u = wake[--woken];
-        run_slot(s, e, u, wake, &woken);
+        s->red[i].end_ns = -1;
+    for (int32_t u = 0; u < s->slots; u++)
+        active[live++] = u;
+    for (int32_t d = 0; live > 0; d++) {
+        int32_t kept = 0, waiting = 0;
+        bool moved = false;
+        for (int32_t a = 0; a < live; a++) {
+            int32_t u = active[a], before = e[u].done, st = advance(s, &e[u], u, d);
+            moved |= e[u].done > before;
+            if (st >= 0)
+                active[kept++] = u, waiting += st == 0;
+        }
+        if (!moved && waiting == kept) /* every slot waits and none moved: none ever will */
+            break;
+        live = kept;
     }
     for (int32_t u = 0; slot_end && u < s->slots; u++)
         slot_end[u] = MAX(e[u].c_ns, e[u].r_ns);
     int64_t makespan = makespan_of(s, e);
-    g_free(e), g_free(wake);
+    g_free(e), g_free(active);
     return makespan;
 }
 
@@ -460,7 +516,7 @@ int64_t search_walk(Search *s, int64_t *slot_end)
 static int64_t engine_run(Search *s, const Item *items, int n)
 {
     int32_t *plan_pos = g_new(int32_t, s->tasks);
-    Plan *plan = search_layout_plan(s, items, n, s->row_pos, "search", plan_pos);
+    Plan *plan = search_layout_plan(s, items, n, search_last_ranks(s), "search", plan_pos);
     SimProgram *prog = sim_attention_program(plan, s->costs);
     SimSchedule sched = { 0 };
     SimError err = { 0 };
@@ -484,30 +540,32 @@ int64_t search_eval(Search *s, const Item *items, int n, RankMode mode)
     if (!s->seq)
         search_alloc_eval(s);
     if (mode == RANK_BY_DEPTH) {
-        build_sequences(s, items, n);
+        int64_t makespan = lay_out(s, items, n, s->is_fast);
         if (s->is_fast) {
-            s->is_ranked_by_last = true; /* row_pos: the readiness of this run, not the depth ranks it had */
-            return depth_pass(s);
+            s->is_ranked_by_last = true; /* the links: the readiness of this run, not the depth ranks it had */
+            return makespan;
         }
-        rank_by_depth(s);
     } else if (!s->is_ranked_by_last)
         rank_by_readiness(s);
     s->is_ranked_by_last = false;
     return s->is_fast ? search_walk(s, NULL) : engine_run(s, items, n);
 }
 
-const int32_t *search_last_ranks(const Search *s)
+const int32_t *search_last_ranks(Search *s)
 {
-    return s->is_ranked_by_last ? NULL : s->row_pos;
+    if (s->is_ranked_by_last)
+        return NULL;
+    rows_from_links(s);
+    return s->row_pos;
 }
 
 Plan *search_layout_plan(Search *s, const Item *items, int n, const int32_t *row_pos, const char *name,
                          int32_t *plan_pos)
 {
     if (row_pos != s->row_pos) /* another evaluation's layout (NULL: ranked by depth) */
-        build_sequences(s, items, n);
+        lay_out(s, items, n, false);
     if (!row_pos)
-        rank_by_depth(s);
+        rows_from_links(s);
     const int32_t *order = row_pos ? row_pos : s->row_pos;
     Plan *plan = plan_new(name, s->wl, s->tasks);
     plan->is_persistent = true;
@@ -521,7 +579,7 @@ Plan *search_layout_plan(Search *s, const Item *items, int n, const int32_t *row
             int32_t at = s->slot_pos[fill[items[i].slot]++];
             if (plan_pos)
                 plan_pos[plan->task_count] = at;
-            search_task_pair(s, s->seq[at], &head, &q);
+            search_item_pair(s, &items[i], (int32_t)(s->seq[at] - search_item_first(s, &items[i])), &head, &q);
             plan_add_task(plan, head, items[i].kv, q);
             plan->tasks[plan->task_count - 1].rank = rank[at];
         }

@@ -23,7 +23,6 @@ typedef enum { RANK_BY_DEPTH, RANK_BY_READINESS } RankMode;
 typedef struct {
     int64_t end_ns;              /* -1 until it has run */
     int32_t slot;                /* of its task */
-    int32_t waiter;              /* the slot that waits for it to end; -1: none */
 } Reduction;
 
 typedef struct {
@@ -49,12 +48,14 @@ typedef struct {
     int32_t *slot_first, *slot_cta_first; /* slots + 1 offsets: slot-major indices; the slots' CTAs */
     int32_t *cta_len, *item_index; /* per CTA (slot by slot): its tasks, its index in the items */
     int32_t *slot_pos;           /* slot-major index -> position */
-    int32_t *seq, *pos_row;      /* the task at a position, its row */
-    int32_t *row_pos;            /* each row's contributors (positions) in rank order, CSR by row_first */
-    int32_t *pred;               /* the position ranked before in the row; -1: none */
+    int32_t *seq;                /* the task at a position */
+    int32_t *pred;               /* the rank order: the position ranked before in the row; -1: none */
+    int32_t *row_last;           /* per row: its last position in that order */
+    int32_t *row_pos;            /* the same order as each row's positions, CSR by row_first, when made
+                                  * (search_last_ranks) */
     int64_t *c_end, *d_end;      /* compute and deposit (async; NULL in serial) end */
     Reduction *red;              /* the reduction at a position: end, slot (one cache line for both) */
-    bool is_ranked_by_last;      /* row_pos holds the last run's readiness, not the ranks it ran with */
+    bool is_ranked_by_last;      /* the links hold the last run's readiness, not the ranks it ran with */
     int64_t evaluations;
 } Search;
 
@@ -82,26 +83,28 @@ int32_t search_item_rows(const Search *s, const Item *it);   /* its tasks: group
 int64_t search_item_first(const Search *s, const Item *it);  /* its first task */
 /* Task j (0 <= j < search_item_rows) of the item in its order (rotation, reversal). */
 int32_t search_item_task(const Search *s, const Item *it, int32_t j);
-/* Query head and Q tile of a task. */
+/* Query head and Q tile of task k of an item (its natural order). O(1). */
+void search_item_pair(const Search *s, const Item *it, int32_t k, int32_t *head, int32_t *q);
+/* Query head and Q tile of a task. O(log KV tiles). */
 void search_task_pair(const Search *s, int32_t task, int32_t *head, int32_t *q);
 
 /* Sorts items by launch (place, then slot), the order plans and moves see. */
 void search_sort_items(Item *items, int n);
 /* Evaluates items (sorted) with ranks by mode (RANK_BY_READINESS: the previous evaluation's compute ends,
  * which must be of the same layout). The makespan, or INT64_MAX when the ranks deadlock; the ends and the
- * rank order (row_pos) are the run's. O(tasks) without a load model, plus the insertion sort of the rows
+ * rank order (pred) are the run's. O(tasks) without a load model, plus the insertion sort of the rows
  * by readiness; with one, an engine run. */
 int64_t search_eval(Search *s, const Item *items, int n, RankMode mode);
 /* The evaluation arrays (search_eval allocates them on first use). */
 void search_alloc_eval(Search *s);
 /* The fixed-duration schedule of what the evaluation arrays hold (slots, placed, slot_first, slot_cta_first,
- * cta_len, slot_pos, red[].slot, pred; any ranking, any subset of the tasks): slots run until they wait,
- * and are woken by the reduction they wait on; every op once, no event queue. The makespan, INT64_MAX when
+ * cta_len, slot_pos, red[].slot, pred; any ranking, any subset of the tasks): the slots advance in step,
+ * each as far as the reductions it waits on allow; every op once, no event queue. The makespan, INT64_MAX when
  * the ranks deadlock; each slot's end into slot_end (slots entries) unless NULL. O(placed + slots). */
 int64_t search_walk(Search *s, int64_t *slot_end);
-/* The ranks the last evaluation ran with: its row_pos, or NULL when it ranked by depth (a one-pass
- * evaluation leaves the next ranking in row_pos). */
-const int32_t *search_last_ranks(const Search *s);
+/* The ranks the last evaluation ran with, as s->row_pos (made now), or NULL when it ranked by depth (a
+ * one-pass evaluation leaves the next ranking in the links). O(tasks). */
+const int32_t *search_last_ranks(Search *s);
 /* The plan of items (sorted) ranked by row_pos: the last evaluation's (s->row_pos, of these items), a copy
  * of an earlier one's of these items, or NULL for ranks by depth. When plan_pos is not NULL it gets, per
  * plan task, its position (tasks entries). Owned by the caller. */

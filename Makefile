@@ -15,7 +15,7 @@ LIB ?= lib
 
 # What dashsim itself needs, whatever the user's CFLAGS say.
 DASH_CFLAGS = -std=c11 -fPIC -Wall -Wextra -Werror -MMD -MP
-DASH_CPPFLAGS = -D_DEFAULT_SOURCE $(shell pkg-config --cflags $(PKGS))
+DASH_CPPFLAGS = -D_DEFAULT_SOURCE -DDASHSIM_DATADIR='"$(PREFIX)/share/dashsim/configs"' $(shell pkg-config --cflags $(PKGS))
 DASH_LDLIBS = $(shell pkg-config --libs $(PKGS)) -lm -lpthread
 
 ifeq ($(V),1)
@@ -124,7 +124,8 @@ bench: deps
 INCDIR := $(PREFIX)/include/dashsim
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(INCDIR) \
-	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/dashsim/configs/profiles
+	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/dashsim/configs/profiles \
+	    $(DESTDIR)$(PREFIX)/share/dashsim/configs/kernels
 	install -m 755 $(BIN)/sim $(DESTDIR)$(PREFIX)/bin/dashsim
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(PREFIX)/lib/libdashsim.a
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(PREFIX)/lib/libdashsim.so.$(VERSION)
@@ -136,6 +137,7 @@ install: all
 	install -m 644 docs/dashsim.1 $(DESTDIR)$(PREFIX)/share/man/man1/dashsim.1
 	install -m 644 configs/*.json $(DESTDIR)$(PREFIX)/share/dashsim/configs/
 	install -m 644 configs/profiles/*.json $(DESTDIR)$(PREFIX)/share/dashsim/configs/profiles/
+	install -m 644 configs/kernels/*.json $(DESTDIR)$(PREFIX)/share/dashsim/configs/kernels/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/dashsim $(DESTDIR)$(PREFIX)/lib/libdashsim.a \

@@ -283,7 +283,7 @@ SimStatus sim_search_size(const Workload *wl, const AttnCosts *costs, const Sear
         return err->status;
     double tasks = (double)out->tasks, per_eval = costs->load ? 20 : 1;
     /* the engine runs a baseline (and the registered policies, on full and causal) beside two plans */
-    out->bytes = tasks * sim_attention_ops_per_task(costs->reduce) * engine_bytes_per_op + 2 * tasks * sizeof(PlanTask)
+    out->bytes = tasks * sim_attention_ops_per_task(costs) * engine_bytes_per_op + 2 * tasks * sizeof(PlanTask)
                  + search_space_bytes(out, wl->n_sm);
     out->work = tasks * ((4 + 2.0 * o->iterations) * per_eval + 20 * (4 + policy_count()));
     if (out->tasks <= SEARCH_EXACT_MAX_TASKS)

@@ -44,7 +44,7 @@ static int64_t packing_ns(const AttnCosts *k, const int64_t *count, int64_t max_
 
 void search_bounds(const Search *s, SearchBounds *out)
 {
-    const AttnCosts *k = s->costs;
+    const AttnCosts *k = &s->model; /* no op longer than under the costs: the bounds hold for them */
     int32_t n = s->wl->n_sm;
     int64_t longest_row = 0, max_tasks = 0;
     for (int64_t r = 0; r < s->rows; r++)

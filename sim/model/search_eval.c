@@ -104,9 +104,13 @@ static void index_tasks(Search *s)
         s->row_first[r + 1] += s->row_first[r];
 }
 
+static bool is_plain(const AttnCosts *c);
+static AttnCosts plain_below(const AttnCosts *c);
+
 SimStatus search_space_init(Search *s, const Workload *wl, const AttnCosts *costs, int32_t group, SimError *err)
 {
-    *s = (Search){ .wl = wl, .costs = costs, .group = MAX(1, group), .is_fast = costs->load == NULL };
+    *s = (Search){ .wl = wl, .costs = costs, .model = plain_below(costs), .group = MAX(1, group),
+                   .is_fast = is_plain(costs) };
     SearchSize size;
     if (search_space_size(wl, group, &size, err) != SIM_OK)
         return err->status;
@@ -283,7 +287,7 @@ static inline void open_next_cta(const Search *s, Engines *e, int32_t u)
 {
     int64_t now = MAX(e->c_ns, e->r_ns);
     e->begin = e->end, e->end += s->cta_len[s->slot_cta_first[u] + e->cta++];
-    e->c_ns = now + s->costs->cta_prologue_ns, e->r_ns = now;
+    e->c_ns = now + s->model.cta_prologue_ns, e->r_ns = now;
 }
 
 /* The hot loops below are instantiated for serial and async (is_async a constant where they are called),
@@ -294,12 +298,12 @@ static inline void open_next_cta(const Search *s, Engines *e, int32_t u)
  * dq_buffers back in its CTA. */
 HOT void compute(const Search *s, Engines *e, int32_t i, bool is_async)
 {
-    s->c_end[i] = e->c_ns += s->costs->c_ns;
+    s->c_end[i] = e->c_ns += s->model.c_ns;
     if (is_async) {
-        int32_t buffer = e->next - s->costs->dq_buffers;
+        int32_t buffer = e->next - s->model.dq_buffers;
         if (buffer >= e->begin)
             e->c_ns = MAX(e->c_ns, s->red[s->slot_pos[buffer]].end_ns);
-        s->d_end[i] = e->c_ns += s->costs->deposit_ns;
+        s->d_end[i] = e->c_ns += s->model.deposit_ns;
     }
 }
 
@@ -308,9 +312,9 @@ HOT void compute(const Search *s, Engines *e, int32_t i, bool is_async)
 HOT void reduce(const Search *s, Engines *e, int32_t i, int64_t ready, bool is_async)
 {
     if (is_async)
-        s->red[i].end_ns = e->r_ns = MAX(MAX(e->r_ns, s->d_end[i]), ready) + s->costs->r_ns;
+        s->red[i].end_ns = e->r_ns = MAX(MAX(e->r_ns, s->d_end[i]), ready) + s->model.r_ns;
     else
-        s->red[i].end_ns = e->c_ns = MAX(e->c_ns, ready) + s->costs->r_ns;
+        s->red[i].end_ns = e->c_ns = MAX(e->c_ns, ready) + s->model.r_ns;
 }
 
 /* The makespan, INT64_MAX when a slot did not finish. */
@@ -391,7 +395,7 @@ HOT int64_t lay_out_as(Search *s, const Item *items, int n, bool is_timed, bool 
                 if (en->next == en->end)
                     open_next_cta(s, en, u);
                 compute(s, en, i, is_async);
-                reduce(s, en, i, rt->end_ns < 0 ? 0 : rt->end_ns + (rt->slot != u ? s->costs->latency_ns : 0), is_async);
+                reduce(s, en, i, rt->end_ns < 0 ? 0 : rt->end_ns + (rt->slot != u ? s->model.latency_ns : 0), is_async);
                 en->next++, en->done++;
                 rt->end_ns = s->red[i].end_ns, rt->slot = u;
             }
@@ -457,12 +461,12 @@ HOT int step(Search *s, Engines *en, int32_t u, bool is_async)
     }
     if (!is_async && en->next == en->done)
         compute(s, en, s->slot_pos[en->next++], false);
-    for (; is_async && en->next < en->end && en->next - s->costs->dq_buffers < en->done; en->next++)
+    for (; is_async && en->next < en->end && en->next - s->model.dq_buffers < en->done; en->next++)
         compute(s, en, s->slot_pos[en->next], true);
     int32_t i = s->slot_pos[en->done], p = s->pred[i];
     if (p >= 0 && s->red[p].end_ns < 0)
         return 0;
-    reduce(s, en, i, p < 0 ? 0 : s->red[p].end_ns + (s->red[p].slot != u ? s->costs->latency_ns : 0), is_async);
+    reduce(s, en, i, p < 0 ? 0 : s->red[p].end_ns + (s->red[p].slot != u ? s->model.latency_ns : 0), is_async);
     en->done++;
     return 1;
 }
@@ -487,7 +491,7 @@ int64_t search_walk(Search *s, int64_t *slot_end)
 {
     Engines *e = engines_new(s);
     int32_t *active = g_new(int32_t, MAX(s->slots, 1)), live = 0;
-    g_assert(!s->d_end || s->costs->dq_buffers >= 1);
+    g_assert(!s->d_end || s->model.dq_buffers >= 1);
     for (int32_t i = 0; i < s->placed; i++)
         s->red[i].end_ns = -1;
     for (int32_t u = 0; u < s->slots; u++)
@@ -590,7 +594,7 @@ Plan *search_layout_plan(Search *s, const Item *items, int n, const int32_t *row
 
 int64_t search_layout_bound(const Search *s, const Item *items, int n)
 {
-    const AttnCosts *k = s->costs;
+    const AttnCosts *k = &s->model;
     int64_t *load = g_new0(int64_t, s->wl->n_sm), worst = 0;
     for (int i = 0; i < n; i++) {
         int64_t m = search_item_rows(s, &items[i]), cta = k->reduce == REDUCE_SERIAL ? m * (k->c_ns + k->r_ns)
@@ -612,4 +616,30 @@ bool search_is_monotone(const Search *s)
         if (m->handoff_extra_ns[k] < 0)
             return false;
     return true;
+}
+
+/* Whether the costs are the plain model (no load model, no kernel-profile part): the walk times them. */
+static bool is_plain(const AttnCosts *c)
+{
+    return !c->load && !c->c_diag_ns && !c->c_first_extra_ns && !c->launch_extra_ns && !c->kv_write_ns &&
+           !c->kv_switch_ns && !c->reduce_read_ns && !c->overlap.penalty_ns && !c->overlap.write_extra_ns &&
+           !c->waited.read_delta_ns && !c->waited.tail_delta_ns;
+}
+
+/* The plain model no op of which is longer than under c: the cheapest compute (a cut diagonal), a reduction
+ * only as long as its read where it is split (the buffer is freed there, and maybe the row), as short as a
+ * waiting one may be, as fast as the load model ever makes it. The extra ops and penalties of a kernel
+ * profile only add time. So any schedule takes at least as long under c as under this model: its bounds
+ * and timings bound c's. */
+static AttnCosts plain_below(const AttnCosts *c)
+{
+    int64_t r = c->reduce == REDUCE_ASYNC && c->reduce_read_ns > 0 ? MIN(c->reduce_read_ns, c->r_ns) : c->r_ns;
+    r = MAX(0, r + MIN(0, c->waited.read_delta_ns) + MIN(0, c->waited.tail_delta_ns));
+    int64_t fastest_ppm = 1000000; /* a load model whose reductions run faster than alone: never measured */
+    for (int32_t k = 1; c->load && k <= c->load->slowdown_len; k++)
+        fastest_ppm = MIN(fastest_ppm, c->load->slowdown_ppm[k]);
+    r = r * fastest_ppm / 1000000;
+    return (AttnCosts){ .c_ns = c->c_diag_ns > 0 ? MIN(c->c_ns, c->c_diag_ns) : c->c_ns, .r_ns = r,
+                        .latency_ns = c->latency_ns, .reduce = c->reduce, .dq_buffers = c->dq_buffers,
+                        .cta_prologue_ns = c->cta_prologue_ns, .deposit_ns = c->deposit_ns };
 }

@@ -61,7 +61,7 @@ static int64_t time_partial(Exact *x)
  * the remaining CTAs' work (each CTA's duration alone), so the busiest ends at least at the average. */
 static int64_t remaining_bound(const Exact *x, int64_t partial)
 {
-    const AttnCosts *k = x->s->costs;
+    const AttnCosts *k = &x->s->model;
     bool is_serial = k->reduce == REDUCE_SERIAL;
     int64_t work = 0, open = 0, ends = 0, per_task = is_serial ? k->c_ns + k->r_ns : MIN(k->c_ns + k->deposit_ns, k->r_ns);
     for (int i = 0; i < x->n; i++)

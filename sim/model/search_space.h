@@ -27,9 +27,11 @@ typedef struct {
 
 typedef struct {
     const Workload *wl;
-    const AttnCosts *costs;      /* the one source of task costs: read by search_eval (eval_* functions) */
+    const AttnCosts *costs;      /* the one source of task costs (the engine runs plans under them) */
+    AttnCosts model;             /* the plain model the walk times: costs themselves when plain, else the
+                                  * plain model below them (search_eval.c: plain_below), for bounds */
     int32_t group;               /* GQA: query heads per KV head */
-    bool is_fast;                /* fixed durations: layouts are evaluated without the engine */
+    bool is_fast;                /* plain costs: layouts are timed by the walk, not the engine */
     /* One head's kept pairs by KV tile: tile j is KV tile tile_kv[j], its rows pair_q[tile_first[j] ..
      * tile_first[j + 1]), ascending. */
     int32_t tile_count, q_count; /* KV tiles and Q tiles that keep a pair */
@@ -121,7 +123,8 @@ int64_t search_layout_bound(const Search *s, const Item *items, int n);
 bool search_exact(Search *s, const Item *items, int n, int64_t upper_ns, const SearchOptions *o, Plan **plan,
                   int64_t *plan_ns, int64_t *nodes);
 /* Whether makespans only grow when work or constraints are added (fixed durations, or a load model
- * whose reductions are never faster than alone): bounds from partial schedules are then valid. */
+ * whose reductions are never faster than alone and hand-offs never shorter): pruning by the walk's
+ * timings (under model) is then valid. */
 bool search_is_monotone(const Search *s);
 
 #endif

@@ -382,6 +382,22 @@ static SearchResult search_with(const char *spec, int n, int heads, int tiles, c
     return r;
 }
 
+/* Where the moves from the constructive layout leave spt the best, the search moves again from spt as the
+ * layout it ran as, and beats it (it kept spt before). */
+START_TEST(moves_from_the_best_hand_made_order)
+{
+    AttnCosts costs = tst_costs(2000, 1800, 250, REDUCE_ASYNC);
+    BlockMask m;
+    Workload wl;
+    SearchOptions o = { .iterations = 100, .seed = 1 };
+    SearchResult r = search_with("window:8", 32, 8, 64, &costs, &o, &m, &wl);
+    ck_assert_str_eq(r.baselines[2].name, "spt");
+    ck_assert_int_lt(r.makespan_ns, r.baselines[2].makespan_ns);
+    check_result(&r, &costs);
+    sim_search_result_clear(&r), sim_mask_clear(&m);
+}
+END_TEST
+
 /* The exact search against the enumeration, block masks (their baselines stay inside the space), every
  * cost mode: the search proves its schedule optimal, and it is the enumeration's optimum. */
 START_TEST(exact_matches_enumeration)
@@ -627,6 +643,7 @@ Suite *suite_search(void)
     tcase_add_test(tc, bounds_count_whole_tasks_and_ctas);
     tcase_add_test(tc, evaluator_equals_engine);
     tcase_add_test(tc, any_sm_count);
+    tcase_add_test(tc, moves_from_the_best_hand_made_order);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -21,14 +21,19 @@ typedef struct {
     int32_t *row_pos;            /* its rank order; NULL when ranked by depth */
 } BestLayout;
 
-/* Runs plan on the engine: its makespan, INT64_MAX when it deadlocks. */
-static int64_t run_plan(Search *s, const Plan *plan)
+/* Runs plan on the engine: its makespan, INT64_MAX when it deadlocks. items (unless NULL; one per CTA, in
+ * launch order) get the slot and place each CTA ran at. */
+static int64_t run_plan(Search *s, const Plan *plan, Item *items)
 {
     SimProgram *prog = sim_attention_program(plan, s->costs);
     SimSchedule sched = { 0 };
     SimError err = { 0 };
     s->evaluations++;
     int64_t makespan = sim_engine_run(prog, &sched, &err) == SIM_OK ? sched.makespan_ns : INT64_MAX;
+    int32_t *count = items ? g_new0(int32_t, s->wl->n_sm) : NULL;
+    for (int32_t c = 0; items && makespan != INT64_MAX && c < plan->cta_count; c++) /* in-order dispatch */
+        items[c].slot = sched.cta_unit[c], items[c].pos = count[sched.cta_unit[c]]++;
+    g_free(count);
     sim_schedule_clear(&sched);
     sim_program_free(prog);
     return makespan;
@@ -167,23 +172,6 @@ static void add_baseline(SearchResult *r, const char *name, int64_t makespan)
     b->makespan_ns = makespan;
 }
 
-/* Runs plan on the engine; items (one per CTA, launch order) get the slot and place each CTA ran at. */
-static int64_t run_placed(Search *s, const Plan *plan, Item *items)
-{
-    SimProgram *prog = sim_attention_program(plan, s->costs);
-    SimSchedule sched = { 0 };
-    SimError err = { 0 };
-    s->evaluations++;
-    int64_t makespan = sim_engine_run(prog, &sched, &err) == SIM_OK ? sched.makespan_ns : INT64_MAX;
-    int32_t *count = g_new0(int32_t, s->wl->n_sm);
-    for (int32_t c = 0; makespan != INT64_MAX && c < plan->cta_count; c++) /* in-order dispatch: places rise */
-        items[c].slot = sched.cta_unit[c], items[c].pos = count[sched.cta_unit[c]]++;
-    g_free(count);
-    sim_schedule_clear(&sched);
-    sim_program_free(prog);
-    return makespan;
-}
-
 /* The hand-made orders and every registered policy that supports the mask. *start: the fastest hand-made
  * order as the layout it ran as (each CTA where it ran), NULL when none ran or it is not one (descending
  * with GQA); owned by the caller. */
@@ -194,7 +182,7 @@ static void baselines(Search *s, SearchResult *r, BestLayout *best, Item **start
     for (int which = 0; which < 3; which++) {
         Item *items;
         Plan *plan = handmade(s, which, &items);
-        int64_t ms = run_placed(s, plan, items);
+        int64_t ms = run_plan(s, plan, items);
         add_baseline(r, plan->policy, ms);
         offer(r, best, plan, ms, plan->policy);
         if (ms < fastest && !(which == 1 && s->group > 1))
@@ -207,7 +195,7 @@ static void baselines(Search *s, SearchResult *r, BestLayout *best, Item **start
         Plan *plan = policy_build(policy_at(i), s->wl, &err);
         if (!plan)
             continue;
-        int64_t ms = run_plan(s, plan);
+        int64_t ms = run_plan(s, plan, NULL);
         char name[64];
         snprintf(name, sizeof name, "policy:%.48s", plan->policy); /* apart from the hand-made "descending" */
         add_baseline(r, name, ms);
@@ -271,6 +259,19 @@ static void local_search(Search *s, Item *items, int n, int64_t current, const S
     g_rand_free(g);
 }
 
+/* When the moves left a hand-made order the best, moves again from it, as the layout it ran as (seed + 1). */
+static void from_handmade(Search *s, Item *start, int n, const SearchOptions *o, SearchResult *r, BestLayout *best)
+{
+    if (!r->plan || strncmp(r->origin, "policy:", 7) == 0)
+        return;
+    char name[64];
+    snprintf(name, sizeof name, "%.40s as a layout", r->origin);
+    int64_t before = r->makespan_ns, current = evaluate(s, start, n, 2, r, best);
+    if (r->makespan_ns < before)
+        snprintf(r->origin, sizeof r->origin, "%s", name);
+    local_search(s, start, n, current, o, o->seed + 1, r, best);
+}
+
 /* ---- the exact search (small instances) ---- */
 
 /* Proves the best optimal in the one-CTA-per-KV-tile space, or finds a faster schedule there: by the lower
@@ -304,7 +305,7 @@ static void finish(Search *s, SearchResult *r, BestLayout *best)
     if (best->n == 0)
         return;
     r->plan = search_layout_plan(s, best->items, best->n, best->row_pos, "search", NULL);
-    int64_t ms = run_plan(s, r->plan);
+    int64_t ms = run_plan(s, r->plan, NULL);
     g_assert(ms == r->makespan_ns);
 }
 
@@ -356,18 +357,12 @@ SimStatus sim_search(const Workload *wl, const AttnCosts *costs, const SearchOpt
     if (out->makespan_ns < before)
         snprintf(out->origin, sizeof out->origin, "constructive");
     local_search(&s, items, n, current, o, o->seed, out, &best);
-    if (start && out->plan && strncmp(out->origin, "policy:", 7) != 0) { /* a hand-made order is still the best */
-        char name[64];
-        snprintf(name, sizeof name, "%.40s as a layout", out->origin);
-        before = out->makespan_ns, current = evaluate(&s, start, n, 2, out, &best);
-        if (out->makespan_ns < before)
-            snprintf(out->origin, sizeof out->origin, "%s", name);
-        local_search(&s, start, n, current, o, o->seed + 1, out, &best);
-    }
+    if (start)
+        from_handmade(&s, start, n, o, out, &best);
     exact(&s, o, out, &best);
     finish(&s, out, &best);
     out->evaluations = s.evaluations;
-    g_free(items), g_free(best.items), g_free(best.row_pos);
+    g_free(items), g_free(start), g_free(best.items), g_free(best.row_pos);
     search_space_clear(&s);
     return SIM_OK;
 }

@@ -275,12 +275,13 @@ static void from_handmade(Search *s, Item *start, int n, const SearchOptions *o,
 /* ---- the exact search (small instances) ---- */
 
 /* Proves the best optimal in the one-CTA-per-KV-tile space, or finds a faster schedule there: by the lower
- * bound when it is reached, else by branch and bound within o->exact_max_nodes. */
+ * bound when it is reached (any size), else by branch and bound within o->exact_max_nodes (at most 64
+ * tasks). */
 static void exact(Search *s, const SearchOptions *o, SearchResult *r, BestLayout *best)
 {
-    if (o->exact_max_nodes <= 0 || s->tasks > SEARCH_EXACT_MAX_TASKS)
-        return;
     if (r->makespan_ns > r->bounds.space_bound_ns) {
+        if (o->exact_max_nodes <= 0 || s->tasks > SEARCH_EXACT_MAX_TASKS)
+            return;
         Item *items;
         Plan *plan;
         int n = search_items(s, &items);

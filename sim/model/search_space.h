@@ -83,8 +83,6 @@ void search_bounds(const Search *s, SearchBounds *out);
 int search_items(const Search *s, Item **items);
 int32_t search_item_rows(const Search *s, const Item *it);   /* its tasks: group x the tile's rows */
 int64_t search_item_first(const Search *s, const Item *it);  /* its first task */
-/* Task j (0 <= j < search_item_rows) of the item in its order (rotation, reversal). */
-int32_t search_item_task(const Search *s, const Item *it, int32_t j);
 /* Query head and Q tile of task k of an item (its natural order). O(1). */
 void search_item_pair(const Search *s, const Item *it, int32_t k, int32_t *head, int32_t *q);
 /* Query head and Q tile of a task. O(log KV tiles). */

@@ -24,12 +24,12 @@ void search_alloc_eval(Search *s)
 }
 
 /* Generates a slot's tasks in program order: its CTAs (items) one after another, each item's tasks
- * rotated and maybe reversed. */
+ * rotated and maybe reversed; and where they go in slot-major order. */
 typedef struct {
+    int64_t first;            /* the current item's first task */
     int32_t cta, left;        /* the next CTA of the slot (index into the slot's CTAs); tasks left in this one */
-    int32_t k, rows;          /* the current task's index in its item, of rows */
-    int64_t first;            /* the item's first task */
-    bool is_reverse;
+    int32_t k, rows, step;    /* the next task's index in its item, of rows; step: 1, or rows - 1 reversed */
+    int32_t at, end;          /* the next slot-major index of the slot, and its end */
 } SlotGen;
 
 static inline int32_t next_task(const Search *s, const Item *items, SlotGen *g, int32_t u)
@@ -37,11 +37,13 @@ static inline int32_t next_task(const Search *s, const Item *items, SlotGen *g, 
     if (g->left == 0) {
         const Item *it = &items[s->item_index[s->slot_cta_first[u] + g->cta++]];
         g->rows = g->left = search_item_rows(s, it), g->first = search_item_first(s, it);
-        g->is_reverse = it->is_reverse, g->k = it->is_reverse ? (it->offset + g->rows - 1) % g->rows : it->offset;
+        g->step = it->is_reverse ? g->rows - 1 : 1;
+        g->k = it->is_reverse ? (it->offset + g->rows - 1) % g->rows : it->offset;
     }
     int32_t t = (int32_t)(g->first + g->k);
-    g->left--;
-    g->k = g->is_reverse ? (g->k == 0 ? g->rows - 1 : g->k - 1) : (g->k + 1 == g->rows ? 0 : g->k + 1);
+    g->left--, g->k += g->step;
+    if (g->k >= g->rows)
+        g->k -= g->rows;
     return t;
 }
 
@@ -172,15 +174,17 @@ HOT int64_t lay_out_as(Search *s, const Item *items, int n, bool is_timed, bool 
     Engines *e = engines_new(s);
     for (int64_t r = 0; r < s->rows; r++)
         tail[r].end_ns = -1, tail[r].last = -1;
-    for (int32_t u = 0; u < n_sm; u++)
-        if (s->slot_first[u + 1] > s->slot_first[u])
+    for (int32_t u = 0; u < n_sm; u++) {
+        gen[u].at = s->slot_first[u], gen[u].end = s->slot_first[u + 1];
+        if (gen[u].at < gen[u].end)
             active[live++] = u;
-    for (int32_t d = 0, i = 0; live > 0; d++) {
+    }
+    for (int32_t i = 0; live > 0;) { /* depth by depth */
         int32_t kept = 0;
         for (int32_t a = 0; a < live; a++, i++) {
             int32_t u = active[a], t = next_task(s, items, &gen[u], u);
             RowTail *rt = &tail[s->task_row[t]];
-            s->seq[i] = t, s->red[i].slot = u, s->slot_pos[s->slot_first[u] + d] = i;
+            s->seq[i] = t, s->red[i].slot = u, s->slot_pos[gen[u].at++] = i;
             if (is_timed) {
                 Engines *en = &e[u];
                 if (en->next == en->end)
@@ -191,7 +195,7 @@ HOT int64_t lay_out_as(Search *s, const Item *items, int n, bool is_timed, bool 
                 rt->end_ns = s->red[i].end_ns, rt->slot = u;
             }
             add_to_row(s, rt, i, s->task_kv[t], is_timed);
-            if (s->slot_first[u] + d + 1 < s->slot_first[u + 1])
+            if (gen[u].at < gen[u].end)
                 active[kept++] = u;
         }
         live = kept;
@@ -275,9 +279,11 @@ static int advance(Search *s, Engines *en, int32_t u, int32_t d)
     return st;
 }
 
-/* Round d takes every unfinished slot to depth d, or as far as it can before a reduction it waits on; so
- * the slots advance in step, through the positions (depth by depth) nearly in order, and one that
- * waited catches up in a later round. A round in which every slot waits is a deadlock. */
+/* A round takes every unfinished slot WALK_DEPTHS deeper, or as far as it can before a reduction it waits
+ * on; so the slots advance nearly in step, through the positions (depth by depth) nearly in order, and one
+ * that waited catches up in a later round. A round in which every slot waits and none moves is a deadlock.
+ * (Rounds of one depth cost as much in bookkeeping as in timing; 16 keep the ops at hand in cache.) */
+#define WALK_DEPTHS 16
 int64_t search_walk(Search *s, int64_t *slot_end)
 {
     Engines *e = engines_new(s);
@@ -287,7 +293,7 @@ int64_t search_walk(Search *s, int64_t *slot_end)
         s->red[i].end_ns = -1;
     for (int32_t u = 0; u < s->slots; u++)
         active[live++] = u;
-    for (int32_t d = 0; live > 0; d++) {
+    for (int32_t d = WALK_DEPTHS - 1; live > 0; d += WALK_DEPTHS) {
         int32_t kept = 0, waiting = 0;
         bool moved = false;
         for (int32_t a = 0; a < live; a++) {

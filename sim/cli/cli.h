@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "status.h"
 
@@ -48,6 +49,12 @@ int cli_next_option(int argc, char **argv, const struct option *options, const c
  * installed copy in PREFIX/share/dashsim/configs (PREFIX = the executable's ../), written into buf, when it
  * exists; otherwise name. */
 const char *cli_find_config(const char *name, char *buf, size_t len);
+/* Where a command's report (its summary or --json object) goes: standard output, unless one of the count
+ * outputs (NULL entries skipped) was written there ("-"): then standard error, so that a pipe gets the data
+ * alone (`sim --emit-plan - | sim --plan -`). */
+FILE *cli_report_file(const char *const *outputs, int count);
+/* "s" unless count is 1: "1 head", "2 heads". */
+const char *cli_plural(int64_t count);
 /* Prints "sim: <sentence>" on stderr and returns the exit code for err. */
 int cli_fail(const SimError *err);
 /* The default hardware profile (the h100-sxm preset's): configs/profiles/h100-sxm.json in the source

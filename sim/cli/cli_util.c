@@ -1,4 +1,5 @@
-/* Helpers shared by the subcommands: strict number parsing, error printing, finding installed configs. */
+/* Helpers shared by the subcommands: strict number parsing, error printing, finding installed configs, where
+ * a report goes. */
 #include <errno.h>
 #include <glib.h>
 #include <stdio.h>
@@ -36,6 +37,19 @@ int cli_next_option(int argc, char **argv, const struct option *options, const c
         sim_error_set(err, SIM_ERR_USAGE, "unknown option or missing value: %s (see sim%s%s --help)",
                       argv[optind - 1], *command ? " " : "", command);
     return opt;
+}
+
+FILE *cli_report_file(const char *const *outputs, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (outputs[i] && strcmp(outputs[i], "-") == 0)
+            return stderr;
+    return stdout;
+}
+
+const char *cli_plural(int64_t count)
+{
+    return count == 1 ? "" : "s";
 }
 
 int cli_fail(const SimError *err)

@@ -47,7 +47,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 STATIC_LIB := $(LIB)/libdashsim.a
 SHARED_LIB := $(LIB)/libdashsim.so
 # The installed headers: the public one and the module headers it includes (docs/architecture.md).
-PUBLIC_HEADERS := include/dashsim.h sim/core/status.h sim/core/plan.h sim/core/program.h sim/core/engine.h \
+PUBLIC_HEADERS := include/dashsim.h sim/core/version.h sim/core/status.h sim/core/plan.h sim/core/program.h sim/core/engine.h \
                   policies/policy.h sim/model/attention.h sim/model/analyze.h sim/run/job.h
 
 .PHONY: all deps run test check check-asan sanitize validate docs bench figures gpu install uninstall clean

@@ -35,6 +35,7 @@ int sim_cmd_sweep(int argc, char **argv); /* sim sweep FILE: its sweep */
 int sim_cmd_decode(int argc, char **argv);
 int sim_cmd_calibrate(int argc, char **argv); /* sim calibrate RAW: a hardware profile from gpu-calib output */
 int sim_cmd_search(int argc, char **argv);    /* sim search --mask SPEC: a schedule for any block mask */
+int sim_cmd_perfetto(int argc, char **argv);  /* sim perfetto TRACE: measured and model side by side */
 
 /* Strict decimal parse of a flag's value into [lo, hi]; a sentence naming the flag otherwise. */
 SimStatus cli_parse_int64(const char *flag, const char *text, int64_t lo, int64_t hi, int64_t *out,

@@ -8,7 +8,7 @@
 
 #include "output.h"
 #include "plan_io.h"
-#include "render.h"
+#include "job_render.h"
 #include "search.h"
 
 AttnJob sim_job_default(void)
@@ -74,72 +74,12 @@ static SimStatus write_plan(const Plan *plan, const AttnCosts *costs, const char
     return sim_output_commit(&out, err);
 }
 
-typedef struct {
-    const Plan *plan;
-    const SimProgram *prog;
-} AttnLabelCtx;
-
-/* Labels an attention op by its plan task: "C h0 kv3 q5", args head, kv, q, rank; colour = head. */
-static void label_attention_op(void *ctx, int64_t op, SimRenderLabel *out)
-{
-    const AttnLabelCtx *l = ctx;
-    const SimOp *o = &l->prog->ops[op];
-    if (o->task < 0)
-        return;
-    const PlanTask *t = &l->plan->tasks[o->task];
-    static const char *const letter[SIM_OP_KIND_COUNT] = { "C", "R", "V", "P" };
-    if (o->kind == SIM_OP_SYNC)
-        out->phase = o->duration_ns > 0 ? "prologue" : "deposit";
-    bool is_deposit = o->kind == SIM_OP_SYNC && o->duration_ns == 0;
-    snprintf(out->name, sizeof out->name, "%s h%d kv%d q%d", is_deposit ? "D" : letter[o->kind], t->head, t->kv,
-             t->q);
-    out->group = t->head;
-    out->args[0] = t->head, out->args[1] = t->kv, out->args[2] = t->q, out->args[3] = t->rank;
-}
-
-enum { META_COUNT = 11 };
-
-typedef struct {
-    SimRenderMeta meta[META_COUNT];
-    char values[META_COUNT][32];
-    char title[256], device[64];
-    AttnLabelCtx label_ctx;
-} AttnRenderText;
-
-static SimRenderSpec attention_spec(const AttnJob *job, const Plan *plan, const SimProgram *prog,
-                                    const SimSchedule *s, const SimAnalysis *a, AttnRenderText *t)
-{
-    const Workload *wl = &job->wl;
-    const AttnCosts *c = &job->costs;
-    const char *mask = plan_mask_name(wl->mask);
-    const char *reduce = c->reduce == REDUCE_SERIAL ? "serial" : "async";
-    const char *keys[META_COUNT] = { "policy", "mask", "n_sm", "heads", "kv_tiles", "q_tiles", "c_ns", "r_ns",
-                                     "latency_ns", "reduce", "dq_buffers" };
-    int64_t nums[META_COUNT] = { 0, 0, wl->n_sm, wl->heads, wl->kv_tiles, wl->q_tiles, c->c_ns, c->r_ns,
-                                 c->latency_ns, 0, c->dq_buffers };
-    for (int i = 0; i < META_COUNT; i++) {
-        snprintf(t->values[i], sizeof t->values[i], "%" PRId64, nums[i]);
-        const char *text = i == 0 ? job->policy : i == 1 ? mask : i == 9 ? reduce : t->values[i];
-        t->meta[i] = (SimRenderMeta){ keys[i], text };
-    }
-    snprintf(t->title, sizeof t->title, "%s, %s mask, %d SMs, %d heads x %d KV x %d Q tiles, c %" PRId64 " ns, r %"
-             PRId64 " ns, %s: makespan %" PRId64 " ns", job->policy, mask, wl->n_sm, wl->heads, wl->kv_tiles,
-             wl->q_tiles, c->c_ns, c->r_ns, reduce, s->makespan_ns);
-    snprintf(t->device, sizeof t->device, "GPU (%d SMs)", wl->n_sm);
-    t->label_ctx = (AttnLabelCtx){ plan, prog };
-    return (SimRenderSpec){ .program = prog, .schedule = s, .analysis = a, .device = t->device, .unit_name = "SM",
-                            .unit_column = "sm", .engine_names = { "compute", "reduction store" },
-                            .arg_names = { "head", "kv", "q", "rank" }, .group_name = "head", .title = t->title,
-                            .meta = t->meta, .meta_count = META_COUNT, .flow_edge_kinds = 1u << SIM_EDGE_ACCUM,
-                            .label = label_attention_op, .label_ctx = &t->label_ctx };
-}
-
 /* Trace, CSV, Gantt: pending in the job's output batch, so a later failure takes back the earlier ones. */
 static SimStatus render_outputs(const AttnJob *job, const Plan *plan, const SimProgram *prog,
                                 const SimSchedule *s, const SimAnalysis *a, SimError *err)
 {
-    AttnRenderText text;
-    SimRenderSpec spec = attention_spec(job, plan, prog, s, a, &text);
+    SimJobRenderText text;
+    SimRenderSpec spec = sim_job_render_spec(job, plan, prog, s, a, &text);
     SimTraceOptions topt = { .has_flows = job->has_trace_flows, .max_bytes = job->trace_max_mb << 20 };
     SimGanttOptions gopt = { .box_label_args = { job->has_gantt_labels ? "kv" : NULL, "q" } };
     if (job->trace_path)
@@ -158,22 +98,26 @@ static SimAnalysisLevel analysis_level(const AttnJob *job)
     return needs_critical ? SIM_ANALYSIS_FULL : job->analysis;
 }
 
-/* Program -> engine -> analysis (and the optional DOT file), then the rendered outputs. */
-/* plan: the job's; *owned, when not NULL, is the same plan owned by the caller: freed here as soon as the
+/* Program -> engine -> analysis (and the optional DOT file), then the rendered outputs.
+ * plan: the job's; *owned, when not NULL, is the same plan owned by the caller: freed here as soon as the
  * program is built if no output needs its labels (its memory then serves the engine instead). */
 static SimStatus simulate(const AttnJob *job, const Plan *plan, Plan **owned, AttnResult *r, SimError *err)
 {
     SimProgram *prog = sim_attention_program(plan, &job->costs);
-    if (owned && !job->trace_path && !job->csv_path && !job->gantt_path)
+    if (owned && !job->trace_path && !job->csv_path && !job->gantt_path && !job->dot_path)
         plan_free(*owned), *owned = NULL, plan = NULL;
     if (job->unit_latency_ns)
         prog->unit_latency_ns = g_memdup2(job->unit_latency_ns, sizeof(int32_t) * job->wl.n_sm * job->wl.n_sm);
     SimSchedule s = { 0 };
     SimOutput dot = { 0 };
+    SimJobRenderText text = { .plan = plan, .prog = prog };
     if (sim_engine_run(prog, &s, err) == SIM_OK &&
-        (!job->dot_path || sim_output_open(&dot, job->dot_path, err) == SIM_OK) &&
-        sim_analyze_level(prog, &s, analysis_level(job), &r->a, dot.f, err) == SIM_OK && job->dot_path)
-        sim_output_commit(&dot, err);
+        (!job->dot_path || sim_output_open(&dot, job->dot_path, err) == SIM_OK)) {
+        SimDotSpec dot_spec = sim_job_dot_spec(dot.f, &text);
+        if (sim_analyze_level(prog, &s, analysis_level(job), &r->a, dot.f ? &dot_spec : NULL, err) == SIM_OK &&
+            job->dot_path)
+            sim_output_commit(&dot, err);
+    }
     sim_output_abort(&dot);
     if (!err->status)
         render_outputs(job, plan, prog, &s, &r->a, err);

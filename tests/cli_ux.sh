@@ -43,6 +43,77 @@ head -1 "$tmp/out" | grep -q '^op,cta,sm' && ! grep -q winner "$tmp/out" && grep
 "$sim" pipeline --trace - 2>"$tmp/err" | python3 -m json.tool >/dev/null && grep -q '^pipeline preload' "$tmp/err" \
     && ok stdout-pipeline-trace || fail stdout-pipeline-trace "$(head -2 "$tmp/err")"
 
+# Item 7: the plan format's errors as docs/plan-format.md lists them; a block plan names its mask.
+"$sim" --policy fa3 --n 8 --heads 3 --kv-tiles 4 --q-tiles 8 --emit-plan "$tmp/p.plan" >/dev/null
+bad_plan() { # NAME PATTERN SED-SCRIPT: the plan edited by the script is refused with PATTERN
+    sed "$3" "$tmp/p.plan" >"$tmp/$1.plan"
+    expect_error "plan-$1" "$1.plan:[0-9]*: $2" "$sim" --plan "$tmp/$1.plan"
+}
+bad_plan missing-dq "the header lacks dq_buffers (every header field is required" '/^dq_buffers/d'
+bad_plan missing-two "the header lacks c_ns, dq_buffers" '/^dq_buffers/d; /^c_ns/d'
+bad_plan first-line "not a dashsim plan" '1s/.*/dashsim-plan 2/'
+bad_plan unknown-field "unknown header field 'ctas_'" 's/^ctas /ctas_ /'
+bad_plan two-values "header field 'heads' takes exactly one value" 's/^heads 3$/heads 3 4/'
+bad_plan mask-word "mask must be full, causal or block, not 'diagonal'" 's/^mask full/mask diagonal/'
+bad_plan range "n_sm '0' is not an integer in 1..65536" 's/^n_sm 8/n_sm 0/'
+bad_plan empty-cta "the task count '0' is not an integer in 1..96" 's/^cta 0 -1 8/cta 0 -1 0/'
+bad_plan task-count "the CTAs hold 96 tasks, the header says 97" 's/^tasks 96/tasks 97/'
+bad_plan after-end "text after 'end'" '$a extra'
+grep -q '^mask causal  *# full | causal | block$' "$root/docs/plan-format.md" && ok plan-doc-masks || fail plan-doc-masks "mask line"
+"$sim" search --mask window:2 --n 4 --tiles 4 --emit-plan "$tmp/b.plan" >/dev/null
+expect_exit block-plan 0 "$sim" --plan "$tmp/b.plan"
+grep -q '^policy [a-z-]*, block mask, 4 SMs' "$tmp/out" && ok block-plan-mask-name || fail block-plan-mask-name "$(head -1 "$tmp/out")"
+
+# Item 8: the measured trace beside the model; numeric metadata, stable slice names, the version everywhere.
+version=$("$sim" --version | awk '{ print $3 }')
+grep -q "^VERSION := $version$" "$root/Makefile" && ok version-one-place || fail version-one-place "Makefile VERSION is not $version"
+trace=$root/traces/h100/descending-causal-h1-r1-async.json
+expect_exit perfetto 0 "$sim" perfetto "$trace" -o "$tmp/v.json"
+"$sim" validate "$trace" --json >"$tmp/val.json" 2>/dev/null
+python3 - "$tmp/v.json" "$tmp/val.json" "$version" <<'PY' && ok perfetto-two-processes || fail perfetto-two-processes "see above"
+import collections, json, sys
+j, val, version = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))["traces"][0], sys.argv[3]
+m = j["metadata"]
+assert m["dashsim_version"] == version and m["n_sm"] == 132 and m["heads"] == 1 and m["measured_ns"] == val["measured_ns"], m
+assert m["model_ns"] == val["uniform_model_ns"] and "fitted" in m["model"], (m, val)
+names = {e["pid"]: e["args"]["name"] for e in j["traceEvents"] if e["name"] == "process_name"}
+assert names[1].startswith("measured: NVIDIA H100") and names[2].startswith("model: fitted"), names
+slices = [e for e in j["traceEvents"] if e["ph"] == "X"]
+by_pid = collections.Counter((e["pid"], e["cat"]) for e in slices)
+assert by_pid[(1, "compute")] == by_pid[(2, "compute")] == 1056 and by_pid[(1, "reduce")] == 1056, by_pid
+assert {e["name"] for e in slices} <= {"C h0", "R h0", "P h0"}, {e["name"] for e in slices}
+tracks = collections.defaultdict(list)
+for e in slices:
+    tracks[e["pid"], e["tid"]].append((e["args"]["start_ns"], e["args"]["end_ns"]))
+for v in tracks.values():
+    v.sort()
+    assert all(b[0] >= a[1] for a, b in zip(v, v[1:])), "overlapping slices on one track"
+meas = max(e["args"]["end_ns"] for e in slices if e["pid"] == 1) - min(e["args"]["start_ns"] for e in slices if e["pid"] == 1)
+assert meas == m["measured_ns"], (meas, m["measured_ns"])
+PY
+grep -q '^.*measured 153248 ns, model fitted to it' "$tmp/out" && ok perfetto-report || fail perfetto-report "$(cat "$tmp/out")"
+"$sim" perfetto "$trace" 2>"$tmp/err" | python3 -m json.tool >/dev/null && grep -q 'measured 153248 ns' "$tmp/err" \
+    && ok perfetto-stdout || fail perfetto-stdout "$(cat "$tmp/err")"
+expect_exit perfetto-block 0 "$sim" perfetto "$root/traces/h100-mask16/window-16/found.json.gz" -o "$tmp/w.json"
+expect_error perfetto-needs-trace "needs one trace file" "$sim" perfetto
+expect_error perfetto-overwrite-input "is the same file as the trace" "$sim" perfetto "$tmp/v.json" -o "$tmp/v.json"
+expect_error perfetto-not-trace "p.plan:1:1: invalid JSON" "$sim" perfetto "$tmp/p.plan"
+expect_exit trace-meta 0 "$sim" --policy fa3 --n 4 --heads 2 --trace "$tmp/t.json" --csv "$tmp/t.csv" --dot "$tmp/t.dot" --json
+python3 - "$tmp/t.json" "$tmp/t.csv.meta.json" "$tmp/out" "$version" <<'PY' && ok version-and-numbers || fail version-and-numbers "see above"
+import json, sys
+t, side, rep, version = (json.load(open(p)) for p in sys.argv[1:4]) , None, None, sys.argv[4]
+t, side, rep = t
+assert t["metadata"]["dashsim_version"] == version and t["metadata"]["n_sm"] == 4 and t["metadata"]["c_ns"] == 1000
+assert side["dashsim_version"] == version and side["meta"]["heads"] == 2
+assert rep["dashsim_version"] == version
+assert {e["name"] for e in t["traceEvents"] if e["ph"] == "X"} == {"C h0", "R h0", "C h1", "R h1"}
+PY
+head -1 "$tmp/t.dot" | grep -q "^// made by dashsim $version$" && grep -q 'label="C h1 kv3 q2' "$tmp/t.dot" \
+    && ok dot-labels || fail dot-labels "$(sed -n '1p;5p' "$tmp/t.dot")"
+for cmd in "pipeline --json" "decode --json" "--seqlen 1024 --heads 2 --json"; do
+    "$sim" $cmd | grep -q "\"dashsim_version\":\"$version\"" && ok "version-json-${cmd%% *}" || fail "version-json-${cmd%% *}" "no version"
+done
+
 # Item 12: papercuts.
 "$sim" --help >"$tmp/help"
 grep -q '^usage: sim \[--policy NAME\] \[--n N\]' "$tmp/help" && grep -q 'search' "$tmp/help" && grep -q 'calibrate' "$tmp/help" \

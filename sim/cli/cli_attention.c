@@ -299,10 +299,13 @@ static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
     return -1;
 }
 
-/* The mask as the user gave it: full, causal, or a block mask's spec ("window:8", "file:m.txt"). */
+/* The mask as the user gave it: full, causal, or a block mask's spec ("window:8", "file:m.txt"); a block
+ * plan read with --plan has no spec: "block". */
 static const char *mask_name(const AttnOptions *o)
 {
-    return o->job.wl.mask == MASK_BLOCK ? o->block.spec : o->job.wl.mask == MASK_FULL ? "full" : "causal";
+    if (o->job.wl.mask == MASK_BLOCK)
+        return o->block.spec[0] ? o->block.spec : "block";
+    return o->job.wl.mask == MASK_FULL ? "full" : "causal";
 }
 
 /* An integer as its decimal digits (a double would print 2e+16). */
@@ -316,6 +319,7 @@ static void add_int(cJSON *j, const char *key, int64_t v)
 static void print_json(FILE *f, const AttnOptions *o, const AttnResult *r)
 {
     cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "dashsim_version", SIM_VERSION);
     cJSON_AddStringToObject(j, "policy", o->job.policy);
     add_int(j, "n", o->job.wl.n_sm);
     add_int(j, "heads", o->job.wl.heads);

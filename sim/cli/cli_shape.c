@@ -107,7 +107,9 @@ static void print_json(FILE *f, const ShapeOptions *so, const AttnJob *job, cons
                        const ShapeRow *rows, int n, int win, int fa3, const ShapeAbsent *absent,
                        int absent_count)
 {
-    cJSON *j = cJSON_CreateObject(), *s = cJSON_AddObjectToObject(j, "shape");
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "dashsim_version", SIM_VERSION);
+    cJSON *s = cJSON_AddObjectToObject(j, "shape");
     cJSON_AddNumberToObject(s, "seqlen", (double)so->seqlen);
     cJSON_AddNumberToObject(s, "head_dim", (double)so->head_dim);
     cJSON_AddNumberToObject(s, "batch", (double)so->batch);

@@ -1,6 +1,7 @@
 /* Outputs of `sim decode`: text, JSON (cJSON stays inside this file) and the sweep's gnuplot PNG.
- * Invariant: formats are those the command has always printed; tests/cli_decode.sh and the before/after
- * diff of issue 11 hold them byte for byte. */
+ * Invariant: every report names its model (the H100 cost model: model numbers), the text above a data
+ * block is "# " comments, and every JSON object records the dashsim version; tests/cli_decode.sh and
+ * tests/cli_ux.sh hold the formats. */
 #include "decode_out.h"
 
 #include <cjson/cJSON.h>
@@ -10,6 +11,7 @@
 
 #include "gnuplot.h"
 #include "output.h"
+#include "version.h"
 
 static const char *dtype_name(DecodeDtype t)
 {
@@ -48,8 +50,10 @@ static void add_run_json(cJSON *j, const DecodeRun *r)
     cJSON_AddNumberToObject(j, "sm_busy_fraction", r->sm_busy_fraction);
 }
 
+/* A top-level object, closed by the dashsim version that wrote it. */
 static void write_json_and_free(FILE *f, cJSON *j)
 {
+    cJSON_AddStringToObject(j, "dashsim_version", DASHSIM_VERSION);
     char *s = cJSON_PrintUnformatted(j);
     fprintf(f, "%s\n", s);
     cJSON_free(s);

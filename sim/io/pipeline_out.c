@@ -8,6 +8,7 @@
 
 #include "output.h"
 #include "render.h"
+#include "version.h"
 
 static cJSON *int_array(const int64_t *x, int n)
 {
@@ -52,6 +53,7 @@ void sim_pipeline_write_json(FILE *f, const PipeRequest *rq, const PipeJob *job,
     char cycle[256];
     pipe_cycle_format(&job->cycle, cycle, sizeof cycle);
     cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "dashsim_version", DASHSIM_VERSION);
     cJSON_AddStringToObject(j, "policy", rq->policy->name);
     cJSON_AddNumberToObject(j, "n_pairs", wl->n_pairs);
     cJSON_AddNumberToObject(j, "blocks", (double)wl->blocks);

@@ -43,6 +43,43 @@ head -1 "$tmp/out" | grep -q '^op,cta,sm' && ! grep -q winner "$tmp/out" && grep
 "$sim" pipeline --trace - 2>"$tmp/err" | python3 -m json.tool >/dev/null && grep -q '^pipeline preload' "$tmp/err" \
     && ok stdout-pipeline-trace || fail stdout-pipeline-trace "$(head -2 "$tmp/err")"
 
+# Item 4: every report names its model; the plots say what they show and keep each policy's style.
+ci=$root/configs/ci-sweep.json
+expect_exit run-model 0 "$sim" run "$ci" --set 'sweep={}' --format table
+head -1 "$tmp/out" | grep -q '^model numbers, not measurements: c and r from the cost model' \
+    && sed -n 3p "$tmp/out" | grep -q ' h100-sxm  serial ' && ok run-table-model || fail run-table-model "$(head -3 "$tmp/out")"
+expect_exit decode-model 0 "$sim" decode
+grep -q '^model  FA3 split-KV decode on the H100 cost model .*model numbers, not measurements' "$tmp/out" \
+    && ok decode-names-model || fail decode-names-model "$(cat "$tmp/out")"
+expect_exit decode-sweep 0 "$sim" decode --sweep-splits
+awk '!/^#/ && NF != 8 { bad = 1 } END { exit bad }' "$tmp/out" && grep -q '^# model ' "$tmp/out" \
+    && ok decode-sweep-comments || fail decode-sweep-comments "$(head -4 "$tmp/out")"
+expect_exit pipeline-model 0 "$sim" pipeline
+sed -n 2p "$tmp/out" | grep -q "model .*model numbers, not measurements" && ok pipeline-names-model || fail pipeline-names-model "$(head -2 "$tmp/out")"
+if command -v gnuplot >/dev/null; then
+    expect_exit sweep-plot 0 "$sim" sweep "$ci" --plot "$tmp/p.png"
+    grep -q "title 'model numbers, not measurements: .*preset h100-sxm, serial reduction'" "$tmp/p.gp" \
+        && grep -q "set xlabel 'seqlen (tokens)'" "$tmp/p.gp" && ok sweep-plot-title || fail sweep-plot-title "$(grep -m2 'title\|xlabel' "$tmp/p.gp")"
+    python3 - "$tmp/p.gp" <<'PY' && ok sweep-plot-coincident-visible || fail sweep-plot-coincident-visible "see above"
+import re, sys
+style = dict((p, (float(lw), int(dt))) for dt, lw, p in re.findall(r"dt (\d+) lw ([0-9.]+) ps [0-9.]+ title '([^']+)'", open(sys.argv[1]).read()))
+# descending is drawn over fa3 (equal on the full mask): narrower and dashed, so fa3 stays in sight
+assert style["fa3"][0] > style["descending"][0] and style["fa3"][1] != style["descending"][1], style
+PY
+    expect_exit amla-gantt 0 "$sim" pipeline --policy amla --gantt "$tmp/a.png"
+    [ "$(grep -o "title '[CV][0-9]'" "$tmp/a.gp" | tr '\n' ' ')" = "title 'C1' title 'V1' title 'C2' title 'V2' " ] \
+        && ok amla-key-stages || fail amla-key-stages "$(grep -o "title '[^']*'" "$tmp/a.gp" | head -5)"
+else
+    skip plots "no gnuplot"
+fi
+python3 - "$root/plots/makespan-over-n.gp" <<'PY' && ok figure-one-style-per-policy || fail figure-one-style-per-policy "see above"
+import re, sys
+styles = {}
+for style, policy in re.findall(r'with linespoints (lc rgb "#[0-9a-f]{6}" pt \d+ dt \d+ lw [0-9.]+ ps [0-9.]+) title .(\S+).', open(sys.argv[1]).read()):
+    assert styles.setdefault(policy, style) == style, (policy, style, styles[policy])
+assert len(styles) == 5 and len(set(styles.values())) == 5, styles
+PY
+
 # Item 7: the plan format's errors as docs/plan-format.md lists them; a block plan names its mask.
 "$sim" --policy fa3 --n 8 --heads 3 --kv-tiles 4 --q-tiles 8 --emit-plan "$tmp/p.plan" >/dev/null
 bad_plan() { # NAME PATTERN SED-SCRIPT: the plan edited by the script is refused with PATTERN

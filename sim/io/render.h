@@ -52,6 +52,9 @@ typedef struct {
                                        * 1u << SIM_EDGE_ACCUM; used only when SimTraceOptions.has_flows */
     SimRenderLabelFn label;           /* NULL: the defaults above */
     void *label_ctx;
+    /* The Gantt key's name of colour group k (e.g. a pipeline stage: "C1", "V1", ...), written into buf of
+     * len bytes with label_ctx; NULL: "<group_name> <k>". No quote in it (it goes into a gnuplot string). */
+    void (*group_label)(void *ctx, int32_t group, char *buf, size_t len);
 } SimRenderSpec;
 
 typedef struct {

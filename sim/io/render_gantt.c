@@ -202,9 +202,15 @@ static void write_legend(FILE *f, const Layout *g)
 {
     const SimRenderSpec *spec = g->spec;
     const char *group = spec->group_name ? spec->group_name : "group";
-    for (int32_t k = 0; k <= g->max_group && k < LEGEND_GROUPS; k++)
-        fprintf(f, ", \\\n     NaN with boxes fs solid fc rgb '#%06" PRIx32 "' title '%s %d'",
-                palette[k % PALETTE_SIZE], group, k);
+    for (int32_t k = 0; k <= g->max_group && k < LEGEND_GROUPS; k++) {
+        char name[64];
+        if (spec->group_label)
+            spec->group_label(spec->label_ctx, k, name, sizeof name);
+        else
+            snprintf(name, sizeof name, "%s %d", group, k);
+        fprintf(f, ", \\\n     NaN with boxes fs solid fc rgb '#%06" PRIx32 "' title '%s'", palette[k % PALETTE_SIZE],
+                name);
+    }
     if (g->max_group >= LEGEND_GROUPS)
         fprintf(f, ", \\\n     NaN with boxes fs empty lc rgb 'white' title '... %d %ss in all (colour = %s mod 16)'",
                 g->max_group + 1, group, group);

@@ -104,7 +104,7 @@ grep -q '^policy [a-z-]*, block mask, 4 SMs' "$tmp/out" && ok block-plan-mask-na
 # Item 8: the measured trace beside the model; numeric metadata, stable slice names, the version everywhere.
 version=$("$sim" --version | awk '{ print $3 }')
 grep -q "^VERSION := $version$" "$root/Makefile" && ok version-one-place || fail version-one-place "Makefile VERSION is not $version"
-trace=$root/traces/h100/descending-causal-h1-r1-async.json
+trace=$root/traces/h100/descending-causal-h1-r1-async.json.gz
 expect_exit perfetto 0 "$sim" perfetto "$trace" -o "$tmp/v.json"
 "$sim" validate "$trace" --json >"$tmp/val.json" 2>/dev/null
 python3 - "$tmp/v.json" "$tmp/val.json" "$version" <<'PY' && ok perfetto-two-processes || fail perfetto-two-processes "see above"

@@ -80,6 +80,21 @@ for style, policy in re.findall(r'with linespoints (lc rgb "#[0-9a-f]{6}" pt \d+
 assert len(styles) == 5 and len(set(styles.values())) == 5, styles
 PY
 
+# Item 9: progress with elapsed time and what is left on a terminal (script(1) gives one), nothing when piped.
+if command -v script >/dev/null; then
+    script -qec "\"$sim\" sweep \"$ci\" -o /dev/null" /dev/null </dev/null | tr '\r' '\n' >"$tmp/tty"
+    grep -aq 'sim sweep: [0-9]* of 42 jobs, [0-9.]* s elapsed' "$tmp/tty" && grep -aq 'sim sweep: 42 of 42 jobs' "$tmp/tty" \
+        && ok progress-sweep-tty || fail progress-sweep-tty "$(cat -v "$tmp/tty" | tail -3)"
+    script -qec "\"$sim\" search --mask window:4 --n 8 --tiles 8 --iterations 30" /dev/null </dev/null | tr '\r' '\n' >"$tmp/tty"
+    grep -aq 'sim search: 30 of 30 moves, [0-9.]* s elapsed, best [0-9]* ns' "$tmp/tty" \
+        && ok progress-search-tty || fail progress-search-tty "$(cat -v "$tmp/tty" | tail -3)"
+else
+    skip progress-tty "no script(1)"
+fi
+"$sim" sweep "$ci" -o /dev/null 2>"$tmp/err" && [ ! -s "$tmp/err" ] && ok progress-sweep-piped || fail progress-sweep-piped "$(cat -v "$tmp/err")"
+"$sim" search --mask window:4 --n 8 --tiles 8 --iterations 30 2>"$tmp/err" >/dev/null && [ ! -s "$tmp/err" ] \
+    && ok progress-search-piped || fail progress-search-piped "$(cat -v "$tmp/err")"
+
 # Item 7: the plan format's errors as docs/plan-format.md lists them; a block plan names its mask.
 "$sim" --policy fa3 --n 8 --heads 3 --kv-tiles 4 --q-tiles 8 --emit-plan "$tmp/p.plan" >/dev/null
 bad_plan() { # NAME PATTERN SED-SCRIPT: the plan edited by the script is refused with PATTERN

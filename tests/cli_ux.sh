@@ -95,6 +95,22 @@ fi
 "$sim" search --mask window:4 --n 8 --tiles 8 --iterations 30 2>"$tmp/err" >/dev/null && [ ! -s "$tmp/err" ] \
     && ok progress-search-piped || fail progress-search-piped "$(cat -v "$tmp/err")"
 
+# Item 6: the man page is what scripts/man-page.py makes from every --help, renders without a warning, and
+# has what the first page lacked.
+python3 "$root/scripts/man-page.py" "$sim" >"$tmp/dashsim.1" && cmp -s "$tmp/dashsim.1" "$root/docs/dashsim.1" \
+    && ok man-from-help || fail man-from-help "docs/dashsim.1 is not what --help says (make docs): $(diff "$tmp/dashsim.1" "$root/docs/dashsim.1" | head -4)"
+if command -v groff >/dev/null; then
+    groff -man -Tutf8 -ww -z "$root/docs/dashsim.1" 2>"$tmp/groff" && [ ! -s "$tmp/groff" ] && ok man-renders \
+        || fail man-renders "$(head -3 "$tmp/groff")"
+else
+    skip man-renders "no groff"
+fi
+for want in '\\-\\-seqlen' '"dashsim search"' '"dashsim calibrate"' '"dashsim perfetto"' '\\-\\-plan FILE' 'window:W' \
+            '^\.B 130$' 'share/doc/dashsim'; do
+    grep -q -- "$want" "$root/docs/dashsim.1" && ok "man-has-$want" || fail "man-has-$want" "docs/dashsim.1 lacks $want"
+done
+grep -q 'source tree' "$root/docs/dashsim.1" && fail man-see-also "SEE ALSO points into a source tree" || ok man-see-also
+
 # Item 7: the plan format's errors as docs/plan-format.md lists them; a block plan names its mask.
 "$sim" --policy fa3 --n 8 --heads 3 --kv-tiles 4 --q-tiles 8 --emit-plan "$tmp/p.plan" >/dev/null
 bad_plan() { # NAME PATTERN SED-SCRIPT: the plan edited by the script is refused with PATTERN

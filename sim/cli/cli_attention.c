@@ -36,7 +36,7 @@ static const char usage[] =
     "usage: sim [--policy NAME] [--n N] [options]\n"
     "       sim --seqlen S [--head-dim D] [--heads H] [--mask full|causal] [options]\n"
     "       sim run|sweep CONFIG.json, sim pipeline, sim decode, sim validate TRACE|DIR, sim search --mask SPEC,\n"
-    "       sim calibrate RAW.json (each has --help)\n"
+    "       sim calibrate RAW.json, sim perfetto TRACE.json (each has --help)\n"
     "Simulates the deterministic attention backward of one schedule and analyses its DAG.\n"
     "  --policy NAME       schedule (default fa3); --list-policies shows them\n"
     "  --plan FILE         simulate the plan in FILE (docs/plan-format.md: a hand-written schedule, another\n"

@@ -182,6 +182,26 @@ for cmd in "pipeline --json" "decode --json" "--seqlen 1024 --heads 2 --json"; d
     "$sim" $cmd | grep -q "\"dashsim_version\":\"$version\"" && ok "version-json-${cmd%% *}" || fail "version-json-${cmd%% *}" "no version"
 done
 
+# Item 10: README's set-up facts and order; papers cited by title, not by seed number.
+readme=$root/README.md
+apt=$(grep -m1 '^sudo apt-get install -y ' "$readme")
+missing=$(for p in $(sed -n 's/^pkgs="\(.*\)"$/\1/p' "$root/scripts/install-deps.sh"); do
+    [[ " $apt " == *" $p "* ]] || echo "$p"; done)
+[ -n "$apt" ] && [ -z "$missing" ] && ok readme-packages || fail readme-packages "README's install command lacks: $missing"
+tr '\n' ' ' <"$readme" >"$tmp/readme1"
+grep -q 'nvcc[^.]*where it exists, `make gpu` builds' "$tmp/readme1" && grep -q 'graphviz\*\*: `--dot FILE`' "$tmp/readme1" \
+    && ok readme-optional || fail readme-optional "nvcc or graphviz not explained"
+search_at=$(grep -n '^## Schedule search' "$readme" | cut -d: -f1)
+bench_at=$(grep -n '^| tasks (fa3, full, 132 SMs)' "$readme" | cut -d: -f1)
+setup_at=$(grep -n 'Set-up (Debian' "$readme" | cut -d: -f1) first_section=$(grep -n '^## ' "$readme" | head -1 | cut -d: -f1)
+[ "$search_at" -lt "$bench_at" ] && [ "$setup_at" -lt "$first_section" ] && ok readme-order \
+    || fail readme-order "search at $search_at, bench table at $bench_at, set-up at $setup_at"
+if grep -n -i 'seed 00[0-9]' "$readme" "$root"/docs/*.md >"$tmp/seeds"; then fail docs-cite-papers "$(head -3 "$tmp/seeds")"
+else ok docs-cite-papers; fi
+"$sim" pipeline --vfa-report | grep -qi 'seed 00' && fail vfa-report-cites "$("$sim" pipeline --vfa-report | head -1)" || ok vfa-report-cites
+grep -q '"AMLA: MUL by ADD in FlashAttention Rescaling", Qichen Liao' "$readme" && grep -q 'Llopart Font, Javier Hernando' "$readme" \
+    && ok readme-references || fail readme-references "no References with titles and authors"
+
 # Item 12: papercuts.
 "$sim" --help >"$tmp/help"
 grep -q '^usage: sim \[--policy NAME\] \[--n N\]' "$tmp/help" && grep -q 'search' "$tmp/help" && grep -q 'calibrate' "$tmp/help" \
@@ -191,4 +211,12 @@ grep -q 'over fa3' "$tmp/out" && fail one-policy-no-margin "$(tail -1 "$tmp/out"
 grep -q '1 head,' "$tmp/out" && ! grep -q '1 heads' "$tmp/out" && ok shape-one-head || fail shape-one-head "$(head -1 "$tmp/out")"
 expect_exit tile-one-head-run 0 "$sim" --policy fa3 --n 4
 grep -q ' 1 head x ' "$tmp/out" && ok tile-one-head || fail tile-one-head "$(head -1 "$tmp/out")"
+mkdir -p "$tmp/nogpu" && ln -sf "$sim" "$tmp/nogpu/sim"
+bash "$root/tests/cli_gpu.sh" "$tmp/nogpu/sim" >"$tmp/gpu.out"
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+    grep -q 'skip gpu-dry-run.*nvcc exists, but this build leaves gpu/ out' "$tmp/gpu.out" && ok gpu-skip-reason || fail gpu-skip-reason "$(cat "$tmp/gpu.out")"
+else
+    grep -q 'skip gpu-dry-run.*(no nvcc)' "$tmp/gpu.out" && ok gpu-skip-reason || fail gpu-skip-reason "$(cat "$tmp/gpu.out")"
+fi
+grep -n -- '--kv \|--q ' "$root"/docs/*.md "$root/README.md" >"$tmp/abbrev" && fail docs-no-abbrev "$(head -2 "$tmp/abbrev")" || ok docs-no-abbrev
 finish

@@ -370,30 +370,31 @@ static void print_summary(FILE *f, const AttnOptions *o, const AttnResult *r)
 {
     const SimAnalysis *a = &r->a;
     fprintf(f, "policy %s, %s mask, %d SMs, %d head%s x %d KV x %d Q tiles = %" PRId64 " tasks\n", o->job.policy,
-           mask_name(o), o->job.wl.n_sm, o->job.wl.heads, cli_plural(o->job.wl.heads), o->job.wl.kv_tiles,
-           o->job.wl.q_tiles, r->tasks);
+            mask_name(o), o->job.wl.n_sm, o->job.wl.heads, cli_plural(o->job.wl.heads), o->job.wl.kv_tiles,
+            o->job.wl.q_tiles, r->tasks);
     fprintf(f, "costs c = %" PRId64 " ns, r = %" PRId64 " ns, latency %" PRId64 " ns, %s reduction\n",
-           o->job.costs.c_ns, o->job.costs.r_ns, o->job.costs.latency_ns,
-           o->job.costs.reduce == REDUCE_SERIAL ? "serial" : "async");
-    fprintf(f, "model  the DASH paper's tile-level model, costs as given (no profile); model numbers, not measurements\n");
+            o->job.costs.c_ns, o->job.costs.r_ns, o->job.costs.latency_ns,
+            o->job.costs.reduce == REDUCE_SERIAL ? "serial" : "async");
+    fputs("model  the DASH paper's tile-level model, costs as given (no profile); model numbers, not "
+          "measurements\n", f);
     fprintf(f, "  makespan            %15" PRId64 " ns\n", a->makespan_ns);
     if (o->job.analysis == SIM_ANALYSIS_NONE) {
         fprintf(f, "  analysis            %15s (--analysis none)\n", "none");
         return;
     }
     fprintf(f, "  critical path       %15" PRId64 " ns%s\n", a->critical_path_ns,
-           a->critical_path_ns == a->makespan_ns ? " (= makespan)" : "");
+            a->critical_path_ns == a->makespan_ns ? " (= makespan)" : "");
     if (r->has_closed_form)
         fprintf(f, "  paper closed form   %15" PRId64 " ns (%s for this input)\n", r->closed_form_ns,
-               r->is_closed_form_exact ? "exact" : "approximate");
+                r->is_closed_form_exact ? "exact" : "approximate");
     else
         fprintf(f, "  paper closed form   %15s\n", "none");
     fprintf(f, "  busy                %14.2f %% of SM time, bubbles %" PRId64 " ns\n", 100 * a->busy_fraction,
-           a->bubble_ns);
+            a->bubble_ns);
     fprintf(f, "  Lemma 1 violations  %15" PRId64 " accumulation edges against chain depth\n", a->lemma1_violations);
     fprintf(f, "  critical path split compute %" PRId64 ", reduce %" PRId64 ", wait %" PRId64 ", latency %"
-           PRId64 " ns\n", a->breakdown_ns[BREAK_COMPUTE], a->breakdown_ns[BREAK_REDUCE],
-           a->breakdown_ns[BREAK_WAIT], a->breakdown_ns[BREAK_LATENCY]);
+            PRId64 " ns\n", a->breakdown_ns[BREAK_COMPUTE], a->breakdown_ns[BREAK_REDUCE],
+            a->breakdown_ns[BREAK_WAIT], a->breakdown_ns[BREAK_LATENCY]);
 }
 
 /* --plan: the plan, its workload and its costs (those not given on the command line) into the job. */

@@ -71,34 +71,35 @@ static void print_text(FILE *f, const ShapeOptions *so, const AttnJob *job, cons
                        int absent_count)
 {
     const Workload *wl = &job->wl;
-    fprintf(f, "shape  batch %" PRId64 " x %" PRId64 " head%s, seqlen %" PRId64 ", head_dim %" PRId64 ", %s mask, bf16, "
-           "%s (%d SMs)\n", so->batch, wl->heads / so->batch, cli_plural(wl->heads / so->batch), so->seqlen, so->head_dim,
-           wl->mask == MASK_FULL ? "full" : "causal", so->preset, wl->n_sm);
+    int64_t per_sample = wl->heads / so->batch;
+    fprintf(f, "shape  batch %" PRId64 " x %" PRId64 " head%s, seqlen %" PRId64 ", head_dim %" PRId64 ", %s mask, "
+            "bf16, %s (%d SMs)\n", so->batch, per_sample, cli_plural(per_sample), so->seqlen, so->head_dim,
+            wl->mask == MASK_FULL ? "full" : "causal", so->preset, wl->n_sm);
     fprintf(f, "tiles  kBlockM x kBlockN = %d x %d (FA3's sm90 backward table for head_dim %" PRId64 ", %s mask): "
-           "%d KV x %d Q tiles per head, tile ratio %d, head swizzle %d\n", c->block_m, c->block_n, so->head_dim,
-           wl->mask == MASK_FULL ? "full" : "causal", wl->kv_tiles, wl->q_tiles, wl->tile_ratio, wl->head_swizzle);
+            "%d KV x %d Q tiles per head, tile ratio %d, head swizzle %d\n", c->block_m, c->block_n, so->head_dim,
+            wl->mask == MASK_FULL ? "full" : "causal", wl->kv_tiles, wl->q_tiles, wl->tile_ratio, wl->head_swizzle);
     fprintf(f, "costs  c = %" PRId64 " ns per tile pair (cost model: the backward's FLOPs over the per-SM tensor rate, "
-           "an estimate), r = %" PRId64 " ns, hand-off %" PRId64 " ns, deposit %" PRId64 " ns\n", job->costs.c_ns,
-           job->costs.r_ns, job->costs.latency_ns, job->costs.deposit_ns);
+            "an estimate), r = %" PRId64 " ns, hand-off %" PRId64 " ns, deposit %" PRId64 " ns\n", job->costs.c_ns,
+            job->costs.r_ns, job->costs.latency_ns, job->costs.deposit_ns);
     fprintf(f, "model  %s reduction, %d dQ buffer(s), preset %s, %s; model numbers, not measurements\n",
-           job->costs.reduce == REDUCE_ASYNC ? "async" : "serial", job->costs.dq_buffers, so->preset, profile ?
-           "r, hand-off, deposit and load model from the profile (bulk reduction)" : "r and latency from the cost "
-           "model (--model paper)");
+            job->costs.reduce == REDUCE_ASYNC ? "async" : "serial", job->costs.dq_buffers, so->preset, profile ?
+            "r, hand-off, deposit and load model from the profile (bulk reduction)" : "r and latency from the cost "
+            "model (--model paper)");
     if (profile)
         fprintf(f, "profile %s\n", profile);
-    fprintf(f, "TFLOPS = backward FLOPs / makespan, FLOPs = 2.5 x forward (FA3's convention: 2.5 x 4 x b x h x S x S_k x d,"
-           " causal with the average S_k) = %.4g\n", c->bwd_flops);
+    fprintf(f, "TFLOPS = backward FLOPs / makespan, FLOPs = 2.5 x forward (FA3's convention: 2.5 x 4 x b x h x S x "
+            "S_k x d, causal with the average S_k) = %.4g\n", c->bwd_flops);
     fprintf(f, "%-16s %14s %9s %8s\n", "policy", "makespan_ns", "TFLOPS", "vs fa3");
     for (int i = 0; i < n; i++)
         fprintf(f, "%-16s %14" PRId64 " %9.1f %8.4f\n", rows[i].policy, rows[i].makespan_ns, rows[i].tflops,
-               fa3 >= 0 ? (double)rows[fa3].makespan_ns / rows[i].makespan_ns : 0);
+                fa3 >= 0 ? (double)rows[fa3].makespan_ns / rows[i].makespan_ns : 0);
     for (int i = 0; i < absent_count; i++)
         fprintf(f, "%-16s %s\n", "not ranked", absent[i].reason);
     if (n == 1)
         fprintf(f, "one policy named: nothing ranked (--policy all ranks every policy for the mask)\n");
     else if (fa3 >= 0)
         fprintf(f, "winner %s, %.4fx over fa3 (%" PRId64 " vs %" PRId64 " ns)\n", rows[win].policy,
-               (double)rows[fa3].makespan_ns / rows[win].makespan_ns, rows[win].makespan_ns, rows[fa3].makespan_ns);
+                (double)rows[fa3].makespan_ns / rows[win].makespan_ns, rows[win].makespan_ns, rows[fa3].makespan_ns);
     else
         fprintf(f, "winner %s\n", rows[win].policy);
 }

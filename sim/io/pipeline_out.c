@@ -195,8 +195,8 @@ void sim_pipeline_write_amla_report(FILE *f, const PipeAscendModel *m, const Pip
 
 void sim_pipeline_write_vfa_report(FILE *f, const PipeVfaRow *rows)
 {
-    fprintf(f, "# VFA (Vector Relieved Flash Attention, Table 1): per 128x128 tile, d 128; 1 tensor : 1 vector engine, %d KV tiles, "
-            "Preload 2.\n# sumC / sumV per tile (ns), critical engine, vector share = sumV / (sumC + sumV).\n",
+    fprintf(f, "# VFA (Vector Relieved Flash Attention, Table 1): per 128x128 tile, d 128; 1 tensor : 1 vector "
+            "engine, %d KV tiles, Preload 2.\n# sumC / sumV per tile (ns), critical engine, vector share = sumV / (sumC + sumV).\n",
             PIPE_VFA_REPORT_BLOCKS);
     fprintf(f, "%-7s %-4s %6s %6s %-7s %7s %9s %8s %8s\n", "config", "alg", "sumC", "sumV", "crit", "vshare",
             "makespan", "vs FA", "vs base");

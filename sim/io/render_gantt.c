@@ -229,8 +229,9 @@ static void write_script(FILE *f, const Layout *g, const char *dat_base, const c
     const SimRenderSpec *spec = g->spec;
     int width = 1400, height = 150 + g->rows * (spec->program->engines_per_unit > 1 ? 26 : 18);
     height = MAX(height, 380);
-    fprintf(f, "# Gantt chart of a dashsim " DASHSIM_VERSION " schedule (sim/render_gantt.c). Redraw: gnuplot %.*s.gp, "
-               "run in this directory.\nif (!exists(\"datafile\")) datafile = '%s'\nif (!exists(\"outfile\")) outfile = '%s'\n",
+    fprintf(f, "# Gantt chart of a dashsim " DASHSIM_VERSION " schedule (sim/render_gantt.c). Redraw: gnuplot "
+               "%.*s.gp, run in this directory.\nif (!exists(\"datafile\")) datafile = '%s'\n"
+               "if (!exists(\"outfile\")) outfile = '%s'\n",
             (int)(strlen(dat_base) - 4), dat_base, dat_base, img_base);
     if (g->is_svg)
         fprintf(f, "set terminal svg size %d,%d font 'sans,11' background rgb 'white'\n", width, height);

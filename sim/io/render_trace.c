@@ -121,15 +121,16 @@ static void write_slice(FILE *f, const SimRenderSpec *spec, int pid, int64_t op,
             is_critical ? "true" : "false");
 }
 
-/* One arrow: "s" inside the source slice, "f" (bound to its enclosing slice) inside the target. */
-static void write_flow(FILE *f, const SimRenderSpec *spec, int pid, int64_t e)
+/* One arrow: "s" inside the source slice, "f" (bound to its enclosing slice) inside the target; its id is
+ * id_base + e (flow ids are global to the file: each process gets its own range). */
+static void write_flow(FILE *f, const SimRenderSpec *spec, int pid, int64_t id_base, int64_t e)
 {
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
     const SimEdge *edge = &p->edges[e];
     const char *kind = sim_edge_kind_name(edge->kind);
     int64_t from = edge->from, to = edge->to;
-    int64_t id = ((int64_t)pid - 1) * p->edge_count + e; /* flow ids are global to the file */
+    int64_t id = id_base + e;
     fprintf(f, ",\n{\"ph\":\"s\",\"id\":%" PRId64 ",\"pid\":%d,\"tid\":%" PRId64 ",\"ts\":", id, pid,
             track_of(p, s, from));
     json_us(f, s->start_ns[from] + (s->end_ns[from] - s->start_ns[from]) / 2);
@@ -141,7 +142,7 @@ static void write_flow(FILE *f, const SimRenderSpec *spec, int pid, int64_t e)
 
 /* Every op that lasted (an engine's op of nonzero duration; a measured one that has a span) as a slice,
  * then the arrows, of one process. */
-static void write_events(FILE *f, const SimRenderSpec *spec, const SimTraceOptions *opt, int pid)
+static void write_events(FILE *f, const SimRenderSpec *spec, const SimTraceOptions *opt, int pid, int64_t id_base)
 {
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
@@ -151,7 +152,7 @@ static void write_events(FILE *f, const SimRenderSpec *spec, const SimTraceOptio
             write_slice(f, spec, pid, op, wait[op]);
     for (int64_t e = 0; opt->has_flows && e < p->edge_count; e++)
         if (is_flow(spec, opt, e))
-            write_flow(f, spec, pid, e);
+            write_flow(f, spec, pid, id_base, e);
     g_free(wait);
 }
 
@@ -171,8 +172,9 @@ SimStatus sim_render_trace_set(const SimRenderSpec *specs, int count, const SimT
     write_file_metadata(out.f, &specs[0]);
     for (int i = 0; i < count; i++)
         write_process(out.f, &specs[i], i + 1, i == 0);
-    for (int i = 0; i < count; i++)
-        write_events(out.f, &specs[i], opt, i + 1);
+    int64_t id_base = 0;
+    for (int i = 0; i < count; id_base += specs[i++].program->edge_count)
+        write_events(out.f, &specs[i], opt, i + 1, id_base);
     fputs("\n]}\n", out.f);
     return sim_output_commit(&out, err);
 }

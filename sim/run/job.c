@@ -74,11 +74,87 @@ static SimStatus write_plan(const Plan *plan, const AttnCosts *costs, const char
     return sim_output_commit(&out, err);
 }
 
+/* A SYNC op is a CTA's prologue when it is the CTA's first op, else a task's deposit (async). */
+static bool is_prologue(const SimProgram *p, int64_t op)
+{
+    return p->ops[op].kind == SIM_OP_SYNC && op == p->ctas[p->ops[op].cta].op_begin;
+}
+
+/* The op's phase letter: C compute, R reduction, P prologue, D deposit. */
+static const char *phase_letter(const SimProgram *p, int64_t op)
+{
+    static const char *const letter[SIM_OP_KIND_COUNT] = { "C", "R", "V", "D" };
+    const char *mark = letter[p->ops[op].kind];
+    return is_prologue(p, op) ? "P" : mark ? mark : sim_op_kind_name(p->ops[op].kind);
+}
+
+/* Labels an attention op by its plan task: "C h0" (phase and head: a stable name, so Perfetto gives a head
+ * and phase one colour), args head, kv, q, rank; colour = head. */
+static void label_attention_op(void *ctx, int64_t op, SimRenderLabel *out)
+{
+    const AttnLabelCtx *l = ctx;
+    const SimOp *o = &l->prog->ops[op];
+    if (o->task < 0)
+        return;
+    const PlanTask *t = &l->plan->tasks[o->task];
+    if (o->kind == SIM_OP_SYNC)
+        out->phase = is_prologue(l->prog, op) ? "prologue" : "deposit";
+    snprintf(out->name, sizeof out->name, "%s h%d", phase_letter(l->prog, op), t->head);
+    out->group = t->head;
+    out->args[0] = t->head, out->args[1] = t->kv, out->args[2] = t->q, out->args[3] = t->rank;
+}
+
+/* The DOT graph's name of an op: its phase and tile pair, "C h0 kv3 q5". */
+static void dot_label(void *ctx, int64_t op, char *buf, size_t len)
+{
+    const AttnLabelCtx *l = ctx;
+    const SimOp *o = &l->prog->ops[op];
+    const PlanTask *t = o->task >= 0 ? &l->plan->tasks[o->task] : NULL;
+    if (t)
+        snprintf(buf, len, "%s h%d kv%d q%d", phase_letter(l->prog, op), t->head, t->kv, t->q);
+    else
+        snprintf(buf, len, "%s CTA %d", sim_op_kind_name(o->kind), o->cta);
+}
+
+SimDotSpec sim_job_dot_spec(FILE *f, const AttnLabelCtx *l)
+{
+    return (SimDotSpec){ .f = f, .label = dot_label, .ctx = (void *)l };
+}
+
+SimRenderSpec sim_job_render_spec(const AttnJob *job, const Plan *plan, const SimProgram *prog,
+                                  const SimSchedule *s, const SimAnalysis *a, AttnRenderText *t)
+{
+    const Workload *wl = &job->wl;
+    const AttnCosts *c = &job->costs;
+    const char *mask = plan_mask_name(wl->mask);
+    const char *reduce = c->reduce == REDUCE_SERIAL ? "serial" : "async";
+    const char *keys[ATTN_META_COUNT] = { "policy", "mask", "n_sm", "heads", "kv_tiles", "q_tiles", "c_ns",
+                                          "r_ns", "latency_ns", "reduce", "dq_buffers" };
+    int64_t nums[ATTN_META_COUNT] = { 0, 0, wl->n_sm, wl->heads, wl->kv_tiles, wl->q_tiles, c->c_ns, c->r_ns,
+                                      c->latency_ns, 0, c->dq_buffers };
+    for (int i = 0; i < ATTN_META_COUNT; i++) {
+        snprintf(t->values[i], sizeof t->values[i], "%" PRId64, nums[i]);
+        const char *text = i == 0 ? job->policy : i == 1 ? mask : i == 9 ? reduce : t->values[i];
+        t->meta[i] = (SimRenderMeta){ keys[i], text };
+    }
+    snprintf(t->title, sizeof t->title, "%s, %s mask, %d SMs, %d head%s x %d KV x %d Q tiles, c %" PRId64 " ns, r %"
+             PRId64 " ns, %s: makespan %" PRId64 " ns", job->policy, mask, wl->n_sm, wl->heads,
+             wl->heads == 1 ? "" : "s", wl->kv_tiles, wl->q_tiles, c->c_ns, c->r_ns, reduce, s->makespan_ns);
+    snprintf(t->device, sizeof t->device, "GPU (%d SMs)", wl->n_sm);
+    t->label_ctx = (AttnLabelCtx){ plan, prog };
+    return (SimRenderSpec){ .program = prog, .schedule = s, .analysis = a, .device = t->device, .unit_name = "SM",
+                            .unit_column = "sm", .engine_names = { "compute", "reduction store" },
+                            .arg_names = { "head", "kv", "q", "rank" }, .group_name = "head", .title = t->title,
+                            .meta = t->meta, .meta_count = ATTN_META_COUNT,
+                            .flow_edge_kinds = 1u << SIM_EDGE_ACCUM, .label = label_attention_op,
+                            .label_ctx = &t->label_ctx };
+}
+
 /* Trace, CSV, Gantt: pending in the job's output batch, so a later failure takes back the earlier ones. */
 static SimStatus render_outputs(const AttnJob *job, const Plan *plan, const SimProgram *prog,
                                 const SimSchedule *s, const SimAnalysis *a, SimError *err)
 {
-    SimJobRenderText text;
+    AttnRenderText text;
     SimRenderSpec spec = sim_job_render_spec(job, plan, prog, s, a, &text);
     SimTraceOptions topt = { .has_flows = job->has_trace_flows, .max_bytes = job->trace_max_mb << 20 };
     SimGanttOptions gopt = { .box_label_args = { job->has_gantt_labels ? "kv" : NULL, "q" } };
@@ -110,10 +186,10 @@ static SimStatus simulate(const AttnJob *job, const Plan *plan, Plan **owned, At
         prog->unit_latency_ns = g_memdup2(job->unit_latency_ns, sizeof(int32_t) * job->wl.n_sm * job->wl.n_sm);
     SimSchedule s = { 0 };
     SimOutput dot = { 0 };
-    SimJobRenderText text = { .plan = plan, .prog = prog };
+    AttnLabelCtx labels = { plan, prog };
     if (sim_engine_run(prog, &s, err) == SIM_OK &&
         (!job->dot_path || sim_output_open(&dot, job->dot_path, err) == SIM_OK)) {
-        SimDotSpec dot_spec = sim_job_dot_spec(dot.f, &text);
+        SimDotSpec dot_spec = sim_job_dot_spec(dot.f, &labels);
         if (sim_analyze_level(prog, &s, analysis_level(job), &r->a, dot.f ? &dot_spec : NULL, err) == SIM_OK &&
             job->dot_path)
             sim_output_commit(&dot, err);

@@ -72,7 +72,7 @@ static SimStatus render_pair(const Trace *t, const Plan *plan, const SimProgram 
                              SimError *err)
 {
     AttnJob job = { .policy = t->policy, .wl = plan->wl, .costs = v->costs };
-    SimJobRenderText text[2];
+    AttnRenderText text[2];
     SimRenderSpec specs[2] = { sim_job_render_spec(&job, plan, prog, measured, NULL, &text[0]),
                                sim_job_render_spec(&job, plan, prog, model, a, &text[1]) };
     ViewMeta meta;

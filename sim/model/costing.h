@@ -14,6 +14,7 @@
 typedef struct {
     SimShape shape;              /* block_m = block_n = 0: the kernel profile's tile, else FA3's table */
     const char *preset;          /* hardware preset: SM count, and the cost model's rates ("h100-sxm") */
+    const SimHardware *hardware; /* borrowed; a configured GPU instead of the preset (configs); NULL: preset */
     const HwProfile *hw;         /* borrowed; NULL: the cost model's r and latency, no load model */
     const KernelProfile *kernel; /* borrowed; NULL: compute from the FLOPs cost model (an estimate) */
     ReduceMode reduce;           /* FA3-like kernels: async */

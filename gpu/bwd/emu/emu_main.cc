@@ -4,7 +4,7 @@
  * preprocess and postprocess kernels run the same way. Checks dQ, dK, dV against a float64 reference, bit
  * identity over runs with random timing jitter, and reports whether the atomic mode differs.
  * Usage: gpu-bwd-emu PLAN --head-dim D [--heads H --kv-heads K] [--runs R] [--jitter-us J] [--atomic-runs A]
- *        [--kernel mma|wgmma]
+ *        [--kernel mma|wgmma|wgmma-VARIANT (BWD_WG_VARIANTS)]
  * Exit: 0 ok, 1 a check failed, 2 bad usage or plan. */
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
@@ -153,12 +153,29 @@ struct Grads {
     int timeout;
 };
 
-/* The kernel under test: 0 the mma.sync kernel (bwd_kernel.cuh), 1 the Hopper kernel (wg/bwd_wg.cuh). */
-static int emu_kernel = 0;
+/* The kernel under test: "mma" (bwd_kernel.cuh) or a variant of the Hopper kernel (BWD_WG_VARIANTS). */
+static const char *emu_kernel = "mma";
+
+static bool emu_kernel_known(const char *name)
+{
+    if (!strcmp(name, "mma"))
+        return true;
+#define EMU_KNOWN(n, st, nb, ovl)                                                                                  \
+    if (!strcmp(name, n))                                                                                          \
+        return true;
+    BWD_WG_VARIANTS(EMU_KNOWN)
+#undef EMU_KNOWN
+    return false;
+}
+
+template <class C> static void launch_wg(const GpuPlan &plan, const GpuOrder &ord, const BwdArgs &a, const BwdWgMaps &m)
+{
+    emu_grid(ord.block_count, BWD_WG_THREADS, plan.n_sm, bwd_wg_smem_bytes<C>(), [&] { bwd_wg_kernel<C>(a, m); });
+}
 
 template <int D> static void launch(const Problem &p, const GpuPlan &plan, const GpuOrder &ord, const BwdArgs &a)
 {
-    if (!emu_kernel) {
+    if (!strcmp(emu_kernel, "mma")) {
         emu_grid(ord.block_count, BWD_THREADS, plan.n_sm, sizeof(BwdSmem<D>), [&] { bwd_kernel<D>(a); });
         return;
     }
@@ -168,7 +185,11 @@ template <int D> static void launch(const Problem &p, const GpuPlan &plan, const
     m.dout = EmuTmap{p.dout.data(), rows, D, BWD_BLOCK_M};
     m.k = EmuTmap{p.k.data(), kv_rows, D, BWD_BLOCK_N};
     m.v = EmuTmap{p.v.data(), kv_rows, D, BWD_BLOCK_N};
-    emu_grid(ord.block_count, BWD_WG_THREADS, plan.n_sm, BWD_WG_SMEM_BYTES(D, 2), [&] { bwd_wg_kernel<D, 2>(a, m); });
+#define EMU_LAUNCH(n, st, nb, ovl)                                                                                 \
+    if (!strcmp(emu_kernel, n))                                                                                    \
+        launch_wg<BwdWgCfg<D, st, nb, ovl>>(plan, ord, a, m);
+    BWD_WG_VARIANTS(EMU_LAUNCH)
+#undef EMU_LAUNCH
 }
 
 template <int D> static Grads run_kernel(const Problem &p, const GpuPlan &plan, const GpuOrder &ord, int is_atomic)
@@ -261,8 +282,8 @@ int main(int argc, char **argv)
             atomic_runs = atoi(v), i++;
         else if (!strcmp(argv[i], "--jitter-us"))
             emu_jitter_us = atoi(v), i++;
-        else if (!strcmp(argv[i], "--kernel") && (!strcmp(v, "mma") || !strcmp(v, "wgmma")))
-            emu_kernel = !strcmp(v, "wgmma"), i++;
+        else if (!strcmp(argv[i], "--kernel") && emu_kernel_known(v))
+            emu_kernel = v, i++;
         else if (argv[i][0] != '-')
             path = argv[i];
         else
@@ -272,7 +293,7 @@ int main(int argc, char **argv)
     GpuPlan plan;
     if (!path || (d != 64 && d != 128))
         return fprintf(stderr, "usage: gpu-bwd-emu PLAN --head-dim 64|128 [--heads H --kv-heads K] [--runs R] "
-                               "[--atomic-runs A] [--jitter-us J] [--kernel mma|wgmma]\n"), 2;
+                               "[--atomic-runs A] [--jitter-us J] [--kernel mma|wgmma|wgmma-VARIANT]\n"), 2;
     if (gpu_plan_read(path, &plan, err, sizeof err))
         return fprintf(stderr, "gpu-bwd-emu: %s\n", err), 2;
     GpuOrder ord;
@@ -305,7 +326,7 @@ int main(int argc, char **argv)
     const bool ok = eq < 0.02 && ek < 0.02 && ev < 0.02 && identical && !rc;
     printf("%s: %s kernel, %s %s heads %d kv_heads %d seqlen %d d %d: rel err dq %.2e dk %.2e dv %.2e (max abs %.2e %.2e %.2e) "
            "vs float64; %d deterministic runs %s; atomic runs differing from deterministic: %d of %d%s\n",
-           path, emu_kernel ? "wgmma" : "mma.sync", plan.policy, plan.mask, p.heads, p.kv_heads, p.s, d, eq, ek, ev, mq, mk, mv, runs,
+           path, emu_kernel, plan.policy, plan.mask, p.heads, p.kv_heads, p.s, d, eq, ek, ev, mq, mk, mv, runs,
            identical ? "bit-identical" : "DIFFER", atomic_differ, atomic_runs, ok ? "" : "  FAIL");
     gpu_order_clear(&ord);
     gpu_plan_clear(&plan);

@@ -18,21 +18,41 @@
 #define BWD_WG_THREADS 384
 #define BWD_WG_CONSUMER0 128 /* threads 128..383: the two consumer warpgroups */
 #define BWD_WG_CONSUMERS 256
+#define BWD_WG_HANDOFF (BWD_WG_CONSUMERS + 32) /* consumers + the store warp */
 #define BWD_WG_BAR_DS 4      /* both consumer warpgroups have stored their dS^T */
 #define BWD_WG_BAR_END 5     /* consumers and the store warp are done (the block's exit stamp) */
+#define BWD_WG_BAR_FULL(b) (6 + 2 * (b))  /* staging buffer b holds a tile for the store warp */
+#define BWD_WG_BAR_EMPTY(b) (7 + 2 * (b)) /* the store warp has read staging buffer b */
 
-/* Shared memory (after rounding the base up to 1024 bytes), ST stages of Q/dO/LSE/Delta. bf16 tiles are
- * [D/64][rows][64] stacks of 128-byte-swizzled rows (wg_swz), as TMA writes them: element (r, c) at byte
- * (c / 64) rows 128 + wg_swz(r, 2 (c % 64)). */
-template <int D, int ST> struct BwdWgSmem {
-    __nv_bfloat16 k[BWD_BLOCK_N * D], v[BWD_BLOCK_N * D];
-    __nv_bfloat16 q[ST][BWD_BLOCK_M * D], dout[ST][BWD_BLOCK_M * D];
-    __nv_bfloat16 ds[2][BWD_BLOCK_N * BWD_BLOCK_M]; /* dS^T [kv][q], one 128-byte row per kv; by task parity */
-    float stage[BWD_BLOCK_M * D];                    /* partial dQ, gpu_tile_pos layout (as dQaccum) */
-    float lse2[ST][BWD_BLOCK_M], delta[ST][BWD_BLOCK_M];
-    uint64_t q_full[ST], q_empty[ST], kv_full, kv_empty;
+/* A variant of the kernel (docs/kernel.md, "Variants"): head dim, stages of Q/dO/LSE/Delta, dQ staging
+ * buffers, and whether P^T is computed while dP^T's wgmma runs (and dV's while dS^T is computed). */
+template <int D_, int ST_, int NB_, int OVL_> struct BwdWgCfg {
+    enum { D = D_, ST = ST_, NB = NB_, OVL = OVL_ };
 };
-#define BWD_WG_SMEM_BYTES(D, ST) (sizeof(BwdWgSmem<D, ST>) + 1024)
+
+/* The variants a host can select by name (bwd_set_kernel, gpu-bwd --kernel, gpu-bwd-emu --kernel): name,
+ * stages, staging buffers, overlap. "wgmma" is the default; the others are the variant table's rows. */
+#define BWD_WG_VARIANTS(X)                                                                                         \
+    X("wgmma", 2, 1, 1)                                                                                            \
+    X("wgmma-s2b1o0", 2, 1, 0)                                                                                     \
+    X("wgmma-s3b1o1", 3, 1, 1)                                                                                     \
+    X("wgmma-s2b2o1", 2, 2, 1)
+
+/* Shared memory (after rounding the base up to 1024 bytes). bf16 tiles are [D/64][rows][64] stacks of
+ * 128-byte-swizzled rows (wg_swz), as TMA writes them: element (r, c) at byte (c / 64) rows 128 +
+ * wg_swz(r, 2 (c % 64)). */
+template <class C> struct BwdWgSmem {
+    __nv_bfloat16 k[BWD_BLOCK_N * C::D], v[BWD_BLOCK_N * C::D];
+    __nv_bfloat16 q[C::ST][BWD_BLOCK_M * C::D], dout[C::ST][BWD_BLOCK_M * C::D];
+    __nv_bfloat16 ds[2][BWD_BLOCK_N * BWD_BLOCK_M]; /* dS^T [kv][q], one 128-byte row per kv; by task parity */
+    float stage[C::NB][BWD_BLOCK_M * C::D];          /* partial dQ, gpu_tile_pos layout (as dQaccum) */
+    float lse2[C::ST][BWD_BLOCK_M], delta[C::ST][BWD_BLOCK_M];
+    uint64_t q_full[C::ST], q_empty[C::ST], kv_full, kv_empty;
+};
+template <class C> constexpr size_t bwd_wg_smem_bytes(void)
+{
+    return sizeof(BwdWgSmem<C>) + 1024; /* + the rounding of the base */
+}
 
 typedef struct {
     WgTmap q, k, v, dout; /* bf16 [rows][D], box 64 columns x 64 (q, dout) or 128 (k, v) rows, 128B swizzle */
@@ -130,21 +150,26 @@ __device__ static inline void wg_pack_a(uint32_t (&a)[4][4], const float (&acc)[
             a[k][r] = bwd_pack(acc[8 * k + 2 * r], acc[8 * k + 2 * r + 1]);
 }
 
-/* P^T (in s) and dS^T (in dp) of this thread's elements; rows are KV rows kv0 + .., columns Q rows. */
-__device__ static inline void wg_softmax_grad(float (&s)[32], float (&dp)[32], const float *lse2, const float *delta,
-                                              const BwdArgs &a, int kv0, int q0)
+/* P^T (in place of S^T) of this thread's elements; rows are KV rows kv0 + .., columns Q rows q0 + .. */
+__device__ static inline void wg_softmax_p(float (&s)[32], const float *lse2, const BwdArgs &a, int kv0, int q0)
 {
     const int lane = threadIdx.x & 31, row = kv0 + ((threadIdx.x >> 5) & 3) * 16 + (lane >> 2);
     const bool is_masked = a.is_causal && q0 < kv0 + 63;
 #pragma unroll
     for (int i = 0; i < 32; i++) {
         const int col = 8 * (i / 4) + 2 * (lane & 3) + (i & 1), kv = row + 8 * ((i >> 1) & 1);
-        float p = bwd_exp2(fmaf(s[i], a.scale_log2, -lse2[col]));
-        if (is_masked && q0 + col < kv)
-            p = 0.0f;
-        s[i] = p;
-        dp[i] = p * (dp[i] - delta[col]);
+        const float p = bwd_exp2(fmaf(s[i], a.scale_log2, -lse2[col]));
+        s[i] = is_masked && q0 + col < kv ? 0.0f : p;
     }
+}
+
+/* dS^T = P^T (dP^T - Delta), in place of dP^T. */
+__device__ static inline void wg_softmax_ds(const float (&p)[32], float (&dp)[32], const float *delta)
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int i = 0; i < 32; i++)
+        dp[i] = p[i] * (dp[i] - delta[8 * (i / 4) + 2 * (lane & 3) + (i & 1)]);
 }
 
 /* dS^T (A fragments) into ds [128 kv][64 q], rows 64w.. (swizzled 128-byte rows). */
@@ -233,16 +258,17 @@ __device__ static inline bool wg_same_kv(int4 x, int4 y)
 
 /* ---- the three roles ---- */
 
-/* The producer (one thread): per task, Q, dO, LSE, Delta into stage n % STAGES once the consumers have
- * freed it; at a new KV tile, K and V once the consumers are done with the previous one. */
-template <int D, int ST>
-__device__ static void wg_produce(BwdWgSmem<D, ST> &sm, const BwdArgs &a, const BwdWgMaps &m, int begin, int end,
+/* The producer (one thread): per task, Q, dO, LSE, Delta into stage n % ST once the consumers have freed
+ * it; at a new KV tile, K and V once the consumers are done with the previous one. */
+template <class C>
+__device__ static void wg_produce(BwdWgSmem<C> &sm, const BwdArgs &a, const BwdWgMaps &m, int begin, int end,
                                   long long deadline)
 {
+    constexpr int D = C::D;
     int4 prev = make_int4(-1, -1, -1, -1);
     for (int i = begin, n = 0, kv_n = 0; i < end; i++, n++) {
         const int4 t = a.tasks[i];
-        const int s = n % ST, use = n / ST;
+        const int s = n % C::ST, use = n / C::ST;
         if (!wg_wait_phase(&sm.q_empty[s], (use & 1) ^ 1, a, deadline, t, WG_WAIT_Q_EMPTY))
             return;
         const int row = t.x * a.seqlen + t.z * BWD_BLOCK_M;
@@ -270,34 +296,62 @@ __device__ static void wg_produce(BwdWgSmem<D, ST> &sm, const BwdArgs &a, const 
     }
 }
 
-/* One task's math for consumer warpgroup w, up to the partial dQ in registers; frees the task's stage. */
-template <int D, int ST>
-__device__ static inline void wg_task_math(BwdWgSmem<D, ST> &sm, const BwdArgs &a, int4 t, int n, int w, float (&dk)[D / 2],
-                                           float (&dv)[D / 2], float (&dq)[D / 4])
+/* S^T, dP^T, P^T, dS^T and the dV, dK updates of one task (stage s); C::OVL overlaps P^T with dP^T's wgmma
+ * and dS^T with dV's. Leaves dV's and dK's wgmma running, with dS^T's fragments in dsa. */
+template <class C>
+__device__ static inline void wg_task_grads(BwdWgSmem<C> &sm, const BwdArgs &a, int4 t, int s, int w,
+                                            float (&dk)[C::D / 2], float (&dv)[C::D / 2], uint32_t (&pa)[4][4],
+                                            uint32_t (&dsa)[4][4])
 {
-    const int s = n % ST;
-    uint32_t pa[4][4], dsa[4][4];
-    {
-        float sc[32], dp[32];
-        wg_fence();
-        wg_gemm_rows_qt<D>(sc, sm.k, sm.q[s], w);
-        wg_gemm_rows_qt<D>(dp, sm.v, sm.dout[s], w);
-        wg_wait<0>();
+    constexpr int D = C::D;
+    const int kv0 = t.y * BWD_BLOCK_N + w * 64, q0 = t.z * BWD_BLOCK_M;
+    float sc[32], dp[32];
+    wg_fence();
+    wg_gemm_rows_qt<D>(sc, sm.k, sm.q[s], w);
+    wg_gemm_rows_qt<D>(dp, sm.v, sm.dout[s], w);
+    if (C::OVL) {
+        wg_wait<1>();
         wg_keep_all(sc);
-        wg_keep_all(dp);
-        wg_softmax_grad(sc, dp, sm.lse2[s], sm.delta[s], a, t.y * BWD_BLOCK_N + w * 64, t.z * BWD_BLOCK_M);
+        wg_softmax_p(sc, sm.lse2[s], a, kv0, q0);
         wg_pack_a(pa, sc);
+        wg_fence();
+        wg_gemm_acc<D>(dv, pa, sm.dout[s]);
+        wg_commit();
+        wg_wait<1>();
+        wg_keep_all(dp);
+        wg_softmax_ds(sc, dp, sm.delta[s]);
         wg_pack_a(dsa, dp);
+        wg_fence();
+        wg_gemm_acc<D>(dk, dsa, sm.q[s]);
+        wg_commit();
+        return;
     }
+    wg_wait<0>();
+    wg_keep_all(sc);
+    wg_keep_all(dp);
+    wg_softmax_p(sc, sm.lse2[s], a, kv0, q0);
+    wg_softmax_ds(sc, dp, sm.delta[s]);
+    wg_pack_a(pa, sc);
+    wg_pack_a(dsa, dp);
     wg_fence();
     wg_gemm_acc<D>(dv, pa, sm.dout[s]);
     wg_gemm_acc<D>(dk, dsa, sm.q[s]);
     wg_commit();
+}
+
+/* One task's math for consumer warpgroup w, up to the partial dQ in registers; frees the task's stage. */
+template <class C>
+__device__ static inline void wg_task_math(BwdWgSmem<C> &sm, const BwdArgs &a, int4 t, int n, int w,
+                                           float (&dk)[C::D / 2], float (&dv)[C::D / 2], float (&dq)[C::D / 4])
+{
+    const int s = n % C::ST;
+    uint32_t pa[4][4], dsa[4][4];
+    wg_task_grads<C>(sm, a, t, s, w, dk, dv, pa, dsa);
     __nv_bfloat16 *ds = sm.ds[n & 1];
     wg_store_ds(dsa, ds, w);
     gpu_fence_proxy_smem(); /* generic stores, read next by wgmma (async proxy) */
     gpu_bar_sync(BWD_WG_BAR_DS, BWD_WG_CONSUMERS);
-    wg_gemm_dq<D>(dq, ds, sm.k, w);
+    wg_gemm_dq<C::D>(dq, ds, sm.k, w);
     wg_wait<0>();
     wg_keep_all(dq);
     wg_keep_all(dk);
@@ -313,15 +367,19 @@ __device__ static inline void wg_task_math(BwdWgSmem<D, ST> &sm, const BwdArgs &
 }
 
 /* The consumer warpgroups' task loop: the math, the hand-off of the staged dQ tile to the store warp (named
- * barriers FULL/EMPTY, as the mma.sync kernel), dK/dV written at the end of each KV tile. */
-template <int D, int ST> __device__ static void wg_consume(BwdWgSmem<D, ST> &sm, const BwdArgs &a, int begin, int end, long long deadline)
+ * barriers FULL/EMPTY per staging buffer, as the executor's async mode), dK/dV written at the end of each KV
+ * tile. */
+template <class C>
+__device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin, int end, long long deadline)
 {
+    constexpr int D = C::D;
     const int ct = threadIdx.x - BWD_WG_CONSUMER0, w = ct >> 7;
     float dk[D / 2], dv[D / 2], dq[D / 4];
     int4 prev = make_int4(-1, -1, -1, -1);
     for (int i = begin, n = 0, kv_n = 0; i < end; i++, n++) {
         const int4 t = a.tasks[i];
         const int4 next = i + 1 < end ? a.tasks[i + 1] : make_int4(-1, -1, -1, -1);
+        const int b = n % C::NB;
         long long *rec = a.rec && ct == 0 ? a.rec + (size_t)i * BWD_REC_FIELDS : NULL;
         if (rec)
             rec[0] = gpu_globaltimer();
@@ -331,18 +389,18 @@ template <int D, int ST> __device__ static void wg_consume(BwdWgSmem<D, ST> &sm,
             wg_zero(dk);
             wg_zero(dv);
         }
-        wg_wait_phase(&sm.q_full[n % ST], (n / ST) & 1, a, deadline, t, WG_WAIT_Q_FULL);
-        wg_task_math<D, ST>(sm, a, t, n, w, dk, dv, dq);
+        wg_wait_phase(&sm.q_full[n % C::ST], (n / C::ST) & 1, a, deadline, t, WG_WAIT_Q_FULL);
+        wg_task_math<C>(sm, a, t, n, w, dk, dv, dq);
         const bool is_kv_end = !wg_same_kv(t, next);
         if (is_kv_end)
             wg_mbar_arrive(&sm.kv_empty);
         if (rec)
             rec[1] = gpu_globaltimer();
-        if (n >= 1)
-            gpu_bar_sync(BWD_BAR_EMPTY, BWD_WG_CONSUMERS + 32);
-        wg_stage_dq<D>(dq, sm.stage, w);
+        if (n >= C::NB)
+            gpu_bar_sync(BWD_WG_BAR_EMPTY(b), BWD_WG_HANDOFF);
+        wg_stage_dq<D>(dq, sm.stage[b], w);
         gpu_fence_proxy_smem();
-        gpu_bar_arrive(BWD_BAR_FULL, BWD_WG_CONSUMERS + 32);
+        gpu_bar_arrive(BWD_WG_BAR_FULL(b), BWD_WG_HANDOFF);
         if (rec)
             rec[5] = rec[7] = gpu_globaltimer();
         if (is_kv_end) {
@@ -356,15 +414,17 @@ template <int D, int ST> __device__ static void wg_consume(BwdWgSmem<D, ST> &sm,
 
 /* The store warp: per task in order, wait for the staged tile, (deterministic) for the row's turn, one bulk
  * add, free the buffer once read, complete, fence and release the row: bwd_kernel.cuh's protocol. */
-template <int D, int ST> __device__ static void wg_store(BwdWgSmem<D, ST> &sm, const BwdArgs &a, int begin, int end, long long deadline)
+template <class C>
+__device__ static void wg_store(BwdWgSmem<C> &sm, const BwdArgs &a, int begin, int end, long long deadline)
 {
-    const int lane = threadIdx.x & 31, tile = BWD_BLOCK_M * D;
-    for (int i = begin; i < end; i++) {
+    const int lane = threadIdx.x & 31, tile = BWD_BLOCK_M * C::D;
+    for (int i = begin, n = 0; i < end; i++, n++) {
         const int4 t = a.tasks[i];
+        const int b = n % C::NB;
         long long *rec = a.rec ? a.rec + (size_t)i * BWD_REC_FIELDS : NULL;
         float *dst = a.dq_accum + ((size_t)t.x * a.q_tiles + t.z) * tile;
         unsigned *sem = a.sem + (size_t)t.z * a.heads + t.x;
-        gpu_bar_sync(BWD_BAR_FULL, BWD_WG_CONSUMERS + 32);
+        gpu_bar_sync(BWD_WG_BAR_FULL(b), BWD_WG_HANDOFF);
         if (lane == 0) {
             if (rec)
                 rec[2] = gpu_globaltimer();
@@ -372,14 +432,14 @@ template <int D, int ST> __device__ static void wg_store(BwdWgSmem<D, ST> &sm, c
                 bwd_wait_rank(a, sem, t, deadline);
             if (rec)
                 rec[3] = gpu_globaltimer();
-            gpu_reduce_bulk_issue(sm.stage, dst, tile);
+            gpu_reduce_bulk_issue(sm.stage[b], dst, tile);
             gpu_bulk_wait_read();
             if (rec)
                 rec[6] = gpu_globaltimer();
         }
         __syncwarp();
-        if (i + 1 < end)
-            gpu_bar_arrive(BWD_BAR_EMPTY, BWD_WG_CONSUMERS + 32);
+        if (i + C::NB < end)
+            gpu_bar_arrive(BWD_WG_BAR_EMPTY(b), BWD_WG_HANDOFF);
         if (lane == 0) {
             if (!a.is_atomic) {
                 gpu_bulk_wait_done();
@@ -394,11 +454,11 @@ template <int D, int ST> __device__ static void wg_store(BwdWgSmem<D, ST> &sm, c
         bwd_bulk_wait_all(); /* atomic mode: adds done before exit */
 }
 
-template <int D, int ST>
+template <class C>
 __global__ void __launch_bounds__(BWD_WG_THREADS, 1) bwd_wg_kernel(const BwdArgs a, const __grid_constant__ BwdWgMaps m)
 {
     WG_SMEM_BASE(smem_raw);
-    BwdWgSmem<D, ST> &sm = *(BwdWgSmem<D, ST> *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    BwdWgSmem<C> &sm = *(BwdWgSmem<C> *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
     const int begin = a.block_begin[blockIdx.x], end = a.block_begin[blockIdx.x + 1];
     const long long t_entry = gpu_globaltimer(), deadline = t_entry + a.timeout_ns;
     if (a.blk && threadIdx.x == 0) {
@@ -408,7 +468,7 @@ __global__ void __launch_bounds__(BWD_WG_THREADS, 1) bwd_wg_kernel(const BwdArgs
     if (begin == end)
         return;
     if (threadIdx.x == 0) {
-        for (int s = 0; s < ST; s++) {
+        for (int s = 0; s < C::ST; s++) {
             wg_mbar_init(&sm.q_full[s], 1);
             wg_mbar_init(&sm.q_empty[s], BWD_WG_CONSUMERS);
         }
@@ -426,16 +486,16 @@ __global__ void __launch_bounds__(BWD_WG_THREADS, 1) bwd_wg_kernel(const BwdArgs
             wg_prefetch_tmap(&m.k);
             wg_prefetch_tmap(&m.v);
             wg_prefetch_tmap(&m.dout);
-            wg_produce<D, ST>(sm, a, m, begin, end, deadline);
+            wg_produce<C>(sm, a, m, begin, end, deadline);
         } else if (threadIdx.x >= 32 && threadIdx.x < 64) {
-            wg_store<D, ST>(sm, a, begin, end, deadline);
+            wg_store<C>(sm, a, begin, end, deadline);
         }
     } else {
         wg_setmaxnreg_consumer();
-        wg_consume<D, ST>(sm, a, begin, end, deadline);
+        wg_consume<C>(sm, a, begin, end, deadline);
     }
     if ((threadIdx.x >= 32 && threadIdx.x < 64) || threadIdx.x >= BWD_WG_CONSUMER0) {
-        gpu_bar_sync(BWD_WG_BAR_END, BWD_WG_CONSUMERS + 32);
+        gpu_bar_sync(BWD_WG_BAR_END, BWD_WG_HANDOFF);
         if (a.blk && threadIdx.x == 32)
             a.blk[blockIdx.x * BWD_BLK_FIELDS + 2] = gpu_globaltimer();
     }

@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TEST_SMEM(D) BWD_WG_SMEM_BYTES(D, 1)
+template <int D> using TestCfg = BwdWgCfg<D, 1, 1, 0>;
+#define TEST_SMEM(D) bwd_wg_smem_bytes<TestCfg<D>>()
 
 __device__ static void test_wait(uint64_t *bar)
 {
@@ -28,7 +29,7 @@ __global__ void __launch_bounds__(BWD_WG_THREADS, 1)
     wg_test_kernel(const __grid_constant__ BwdWgMaps m, float *s_out, float *dv_out, float *dq_out)
 {
     WG_SMEM_BASE(smem_raw);
-    BwdWgSmem<D, 1> &sm = *(BwdWgSmem<D, 1> *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    BwdWgSmem<TestCfg<D>> &sm = *(BwdWgSmem<TestCfg<D>> *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
     if (threadIdx.x == 0) {
         wg_mbar_init(&sm.kv_full, 1);
         wg_mbar_init(&sm.q_full[0], 1);
@@ -73,10 +74,10 @@ __global__ void __launch_bounds__(BWD_WG_THREADS, 1)
     wg_gemm_dq<D>(dq, sm.ds[0], sm.k, w);
     wg_wait<0>();
     wg_keep_all(dq);
-    wg_stage_dq<D>(dq, sm.stage, w);
+    wg_stage_dq<D>(dq, sm.stage[0], w);
     gpu_bar_sync(BWD_WG_BAR_DS, BWD_WG_CONSUMERS);
     for (int i = threadIdx.x - BWD_WG_CONSUMER0; i < BWD_BLOCK_M * D; i += BWD_WG_CONSUMERS)
-        dq_out[i] = sm.stage[i];
+        dq_out[i] = sm.stage[0][i];
 }
 
 static float host_bf16(__nv_bfloat16 x)

@@ -28,6 +28,7 @@
  * buffers, and whether P^T is computed while dP^T's wgmma runs (and dV's while dS^T is computed). */
 template <int D_, int ST_, int NB_, int OVL_> struct BwdWgCfg {
     enum { D = D_, ST = ST_, NB = NB_, OVL = OVL_ };
+    static_assert(NB_ == 1 || NB_ == 2, "one or two dQ staging buffers");
 };
 
 /* The variants a host can select by name (bwd_set_kernel, gpu-bwd --kernel, gpu-bwd-emu --kernel): name,
@@ -296,8 +297,8 @@ __device__ static void wg_produce(BwdWgSmem<C> &sm, const BwdArgs &a, const BwdW
     }
 }
 
-/* S^T, dP^T, P^T, dS^T and the dV, dK updates of one task (stage s); C::OVL overlaps P^T with dP^T's wgmma
- * and dS^T with dV's. Leaves dV's and dK's wgmma running, with dS^T's fragments in dsa. */
+/* S^T, dP^T, P^T, dS^T and the dV, dK updates of one task (stage s); C::OVL computes P^T while dP^T's
+ * wgmma runs. Leaves dV's and dK's wgmma running, with P^T's and dS^T's fragments in pa and dsa. */
 template <class C>
 __device__ static inline void wg_task_grads(BwdWgSmem<C> &sm, const BwdArgs &a, int4 t, int s, int w,
                                             float (&dk)[C::D / 2], float (&dv)[C::D / 2], uint32_t (&pa)[4][4],
@@ -313,23 +314,12 @@ __device__ static inline void wg_task_grads(BwdWgSmem<C> &sm, const BwdArgs &a, 
         wg_wait<1>();
         wg_keep_all(sc);
         wg_softmax_p(sc, sm.lse2[s], a, kv0, q0);
-        wg_pack_a(pa, sc);
-        wg_fence();
-        wg_gemm_acc<D>(dv, pa, sm.dout[s]);
-        wg_commit();
-        wg_wait<1>();
-        wg_keep_all(dp);
-        wg_softmax_ds(sc, dp, sm.delta[s]);
-        wg_pack_a(dsa, dp);
-        wg_fence();
-        wg_gemm_acc<D>(dk, dsa, sm.q[s]);
-        wg_commit();
-        return;
     }
     wg_wait<0>();
     wg_keep_all(sc);
     wg_keep_all(dp);
-    wg_softmax_p(sc, sm.lse2[s], a, kv0, q0);
+    if (!C::OVL)
+        wg_softmax_p(sc, sm.lse2[s], a, kv0, q0);
     wg_softmax_ds(sc, dp, sm.delta[s]);
     wg_pack_a(pa, sc);
     wg_pack_a(dsa, dp);
@@ -381,8 +371,10 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
         const int4 next = i + 1 < end ? a.tasks[i + 1] : make_int4(-1, -1, -1, -1);
         const int b = n % C::NB;
         long long *rec = a.rec && ct == 0 ? a.rec + (size_t)i * BWD_REC_FIELDS : NULL;
-        if (rec)
+        if (rec) {
             rec[0] = gpu_globaltimer();
+            rec[8] = clock64();
+        }
         if (!wg_same_kv(t, prev)) {
             wg_wait_phase(&sm.kv_full, kv_n & 1, a, deadline, t, WG_WAIT_KV_FULL);
             kv_n++;
@@ -394,8 +386,10 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
         const bool is_kv_end = !wg_same_kv(t, next);
         if (is_kv_end)
             wg_mbar_arrive(&sm.kv_empty);
-        if (rec)
+        if (rec) {
             rec[1] = gpu_globaltimer();
+            rec[9] = clock64();
+        }
         if (n >= C::NB)
             gpu_bar_sync(BWD_WG_BAR_EMPTY(b), BWD_WG_HANDOFF);
         wg_stage_dq<D>(dq, sm.stage[b], w);
@@ -418,9 +412,8 @@ template <class C>
 __device__ static void wg_store(BwdWgSmem<C> &sm, const BwdArgs &a, int begin, int end, long long deadline)
 {
     const int lane = threadIdx.x & 31, tile = BWD_BLOCK_M * C::D;
-    for (int i = begin, n = 0; i < end; i++, n++) {
+    for (int i = begin, b = 0; i < end; i++, b = C::NB > 1 ? b ^ 1 : 0) {
         const int4 t = a.tasks[i];
-        const int b = n % C::NB;
         long long *rec = a.rec ? a.rec + (size_t)i * BWD_REC_FIELDS : NULL;
         float *dst = a.dq_accum + ((size_t)t.x * a.q_tiles + t.z) * tile;
         unsigned *sem = a.sem + (size_t)t.z * a.heads + t.x;

@@ -17,8 +17,9 @@ PLANS = os.path.join(ROOT, "build/gpu/bwd/plans")
 OUT = os.environ.get("OUT", "/tmp/bench-out")
 POLICIES = {"full": ["fa3", "descending", "shift"], "causal": ["fa3", "fa3-spt", "descending", "symmetric-shift"]}
 TIMEOUT_MS = 3000
-KERNELS = os.environ.get("BENCH_KERNELS", "wgmma,mma").split(",")
-VARIANTS = ["wgmma", "wgmma-s2b1o0", "wgmma-s3b1o1", "wgmma-s2b2o1", "mma"]
+KERNELS = os.environ.get("BENCH_KERNELS", "wgmma,wgmma-s2b1o1p0w1,mma").split(",")
+VARIANTS = ["wgmma", "wgmma-s2b1o1p0w1", "wgmma-s2b1o0p0w1", "wgmma-s3b1o1p0w1", "wgmma-s2b2o1p0w1",
+            "wgmma-s2b1o1p1w1", "wgmma-s2b2o1p0w2", "mma"]
 LOG = None
 
 
@@ -254,10 +255,12 @@ def determinism(lib, n=100):
     return ok, rows
 
 
-TRACE_SET = {("full", 4096, 16, 128), ("causal", 4096, 16, 128), ("causal", 8192, 16, 128)}
+TRACE_SET = {("full", 4096, 16, 128), ("causal", 4096, 16, 128), ("causal", 8192, 16, 128), ("full", 4096, 16, 64),
+             ("causal", 4096, 16, 64)}
 # The variant table (docs/kernel.md, "Variants"): each Hopper variant and the mma.sync kernel, best DASH schedule,
 # fa3 order deterministic and atomic, at the goal shape and three others.
-VARIANT_SHAPES = [("causal", 16, 8192, 128), ("full", 16, 2048, 128), ("causal", 16, 4096, 64), ("full", 16, 1024, 64)]
+VARIANT_SHAPES = [("causal", 16, 8192, 128), ("full", 16, 2048, 128), ("causal", 16, 4096, 64), ("full", 16, 1024, 64),
+                  ("full", 16, 8192, 64)]
 
 
 def measure(fn, handle, fl, ref, **fields):
@@ -321,7 +324,8 @@ def bench(lib, groups, dims, records, save):
                 for p in POLICIES[mask]:
                     h, name = plans[(KERNELS[0], p)]
                     lib.run(h, t, scale, False, record=True)
-                    path = os.path.join(OUT, "traces", f"{KERNELS[0]}-{p}-{mask}-s{s}-bh{bh}-d{d}.json")
+                    os.makedirs(os.path.join(OUT, "traces", f"d{d}"), exist_ok=True)
+                    path = os.path.join(OUT, "traces", f"d{d}", f"{KERNELS[0]}-{p}-{mask}-s{s}-bh{bh}-d{d}.json")
                     meta = (f"mode=deterministic;seqlen={s};head_dim={d};batch={base['batch']};"
                             f"heads_per_batch={base['heads']};kv_heads={base['kv_heads']};plan_file={name}")
                     if lib.L.bwd_write_trace(h, path.encode(), meta.encode()):

@@ -154,7 +154,7 @@ const char *bwd_error(const BwdHandle *h)
 int bwd_set_kernel(BwdHandle *h, const char *name)
 {
     int is_known = !strcmp(name, "mma");
-#define BWD_KNOWN(n, stages, buffers, overlap) is_known |= !strcmp(name, n);
+#define BWD_KNOWN(n, ...) is_known |= !strcmp(name, n);
     BWD_WG_VARIANTS(BWD_KNOWN)
 #undef BWD_KNOWN
     if (!is_known)
@@ -217,9 +217,9 @@ static int launch_kernel(BwdHandle *h, const BwdArgs &a, const void *q, const vo
     rc = rc ? rc : wg_tmap_encode(&m.v, v, kv_rows, D, BWD_BLOCK_N);
     if (rc)
         return fail(h, "cannot encode the tensor maps of the %s kernel (error %d)", h->kernel, rc);
-#define BWD_LAUNCH(n, stages, buffers, overlap)                                                                    \
+#define BWD_LAUNCH(n, ...)                                                                                         \
     if (!strcmp(h->kernel, n))                                                                                     \
-        launch_wg<BwdWgCfg<D, stages, buffers, overlap>>(h, a, m, st);
+        launch_wg<BwdWgCfg<D, __VA_ARGS__>>(h, a, m, st);
     BWD_WG_VARIANTS(BWD_LAUNCH)
 #undef BWD_LAUNCH
     return 0;

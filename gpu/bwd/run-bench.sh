@@ -3,7 +3,7 @@
 # Expects the carried build (bin/gpu-bwd, bin/gpu-wg-test, build/gpu/bwd/libdashbwd.so,
 # build/gpu/bwd/plans/*.plan.xz from gpu/bwd/make-plans.sh). Runs the Hopper kernel's layout test, the smoke
 # runs, then bench.py (its environment: BENCH_KERNELS, BENCH_VARIANTS). Writes $OUT/bench.json, $OUT/log.txt,
-# $OUT/smoke.txt, $OUT/traces.tgz. Usage: OUT=DIR gpu/bwd/run-bench.sh [--quick]
+# $OUT/smoke.txt, $OUT/traces-d128.tgz, $OUT/traces-d64.tgz. Usage: OUT=DIR gpu/bwd/run-bench.sh [--quick]
 set -u
 : "${OUT:?set OUT}"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version,temperature.gpu,power.draw --format=csv \
@@ -31,6 +31,9 @@ cat "$OUT/smoke.txt"
 [ $smoke_ok = 1 ] || exit 1
 PYTHONUNBUFFERED=1 timeout "${BENCH_TIMEOUT:-420}" python3 gpu/bwd/bench.py "$@"
 rc=$?
-[ -d "$OUT/traces" ] && tar czf "$OUT/traces.tgz" -C "$OUT" traces && rm -rf "$OUT/traces"
+for d in d128 d64; do  # one archive per head dim: each file that comes back is at most 16 MB
+  [ -d "$OUT/traces/$d" ] && tar czf "$OUT/traces-$d.tgz" -C "$OUT/traces" $d
+done
+rm -rf "$OUT/traces"
 ls -la "$OUT"
 exit $rc

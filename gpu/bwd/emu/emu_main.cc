@@ -160,7 +160,7 @@ static bool emu_kernel_known(const char *name)
 {
     if (!strcmp(name, "mma"))
         return true;
-#define EMU_KNOWN(n, st, nb, ovl)                                                                                  \
+#define EMU_KNOWN(n, ...)                                                                                 \
     if (!strcmp(name, n))                                                                                          \
         return true;
     BWD_WG_VARIANTS(EMU_KNOWN)
@@ -185,9 +185,9 @@ template <int D> static void launch(const Problem &p, const GpuPlan &plan, const
     m.dout = EmuTmap{p.dout.data(), rows, D, BWD_BLOCK_M};
     m.k = EmuTmap{p.k.data(), kv_rows, D, BWD_BLOCK_N};
     m.v = EmuTmap{p.v.data(), kv_rows, D, BWD_BLOCK_N};
-#define EMU_LAUNCH(n, st, nb, ovl)                                                                                 \
+#define EMU_LAUNCH(n, ...)                                                                                \
     if (!strcmp(emu_kernel, n))                                                                                    \
-        launch_wg<BwdWgCfg<D, st, nb, ovl>>(plan, ord, a, m);
+        launch_wg<BwdWgCfg<D, __VA_ARGS__>>(plan, ord, a, m);
     BWD_WG_VARIANTS(EMU_LAUNCH)
 #undef EMU_LAUNCH
 }

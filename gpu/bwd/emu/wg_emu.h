@@ -128,11 +128,11 @@ static inline void wg_keep(uint32_t &)
 {
 }
 
-static inline void wg_setmaxnreg_consumer(void)
+template <int R> static inline void wg_setmaxnreg_inc(void)
 {
 }
 
-static inline void wg_setmaxnreg_producer(void)
+template <int R> static inline void wg_setmaxnreg_dec(void)
 {
 }
 

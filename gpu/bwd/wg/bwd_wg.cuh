@@ -24,20 +24,30 @@
 #define BWD_WG_BAR_FULL(b) (6 + 2 * (b))  /* staging buffer b holds a tile for the store warp */
 #define BWD_WG_BAR_EMPTY(b) (7 + 2 * (b)) /* the store warp has read staging buffer b */
 
-/* A variant of the kernel (docs/kernel.md, "Variants"): head dim, stages of Q/dO/LSE/Delta, dQ staging
- * buffers, and whether P^T is computed while dP^T's wgmma runs (and dV's while dS^T is computed). */
-template <int D_, int ST_, int NB_, int OVL_> struct BwdWgCfg {
-    enum { D = D_, ST = ST_, NB = NB_, OVL = OVL_ };
+/* A variant of the kernel (docs/kernel.md, "Variants"): head dim; ST stages of Q/dO/LSE/Delta; NB dQ staging
+ * buffers; OVL: P^T computed while dP^T's wgmma runs; PIPE: the next task's S^T and dP^T wgmma issued
+ * before this task's dQ is staged (within a KV tile); SW store warps (2: one per staging buffer, taking
+ * alternate tasks, so that two bulk adds and their row releases overlap). */
+template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_> struct BwdWgCfg {
+    /* PIPE holds the next task's 64 score registers across the staging, and a second store warp needs more than
+     * the producer warpgroup's 24 registers at head dim 128: both are head dim 64 only (128 has no registers).
+     * Registers: consumers REG_C, producer warpgroup REG_P, 256 REG_C + 128 REG_P = 384 x 168. */
+    enum { D = D_, ST = ST_, NB = NB_, OVL = OVL_, PIPE = PIPE_ && D_ == 64, SW = D_ == 64 ? SW_ : 1,
+           REG_C = D_ == 128 ? 240 : 232, REG_P = D_ == 128 ? 24 : 40 };
     static_assert(NB_ == 1 || NB_ == 2, "one or two dQ staging buffers");
+    static_assert(SW_ == 1 || (SW_ == 2 && NB_ == 2), "two store warps need two staging buffers");
 };
 
 /* The variants a host can select by name (bwd_set_kernel, gpu-bwd --kernel, gpu-bwd-emu --kernel): name,
- * stages, staging buffers, overlap. "wgmma" is the default; the others are the variant table's rows. */
+ * then ST, NB, OVL, PIPE, SW. "wgmma" is the default; the others are the variant table's rows. */
 #define BWD_WG_VARIANTS(X)                                                                                         \
-    X("wgmma", 2, 1, 1)                                                                                            \
-    X("wgmma-s2b1o0", 2, 1, 0)                                                                                     \
-    X("wgmma-s3b1o1", 3, 1, 1)                                                                                     \
-    X("wgmma-s2b2o1", 2, 2, 1)
+    X("wgmma", 2, 2, 1, 1, 2)                                                                                      \
+    X("wgmma-s2b1o1p0w1", 2, 1, 1, 0, 1)                                                                           \
+    X("wgmma-s2b1o0p0w1", 2, 1, 0, 0, 1)                                                                           \
+    X("wgmma-s3b1o1p0w1", 3, 1, 1, 0, 1)                                                                           \
+    X("wgmma-s2b2o1p0w1", 2, 2, 1, 0, 1)                                                                           \
+    X("wgmma-s2b1o1p1w1", 2, 1, 1, 1, 1)                                                                           \
+    X("wgmma-s2b2o1p0w2", 2, 2, 1, 0, 2)
 
 /* Shared memory (after rounding the base up to 1024 bytes). bf16 tiles are [D/64][rows][64] stacks of
  * 128-byte-swizzled rows (wg_swz), as TMA writes them: element (r, c) at byte (c / 64) rows 128 +
@@ -297,19 +307,24 @@ __device__ static void wg_produce(BwdWgSmem<C> &sm, const BwdArgs &a, const BwdW
     }
 }
 
-/* S^T, dP^T, P^T, dS^T and the dV, dK updates of one task (stage s); C::OVL computes P^T while dP^T's
- * wgmma runs. Leaves dV's and dK's wgmma running, with P^T's and dS^T's fragments in pa and dsa. */
+/* Issues S^T = K Q^T and dP^T = V dO^T of stage s (two committed groups) into sc and dp. */
 template <class C>
-__device__ static inline void wg_task_grads(BwdWgSmem<C> &sm, const BwdArgs &a, int4 t, int s, int w,
-                                            float (&dk)[C::D / 2], float (&dv)[C::D / 2], uint32_t (&pa)[4][4],
-                                            uint32_t (&dsa)[4][4])
+__device__ static inline void wg_issue_scores(BwdWgSmem<C> &sm, int s, int w, float (&sc)[32], float (&dp)[32])
 {
-    constexpr int D = C::D;
-    const int kv0 = t.y * BWD_BLOCK_N + w * 64, q0 = t.z * BWD_BLOCK_M;
-    float sc[32], dp[32];
     wg_fence();
-    wg_gemm_rows_qt<D>(sc, sm.k, sm.q[s], w);
-    wg_gemm_rows_qt<D>(dp, sm.v, sm.dout[s], w);
+    wg_gemm_rows_qt<C::D>(sc, sm.k, sm.q[s], w);
+    wg_gemm_rows_qt<C::D>(dp, sm.v, sm.dout[s], w);
+}
+
+/* From S^T and dP^T in flight (the two latest groups): P^T, dS^T and the dV, dK updates of one task (stage
+ * s); C::OVL computes P^T while dP^T's wgmma runs. Leaves dV's and dK's wgmma running, with P^T's and dS^T's
+ * fragments in pa and dsa. */
+template <class C>
+__device__ static inline void wg_task_grads(BwdWgSmem<C> &sm, const BwdArgs &a, int4 t, int s, int w, float (&sc)[32],
+                                            float (&dp)[32], float (&dk)[C::D / 2], float (&dv)[C::D / 2],
+                                            uint32_t (&pa)[4][4], uint32_t (&dsa)[4][4])
+{
+    const int kv0 = t.y * BWD_BLOCK_N + w * 64, q0 = t.z * BWD_BLOCK_M;
     if (C::OVL) {
         wg_wait<1>();
         wg_keep_all(sc);
@@ -324,66 +339,75 @@ __device__ static inline void wg_task_grads(BwdWgSmem<C> &sm, const BwdArgs &a, 
     wg_pack_a(pa, sc);
     wg_pack_a(dsa, dp);
     wg_fence();
-    wg_gemm_acc<D>(dv, pa, sm.dout[s]);
-    wg_gemm_acc<D>(dk, dsa, sm.q[s]);
+    wg_gemm_acc<C::D>(dv, pa, sm.dout[s]);
+    wg_gemm_acc<C::D>(dk, dsa, sm.q[s]);
     wg_commit();
 }
 
-/* One task's math for consumer warpgroup w, up to the partial dQ in registers; frees the task's stage. */
-template <class C>
-__device__ static inline void wg_task_math(BwdWgSmem<C> &sm, const BwdArgs &a, int4 t, int n, int w,
-                                           float (&dk)[C::D / 2], float (&dv)[C::D / 2], float (&dq)[C::D / 4])
+/* Stamps c_start (globaltimer and clock64) of task i (thread 0 of the consumers; rec NULL: none). */
+__device__ static inline void wg_stamp_start(long long *rec)
 {
-    const int s = n % C::ST;
-    uint32_t pa[4][4], dsa[4][4];
-    wg_task_grads<C>(sm, a, t, s, w, dk, dv, pa, dsa);
-    __nv_bfloat16 *ds = sm.ds[n & 1];
-    wg_store_ds(dsa, ds, w);
-    gpu_fence_proxy_smem(); /* generic stores, read next by wgmma (async proxy) */
-    gpu_bar_sync(BWD_WG_BAR_DS, BWD_WG_CONSUMERS);
-    wg_gemm_dq<C::D>(dq, ds, sm.k, w);
-    wg_wait<0>();
-    wg_keep_all(dq);
-    wg_keep_all(dk);
-    wg_keep_all(dv);
-#pragma unroll
-    for (int k = 0; k < 4; k++)
-#pragma unroll
-        for (int r = 0; r < 4; r++) {
-            wg_keep(pa[k][r]);
-            wg_keep(dsa[k][r]);
-        }
-    wg_mbar_arrive(&sm.q_empty[s]);
+    if (rec) {
+        rec[0] = gpu_globaltimer();
+        rec[8] = clock64();
+    }
 }
 
-/* The consumer warpgroups' task loop: the math, the hand-off of the staged dQ tile to the store warp (named
- * barriers FULL/EMPTY per staging buffer, as the executor's async mode), dK/dV written at the end of each KV
- * tile. */
+/* The consumer warpgroups' task loop: per task, S^T/dP^T (issued here, or during the previous task with
+ * C::PIPE), the gradients, dS^T to shared memory, the partial dQ, its hand-off to the store warp (named
+ * barriers FULL/EMPTY per staging buffer, as the executor's async mode) and dK/dV at the end of a KV tile. */
 template <class C>
 __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin, int end, long long deadline)
 {
     constexpr int D = C::D;
     const int ct = threadIdx.x - BWD_WG_CONSUMER0, w = ct >> 7;
-    float dk[D / 2], dv[D / 2], dq[D / 4];
+    float dk[D / 2], dv[D / 2], dq[D / 4], sc[32], dp[32];
+    uint32_t pa[4][4], dsa[4][4];
     int4 prev = make_int4(-1, -1, -1, -1);
+    bool is_issued = false; /* this task's S^T and dP^T were issued during the previous one */
     for (int i = begin, n = 0, kv_n = 0; i < end; i++, n++) {
         const int4 t = a.tasks[i];
         const int4 next = i + 1 < end ? a.tasks[i + 1] : make_int4(-1, -1, -1, -1);
-        const int b = n % C::NB;
-        long long *rec = a.rec && ct == 0 ? a.rec + (size_t)i * BWD_REC_FIELDS : NULL;
-        if (rec) {
-            rec[0] = gpu_globaltimer();
-            rec[8] = clock64();
-        }
-        if (!wg_same_kv(t, prev)) {
-            wg_wait_phase(&sm.kv_full, kv_n & 1, a, deadline, t, WG_WAIT_KV_FULL);
-            kv_n++;
-            wg_zero(dk);
-            wg_zero(dv);
-        }
-        wg_wait_phase(&sm.q_full[n % C::ST], (n / C::ST) & 1, a, deadline, t, WG_WAIT_Q_FULL);
-        wg_task_math<C>(sm, a, t, n, w, dk, dv, dq);
+        const int s = n % C::ST, b = n % C::NB;
         const bool is_kv_end = !wg_same_kv(t, next);
+        long long *rec = a.rec && ct == 0 ? a.rec + (size_t)i * BWD_REC_FIELDS : NULL;
+        if (!is_issued) {
+            wg_stamp_start(rec);
+            if (!wg_same_kv(t, prev)) {
+                wg_wait_phase(&sm.kv_full, kv_n & 1, a, deadline, t, WG_WAIT_KV_FULL);
+                kv_n++;
+                wg_zero(dk);
+                wg_zero(dv);
+            }
+            wg_wait_phase(&sm.q_full[s], (n / C::ST) & 1, a, deadline, t, WG_WAIT_Q_FULL);
+            wg_issue_scores<C>(sm, s, w, sc, dp);
+        }
+        wg_task_grads<C>(sm, a, t, s, w, sc, dp, dk, dv, pa, dsa);
+        __nv_bfloat16 *ds = sm.ds[n & 1];
+        wg_store_ds(dsa, ds, w);
+        gpu_fence_proxy_smem(); /* generic stores, read next by wgmma (async proxy) */
+        gpu_bar_sync(BWD_WG_BAR_DS, BWD_WG_CONSUMERS);
+        wg_gemm_dq<D>(dq, ds, sm.k, w);
+        is_issued = C::PIPE && !is_kv_end;
+        if (is_issued) { /* the next task's scores run on the tensor cores while this task's dQ is staged */
+            wg_stamp_start(rec ? rec + BWD_REC_FIELDS : NULL);
+            wg_wait_phase(&sm.q_full[(n + 1) % C::ST], ((n + 1) / C::ST) & 1, a, deadline, next, WG_WAIT_Q_FULL);
+            wg_issue_scores<C>(sm, (n + 1) % C::ST, w, sc, dp);
+            wg_wait<2>();
+        } else {
+            wg_wait<0>();
+        }
+        wg_keep_all(dq);
+        wg_keep_all(dk);
+        wg_keep_all(dv);
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                wg_keep(pa[k][r]);
+                wg_keep(dsa[k][r]);
+            }
+        wg_mbar_arrive(&sm.q_empty[s]);
         if (is_kv_end)
             wg_mbar_arrive(&sm.kv_empty);
         if (rec) {
@@ -398,21 +422,25 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
         if (rec)
             rec[5] = rec[7] = gpu_globaltimer();
         if (is_kv_end) {
+            wg_wait<0>(); /* nothing runs here (no next task was issued); says so to ptxas for dK, dV */
             wg_write_dkv<D>(dk, dv, a, t.x, t.y, w);
             if (rec)
                 rec[7] = gpu_globaltimer(); /* thread 0's part of the write: the others end within its spread */
         }
+        if (C::PIPE)
+            wg_wait<0>(); /* the next task's scores, carried across the loop: ptxas waits here anyway */
         prev = t;
     }
 }
 
-/* The store warp: per task in order, wait for the staged tile, (deterministic) for the row's turn, one bulk
- * add, free the buffer once read, complete, fence and release the row: bwd_kernel.cuh's protocol. */
+/* A store warp: per task in order (its own tasks, every C::SW-th from `first`), wait for the staged tile,
+ * (deterministic) for the row's turn, one bulk add, free the buffer once read, complete, fence and release
+ * the row: bwd_kernel.cuh's protocol. With two store warps each owns one staging buffer. */
 template <class C>
-__device__ static void wg_store(BwdWgSmem<C> &sm, const BwdArgs &a, int begin, int end, long long deadline)
+__device__ static void wg_store(BwdWgSmem<C> &sm, const BwdArgs &a, int begin, int end, long long deadline, int first)
 {
     const int lane = threadIdx.x & 31, tile = BWD_BLOCK_M * C::D;
-    for (int i = begin, b = 0; i < end; i++, b = C::NB > 1 ? b ^ 1 : 0) {
+    for (int i = begin + first, b = first; i < end; i += C::SW, b = C::SW == 1 && C::NB == 2 ? b ^ 1 : b) {
         const int4 t = a.tasks[i];
         long long *rec = a.rec ? a.rec + (size_t)i * BWD_REC_FIELDS : NULL;
         float *dst = a.dq_accum + ((size_t)t.x * a.q_tiles + t.z) * tile;
@@ -470,25 +498,25 @@ __global__ void __launch_bounds__(BWD_WG_THREADS, 1) bwd_wg_kernel(const BwdArgs
         wg_mbar_fence_init();
     }
     __syncthreads();
-    /* Registers: 384 threads x 168 at entry; the producer warpgroup gives 128 x (168 - 24), the consumers
-     * take 256 x (240 - 168): the same 18,432 (an increase waits for registers that are free). */
+    /* Registers: 384 threads x 168 at entry; the producer warpgroup gives 128 x (168 - REG_P), the consumers
+     * take 256 x (REG_C - 168): the same 16,384 (an increase waits for registers that are free). */
     if (threadIdx.x < BWD_WG_CONSUMER0) {
-        wg_setmaxnreg_producer();
+        wg_setmaxnreg_dec<C::REG_P>();
         if (threadIdx.x == 0) {
             wg_prefetch_tmap(&m.q);
             wg_prefetch_tmap(&m.k);
             wg_prefetch_tmap(&m.v);
             wg_prefetch_tmap(&m.dout);
             wg_produce<C>(sm, a, m, begin, end, deadline);
-        } else if (threadIdx.x >= 32 && threadIdx.x < 64) {
-            wg_store<C>(sm, a, begin, end, deadline);
+        } else if (threadIdx.x >= 32 && threadIdx.x < 32 + 32 * C::SW) {
+            wg_store<C>(sm, a, begin, end, deadline, C::SW == 1 ? 0 : (threadIdx.x >> 5) - 1);
         }
     } else {
-        wg_setmaxnreg_consumer();
+        wg_setmaxnreg_inc<C::REG_C>();
         wg_consume<C>(sm, a, begin, end, deadline);
     }
-    if ((threadIdx.x >= 32 && threadIdx.x < 64) || threadIdx.x >= BWD_WG_CONSUMER0) {
-        gpu_bar_sync(BWD_WG_BAR_END, BWD_WG_HANDOFF);
+    if ((threadIdx.x >= 32 && threadIdx.x < 32 + 32 * C::SW) || threadIdx.x >= BWD_WG_CONSUMER0) {
+        gpu_bar_sync(BWD_WG_BAR_END, BWD_WG_CONSUMERS + 32 * C::SW);
         if (a.blk && threadIdx.x == 32)
             a.blk[blockIdx.x * BWD_BLK_FIELDS + 2] = gpu_globaltimer();
     }

@@ -121,14 +121,16 @@ __device__ static inline void wg_keep(uint32_t &x)
     asm volatile("" : "+r"(x)::"memory");
 }
 
-__device__ static inline void wg_setmaxnreg_consumer(void)
+/* Registers per thread of the consumer and producer warpgroups (R a multiple of 8; the kernel's comment says
+ * why the two must balance). */
+template <int R> __device__ static inline void wg_setmaxnreg_inc(void)
 {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(R));
 }
 
-__device__ static inline void wg_setmaxnreg_producer(void)
+template <int R> __device__ static inline void wg_setmaxnreg_dec(void)
 {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 24;");
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(R));
 }
 
 #define WG_SMEM_BASE(name) extern __shared__ __align__(128) unsigned char name[] /* rounded up to 1024 by the kernel */

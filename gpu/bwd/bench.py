@@ -17,9 +17,10 @@ PLANS = os.path.join(ROOT, "build/gpu/bwd/plans")
 OUT = os.environ.get("OUT", "/tmp/bench-out")
 POLICIES = {"full": ["fa3", "descending", "shift"], "causal": ["fa3", "fa3-spt", "descending", "symmetric-shift"]}
 TIMEOUT_MS = 3000
-KERNELS = os.environ.get("BENCH_KERNELS", "wgmma,wgmma-s2b1o1p0w1,mma").split(",")
+KERNELS = os.environ.get("BENCH_KERNELS", "wgmma,mma").split(",")
 VARIANTS = ["wgmma", "wgmma-s2b1o1p0w1", "wgmma-s2b1o0p0w1", "wgmma-s3b1o1p0w1", "wgmma-s2b2o1p0w1",
-            "wgmma-s2b1o1p1w1", "wgmma-s2b2o1p0w2", "mma"]
+            "wgmma-s2b1o1p1w1", "wgmma-s2b2o1p1w2", "mma"]
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))  # the grid's timing rounds, every backend once per round
 LOG = None
 
 
@@ -263,10 +264,15 @@ VARIANT_SHAPES = [("causal", 16, 8192, 128), ("full", 16, 2048, 128), ("causal",
                   ("full", 16, 8192, 64)]
 
 
-def measure(fn, handle, fl, ref, **fields):
-    """One record: median time, bit identity over 3 more runs, errors; an exception is recorded, not fatal."""
+def measure(fn, handle, fl, ref, rounds=None, **fields):
+    """One record: median time (or the median of the rounds' medians, given), bit identity over 3 more runs,
+    errors; an exception is recorded, not fatal."""
     try:
-        ms, reps = time_fn(fn)
+        if rounds:
+            ms, reps = sorted(r[0] for r in rounds)[len(rounds) // 2], sum(r[1] for r in rounds)
+            fields["ms_rounds"] = [r[0] for r in rounds]
+        else:
+            ms, reps = time_fn(fn)
         if handle:
             lib_check(handle)
         rep = repeat_same(fn, 3)
@@ -302,25 +308,43 @@ def torch_runs(t, causal, scale):
             ("flash", "deterministic", torch_fn(t, causal, scale, SDPBackend.FLASH_ATTENTION, True))]
 
 
+def timed_rounds(runs):
+    """ROUNDS rounds, each timing every run once in turn (a drift of the clock reaches every backend alike);
+    per run the list of (median ms, reps), or the exception that stopped it."""
+    out = [[] for _ in runs]
+    for _ in range(ROUNDS):
+        for i, run in enumerate(runs):
+            if isinstance(out[i], Exception):
+                continue
+            try:
+                out[i].append(time_fn(run["fn"]))
+                if run["handle"]:
+                    lib_check(run["handle"])
+            except Exception as ex:
+                out[i] = ex
+    return out
+
+
 def bench(lib, groups, dims, records, save):
     for mask, bh, s in groups:
         causal = mask == "causal"
         plans = {(k, p): lib.plan(p, mask, s, bh, k) for k in KERNELS for p in POLICIES[mask]}
         for d in dims:
             t, scale, ref, fl, base = shape_inputs(mask, bh, s, d)
-            for k in KERNELS:
-                for p, atomic in [(p, False) for p in POLICIES[mask]] + [("fa3", True)]:
-                    h, name = plans[(k, p)]
-                    rec = measure(dash_fn(lib, h, t, scale, atomic), h, fl, ref, backend="dashsim", kernel=k,
-                                  policy=p, mode="atomic" if atomic else "deterministic", **base, plan_file=name)
-                    records.append(rec)
-                    show(rec)
-            for backend, mode, fn in torch_runs(t, causal, scale):
-                rec = measure(fn, None, fl, ref, backend=backend, kernel=None, policy=None, mode=mode, **base)
+            runs = [dict(fn=dash_fn(lib, plans[(k, p)][0], t, scale, atomic), handle=plans[(k, p)][0],
+                         fields=dict(backend="dashsim", kernel=k, policy=p, mode="atomic" if atomic else "deterministic",
+                                     **base, plan_file=plans[(k, p)][1]))
+                    for k in KERNELS for p, atomic in [(p, False) for p in POLICIES[mask]] + [("fa3", True)]]
+            runs += [dict(fn=fn, handle=None, fields=dict(backend=backend, kernel=None, policy=None, mode=mode, **base))
+                     for backend, mode, fn in torch_runs(t, causal, scale)]
+            for run, rounds in zip(runs, timed_rounds(runs)):
+                if isinstance(rounds, Exception):
+                    rec = dict(**run["fields"], error=str(rounds)[:300])
+                else:
+                    rec = measure(run["fn"], run["handle"], fl, ref, rounds=rounds, **run["fields"])
                 records.append(rec)
                 show(rec)
             if (mask, s, bh, d) in TRACE_SET:  # the first kernel's traces (the mma.sync kernel's: shapes.py)
-                os.makedirs(os.path.join(OUT, "traces"), exist_ok=True)
                 for p in POLICIES[mask]:
                     h, name = plans[(KERNELS[0], p)]
                     lib.run(h, t, scale, False, record=True)
@@ -330,7 +354,7 @@ def bench(lib, groups, dims, records, save):
                             f"heads_per_batch={base['heads']};kv_heads={base['kv_heads']};plan_file={name}")
                     if lib.L.bwd_write_trace(h, path.encode(), meta.encode()):
                         log("  trace failed: " + lib.L.bwd_error(h).decode())
-            del t, ref
+            del t, ref, runs
             torch.cuda.empty_cache()
         for h, _ in plans.values():
             lib.L.bwd_free(h)
@@ -376,7 +400,8 @@ def main():
                 kernel_notes={"wgmma": "TMA + mbarrier stages, 2 consumer warpgroups on wgmma bf16, swap-AB, "
                                        "P^T/dS^T as register A operands (gpu/bwd/wg)",
                               "mma": "mma.sync m16n8k16 bf16, cp.async double buffer (gpu/bwd/bwd_kernel.cuh)"},
-                timing="CUDA events per run, median; runs queued behind a 10 ms sleep kernel")
+                timing=f"CUDA events per run, median; runs queued behind a 10 ms sleep kernel; the grid in {ROUNDS} "
+                       "rounds (every backend of a shape once per round), ms = median of the rounds' medians")
     log("device:", json.dumps(meta))
     t0 = time.time()
     ok_c, corr = correctness(lib)

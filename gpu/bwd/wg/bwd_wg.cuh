@@ -41,13 +41,13 @@ template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_> struct BwdWgCf
 /* The variants a host can select by name (bwd_set_kernel, gpu-bwd --kernel, gpu-bwd-emu --kernel): name,
  * then ST, NB, OVL, PIPE, SW. "wgmma" is the default; the others are the variant table's rows. */
 #define BWD_WG_VARIANTS(X)                                                                                         \
-    X("wgmma", 2, 2, 1, 1, 2)                                                                                      \
+    X("wgmma", 2, 2, 1, 0, 2)                                                                                      \
     X("wgmma-s2b1o1p0w1", 2, 1, 1, 0, 1)                                                                           \
     X("wgmma-s2b1o0p0w1", 2, 1, 0, 0, 1)                                                                           \
     X("wgmma-s3b1o1p0w1", 3, 1, 1, 0, 1)                                                                           \
     X("wgmma-s2b2o1p0w1", 2, 2, 1, 0, 1)                                                                           \
     X("wgmma-s2b1o1p1w1", 2, 1, 1, 1, 1)                                                                           \
-    X("wgmma-s2b2o1p0w2", 2, 2, 1, 0, 2)
+    X("wgmma-s2b2o1p1w2", 2, 2, 1, 1, 2)
 
 /* Shared memory (after rounding the base up to 1024 bytes). bf16 tiles are [D/64][rows][64] stacks of
  * 128-byte-swizzled rows (wg_swz), as TMA writes them: element (r, c) at byte (c / 64) rows 128 +

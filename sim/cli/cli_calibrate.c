@@ -1,5 +1,5 @@
 /* `sim calibrate RAW.json [-o PROFILE.json]`: a hardware profile (docs/profile.md) from the output of the
- * gpu/ calibration kernels (`gpu-calib --profile`, run on the GPU by gpu/run-predict.sh). */
+ * gpu/ calibration kernels (`gpu-calib --profile`, run on the GPU by gpu/scripts/run-prediction-grid.sh). */
 #include <getopt.h>
 #include <stdio.h>
 

@@ -3,7 +3,7 @@
 # 2 or 4 heads, 4 KV tiles x 8 Q tiles (seqlen 512) for every policy and runs bin/gpu-bwd-emu: every policy
 # at d 64, GQA (4 query heads on 2 KV heads), two policies at d 128; float64 reference, 2 deterministic runs
 # with timing jitter (bit identity), 1 atomic run. Slow: every GPU thread is an OS thread (tens of minutes).
-# Usage: gpu/bwd/run-emu.sh [SIM] > traces/kernel/emu-results.txt
+# Usage: gpu/scripts/run-kernel-emulation.sh [SIM] > traces/kernel/emu-results.txt
 set -u
 SIM=${1:-bin/sim}
 DIR=${TMPDIR:-/tmp}/dash-emu-plans

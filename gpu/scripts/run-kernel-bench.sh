@@ -1,9 +1,9 @@
 #!/bin/sh
 # The whole device run of the kernel benchmark (docs/kernel.md), from the repository root on the GPU machine.
 # Expects the carried build (bin/gpu-bwd, bin/gpu-wg-test, build/gpu/bwd/libdashbwd.so,
-# build/gpu/bwd/plans/*.plan.xz from gpu/bwd/make-plans.sh). Runs the Hopper kernel's layout test, the smoke
+# build/gpu/bwd/plans/*.plan.xz from gpu/scripts/plans-kernel-bench.sh). Runs the Hopper kernel's layout test, the smoke
 # runs, then bench.py (its environment: BENCH_KERNELS, BENCH_VARIANTS). Writes $OUT/bench.json, $OUT/log.txt,
-# $OUT/smoke.txt, $OUT/traces-d128.tgz, $OUT/traces-d64.tgz. Usage: OUT=DIR gpu/bwd/run-bench.sh [--quick]
+# $OUT/smoke.txt, $OUT/traces-d128.tgz, $OUT/traces-d64.tgz. Usage: OUT=DIR gpu/scripts/run-kernel-bench.sh [--quick]
 set -u
 : "${OUT:?set OUT}"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version,temperature.gpu,power.draw --format=csv \

@@ -42,7 +42,7 @@ bin/gpu-bwd: $(GPU_BWD_BUILD)/main.o $(GPU_BWD_DEPS)
 	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl
 
 # The Hopper kernel's fragment-layout test (gpu/bwd/wg/wg_test.cu), run on the GPU before the kernel.
-bin/gpu-wg-test: $(GPU_BWD_BUILD)/wg/wg_test.o $(GPU_BWD_BUILD)/pic/host.o
+bin/gpu-wg-test: $(GPU_BWD_BUILD)/wg/wg_test.o $(GPU_BWD_BUILD)/pic/host.o $(GPU_BWD_PIC_C)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  NVLINK  $@")
 	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl

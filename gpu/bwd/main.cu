@@ -3,6 +3,9 @@
  * forward FLOPs), optionally a per-task trace. Gradients against a reference are checked by bench.py. */
 #include "../gpu_host.h"
 #include "bwd.h"
+extern "C" {
+#include "stats.h" /* sim/core: the one median of dashsim */
+}
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -115,7 +118,7 @@ int main(int argc, char **argv)
     for (int j = 0; j < 3; j++)
         first[j] = malloc(bytes[j]);
     void *cur = malloc(bytes[0]);
-    float *ms = (float *)malloc(sizeof(float) * repeats);
+    double *ms = (double *)malloc(sizeof(double) * repeats);
     cudaEvent_t e0, e1;
     GPU_CHECK(cudaEventCreate(&e0));
     GPU_CHECK(cudaEventCreate(&e1));
@@ -132,7 +135,9 @@ int main(int argc, char **argv)
         }
         if (r < 0)
             continue;
-        GPU_CHECK(cudaEventElapsedTime(&ms[r], e0, e1));
+        float elapsed = 0.0f;
+        GPU_CHECK(cudaEventElapsedTime(&elapsed, e0, e1));
+        ms[r] = elapsed;
         for (int j = 0; j < 3; j++) {
             GPU_CHECK(cudaMemcpy(r == 0 ? first[j] : cur, outs[j], bytes[j], cudaMemcpyDeviceToHost));
             if (r > 0 && memcmp(cur, first[j], bytes[j]))
@@ -140,15 +145,7 @@ int main(int argc, char **argv)
         }
     }
     if (!rc) {
-        double med = 0;
-        for (int i = 0; i < repeats; i++) { /* insertion sort, small */
-            for (int j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
-                float x = ms[j];
-                ms[j] = ms[j - 1];
-                ms[j - 1] = x;
-            }
-        }
-        med = ms[repeats / 2];
+        const double med = sim_median_f64(ms, repeats);
         const double flops = 2.5 * 4.0 * info[0] * (double)s * s * d * (info[3] ? 0.5 : 1.0);
         printf("%s: %s %s %s batch %d heads %d kv_heads %d seqlen %d head_dim %d %s: median %.3f ms, %.1f TFLOPS "
                "(2.5 x fwd), %d runs %s\n",

@@ -282,8 +282,12 @@ int main(int argc, char **argv)
             atomic_runs = atoi(v), i++;
         else if (!strcmp(argv[i], "--jitter-us"))
             emu_jitter_us = atoi(v), i++;
-        else if (!strcmp(argv[i], "--kernel") && emu_kernel_known(v))
+        else if (!strcmp(argv[i], "--kernel")) {
+            if (!emu_kernel_known(v))
+                return fprintf(stderr, "gpu-bwd-emu: unknown kernel '%s' (mma, wgmma or a wgmma variant of "
+                                       "BWD_WG_VARIANTS)\n", v), 2;
             emu_kernel = v, i++;
+        }
         else if (argv[i][0] != '-')
             path = argv[i];
         else

@@ -433,48 +433,6 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
     }
 }
 
-/* A store warp: per task in order (its own tasks, every C::SW-th from `first`), wait for the staged tile,
- * (deterministic) for the row's turn, one bulk add, free the buffer once read, complete, fence and release
- * the row: bwd_kernel.cuh's protocol. With two store warps each owns one staging buffer. */
-template <class C>
-__device__ static void wg_store(BwdWgSmem<C> &sm, const BwdArgs &a, int begin, int end, long long deadline, int first)
-{
-    const int lane = threadIdx.x & 31, tile = BWD_BLOCK_M * C::D;
-    for (int i = begin + first, b = first; i < end; i += C::SW, b = C::SW == 1 && C::NB == 2 ? b ^ 1 : b) {
-        const int4 t = a.tasks[i];
-        long long *rec = a.rec ? a.rec + (size_t)i * BWD_REC_FIELDS : NULL;
-        float *dst = a.dq_accum + ((size_t)t.x * a.q_tiles + t.z) * tile;
-        unsigned *sem = a.sem + (size_t)t.z * a.heads + t.x;
-        gpu_bar_sync(BWD_WG_BAR_FULL(b), BWD_WG_HANDOFF);
-        if (lane == 0) {
-            if (rec)
-                rec[2] = gpu_globaltimer();
-            if (!a.is_atomic)
-                bwd_wait_rank(a, sem, t, deadline);
-            if (rec)
-                rec[3] = gpu_globaltimer();
-            gpu_reduce_bulk_issue(sm.stage[b], dst, tile);
-            gpu_bulk_wait_read();
-            if (rec)
-                rec[6] = gpu_globaltimer();
-        }
-        __syncwarp();
-        if (i + C::NB < end)
-            gpu_bar_arrive(BWD_WG_BAR_EMPTY(b), BWD_WG_HANDOFF);
-        if (lane == 0) {
-            if (!a.is_atomic) {
-                gpu_bulk_wait_done();
-                gpu_release_increment(sem);
-            }
-            if (rec)
-                rec[4] = gpu_globaltimer();
-        }
-        __syncwarp();
-    }
-    if (lane == 0)
-        bwd_bulk_wait_all(); /* atomic mode: adds done before exit */
-}
-
 template <class C>
 __global__ void __launch_bounds__(BWD_WG_THREADS, 1) bwd_wg_kernel(const BwdArgs a, const __grid_constant__ BwdWgMaps m)
 {
@@ -509,7 +467,10 @@ __global__ void __launch_bounds__(BWD_WG_THREADS, 1) bwd_wg_kernel(const BwdArgs
             wg_prefetch_tmap(&m.dout);
             wg_produce<C>(sm, a, m, begin, end, deadline);
         } else if (threadIdx.x >= 32 && threadIdx.x < 32 + 32 * C::SW) {
-            wg_store<C>(sm, a, begin, end, deadline, C::SW == 1 ? 0 : (threadIdx.x >> 5) - 1);
+            /* the store warp(s): bwd_kernel.cuh's protocol, staging buffer b = task % NB */
+            bwd_store_tasks<C::NB, C::SW>(a, sm.stage[0], BWD_BLOCK_M * C::D, BWD_WG_BAR_FULL(0), BWD_WG_BAR_EMPTY(0),
+                                          BWD_WG_BAR_FULL(1) - BWD_WG_BAR_FULL(0), BWD_WG_HANDOFF, begin, end,
+                                          C::SW == 1 ? 0 : (threadIdx.x >> 5) - 1, deadline);
         }
     } else {
         wg_setmaxnreg_inc<C::REG_C>();

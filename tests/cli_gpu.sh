@@ -3,12 +3,19 @@
 # --dry-run (strict plan reader + host reference), and bad plans are refused with file:line and exit 2.
 # The Hopper kernel (gpu/bwd/wg/): its wgmma wrappers are what their generator writes, and its own source
 # passes the CPU emulation (bin/gpu-bwd-emu: float64 reference, two runs bit-identical under timing jitter)
-# on a full-mask GQA plan and a persistent causal plan. Skipped (reported as one skipped check) where nvcc
-# is absent and bin/gpu-exec was not built.
+# on a full-mask GQA plan and a persistent causal plan. Skipped (reported as one skipped check) where
+# bin/gpu-exec was not built, saying why: no nvcc, or a build such as make check-asan that leaves gpu/ out.
 . "$(dirname "$0")/lib.sh"
 sim=$1
 exe=$(dirname "$sim")/gpu-exec
-if [ ! -x "$exe" ]; then skip gpu-dry-run "$exe not built (no nvcc)"; finish; exit; fi
+if [ ! -x "$exe" ]; then # say why: no nvcc, or a build that leaves gpu/ out (make check-asan builds no CUDA code)
+    if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+        skip gpu-dry-run "$exe not built: nvcc exists, but this build leaves gpu/ out (make check-asan does)"
+    else
+        skip gpu-dry-run "$exe not built (no nvcc)"
+    fi
+    finish; exit
+fi
 for spec in "fa3 full serial" "fa3 causal async" "fa3-spt causal serial" "descending causal async" \
             "shift full async" "symmetric-shift causal serial"; do
     set -- $spec

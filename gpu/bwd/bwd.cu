@@ -26,7 +26,7 @@ struct BwdHandle {
     float *d_acc, *d_delta, *d_lse2, *d_dk_part, *d_dv_part; /* grown on demand */
     size_t acc_bytes, row_bytes, part_bytes;
     cudaEvent_t ev[5];          /* recorded runs: before the memsets, pre, main, post, after post */
-    int is_causal, has_record, has_events;
+    int is_causal, has_record, has_events, head_dim; /* head_dim: of the last run */
     char kernel[32]; /* "mma" (bwd_kernel.cuh) or a variant of the Hopper kernel (BWD_WG_VARIANTS) */
     char err[512];
 };
@@ -163,6 +163,20 @@ int bwd_set_kernel(BwdHandle *h, const char *name)
     return 0;
 }
 
+/* The staging geometry of h's kernel at head dim d: stages, dQ staging buffers, store warps (mma.sync: 2, 1, 1). */
+static void kernel_geometry(const BwdHandle *h, int d, int *stages, int *buffers, int *store_warps)
+{
+    *stages = 2, *buffers = 1, *store_warps = 1;
+#define BWD_GEOMETRY(n, ...)                                                                                       \
+    if (!strcmp(h->kernel, n)) {                                                                                   \
+        *stages = d == 64 ? (int)BwdWgCfg<64, __VA_ARGS__>::ST : (int)BwdWgCfg<128, __VA_ARGS__>::ST;              \
+        *buffers = d == 64 ? (int)BwdWgCfg<64, __VA_ARGS__>::NB : (int)BwdWgCfg<128, __VA_ARGS__>::NB;             \
+        *store_warps = d == 64 ? (int)BwdWgCfg<64, __VA_ARGS__>::SW : (int)BwdWgCfg<128, __VA_ARGS__>::SW;         \
+    }
+    BWD_WG_VARIANTS(BWD_GEOMETRY)
+#undef BWD_GEOMETRY
+}
+
 const char *bwd_kernel_name(const BwdHandle *h)
 {
     return !strcmp(h->kernel, "mma") ? "dashsim-bwd" : !strcmp(h->kernel, "wgmma") ? "dashsim-bwd-wgmma" : h->kernel;
@@ -275,6 +289,7 @@ int bwd_run(BwdHandle *h, const void *q, const void *k, const void *v, const voi
     GPU_CHECK(cudaMemsetAsync(h->d_acc, 0, sizeof(float) * rows * head_dim, st));
     GPU_CHECK(cudaMemsetAsync(h->d_sem, 0, sizeof(unsigned) * p->heads * p->q_tiles, st));
     h->has_record = is_record;
+    h->head_dim = head_dim;
     BWD_STAGE(1);
     const __nv_bfloat16 *bo = (const __nv_bfloat16 *)o, *bdo = (const __nv_bfloat16 *)dout;
     const unsigned pre_blocks = (unsigned)((rows + 7) / 8);
@@ -444,6 +459,11 @@ int bwd_write_trace(BwdHandle *h, const char *path, const char *meta)
                 fprintf(stderr, "bwd_write_trace: ignoring malformed metadata '%s'\n", s);
     }
     gpu_meta_str(&m, "kernel", bwd_kernel_name(h)); /* the handle's, whatever meta says */
+    int stages, buffers, store_warps;
+    kernel_geometry(h, h->head_dim, &stages, &buffers, &store_warps);
+    gpu_meta_raw(&m, "dq_buffers", "%d", buffers); /* the kernel's, not the plan's (sim's trace reader) */
+    gpu_meta_raw(&m, "store_warps", "%d", store_warps);
+    gpu_meta_raw(&m, "load_stages", "%d", stages);
     FILE *f = fopen(path, "w");
     if (!f) {
         free(rec);

@@ -1,6 +1,7 @@
-/* dashsim's real attention backward (docs/kernel.md): a bf16 FlashAttention-2 style backward on the
- * tensor cores whose CTAs run a dashsim plan's task order and add their partial dQ tiles in the plan's rank
- * order. C API, also loaded by gpu/bwd/bench.py through ctypes. Invariant: in deterministic mode dQ, dK
+/* dashsim's real attention backward (docs/kernel.md): a bf16 FlashAttention backward on the tensor cores
+ * whose CTAs run a dashsim plan's task order and add their partial dQ tiles in the plan's rank order; two
+ * kernels (the Hopper kernel on TMA and wgmma, the default; the mma.sync kernel, the fallback and reference).
+ * C API, also loaded by gpu/bwd/bench.py through ctypes. Invariant: in deterministic mode dQ, dK
  * and dV are a pure function of the inputs and the plan, bit for bit, whatever the timing. */
 #ifndef GPU_BWD_H
 #define GPU_BWD_H

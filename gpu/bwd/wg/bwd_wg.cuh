@@ -355,7 +355,9 @@ __device__ static inline void wg_stamp_start(long long *rec)
 
 /* The consumer warpgroups' task loop: per task, S^T/dP^T (issued here, or during the previous task with
  * C::PIPE), the gradients, dS^T to shared memory, the partial dQ, its hand-off to the store warp (named
- * barriers FULL/EMPTY per staging buffer, as the executor's async mode) and dK/dV at the end of a KV tile. */
+ * barriers FULL/EMPTY per staging buffer, as the executor's async mode) and dK/dV at the end of a KV tile.
+ * Longer than a screen: the order of its waits, stamps and barriers is the protocol, read best whole; and
+ * it is the code call 3 measured (a helper split off it changes the generated code). */
 template <class C>
 __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin, int end, long long deadline)
 {

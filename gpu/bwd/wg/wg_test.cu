@@ -95,20 +95,12 @@ static int compare(const char *what, const float *got, const float *want, int n,
     return bad;
 }
 
-template <int D> static int run_test(void)
+/* The CPU's S^T [128][64], dV = S^T dO [128][D] (S^T exact in bf16: |S| <= 128) and dQ = S K [64][D] in
+ * gpu_tile_pos layout, from K [128][D], Q and dO [64][D]. */
+template <int D>
+static void reference(const __nv_bfloat16 *hk, const __nv_bfloat16 *hq, const __nv_bfloat16 *hdo, float *rs, float *rdv,
+                      float *rdq)
 {
-    const int nk = BWD_BLOCK_N * D, nq = BWD_BLOCK_M * D;
-    __nv_bfloat16 *hk = (__nv_bfloat16 *)malloc(2 * nk), *hq = (__nv_bfloat16 *)malloc(2 * nq),
-                  *hdo = (__nv_bfloat16 *)malloc(2 * nq);
-    unsigned x = 12345u + D;
-    for (int i = 0; i < nk; i++)
-        hk[i] = __float2bfloat16((float)((int)((x = x * 1664525u + 1013904223u) >> 16) % 3 - 1));
-    for (int i = 0; i < nq; i++) {
-        hq[i] = __float2bfloat16((float)((int)((x = x * 1664525u + 1013904223u) >> 16) % 3 - 1));
-        hdo[i] = __float2bfloat16((float)((int)((x = x * 1664525u + 1013904223u) >> 16) % 3 - 1));
-    }
-    /* references: S^T [128][64], dV = S^T dO [128][D] (S^T exact in bf16: |S| <= 128), dQ = S K [64][D] */
-    float *rs = (float *)calloc(BWD_BLOCK_N * 64, 4), *rdv = (float *)calloc(nk, 4), *rdq = (float *)calloc(nq, 4);
     for (int r = 0; r < BWD_BLOCK_N; r++)
         for (int c = 0; c < 64; c++)
             for (int k = 0; k < D; k++)
@@ -124,6 +116,22 @@ template <int D> static int run_test(void)
                 acc += rs[r * 64 + q] * host_bf16(hk[r * D + c]);
             rdq[gpu_tile_pos(q, c, D)] = acc;
         }
+}
+
+template <int D> static int run_test(void)
+{
+    const int nk = BWD_BLOCK_N * D, nq = BWD_BLOCK_M * D;
+    __nv_bfloat16 *hk = (__nv_bfloat16 *)malloc(2 * nk), *hq = (__nv_bfloat16 *)malloc(2 * nq),
+                  *hdo = (__nv_bfloat16 *)malloc(2 * nq);
+    unsigned x = 12345u + D;
+    for (int i = 0; i < nk; i++)
+        hk[i] = __float2bfloat16((float)((int)((x = x * 1664525u + 1013904223u) >> 16) % 3 - 1));
+    for (int i = 0; i < nq; i++) {
+        hq[i] = __float2bfloat16((float)((int)((x = x * 1664525u + 1013904223u) >> 16) % 3 - 1));
+        hdo[i] = __float2bfloat16((float)((int)((x = x * 1664525u + 1013904223u) >> 16) % 3 - 1));
+    }
+    float *rs = (float *)calloc(BWD_BLOCK_N * 64, 4), *rdv = (float *)calloc(nk, 4), *rdq = (float *)calloc(nq, 4);
+    reference<D>(hk, hq, hdo, rs, rdv, rdq);
     __nv_bfloat16 *dk, *dq, *ddo;
     float *s_out, *dv_out, *dq_out;
     GPU_CHECK(cudaMalloc(&dk, 2 * nk));

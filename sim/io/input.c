@@ -36,6 +36,8 @@ struct SimInput {
     char *line;                     /* the line returned last */
     size_t line_cap;
     int64_t line_no;
+    bool is_hashed;
+    uint64_t fnv;                   /* FNV-1a 64 of the bytes delivered, when is_hashed */
     SimError error;                 /* sticky: the first error, returned again by later calls */
 };
 
@@ -126,6 +128,8 @@ SimStatus sim_input_open(const char *path, const SimInputLimits *limits, SimInpu
     in->max_bytes = limits->max_bytes;
     in->max_out = limits->max_decompressed > 0 ? limits->max_decompressed : limits->max_bytes;
     in->max_line = limits->max_line > 0 ? limits->max_line : DEFAULT_MAX_LINE;
+    in->is_hashed = limits->is_hashed;
+    in->fnv = 0xcbf29ce484222325ull;
     in->is_stdin = strcmp(path, "-") == 0;
     in->is_gzip = !in->is_stdin && has_suffix(path, ".gz");
     struct stat st;
@@ -156,6 +160,13 @@ void sim_input_close(SimInput *in)
 }
 
 const char *sim_input_path(const SimInput *in) { return in->path; }
+uint64_t sim_input_fnv1a64(const SimInput *in) { return in->fnv; }
+
+static void hash(SimInput *in, const char *buf, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        in->fnv = (in->fnv ^ (unsigned char)buf[i]) * 0x100000001b3ull;
+}
 int64_t sim_input_line_number(const SimInput *in) { return in->line_no; }
 
 /* ---- reading ---- */
@@ -255,10 +266,15 @@ SimStatus sim_input_read(SimInput *in, char *buf, size_t cap, size_t *got, SimEr
         return sim_error_set(err, in->error.status, "%s", in->error.msg);
     if (cap > CHUNK)
         cap = CHUNK; /* keeps zlib's 32-bit counts and each read's share of the cap small */
-    if (!in->is_gzip)
-        return read_raw(in, (unsigned char *)buf, cap, got, err);
+    if (!in->is_gzip) {
+        if (read_raw(in, (unsigned char *)buf, cap, got, err) == SIM_OK && in->is_hashed)
+            hash(in, buf, *got);
+        return err->status;
+    }
     if (read_gzip(in, buf, cap, got, err) != SIM_OK)
         return err->status;
+    if (in->is_hashed)
+        hash(in, buf, *got);
     in->out_bytes += (int64_t)*got;
     if (in->out_bytes > in->max_out) {
         *got = 0;

@@ -19,6 +19,7 @@ typedef struct {
     int64_t max_bytes;        /* bytes of the file (or of standard input) read, at most; checked before reading */
     int64_t max_decompressed; /* bytes a .gz file decompresses to, at most; 0: max_bytes */
     int64_t max_line;         /* longest line sim_input_line returns, newline excluded; 0: 1 MiB */
+    bool is_hashed;           /* keep the FNV-1a 64 of the (decompressed) bytes read: sim_input_fnv1a64 */
 } SimInputLimits;
 
 /* Opens path ("-": standard input, read to its end; a name ending in .gz: gzip, decompressed while read,
@@ -36,6 +37,8 @@ SimStatus sim_input_line(SimInput *in, char **line, size_t *len, SimError *err);
 /* 1-based number of the line sim_input_line returned last (0 before the first). */
 int64_t sim_input_line_number(const SimInput *in);
 const char *sim_input_path(const SimInput *in);
+/* FNV-1a 64 of every byte read so far (limits.is_hashed; else the offset basis). */
+uint64_t sim_input_fnv1a64(const SimInput *in);
 /* Closes (standard input stays open) and frees; NULL is a no-op. */
 void sim_input_close(SimInput *in);
 

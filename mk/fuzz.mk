@@ -7,9 +7,12 @@
 #   matrix  tests/fuzz/fuzz_matrix.c  sim_latency_matrix_load                seeds tests/fuzz/corpus-matrix/
 #   maskspec tests/fuzz/fuzz_maskspec.c sim_mask_make (--mask SPEC)          seeds tests/fuzz/corpus-maskspec/
 #   profile tests/fuzz/fuzz_profile.c sim_profile_read, write, read again    seeds tests/fuzz/corpus-profile/
+#   maskfile tests/fuzz/fuzz_maskfile.c sim_mask_read_capped (--mask-file)   seeds tests/fuzz/corpus-maskfile/
+#   gz      tests/fuzz/fuzz_gz.c      sim/io/input.h on a .gz: whole and lines seeds tests/fuzz/corpus-gz/
+#   raw     tests/fuzz/fuzz_raw.c     sim_profile_from_raw (calibrate), write, read seeds tests/fuzz/corpus-raw/
 # `make fuzz-NAME` runs one; FUZZ_JOBS=N forks N workers (libFuzzer -fork).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := config plan trace matrix maskspec profile
+FUZZ_TARGETS := config plan trace matrix maskspec profile maskfile gz raw
 FUZZ_SAN := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
 FUZZ_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 $(FUZZ_SAN) $(INC_run) $(shell pkg-config --cflags $(PKGS))
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=build-fuzz/obj/%.o)

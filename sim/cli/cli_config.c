@@ -25,7 +25,8 @@ static const char usage_text[] =
     "                        the output is the same for any N\n"
     "  --plot FILE.png       TFLOPS over seqlen per policy, a panel per (mask, head_dim); keeps .gp and .dat\n"
     "  --shard K/N           run the K-th of N slices of the points (contiguous, whole points), 1 <= K <= N\n"
-    "  --merge FILE...       join the slices' outputs (given in order K = 1..N) into the one-machine bytes\n"
+    "  --merge FILE...       join the slices' outputs (any order; each slice 1..N of one config once) into the\n"
+    "                        one-machine bytes\n"
     "  --row K               run only row K's point and print row K (1-based, rows of the whole config)\n"
     "  --dot FILE, --emit-plan FILE, --trace FILE.json [--trace-flows] [--trace-max-mb MB], --csv FILE,\n"
     "  --gantt FILE.png|FILE.svg  the outputs of `sim` for the job of the row --row selects (same costs and\n"
@@ -306,8 +307,10 @@ static int run_config(RunOptions *o, SimSweep *s)
         sim_error_set(&err, SIM_ERR_INPUT, "no policy of %s supports the mask of any point: nothing to plot", o->file);
     int mark = sim_output_batch_begin(); /* every file of the command, or none */
     if (!err.status && open_outputs(o, files, &err) == SIM_OK) {
-        for (int i = 0; i < o->sink_count; i++)
+        for (int i = 0; i < o->sink_count; i++) {
+            sim_sweep_write_slice_line(o->sinks[i], o->sink_format[i], s); /* --shard: for --merge */
             sim_sweep_write_header(o->sinks[i], o->sink_format[i]);
+        }
         o->is_progress = isatty(STDERR_FILENO);
         struct sigaction sa = { .sa_handler = on_sigint }, old;
         sigemptyset(&sa.sa_mask);

@@ -36,6 +36,7 @@ struct SimInput {
     char *line;                     /* the line returned last */
     size_t line_cap;
     int64_t line_no;
+    bool is_line_cut;               /* the last line had no newline after it */
     bool is_hashed;
     uint64_t fnv;                   /* FNV-1a 64 of the bytes delivered, when is_hashed */
     SimError error;                 /* sticky: the first error, returned again by later calls */
@@ -168,6 +169,7 @@ static void hash(SimInput *in, const char *buf, size_t n)
         in->fnv = (in->fnv ^ (unsigned char)buf[i]) * 0x100000001b3ull;
 }
 int64_t sim_input_line_number(const SimInput *in) { return in->line_no; }
+bool sim_input_line_was_cut(const SimInput *in) { return in->is_line_cut; }
 
 /* ---- reading ---- */
 
@@ -311,6 +313,7 @@ SimStatus sim_input_line(SimInput *in, char **line, size_t *len, SimError *err)
     size_t n = 0;
     bool has_text = false;
     in->line_no++;
+    in->is_line_cut = true;
     for (;;) {
         if (in->start == in->end) {
             size_t got;
@@ -327,6 +330,7 @@ SimStatus sim_input_line(SimInput *in, char **line, size_t *len, SimError *err)
             return err->status;
         if (nl) {
             in->start++;
+            in->is_line_cut = false;
             break;
         }
     }

@@ -34,6 +34,8 @@ SimStatus sim_input_read(SimInput *in, char *buf, size_t cap, size_t *got, SimEr
  * *line NULL at the end. SIM_ERR_INPUT "path:N: ..." for a NUL byte in the text, SIM_ERR_LIMIT for a
  * line over max_line. O(line) memory whatever the file's size. */
 SimStatus sim_input_line(SimInput *in, char **line, size_t *len, SimError *err);
+/* Whether the line sim_input_line returned last ended at the end of the input without a newline. */
+bool sim_input_line_was_cut(const SimInput *in);
 /* 1-based number of the line sim_input_line returned last (0 before the first). */
 int64_t sim_input_line_number(const SimInput *in);
 const char *sim_input_path(const SimInput *in);

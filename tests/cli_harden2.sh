@@ -193,6 +193,16 @@ expect_error r2-l-pairs-junk "junk.mask:4: expected 'rows' or 'pairs K'" "$sim" 
 expect_error r2-l-document-comma "--mask document:4,4,: document lengths" "$sim" --mask document:4,4, --n 8
 expect_error r2-l-window-space "--mask window: 4: a window is" "$sim" --mask "window: 4" --n 8
 
+# r2-l: gpu-exec --dry-run refuses a plan that deadlocks, as sim --plan does (CTA 0 on the one SM waits on
+# rank 0 of its row, which CTA 1 holds and never gets an SM)
+printf 'dashsim-plan 1\npolicy stuck\nmask full\ntile_ratio 1\nn_sm 1\nheads 1\nkv_tiles 2\nq_tiles 1\nc_ns 1000\nr_ns 500\nlatency_ns 0\nreduce serial\ndq_buffers 1\npersistent 0\nctas 2\ntasks 2\ncta 0 -1 1\nt 0 0 0 1\ncta 1 -1 1\nt 0 1 0 0\nend\n' >"$tmp/stuck.plan"
+expect_error r2-l-sim-deadlock "deadlocks" "$sim" --plan "$tmp/stuck.plan"
+exe=$(dirname "$sim")/gpu-exec
+if [ -x "$exe" ]; then
+    expect_exit r2-l-gpu-dry-run-deadlock 2 "$exe" --dry-run "$tmp/stuck.plan"
+    grep -q "stuck.plan: plan stuck: it deadlocks on 1 SMs" "$tmp/err" && ok r2-l-gpu-dry-run-says || fail r2-l-gpu-dry-run-says "$(cat "$tmp/err")"
+else skip r2-l-gpu-dry-run-deadlock "$exe not built (no nvcc)"; fi
+
 # the new fuzz targets' seeds and regressions (tests/fuzz/corpus-NAME, regress-NAME; mk/fuzz.mk):
 # refused or accepted, never a crash; an accepted raw file's profile is accepted by the profile reader
 fuzz=$top/tests/fuzz

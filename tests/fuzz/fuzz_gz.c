@@ -7,22 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_input.h"
 #include "input.h"
-
-static const char *gz_file(const uint8_t *data, size_t size)
-{
-    static char path[64];
-    if (!path[0])
-        snprintf(path, sizeof path, "/tmp/dashsim-fuzz-%d.json.gz", (int)getpid());
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
-        abort();
-    return path;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const char *path = gz_file(data, size);
+    static char name[64];
+    const char *path = fuzz_file_as(name, sizeof name, ".json.gz", data, size);
     SimInputLimits limits = { .max_bytes = 1 << 20, .max_line = 1 << 20 };
     char *text = NULL, *line;
     size_t len = 0, line_len, at = 0;

@@ -12,6 +12,7 @@ GPU_BUILD := build/gpu
 # linked, so gpu/ reads plans as sim does.
 GPU_INC := -Isim/core -Ipolicies -Isim/model -Isim/io
 GPU_C_OBJ := $(GPU_BUILD)/c/plan_read.o $(GPU_BUILD)/c/input.o $(GPU_BUILD)/c/plan.o $(GPU_BUILD)/c/status.o
+GPU_C_LIBS := -lz -lpthread
 GPU_BINS := bin/gpu-calib bin/gpu-exec
 GPU_Q = $(if $(V),,@)
 
@@ -33,7 +34,7 @@ $(GPU_BUILD)/c/%.o: sim/core/%.c
 bin/gpu-exec: $(GPU_BUILD)/executor.o $(GPU_BUILD)/plan.o $(GPU_BUILD)/host.o $(GPU_C_OBJ)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  NVLINK  $@")
-	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl -lz -lpthread
+	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl $(GPU_C_LIBS)
 
 bin/gpu-calib: $(GPU_BUILD)/calib.o $(GPU_BUILD)/host.o
 	@mkdir -p $(@D)

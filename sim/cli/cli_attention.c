@@ -414,8 +414,10 @@ int sim_cmd_attention(int argc, char **argv)
     AttnOptions o;
     SimError err = { 0 };
     int rc = parse_args(&o, argc, argv, &err);
-    if (rc >= 0)
+    if (rc >= 0) {
+        sim_mask_clear(&o.block); /* a mask file read before a later check failed */
         return rc;
+    }
     if (o.shape.is_on) { /* FA3's kernels reduce asynchronously: the default unless --reduce was given */
         o.job.costs.reduce = o.costs_set & SET_REDUCE ? o.job.costs.reduce : REDUCE_ASYNC;
         return cli_shape_run(&o.shape, &o.job, o.is_json);

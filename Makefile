@@ -15,7 +15,7 @@ LIB ?= lib
 
 # What dashsim itself needs, whatever the user's CFLAGS say.
 DASH_CFLAGS = -std=c11 -fPIC -Wall -Wextra -Werror -MMD -MP
-DASH_CPPFLAGS = -D_DEFAULT_SOURCE $(shell pkg-config --cflags $(PKGS))
+DASH_CPPFLAGS = -D_DEFAULT_SOURCE -DDASHSIM_DATADIR='"$(PREFIX)/share/dashsim/configs"' $(shell pkg-config --cflags $(PKGS))
 DASH_LDLIBS = $(shell pkg-config --libs $(PKGS)) -lm -lpthread
 
 ifeq ($(V),1)
@@ -134,7 +134,7 @@ check_install_paths = $(if $(filter /%,$(firstword $(PREFIX))),,$(error PREFIX m
 install: all
 	$(check_install_paths)
 	install -d $(QP)/bin $(QP)/lib/pkgconfig $(QP)/include/dashsim $(QP)/share/man/man1 \
-	    $(QP)/share/dashsim/configs/profiles
+	    $(QP)/share/dashsim/configs/profiles $(QP)/share/dashsim/configs/kernels
 	install -m 755 $(BIN)/sim $(QP)/bin/dashsim
 	install -m 644 $(STATIC_LIB) $(QP)/lib/libdashsim.a
 	install -m 755 $(SHARED_LIB) $(QP)/lib/libdashsim.so.$(VERSION)
@@ -146,6 +146,7 @@ install: all
 	install -m 644 docs/dashsim.1 $(QP)/share/man/man1/dashsim.1
 	install -m 644 configs/*.json $(QP)/share/dashsim/configs/
 	install -m 644 configs/profiles/*.json $(QP)/share/dashsim/configs/profiles/
+	install -m 644 configs/kernels/*.json $(QP)/share/dashsim/configs/kernels/
 
 uninstall:
 	$(check_install_paths)

@@ -19,8 +19,10 @@ int sim_cmd_attention(int argc, char **argv);
 typedef struct {
     bool is_on;                 /* --seqlen given */
     int64_t seqlen, head_dim, batch; /* 0: default (head_dim 128, batch 1) */
+    int64_t kv_heads;           /* --kv-heads (GQA: fewer KV heads than query heads); 0: as many as heads */
     const char *preset;         /* --hardware; NULL: h100-sxm */
     const char *profile_path;   /* --profile; NULL: the default profile */
+    const char *kernel_path;    /* --kernel NAME|FILE; NULL: none (FA3's tiles, FLOPs compute) */
     bool is_paper;              /* --model paper */
 } ShapeOptions;
 /* Runs job->policy ("all": every policy for the mask) on the shape; job carries heads, mask, reduce (when
@@ -50,9 +52,11 @@ int cli_next_option(int argc, char **argv, const struct option *options, const c
 const char *cli_find_config(const char *name, char *buf, size_t len);
 /* Prints "sim: <sentence>" on stderr and returns the exit code for err. */
 int cli_fail(const SimError *err);
-/* The default hardware profile (the h100-sxm preset's): configs/profiles/h100-sxm.json in the source
- * tree, else the installed copy. */
-#define CLI_DEFAULT_PROFILE "profiles/h100-sxm.json"
-const char *cli_default_profile(char *buf, size_t len);
+/* The default hardware profile (the h100-sxm preset's). */
+#define CLI_DEFAULT_PROFILE "h100-sxm"
+/* A hardware profile (name: "h100-sxm", or a file; NULL: the default) or a kernel profile ("gpu-bwd", or a
+ * file), found from any directory (sim/io/datadir.h) into buf. SIM_ERR_IO naming every place looked. */
+SimStatus cli_find_profile(const char *name, char *buf, size_t len, SimError *err);
+SimStatus cli_find_kernel(const char *name, char *buf, size_t len, SimError *err);
 
 #endif

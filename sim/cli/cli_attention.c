@@ -14,7 +14,8 @@
 #include "output.h"
 #include "plan_io.h"
 #include "render.h"
-#include "shape.h"
+#include "costing.h"
+#include "kernel_io.h"
 
 typedef struct {
     AttnJob job;
@@ -73,12 +74,16 @@ static const char usage[] =
     "Shape front end (the schedule for a real shape; docs/shape.md):\n"
     "  --seqlen S          tokens per sequence (Q and K); turns the shape front end on\n"
     "  --head-dim D        64, 96, 128 or 192 (default 128); --batch B (default 1); --heads H per sample\n"
+    "  --kv-heads K        KV heads per sample (GQA; default --heads; must divide it)\n"
     "  --hardware NAME     preset h100-sxm (default), h800-sxm, h200-sxm: SMs, tensor rate, latencies\n"
     "  --profile FILE      measured profile for r, hand-off, deposit, load (default configs/profiles/h100-sxm.json)\n"
     "  --model profile|paper  profile (default): FA3's async reduction with the profile's costs;\n"
     "                      paper: the cost model's c and r alone; --reduce serial|async overrides the mode\n"
+    "  --kernel NAME|FILE  the kernel to cost (docs/profile.md): a kernel profile's tiles, per-task compute,\n"
+    "                      dQ protocol and fixed launch costs (default: FA3's tiles, compute from FLOPs)\n"
     "  --policy NAME|all   one policy, or every policy for the mask ranked (default all)\n"
-    "  Without --seqlen the command is the tile-level model of the DASH paper: c, r and latency as given.\n"
+    "  Without --seqlen the command is the tile-level model of the DASH paper: c, r and latency as given,\n"
+    "  or, with --kernel FILE --head-dim D, the kernel profile's per-task costs on the tiles given.\n"
     "Times are integer ns: tasks x (c + r + latency) x SMs must stay below 2^62 ns (else exit 2).\n"
     "Outputs are written as a set (all or none) and may not name the plan or each other.\n"
     "Exit status: 0 ok, 2 bad usage or input.\n";
@@ -104,7 +109,7 @@ static SimStatus parse_int(const char *flag, const char *text, int64_t lo, int64
 enum { OPT_LIST = 256, OPT_HELP, OPT_VERSION, OPT_KV, OPT_Q, OPT_MASK, OPT_RATIO, OPT_SWIZZLE, OPT_LAT,
        OPT_REDUCE, OPT_BUFS, OPT_JSON, OPT_DOT, OPT_PLAN, OPT_MEM, OPT_TRACE, OPT_FLOWS, OPT_TRACE_MB, OPT_CSV,
        OPT_GANTT, OPT_PLAN_IN, OPT_ANALYSIS, OPT_SEQLEN, OPT_HDIM, OPT_BATCH, OPT_HW, OPT_PROFILE, OPT_MODEL,
-       OPT_GANTT_LABELS, OPT_MASK_FILE };
+       OPT_GANTT_LABELS, OPT_MASK_FILE, OPT_KERNEL, OPT_KV_HEADS };
 
 static const struct option long_options[] = {
     { "policy", required_argument, NULL, 'p' }, { "n", required_argument, NULL, 'n' },
@@ -123,7 +128,8 @@ static const struct option long_options[] = {
     { "analysis", required_argument, NULL, OPT_ANALYSIS }, { "seqlen", required_argument, NULL, OPT_SEQLEN },
     { "head-dim", required_argument, NULL, OPT_HDIM }, { "batch", required_argument, NULL, OPT_BATCH },
     { "hardware", required_argument, NULL, OPT_HW }, { "profile", required_argument, NULL, OPT_PROFILE },
-    { "model", required_argument, NULL, OPT_MODEL },
+    { "model", required_argument, NULL, OPT_MODEL }, { "kernel", required_argument, NULL, OPT_KERNEL },
+    { "kv-heads", required_argument, NULL, OPT_KV_HEADS },
     { "help", no_argument, NULL, OPT_HELP }, { "version", no_argument, NULL, OPT_VERSION },
     { NULL, 0, NULL, 0 },
 };
@@ -154,8 +160,10 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
     case OPT_SEQLEN: o->shape.is_on = true; return cli_parse_int64(flag, arg, 1, 1 << 24, &o->shape.seqlen, err);
     case OPT_HDIM: return cli_parse_int64(flag, arg, 1, 1024, &o->shape.head_dim, err);
     case OPT_BATCH: return cli_parse_int64(flag, arg, 1, MAX_SIZE, &o->shape.batch, err);
+    case OPT_KV_HEADS: return cli_parse_int64(flag, arg, 1, MAX_SIZE, &o->shape.kv_heads, err);
     case OPT_HW: o->shape.preset = arg; return SIM_OK;
     case OPT_PROFILE: o->shape.profile_path = arg; return SIM_OK;
+    case OPT_KERNEL: o->shape.kernel_path = arg; return SIM_OK;
     case OPT_MODEL:
         parse_enum(flag, arg, "profile", "paper", &v, err);
         o->shape.is_paper = v;
@@ -279,10 +287,13 @@ static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
         return sim_error_set(err, SIM_ERR_USAGE, "--gantt-labels needs --gantt FILE"), cli_fail(err);
     if (check_paths(o, err) != SIM_OK)
         return cli_fail(err);
-    if ((o->shape.head_dim || o->shape.batch || o->shape.preset || o->shape.profile_path || o->shape.is_paper) &&
-        !o->shape.is_on)
+    if ((o->shape.batch || o->shape.preset || o->shape.profile_path || o->shape.is_paper || o->shape.kv_heads ||
+         (o->shape.head_dim && !o->shape.kernel_path)) && !o->shape.is_on)
         return sim_error_set(err, SIM_ERR_USAGE, "--head-dim, --batch, --hardware, --profile and --model belong to "
-                             "the shape front end: give --seqlen too"), cli_fail(err);
+                             "the shape front end: give --seqlen too (or --kernel FILE with --head-dim)"), cli_fail(err);
+    if (o->shape.kernel_path && !o->shape.is_on && (!o->shape.head_dim || (o->costs_set & (SET_C | SET_R | SET_LAT))))
+        return sim_error_set(err, SIM_ERR_USAGE, "--kernel at the tile level takes its costs from the kernel profile: "
+                             "give --head-dim and no --c, --r or --latency"), cli_fail(err);
     if (o->shape.is_on && (o->tile_flag[0] || o->plan_in))
         return sim_error_set(err, SIM_ERR_USAGE, "--seqlen derives SMs, tiles and costs from the shape; drop %s",
                              o->plan_in ? "--plan" : o->tile_flag), cli_fail(err);
@@ -409,6 +420,24 @@ static SimStatus load_plan(AttnOptions *o, Plan **plan, SimError *err)
     return SIM_OK;
 }
 
+/* --kernel at the tile level: the kernel profile's per-task costs (the one costing path) on the tiles given;
+ * the reduction mode stays as given (the kernels are async: --reduce async). */
+static SimStatus kernel_costs(AttnOptions *o, KernelProfile **kernel, SimLoadModel *load, SimError *err)
+{
+    char found[4096];
+    if (cli_find_kernel(o->shape.kernel_path, found, sizeof found, err) != SIM_OK ||
+        sim_kernel_read(found, kernel, err) != SIM_OK)
+        return err->status;
+    if (o->job.wl.mask == MASK_BLOCK)
+        return sim_error_set(err, SIM_ERR_USAGE, "--kernel costs full and causal masks (a kernel profile has no "
+                             "block-mask tiles yet)");
+    CostQuery q = { .shape = { .head_dim = o->shape.head_dim, .mask = o->job.wl.mask }, .preset = "h100-sxm",
+                    .kernel = *kernel, .reduce = o->job.costs.reduce,
+                    .dq_buffers = o->costs_set & SET_BUFS ? o->job.costs.dq_buffers : 0 };
+    CostReport rep;
+    return sim_cost_tasks(&q, &o->job.costs, &rep, load, err);
+}
+
 int sim_cmd_attention(int argc, char **argv)
 {
     AttnOptions o;
@@ -424,7 +453,11 @@ int sim_cmd_attention(int argc, char **argv)
     }
     AttnResult r = { 0 };
     Plan *plan = NULL;
-    if ((!o.plan_in || load_plan(&o, &plan, &err) == SIM_OK) && sim_job_run(&o.job, &r, &err) == SIM_OK) {
+    KernelProfile *kernel = NULL;
+    SimLoadModel load = { 0 };
+    if ((!o.plan_in || load_plan(&o, &plan, &err) == SIM_OK) &&
+        (!o.shape.kernel_path || kernel_costs(&o, &kernel, &load, &err) == SIM_OK) &&
+        sim_job_run(&o.job, &r, &err) == SIM_OK) {
         if (o.is_json)
             print_json(&o, &r);
         else
@@ -432,6 +465,8 @@ int sim_cmd_attention(int argc, char **argv)
     }
     sim_job_result_clear(&r);
     plan_free(plan);
+    sim_kernel_free(kernel);
+    sim_profile_load_clear(&load);
     sim_mask_clear(&o.block);
     return err.status ? cli_fail(&err) : 0;
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "datadir.h"
 
 SimStatus cli_parse_int64(const char *flag, const char *text, int64_t lo, int64_t hi, int64_t *out,
                           SimError *err)
@@ -44,26 +45,20 @@ int cli_fail(const SimError *err)
     return sim_status_exit_code(err->status);
 }
 
-/* An installed dashsim keeps its configs in PREFIX/share/dashsim/configs, beside PREFIX/bin/dashsim;
- * found from the executable's own path, so a relocated install works too. */
+/* A config named without a path is looked for where data files are (sim/io/datadir.h); a missing file is
+ * left for the reader to report, with its own sentence. */
 const char *cli_find_config(const char *name, char *buf, size_t len)
 {
-    if (name[0] == '/' || access(name, F_OK) == 0)
-        return name;
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return name;
-    exe[n] = '\0';
-    gchar *bin_dir = g_path_get_dirname(exe), *prefix = g_path_get_dirname(bin_dir);
-    snprintf(buf, len, "%s/share/dashsim/configs/%s", prefix, name);
-    g_free(bin_dir), g_free(prefix);
-    return access(buf, R_OK) == 0 ? buf : name;
+    SimError err = { 0 };
+    return sim_data_find(name, buf, len, &err) == SIM_OK ? buf : name;
 }
 
-const char *cli_default_profile(char *buf, size_t len)
+SimStatus cli_find_profile(const char *name, char *buf, size_t len, SimError *err)
 {
-    if (access("configs/" CLI_DEFAULT_PROFILE, R_OK) == 0)
-        return "configs/" CLI_DEFAULT_PROFILE;
-    return cli_find_config(CLI_DEFAULT_PROFILE, buf, len);
+    return sim_data_find_profile(name ? name : CLI_DEFAULT_PROFILE, buf, len, err);
+}
+
+SimStatus cli_find_kernel(const char *name, char *buf, size_t len, SimError *err)
+{
+    return sim_data_find_kernel(name, buf, len, err);
 }

@@ -101,7 +101,7 @@ static void critical_breakdown(const Dag *g, const SimProgram *p, SimAnalysis *a
 {
     static const BreakdownPart part_of_kind[SIM_OP_KIND_COUNT] = {
         [SIM_OP_COMPUTE] = BREAK_COMPUTE, [SIM_OP_REDUCE] = BREAK_REDUCE,
-        [SIM_OP_VECTOR] = BREAK_VECTOR, [SIM_OP_SYNC] = BREAK_COMPUTE,
+        [SIM_OP_VECTOR] = BREAK_VECTOR, [SIM_OP_SYNC] = BREAK_COMPUTE, [SIM_OP_WRITE] = BREAK_COMPUTE,
     };
     const int64_t *nodes, *edges;
     int64_t len = dag_critical_path(g, &nodes, &edges);

@@ -24,7 +24,7 @@ double sim_job_estimate_bytes(const AttnJob *job)
     const Workload *wl = &job->wl;
     double tasks = (double)wl->heads * wl->kv_tiles * wl->q_tiles;
     double matrix = job->unit_latency_ns || job->has_unit_latency ? 2.0 * wl->n_sm * wl->n_sm * sizeof(int32_t) : 0;
-    return tasks * sim_attention_ops_per_task(job->costs.reduce) * SIM_BYTES_PER_OP + matrix;
+    return tasks * sim_attention_ops_per_task(&job->costs) * SIM_BYTES_PER_OP + matrix;
 }
 
 int64_t sim_job_physical_memory_mb(void)
@@ -87,12 +87,15 @@ static void label_attention_op(void *ctx, int64_t op, SimRenderLabel *out)
     if (o->task < 0)
         return;
     const PlanTask *t = &l->plan->tasks[o->task];
-    static const char *const letter[SIM_OP_KIND_COUNT] = { "C", "R", "V", "P" };
-    if (o->kind == SIM_OP_SYNC)
-        out->phase = o->duration_ns > 0 ? "prologue" : "deposit";
-    bool is_deposit = o->kind == SIM_OP_SYNC && o->duration_ns == 0;
-    snprintf(out->name, sizeof out->name, "%s h%d kv%d q%d", is_deposit ? "D" : letter[o->kind], t->head, t->kv,
-             t->q);
+    static const char *const letter[SIM_OP_KIND_COUNT] = { "C", "R", "V", "P", "W" };
+    const char *mark = letter[o->kind];
+    if (o->kind == SIM_OP_SYNC) { /* by place (sim_attention_program): a CTA's first op, a tail, a deposit */
+        bool is_prologue = op == l->prog->ctas[o->cta].op_begin && o->engine == 0;
+        out->phase = is_prologue ? "prologue" : o->engine == 1 ? "reduce-tail" : "deposit";
+        mark = is_prologue ? "P" : o->engine == 1 ? "T" : "D";
+    } else if (o->kind == SIM_OP_WRITE)
+        out->phase = "kv-write";
+    snprintf(out->name, sizeof out->name, "%s h%d kv%d q%d", mark, t->head, t->kv, t->q);
     out->group = t->head;
     out->args[0] = t->head, out->args[1] = t->kv, out->args[2] = t->q, out->args[3] = t->rank;
 }

@@ -12,7 +12,7 @@ python3 - "$tmp/p.gp" <<'PY' && ok plot-one-style-per-policy || fail plot-one-st
 import re, sys
 gp = open(sys.argv[1]).read()
 styles = {}
-clauses = re.findall(r"with linespoints (lc rgb '#[0-9a-f]{6}' pt \d+) title '([^']+)'", gp)
+clauses = re.findall(r"with linespoints (lc rgb '#[0-9a-f]{6}' pt \d+ dt \d+ lw [0-9.]+ ps [0-9.]+) title '([^']+)'", gp)
 assert len(clauses) >= 8, clauses
 for style, policy in clauses:
     assert styles.setdefault(policy, style) == style, (policy, style, styles[policy])

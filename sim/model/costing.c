@@ -100,6 +100,11 @@ SimStatus sim_cost_tasks(const CostQuery *q, AttnCosts *costs, CostReport *rep, 
     return SIM_OK;
 }
 
+int64_t sim_cost_time_ns(const CostReport *rep, int64_t makespan_ns)
+{
+    return rep->fixed_ns > 0 ? rep->fixed_ns + makespan_ns - rep->first_compute_ns : makespan_ns;
+}
+
 SimStatus sim_cost_attention(const CostQuery *q, Workload *wl, AttnCosts *costs, CostReport *rep, SimLoadModel *load,
                              SimError *err)
 {

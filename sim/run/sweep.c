@@ -528,13 +528,19 @@ static SimStatus scan_slice(Slice *sl, SimError *err)
     if (sim_input_line(in, &line, &len, err) == SIM_OK && (!line || !parse_slice_line(line, sl)))
         sim_error_set(err, SIM_ERR_INPUT, "%s: not a slice of sim sweep --shard K/N (its first line names the slice)",
                       sl->path);
+    /* CSV or table: the header's first line tells which, and its other lines (a table's) must follow */
     for (int f = SWEEP_TABLE; sl->format < 0 && !err->status && f <= SWEEP_CSV; f++) {
         header_text((SweepFormat)f, header, sizeof header);
-        header[strlen(header) - 1] = 0; /* without its newline */
         if (f == SWEEP_TABLE && sim_input_line(in, &line, &len, err) != SIM_OK)
             break;
-        if (line && strcmp(line, header) == 0)
+        if (line && strncmp(line, header, len) == 0 && header[len] == '\n')
             sl->format = f;
+    }
+    if (!err->status && sl->format >= 0 && sl->format != SWEEP_JSONL) {
+        header_text((SweepFormat)sl->format, header, sizeof header);
+        for (const char *h = strchr(header, '\n') + 1; *h && !err->status; h = strchr(h, '\n') + 1)
+            if (sim_input_line(in, &line, &len, err) == SIM_OK && (!line || strncmp(line, h, len) || h[len] != '\n'))
+                sl->format = -1;
     }
     if (!err->status && sl->format < 0)
         sim_error_set(err, SIM_ERR_INPUT, "%s:2: expected the header of a CSV or table of sim sweep", sl->path);
@@ -587,7 +593,11 @@ static SimStatus copy_rows(const Slice *sl, FILE *out, SimError *err)
         return err->status;
     char *line;
     size_t len;
-    int skip = sl->format == SWEEP_JSONL ? 1 : 2;
+    char header[512];
+    header_text((SweepFormat)sl->format, header, sizeof header);
+    int skip = 1; /* the slice line, then the header's lines */
+    for (const char *h = header; *h; h++)
+        skip += *h == '\n';
     while (sim_input_line(in, &line, &len, err) == SIM_OK && line)
         if (sim_input_line_number(in) > skip)
             fwrite(line, 1, len, out), fputc('\n', out);

@@ -310,6 +310,8 @@ static SimStatus line_append(SimInput *in, size_t *len, size_t n, SimError *err)
 SimStatus sim_input_line(SimInput *in, char **line, size_t *len, SimError *err)
 {
     *line = NULL, *len = 0;
+    if (in->error.status) /* sticky: the lines after a bad one are not read (the buffer may hold them) */
+        return sim_error_set(err, in->error.status, "%s", in->error.msg);
     size_t n = 0;
     bool has_text = false;
     in->line_no++;

@@ -74,10 +74,12 @@ static SimStatus read_rows(Lines *l, BlockMask *m)
     for (int kv = 0; kv < m->kv_tiles; kv++) {
         int64_t line;
         char *s = next_line(l, &line);
-        if (!l->err->status && (!s || (int)strlen(s) != m->q_tiles || strspn(s, "01") != strlen(s)))
+        if (l->err->status) /* a read error ended the lines */
+            return l->err->status;
+        if (!s || (int)strlen(s) != m->q_tiles || strspn(s, "01") != strlen(s))
             return sim_error_set(l->err, SIM_ERR_INPUT, "%s:%" G_GINT64_FORMAT ": KV tile %d needs a row of %d "
                                  "characters 0 or 1", l->path, line, kv, m->q_tiles);
-        for (int q = 0; s && q < m->q_tiles; q++)
+        for (int q = 0; q < m->q_tiles; q++)
             m->keep[(int64_t)kv * m->q_tiles + q] = s[q] == '1';
     }
     return l->err->status;

@@ -45,7 +45,7 @@ bin/gpu-bwd: $(GPU_BWD_BUILD)/main.o $(GPU_BWD_DEPS)
 bin/gpu-wg-test: $(GPU_BWD_BUILD)/wg/wg_test.o $(GPU_BWD_BUILD)/pic/host.o $(GPU_BWD_PIC_C)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  NVLINK  $@")
-	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl
+	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl $(GPU_C_LIBS)
 
 $(GPU_BWD_BUILD)/emu/emu_main.o: gpu/bwd/emu/emu_main.cc
 	@mkdir -p $(@D)

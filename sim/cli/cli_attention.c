@@ -34,8 +34,10 @@ typedef struct {
 enum { SET_C = 1, SET_R = 2, SET_LAT = 4, SET_REDUCE = 8, SET_BUFS = 16 };
 
 static const char usage[] =
-    "usage: sim [--policy NAME] --n N [options]\n"
-    "       sim run|sweep CONFIG.json, sim pipeline, sim decode, sim validate TRACE|DIR (each has --help)\n"
+    "usage: sim [--policy NAME] [--n N] [options]\n"
+    "       sim --seqlen S [--head-dim D] [--heads H] [--mask full|causal] [options]\n"
+    "       sim run|sweep CONFIG.json, sim pipeline, sim decode, sim validate TRACE|DIR, sim search --mask SPEC,\n"
+    "       sim calibrate RAW.json, sim perfetto TRACE.json (each has --help)\n"
     "Simulates the deterministic attention backward of one schedule and analyses its DAG.\n"
     "  --policy NAME       schedule (default fa3); --list-policies shows them\n"
     "  --plan FILE         simulate the plan in FILE (docs/plan-format.md: a hand-written schedule, another\n"
@@ -243,7 +245,7 @@ static SimStatus make_block_mask(AttnOptions *o, SimError *err)
                              "block mask is in tile units: give --kv-tiles and --q-tiles");
     if (wl->tile_ratio != 1)
         return sim_error_set(err, SIM_ERR_USAGE, "a block mask has square tiles: drop --tile-ratio");
-    if (o->mask_file ? sim_mask_read(o->mask_file, &o->block, err)
+    if (o->mask_file ? sim_mask_read_capped(o->mask_file, o->job.max_memory_mb << 20, &o->block, err)
                      : sim_mask_make(o->mask_spec, wl->kv_tiles, wl->q_tiles, &o->block, err))
         return err->status;
     if (o->mask_file && ((o->is_kv_set && wl->kv_tiles != o->block.kv_tiles) ||
@@ -308,10 +310,13 @@ static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
     return -1;
 }
 
-/* The mask as the user gave it: full, causal, or a block mask's spec ("window:8", "file:m.txt"). */
+/* The mask as the user gave it: full, causal, or a block mask's spec ("window:8", "file:m.txt"); a block
+ * plan read with --plan has no spec: "block". */
 static const char *mask_name(const AttnOptions *o)
 {
-    return o->job.wl.mask == MASK_BLOCK ? o->block.spec : o->job.wl.mask == MASK_FULL ? "full" : "causal";
+    if (o->job.wl.mask == MASK_BLOCK)
+        return o->block.spec[0] ? o->block.spec : "block";
+    return o->job.wl.mask == MASK_FULL ? "full" : "causal";
 }
 
 /* An integer as its decimal digits (a double would print 2e+16). */
@@ -322,9 +327,10 @@ static void add_int(cJSON *j, const char *key, int64_t v)
     cJSON_AddRawToObject(j, key, text);
 }
 
-static void print_json(const AttnOptions *o, const AttnResult *r)
+static void print_json(FILE *f, const AttnOptions *o, const AttnResult *r)
 {
     cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "dashsim_version", SIM_VERSION);
     cJSON_AddStringToObject(j, "policy", o->job.policy);
     add_int(j, "n", o->job.wl.n_sm);
     add_int(j, "heads", o->job.wl.heads);
@@ -352,7 +358,7 @@ static void print_json(const AttnOptions *o, const AttnResult *r)
     cJSON_AddBoolToObject(j, "closed_form_exact", r->has_closed_form && r->is_closed_form_exact);
     if (!has_dag) { /* --analysis none: nothing past the makespan was computed */
         char *s = cJSON_PrintUnformatted(j);
-        puts(s);
+        fprintf(f, "%s\n", s);
         cJSON_free(s);
         cJSON_Delete(j);
         return;
@@ -366,39 +372,40 @@ static void print_json(const AttnOptions *o, const AttnResult *r)
     add_int(b, "wait", r->a.breakdown_ns[BREAK_WAIT]);
     add_int(b, "latency", r->a.breakdown_ns[BREAK_LATENCY]);
     char *s = cJSON_PrintUnformatted(j);
-    puts(s);
+    fprintf(f, "%s\n", s);
     cJSON_free(s);
     cJSON_Delete(j);
 }
 
-static void print_summary(const AttnOptions *o, const AttnResult *r)
+static void print_summary(FILE *f, const AttnOptions *o, const AttnResult *r)
 {
     const SimAnalysis *a = &r->a;
-    printf("policy %s, %s mask, %d SMs, %d heads x %d KV x %d Q tiles = %" PRId64 " tasks\n", o->job.policy,
-           mask_name(o), o->job.wl.n_sm, o->job.wl.heads, o->job.wl.kv_tiles,
-           o->job.wl.q_tiles, r->tasks);
-    printf("costs c = %" PRId64 " ns, r = %" PRId64 " ns, latency %" PRId64 " ns, %s reduction\n",
-           o->job.costs.c_ns, o->job.costs.r_ns, o->job.costs.latency_ns,
-           o->job.costs.reduce == REDUCE_SERIAL ? "serial" : "async");
-    printf("model  the DASH paper's tile-level model, costs as given (no profile); model numbers, not measurements\n");
-    printf("  makespan            %15" PRId64 " ns\n", a->makespan_ns);
+    fprintf(f, "policy %s, %s mask, %d SMs, %d head%s x %d KV x %d Q tiles = %" PRId64 " tasks\n", o->job.policy,
+            mask_name(o), o->job.wl.n_sm, o->job.wl.heads, cli_plural(o->job.wl.heads), o->job.wl.kv_tiles,
+            o->job.wl.q_tiles, r->tasks);
+    fprintf(f, "costs c = %" PRId64 " ns, r = %" PRId64 " ns, latency %" PRId64 " ns, %s reduction\n",
+            o->job.costs.c_ns, o->job.costs.r_ns, o->job.costs.latency_ns,
+            o->job.costs.reduce == REDUCE_SERIAL ? "serial" : "async");
+    fputs("model  the DASH paper's tile-level model, costs as given (no profile); model numbers, not "
+          "measurements\n", f);
+    fprintf(f, "  makespan            %15" PRId64 " ns\n", a->makespan_ns);
     if (o->job.analysis == SIM_ANALYSIS_NONE) {
-        printf("  analysis            %15s (--analysis none)\n", "none");
+        fprintf(f, "  analysis            %15s (--analysis none)\n", "none");
         return;
     }
-    printf("  critical path       %15" PRId64 " ns%s\n", a->critical_path_ns,
-           a->critical_path_ns == a->makespan_ns ? " (= makespan)" : "");
+    fprintf(f, "  critical path       %15" PRId64 " ns%s\n", a->critical_path_ns,
+            a->critical_path_ns == a->makespan_ns ? " (= makespan)" : "");
     if (r->has_closed_form)
-        printf("  paper closed form   %15" PRId64 " ns (%s for this input)\n", r->closed_form_ns,
-               r->is_closed_form_exact ? "exact" : "approximate");
+        fprintf(f, "  paper closed form   %15" PRId64 " ns (%s for this input)\n", r->closed_form_ns,
+                r->is_closed_form_exact ? "exact" : "approximate");
     else
-        printf("  paper closed form   %15s\n", "none");
-    printf("  busy                %14.2f %% of SM time, bubbles %" PRId64 " ns\n", 100 * a->busy_fraction,
-           a->bubble_ns);
-    printf("  Lemma 1 violations  %15" PRId64 " accumulation edges against chain depth\n", a->lemma1_violations);
-    printf("  critical path split compute %" PRId64 ", reduce %" PRId64 ", wait %" PRId64 ", latency %"
-           PRId64 " ns\n", a->breakdown_ns[BREAK_COMPUTE], a->breakdown_ns[BREAK_REDUCE],
-           a->breakdown_ns[BREAK_WAIT], a->breakdown_ns[BREAK_LATENCY]);
+        fprintf(f, "  paper closed form   %15s\n", "none");
+    fprintf(f, "  busy                %14.2f %% of SM time, bubbles %" PRId64 " ns\n", 100 * a->busy_fraction,
+            a->bubble_ns);
+    fprintf(f, "  Lemma 1 violations  %15" PRId64 " accumulation edges against chain depth\n", a->lemma1_violations);
+    fprintf(f, "  critical path split compute %" PRId64 ", reduce %" PRId64 ", wait %" PRId64 ", latency %"
+            PRId64 " ns\n", a->breakdown_ns[BREAK_COMPUTE], a->breakdown_ns[BREAK_REDUCE],
+            a->breakdown_ns[BREAK_WAIT], a->breakdown_ns[BREAK_LATENCY]);
 }
 
 /* --plan: the plan, its workload and its costs (those not given on the command line) into the job. */
@@ -443,8 +450,10 @@ int sim_cmd_attention(int argc, char **argv)
     AttnOptions o;
     SimError err = { 0 };
     int rc = parse_args(&o, argc, argv, &err);
-    if (rc >= 0)
+    if (rc >= 0) {
+        sim_mask_clear(&o.block); /* a mask file read before a later check failed */
         return rc;
+    }
     if (o.shape.is_on) { /* FA3's kernels reduce asynchronously: the default unless --reduce was given */
         o.job.costs.reduce = o.costs_set & SET_REDUCE ? o.job.costs.reduce : REDUCE_ASYNC;
         return cli_shape_run(&o.shape, &o.job, o.is_json);
@@ -456,10 +465,9 @@ int sim_cmd_attention(int argc, char **argv)
     if ((!o.plan_in || load_plan(&o, &plan, &err) == SIM_OK) &&
         (!o.shape.kernel_path || kernel_costs(&o, &kernel, &load, &err) == SIM_OK) &&
         sim_job_run(&o.job, &r, &err) == SIM_OK) {
-        if (o.is_json)
-            print_json(&o, &r);
-        else
-            print_summary(&o, &r);
+        FILE *f = cli_report_file((const char *[]){ o.job.dot_path, o.job.plan_path, o.job.trace_path,
+                                                     o.job.csv_path }, 4);
+        (o.is_json ? print_json : print_summary)(f, &o, &r);
     }
     sim_job_result_clear(&r);
     plan_free(plan);

@@ -235,9 +235,12 @@ static bool write_ranks(const Plan *plan, FILE *f)
     return is_ok;
 }
 
+/* The plan, the rank table and the baselines' plans as one output set: all of them or none (a failed one
+ * leaves every file as it was). */
 static SimStatus write_outputs(const SearchArgs *a, const SearchResult *r, SimError *err)
 {
     SimOutput out = { 0 };
+    int mark = sim_output_batch_begin();
     if (a->plan_path && sim_output_open(&out, a->plan_path, err) == SIM_OK) {
         if (!sim_plan_write(r->plan, &a->costs, out.f))
             sim_error_set(err, SIM_ERR_IO, "cannot write %s", a->plan_path);
@@ -266,20 +269,17 @@ static SimStatus write_outputs(const SearchArgs *a, const SearchResult *r, SimEr
         }
         plan_free(plan);
     }
-    if (err->status && a->plan_path && a->ranks_path)
-        unlink(a->plan_path);
-    return err->status;
+    return sim_output_batch_end(mark, err->status, err);
 }
 
-/* At most ten updates a second on one line of standard error, and the line's end when a phase is done. */
+/* The shared progress line (cli.h): moves, then the exact search's nodes, with the best makespan so far. */
 static void show_progress(void *ctx, const char *phase, int64_t done, int64_t total, int64_t best_ns)
 {
-    int64_t *last_us = ctx, now = g_get_monotonic_time();
-    if (done < total && now - *last_us < 100000)
-        return;
-    *last_us = now;
-    fprintf(stderr, "\rsearch: %s %" PRId64 " of %" PRId64 ", best %" PRId64 " ns%s", phase, done, total, best_ns,
-            done == total ? "\n" : "");
+    CliProgress *p = ctx;
+    char note[48];
+    snprintf(note, sizeof note, "best %" PRId64 " ns", best_ns);
+    p->unit = phase; /* "moves", then "exact nodes" */
+    cli_progress_update(p, done, total, note);
 }
 
 /* The search's size against --max-memory-mb, before it allocates. */
@@ -333,11 +333,13 @@ int sim_cmd_search(int argc, char **argv)
         sim_mask_make(a.mask_spec, a.wl.kv_tiles, a.wl.q_tiles, &m, &err);
     if (!err.status) {
         sim_mask_apply(&m, &a.wl);
-        int64_t last_us = 0;
-        if (isatty(STDERR_FILENO))
-            a.search.progress = show_progress, a.search.progress_ctx = &last_us;
-        if (check_size(&a, &err) == SIM_OK && sim_search(&a.wl, &a.costs, &a.search, &r, &err) == SIM_OK &&
-            write_outputs(&a, &r, &err) == SIM_OK) {
+        CliProgress progress; /* on a terminal only */
+        cli_progress_begin(&progress, "search", "moves");
+        a.search.progress = show_progress, a.search.progress_ctx = &progress;
+        if (check_size(&a, &err) == SIM_OK)
+            sim_search(&a.wl, &a.costs, &a.search, &r, &err);
+        cli_progress_end(&progress);
+        if (!err.status && write_outputs(&a, &r, &err) == SIM_OK) {
             if (a.is_json)
                 print_json(&a, &m, &r);
             else

@@ -20,14 +20,22 @@ typedef struct {
     double tflops;                  /* backward FLOPs over total_ns */
 } ShapeRow;
 
+/* A policy the ranking left out (its plan does not fit the shape) and the policy's sentence why. */
 typedef struct {
+    const char *policy;
+    char reason[sizeof ((SimError *)0)->msg];
+} ShapeAbsent;
+
+typedef struct {
+    FILE *f;                        /* where the report goes: stdout, or stderr when an output is "-" */
     const ShapeOptions *so;
     const AttnJob *job;
     const CostReport *rep;
     const char *profile, *kernel;   /* the files used; NULL: none */
-    const KernelProfile *kp;
     const ShapeRow *rows;
     int n, win, fa3, spt;           /* row indexes; -1 where absent */
+    const ShapeAbsent *absent;
+    int absent_count;
 } ShapeReport;
 
 static AttnJob bare_job(const AttnJob *job)
@@ -38,8 +46,11 @@ static AttnJob bare_job(const AttnJob *job)
     return j;
 }
 
-/* Every policy for the mask (or the one named) into rows; returns the row count. */
-static int rank_policies(const AttnJob *job, const CostReport *rep, ShapeRow *rows, SimError *err)
+/* Every policy for the mask (or the one named) into rows; returns the row count. Ranking all of them, a
+ * policy whose plan does not fit the shape (symmetric-shift on an odd number of KV tiles) is left out
+ * with its reason in absent (*absent_count), so the others are still ranked. */
+static int rank_policies(const AttnJob *job, const CostReport *rep, ShapeRow *rows, ShapeAbsent *absent,
+                         int *absent_count, SimError *err)
 {
     int n = 0;
     bool is_all = strcmp(job->policy, "all") == 0;
@@ -51,13 +62,20 @@ static int rank_policies(const AttnJob *job, const CostReport *rep, ShapeRow *ro
         AttnJob j = bare_job(job);
         j.policy = p->name;
         AttnResult r;
-        if (sim_job_run(&j, &r, err) == SIM_OK) {
-            int64_t total = r.a.makespan_ns + rep->fixed_ns;
+        SimError why = { 0 };
+        if (sim_job_run(&j, &r, &why) == SIM_OK) {
+            int64_t total = sim_cost_time_ns(rep, r.a.makespan_ns);
             rows[n++] = (ShapeRow){ p->name, r.a.makespan_ns, total, rep->cost.bwd_flops / (double)total / 1e3 };
-        }
+        } else if (is_all && why.status == SIM_ERR_SCHEDULE) {
+            absent[*absent_count].policy = p->name;
+            snprintf(absent[(*absent_count)++].reason, sizeof absent->reason, "%s", why.msg);
+        } else
+            *err = why;
         sim_job_result_clear(&r);
     }
-    if (!err->status && n == 0)
+    if (!err->status && n == 0 && *absent_count)
+        sim_error_set(err, SIM_ERR_USAGE, "no policy fits this shape: %s", absent[0].reason);
+    else if (!err->status && n == 0)
         sim_error_set(err, SIM_ERR_USAGE, "unknown policy '%s' (sim --list-policies shows them; all: every one)",
                       job->policy);
     return n;
@@ -74,31 +92,37 @@ static void print_text(const ShapeReport *s)
     const Workload *wl = &s->job->wl;
     const SimCost *c = &s->rep->cost;
     const AttnCosts *k = &s->job->costs;
-    printf("shape  batch %" PRId64 " x %" PRId64 " head%s, seqlen %" PRId64 ", head_dim %" PRId64 ", %s mask, bf16, "
-           "%s (%d SMs)\n", so->batch, wl->heads / so->batch, wl->heads / so->batch == 1 ? "" : "s", so->seqlen,
+    fprintf(s->f, "shape  batch %" PRId64 " x %" PRId64 " head%s, seqlen %" PRId64 ", head_dim %" PRId64 ", %s mask, bf16, "
+           "%s (%d SMs)\n", so->batch, wl->heads / so->batch, cli_plural(wl->heads / so->batch), so->seqlen,
            so->head_dim, wl->mask == MASK_FULL ? "full" : "causal", so->preset, wl->n_sm);
-    printf("kernel %s\n", s->kernel ? s->kernel : "none: FA3's sm90 backward tiles, compute from FLOPs (an estimate)");
-    printf("tiles  kBlockM x kBlockN = %d x %d: %d KV x %d Q tiles per head, tile ratio %d, head swizzle %d\n",
+    fprintf(s->f, "kernel %s\n", s->kernel ? s->kernel : "none: FA3's sm90 backward tiles, compute from FLOPs (an estimate)");
+    fprintf(s->f, "tiles  kBlockM x kBlockN = %d x %d: %d KV x %d Q tiles per head, tile ratio %d, head swizzle %d\n",
            c->block_m, c->block_n, wl->kv_tiles, wl->q_tiles, wl->tile_ratio, wl->head_swizzle);
-    printf("costs  c = %" PRId64 " ns per task (%s), r = %" PRId64 " ns, hand-off %" PRId64 " ns, deposit %" PRId64
+    fprintf(s->f, "costs  c = %" PRId64 " ns per task (%s), r = %" PRId64 " ns, hand-off %" PRId64 " ns, deposit %" PRId64
            " ns; r from the %s\n", k->c_ns, s->rep->compute_from, k->r_ns, k->latency_ns, k->deposit_ns,
            s->rep->reduce_from);
-    printf("model  %s reduction, %d dQ buffer(s), hardware profile %s; launch fixed costs %" PRId64
+    fprintf(s->f, "model  %s reduction, %d dQ buffer(s), hardware profile %s; launch fixed costs %" PRId64
            " ns; model numbers, not measurements\n", k->reduce == REDUCE_ASYNC ? "async" : "serial", k->dq_buffers,
            s->profile ? s->profile : "none: r and latency from the cost model (--model paper)", s->rep->fixed_ns);
-    printf("TFLOPS = backward FLOPs / time, FLOPs = 2.5 x forward (FA3's convention: 2.5 x 4 x b x h x S x S_k x d,"
+    fprintf(s->f, "TFLOPS = backward FLOPs / time, FLOPs = 2.5 x forward (FA3's convention: 2.5 x 4 x b x h x S x S_k x d,"
            " causal with the average S_k) = %.4g\n", c->bwd_flops);
-    printf("%-16s %14s %14s %9s %8s\n", "policy", "makespan_ns", "time_ns", "TFLOPS", "vs fa3");
+    fprintf(s->f, "%-16s %14s %14s %9s %8s\n", "policy", "makespan_ns", "time_ns", "TFLOPS", "vs fa3");
     for (int i = 0; i < s->n; i++)
-        printf("%-16s %14" PRId64 " %14" PRId64 " %9.1f %8.4f\n", s->rows[i].policy, s->rows[i].makespan_ns,
+        fprintf(s->f, "%-16s %14" PRId64 " %14" PRId64 " %9.1f %8.4f\n", s->rows[i].policy, s->rows[i].makespan_ns,
                s->rows[i].total_ns, s->rows[i].tflops,
                s->fa3 >= 0 ? (double)s->rows[s->fa3].total_ns / s->rows[i].total_ns : 0);
-    printf("winner %s", s->rows[s->win].policy);
+    for (int i = 0; i < s->absent_count; i++)
+        fprintf(s->f, "%-16s %s\n", "not ranked", s->absent[i].reason);
+    if (s->n == 1) {
+        fprintf(s->f, "one policy named: nothing ranked (--policy all ranks every policy for the mask)\n");
+        return;
+    }
+    fprintf(s->f, "winner %s", s->rows[s->win].policy);
     if (s->fa3 >= 0 && s->fa3 != s->win)
-        printf(", %.4fx over fa3", margin(s, s->fa3));
+        fprintf(s->f, ", %.4fx over fa3", margin(s, s->fa3));
     if (s->spt >= 0 && s->spt != s->win)
-        printf(", %.4fx over fa3-spt (FA3's causal default)", margin(s, s->spt));
-    printf(" (%" PRId64 " ns)\n", s->rows[s->win].total_ns);
+        fprintf(s->f, ", %.4fx over fa3-spt (FA3's causal default)", margin(s, s->spt));
+    fprintf(s->f, " (%" PRId64 " ns)\n", s->rows[s->win].total_ns);
 }
 
 static void print_json(const ShapeReport *s)
@@ -106,7 +130,9 @@ static void print_json(const ShapeReport *s)
     const ShapeOptions *so = s->so;
     const SimCost *c = &s->rep->cost;
     const AttnJob *job = s->job;
-    cJSON *j = cJSON_CreateObject(), *sh = cJSON_AddObjectToObject(j, "shape");
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "dashsim_version", SIM_VERSION);
+    cJSON *sh = cJSON_AddObjectToObject(j, "shape");
     cJSON_AddNumberToObject(sh, "seqlen", (double)so->seqlen);
     cJSON_AddNumberToObject(sh, "head_dim", (double)so->head_dim);
     cJSON_AddNumberToObject(sh, "batch", (double)so->batch);
@@ -149,13 +175,20 @@ static void print_json(const ShapeReport *s)
             cJSON_AddNumberToObject(e, "speedup", (double)s->rows[s->fa3].total_ns / s->rows[i].total_ns);
         cJSON_AddItemToArray(a, e);
     }
+    cJSON *left = cJSON_AddArrayToObject(j, "not_ranked");
+    for (int i = 0; i < s->absent_count; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "policy", s->absent[i].policy);
+        cJSON_AddStringToObject(e, "reason", s->absent[i].reason);
+        cJSON_AddItemToArray(left, e);
+    }
     cJSON_AddStringToObject(j, "winner", s->rows[s->win].policy);
     if (s->fa3 >= 0)
         cJSON_AddNumberToObject(j, "margin_over_fa3", margin(s, s->fa3));
     if (s->spt >= 0)
         cJSON_AddNumberToObject(j, "margin_over_fa3_spt", margin(s, s->spt));
     char *text = cJSON_PrintUnformatted(j);
-    puts(text);
+    fprintf(s->f, "%s\n", text);
     cJSON_free(text);
     cJSON_Delete(j);
 }
@@ -190,7 +223,8 @@ int cli_shape_run(const ShapeOptions *opts, const AttnJob *given, bool is_json)
     AttnJob job = *given;
     SimLoadModel load = { 0 };
     ShapeRow rows[64];
-    ShapeReport s = { .so = &so, .job = &job, .rep = &rep, .rows = rows, .fa3 = -1, .spt = -1 };
+    ShapeAbsent absent[64];
+    ShapeReport s = { .so = &so, .job = &job, .rep = &rep, .rows = rows, .fa3 = -1, .spt = -1, .absent = absent };
     if (load_profiles(&so, hw_path, kernel_path, sizeof hw_path, &hp, &kp, &err) == SIM_OK) {
         CostQuery q = { .shape = { .batch = so.batch, .heads = given->wl.heads, .kv_heads = so.kv_heads, .seqlen_q = so.seqlen,
                                    .seqlen_k = so.seqlen, .head_dim = so.head_dim, .mask = given->wl.mask,
@@ -198,7 +232,7 @@ int cli_shape_run(const ShapeOptions *opts, const AttnJob *given, bool is_json)
                         .preset = so.preset, .hw = hp, .kernel = kp, .reduce = given->costs.reduce,
                         .dq_buffers = given->costs.dq_buffers };
         if (sim_cost_attention(&q, &job.wl, &job.costs, &rep, &load, &err) == SIM_OK)
-            s.n = rank_policies(&job, &rep, rows, &err);
+            s.n = rank_policies(&job, &rep, rows, absent, &s.absent_count, &err);
     }
     for (int i = 0; i < s.n; i++) {
         s.win = rows[i].total_ns < rows[s.win].total_ns ? i : s.win;
@@ -212,7 +246,8 @@ int cli_shape_run(const ShapeOptions *opts, const AttnJob *given, bool is_json)
         if (sim_job_run(&out, &r, &err) == SIM_OK)
             sim_job_result_clear(&r);
     }
-    s.profile = hp ? hw_path : NULL, s.kernel = kp ? kernel_path : NULL, s.kp = kp;
+    s.profile = hp ? hw_path : NULL, s.kernel = kp ? kernel_path : NULL;
+    s.f = cli_report_file((const char *[]){ job.dot_path, job.plan_path, job.trace_path, job.csv_path }, 4);
     if (!err.status)
         (is_json ? print_json : print_text)(&s);
     sim_profile_load_clear(&load);

@@ -1,4 +1,5 @@
-/* Helpers shared by the subcommands: strict number parsing, error printing, finding installed configs. */
+/* Helpers shared by the subcommands: strict number parsing, error printing, finding installed configs, where
+ * a report goes, progress on a terminal. */
 #include <errno.h>
 #include <glib.h>
 #include <stdio.h>
@@ -37,6 +38,66 @@ int cli_next_option(int argc, char **argv, const struct option *options, const c
         sim_error_set(err, SIM_ERR_USAGE, "unknown option or missing value: %s (see sim%s%s --help)",
                       argv[optind - 1], *command ? " " : "", command);
     return opt;
+}
+
+FILE *cli_report_file(const char *const *outputs, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (outputs[i] && strcmp(outputs[i], "-") == 0)
+            return stderr;
+    return stdout;
+}
+
+void cli_progress_begin(CliProgress *p, const char *what, const char *unit)
+{
+    *p = (CliProgress){ .what = what, .unit = unit, .is_on = isatty(STDERR_FILENO) == 1,
+                        .start_us = g_get_monotonic_time() };
+}
+
+/* A duration for people: "4.2 s", "3 min 05 s". */
+static void format_seconds(double s, char *buf, size_t len)
+{
+    if (s < 60)
+        snprintf(buf, len, "%.1f s", s);
+    else
+        snprintf(buf, len, "%d min %02d s", (int)(s / 60), (int)s % 60);
+}
+
+void cli_progress_update(CliProgress *p, int64_t done, int64_t total, const char *note)
+{
+    int64_t now = g_get_monotonic_time();
+    if (!p->is_on || (p->is_shown && done < total && now - p->shown_us < 100 * G_TIME_SPAN_MILLISECOND))
+        return;
+    double elapsed = (double)(now - p->start_us) / G_TIME_SPAN_SECOND;
+    char spent[32], left[48] = "";
+    format_seconds(elapsed, spent, sizeof spent);
+    if (done > 0 && done < total) {
+        char eta[32];
+        format_seconds(elapsed * (double)(total - done) / (double)done, eta, sizeof eta);
+        snprintf(left, sizeof left, ", about %s left", eta);
+    }
+    fprintf(stderr, "\r\033[Ksim %s: %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " %s, %s elapsed%s%s%s", p->what, done,
+            total, p->unit, spent, left, note ? ", " : "", note ? note : "");
+    fflush(stderr);
+    p->is_shown = true, p->shown_us = now;
+}
+
+void cli_progress_clear(CliProgress *p)
+{
+    if (p->is_shown)
+        fputs("\r\033[K", stderr);
+    p->is_shown = false;
+}
+
+void cli_progress_end(CliProgress *p)
+{
+    cli_progress_clear(p);
+    p->is_on = false;
+}
+
+const char *cli_plural(int64_t count)
+{
+    return count == 1 ? "" : "s";
 }
 
 int cli_fail(const SimError *err)

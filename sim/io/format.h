@@ -9,6 +9,9 @@
 
 /* s as a JSON string: quotes, '"' and '\' escaped, control bytes as \u00XX; other bytes (UTF-8) as is. */
 void sim_write_json_string(FILE *f, const char *s);
+/* v as a JSON number when it is a whole decimal integer without leading zeros ("132", "-5"), else as a
+ * JSON string: metadata held as text keeps its numbers numbers. */
+void sim_write_json_value(FILE *f, const char *v);
 /* s as an RFC 4180 CSV field: as is, or quoted with '"' doubled when it holds ',', '"', CR or LF. */
 void sim_write_csv_field(FILE *f, const char *s);
 

@@ -9,6 +9,7 @@
 
 #include "format.h"
 #include "output.h"
+#include "version.h"
 
 /* Bytes per item, rounded up from traces of the attention policies (slices carry 4 args); slices and
  * arrows grow with d, the digits of the makespan in ns: a slice prints six times, an arrow two. */
@@ -47,23 +48,32 @@ static int64_t track_of(const SimProgram *p, const SimSchedule *s, int64_t op)
     return (int64_t)s->cta_unit[p->ops[op].cta] * p->engines_per_unit + p->ops[op].engine + 1;
 }
 
-static void write_metadata(FILE *f, const SimRenderSpec *spec)
+/* The file's metadata: the dashsim version, then the first spec's metadata (integers as JSON numbers). */
+static void write_file_metadata(FILE *f, const SimRenderSpec *spec)
 {
-    const SimProgram *p = spec->program;
-    fputs("{\"displayTimeUnit\":\"ns\",\"metadata\":{", f);
+    fputs("{\"displayTimeUnit\":\"ns\",\"metadata\":{\"dashsim_version\":\"" DASHSIM_VERSION "\"", f);
     for (int i = 0; i < spec->meta_count; i++) {
-        fputs(i ? "," : "", f);
+        fputc(',', f);
         sim_write_json_string(f, spec->meta[i].key);
         fputc(':', f);
-        sim_write_json_string(f, spec->meta[i].value);
+        sim_write_json_value(f, spec->meta[i].value);
     }
-    fputs("},\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":", f);
+    fputs("},\"traceEvents\":[\n", f);
+}
+
+/* One process: its name, its labels (title and metadata) and a named, sorted track per unit and engine. */
+static void write_process(FILE *f, const SimRenderSpec *spec, int pid, bool is_first)
+{
+    const SimProgram *p = spec->program;
+    fprintf(f, "%s{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":",
+            is_first ? "" : ",\n", pid);
     sim_write_json_string(f, spec->device ? spec->device : "device");
-    fputs("}}", f);
+    fprintf(f, "}},\n{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_sort_index\",\"args\":"
+               "{\"sort_index\":%d}}", pid, pid);
     GString *labels = g_string_new(spec->title ? spec->title : "");
     for (int i = 0; i < spec->meta_count; i++)
         g_string_append_printf(labels, "%s%s=%s", labels->len ? ", " : "", spec->meta[i].key, spec->meta[i].value);
-    fputs(",\n{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_labels\",\"args\":{\"labels\":", f);
+    fprintf(f, ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_labels\",\"args\":{\"labels\":", pid);
     sim_write_json_string(f, labels->str);
     fputs("}}", f);
     g_string_free(labels, TRUE);
@@ -76,22 +86,22 @@ static void write_metadata(FILE *f, const SimRenderSpec *spec)
                 snprintf(name, sizeof name, "%s %d %s", spec->unit_name ? spec->unit_name : "unit", u, engine);
             else
                 snprintf(name, sizeof name, "%s %d engine %d", spec->unit_name ? spec->unit_name : "unit", u, k);
-            fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%" PRId64 ",\"name\":\"thread_name\","
-                       "\"args\":{\"name\":", tid);
+            fprintf(f, ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRId64 ",\"name\":\"thread_name\","
+                       "\"args\":{\"name\":", pid, tid);
             sim_write_json_string(f, name);
-            fprintf(f, "}},\n{\"ph\":\"M\",\"pid\":1,\"tid\":%" PRId64 ",\"name\":\"thread_sort_index\","
-                       "\"args\":{\"sort_index\":%" PRId64 "}}", tid, tid);
+            fprintf(f, "}},\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRId64 ",\"name\":\"thread_sort_index\","
+                       "\"args\":{\"sort_index\":%" PRId64 "}}", pid, tid, tid);
         }
 }
 
-static void write_slice(FILE *f, const SimRenderSpec *spec, int64_t op, int64_t wait_ns)
+static void write_slice(FILE *f, const SimRenderSpec *spec, int pid, int64_t op, int64_t wait_ns)
 {
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
     bool is_critical = spec->analysis && spec->analysis->is_critical[op];
     SimRenderLabel l;
     sim_render_label(spec, op, &l);
-    fprintf(f, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%" PRId64 ",\"ts\":", track_of(p, s, op));
+    fprintf(f, ",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":%" PRId64 ",\"ts\":", pid, track_of(p, s, op));
     json_us(f, s->start_ns[op]);
     fputs(",\"dur\":", f);
     json_us(f, s->end_ns[op] - s->start_ns[op]);
@@ -111,26 +121,47 @@ static void write_slice(FILE *f, const SimRenderSpec *spec, int64_t op, int64_t 
             is_critical ? "true" : "false");
 }
 
-/* One arrow: "s" inside the source slice, "f" (bound to its enclosing slice) inside the target. */
-static void write_flow(FILE *f, const SimRenderSpec *spec, int64_t e)
+/* One arrow: "s" inside the source slice, "f" (bound to its enclosing slice) inside the target; its id is
+ * id_base + e (flow ids are global to the file: each process gets its own range). */
+static void write_flow(FILE *f, const SimRenderSpec *spec, int pid, int64_t id_base, int64_t e)
 {
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
     const SimEdge *edge = &p->edges[e];
     const char *kind = sim_edge_kind_name(edge->kind);
     int64_t from = edge->from, to = edge->to;
-    fprintf(f, ",\n{\"ph\":\"s\",\"id\":%" PRId64 ",\"pid\":1,\"tid\":%" PRId64 ",\"ts\":", e, track_of(p, s, from));
+    int64_t id = id_base + e;
+    fprintf(f, ",\n{\"ph\":\"s\",\"id\":%" PRId64 ",\"pid\":%d,\"tid\":%" PRId64 ",\"ts\":", id, pid,
+            track_of(p, s, from));
     json_us(f, s->start_ns[from] + (s->end_ns[from] - s->start_ns[from]) / 2);
-    fprintf(f, ",\"name\":\"%s\",\"cat\":\"%s\"},\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":%" PRId64 ",\"pid\":1,"
-            "\"tid\":%" PRId64 ",\"ts\":", kind, kind, e, track_of(p, s, to));
+    fprintf(f, ",\"name\":\"%s\",\"cat\":\"%s\"},\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":%" PRId64 ",\"pid\":%d,"
+            "\"tid\":%" PRId64 ",\"ts\":", kind, kind, id, pid, track_of(p, s, to));
     json_us(f, s->start_ns[to] + (s->end_ns[to] - s->start_ns[to]) / 2);
     fprintf(f, ",\"name\":\"%s\",\"cat\":\"%s\"}", kind, kind);
 }
 
-SimStatus sim_render_trace(const SimRenderSpec *spec, const SimTraceOptions *opt, const char *path,
-                           SimError *err)
+/* Every op that lasted (an engine's op of nonzero duration; a measured one that has a span) as a slice,
+ * then the arrows, of one process. */
+static void write_events(FILE *f, const SimRenderSpec *spec, const SimTraceOptions *opt, int pid, int64_t id_base)
 {
-    int64_t bytes = sim_render_trace_bytes(spec, opt);
+    const SimProgram *p = spec->program;
+    const SimSchedule *s = spec->schedule;
+    int64_t *wait = sim_render_waits_new(p, s);
+    for (int64_t op = 0; op < p->op_count; op++)
+        if (s->end_ns[op] > s->start_ns[op])
+            write_slice(f, spec, pid, op, wait[op]);
+    for (int64_t e = 0; opt->has_flows && e < p->edge_count; e++)
+        if (is_flow(spec, opt, e))
+            write_flow(f, spec, pid, id_base, e);
+    g_free(wait);
+}
+
+SimStatus sim_render_trace_set(const SimRenderSpec *specs, int count, const SimTraceOptions *opt, const char *path,
+                               SimError *err)
+{
+    int64_t bytes = 0;
+    for (int i = 0; i < count; i++)
+        bytes += sim_render_trace_bytes(&specs[i], opt);
     if (opt->max_bytes > 0 && bytes > opt->max_bytes)
         return sim_error_set(err, SIM_ERR_LIMIT, "the trace %s would be about %" PRId64 " MB, over the cap of %"
                              PRId64 " MB (--trace-max-mb); simulate fewer heads or tiles", path,
@@ -138,16 +169,18 @@ SimStatus sim_render_trace(const SimRenderSpec *spec, const SimTraceOptions *opt
     SimOutput out;
     if (sim_output_open(&out, path, err) != SIM_OK)
         return err->status;
-    const SimProgram *p = spec->program;
-    int64_t *wait = sim_render_waits_new(p, spec->schedule);
-    write_metadata(out.f, spec);
-    for (int64_t op = 0; op < p->op_count; op++)
-        if (p->ops[op].duration_ns > 0)
-            write_slice(out.f, spec, op, wait[op]);
-    for (int64_t e = 0; opt->has_flows && e < p->edge_count; e++)
-        if (is_flow(spec, opt, e))
-            write_flow(out.f, spec, e);
+    write_file_metadata(out.f, &specs[0]);
+    for (int i = 0; i < count; i++)
+        write_process(out.f, &specs[i], i + 1, i == 0);
+    int64_t id_base = 0;
+    for (int i = 0; i < count; id_base += specs[i++].program->edge_count)
+        write_events(out.f, &specs[i], opt, i + 1, id_base);
     fputs("\n]}\n", out.f);
-    g_free(wait);
     return sim_output_commit(&out, err);
+}
+
+SimStatus sim_render_trace(const SimRenderSpec *spec, const SimTraceOptions *opt, const char *path,
+                           SimError *err)
+{
+    return sim_render_trace_set(spec, 1, opt, path, err);
 }

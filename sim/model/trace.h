@@ -5,6 +5,7 @@
 #define SIM_TRACE_H
 
 #include "attention.h"
+#include "engine.h"
 
 typedef struct {
     int32_t cta, slot, smid, head, kv, q, rank;
@@ -48,5 +49,15 @@ typedef struct {
 
 /* Frees t and everything it owns; NULL is a no-op. */
 void sim_trace_free(Trace *t);
+
+/* The measured run as a schedule of prog, the program compiled from plan (the plan t ran; each plan task
+ * matched to t's row of the same head, kv and q), so that it is drawn as the model's schedules are: a
+ * compute op spans c_start..c_end, a reduction r_start..r_end, a deposit (async) c_end..r_ready; a CTA
+ * prologue has no measured span (it is put at the CTA's first compute start, length 0); each CTA is on the
+ * SM its first task ran on and is dispatched at that compute start. Times as in t (ns after the earliest
+ * compute start); no completion order. SIM_ERR_INPUT with a sentence when a plan task has no row in t.
+ * Free with sim_schedule_clear. O(tasks + heads x kv_tiles x q_tiles). */
+SimStatus sim_trace_schedule(const Trace *t, const Plan *plan, const SimProgram *prog, SimSchedule *out,
+                             SimError *err);
 
 #endif

@@ -462,7 +462,9 @@ SimStatus sim_validate_trace(const Trace *t, const Plan *given, const int32_t *l
             out->paper_makespan_error = (double)(out->paper_ns - out->measured_ns) / m;
             out->start_mape = start_mape(t, order, pred, plan->task_count, origin, f->c_ns);
         }
-        if (!err->status && t->kernel.name[0] && (models->kernel_count || models->hw))
+        if (!models) /* fits only */
+            ;
+        else if (!err->status && t->kernel.name[0] && (models->kernel_count || models->hw))
             predict_from_kernel(t, plan, models, out, err);
         else if (models->hw && !err->status)
             predict_from_profile(t, plan, order, models->hw, origin, out, err);

@@ -75,7 +75,7 @@ typedef struct {
 
 /* Fits, predicts and compares one trace. plan: the plan the run executed when no registered policy builds
  * it (a searched or hand-written schedule, read from the trace's plan file); NULL: rebuilt from the
- * trace's policy. latency_matrix (n_sm x n_sm, ns) and profile may be NULL. */
+ * trace's policy. latency_matrix (n_sm x n_sm, ns) and models may be NULL (models NULL: the fits alone). */
 SimStatus sim_validate_trace(const Trace *t, const Plan *plan, const int32_t *latency_matrix,
                              const ValidateModels *models, TraceCheck *out, SimError *err);
 /* Fills the speedup fields of every check from the fa3 trace of its group. */

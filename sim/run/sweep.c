@@ -14,13 +14,22 @@
 #include "gnuplot.h"
 #include "latency_matrix.h"
 #include "mask_io.h"
+#include "input.h"
 #include "output.h"
 #include "search.h"
+#include "version.h"
+#include "costing.h"
+#include "datadir.h"
+#include "kernel_io.h"
+#include "profile_io.h"
 
 struct SimSweep {
     SimConfigPoint *points;   /* owned, point_count */
     int32_t **matrices;       /* per point: latency matrix read from a file, or NULL; owned */
     BlockMask *masks;         /* per point: its block mask (keep NULL: full or causal); owned */
+    HwProfile **profiles;     /* per point: its hardware profile, or NULL; owned */
+    KernelProfile **kernels;  /* per point: its kernel profile, or NULL; owned */
+    SimLoadModel *loads;      /* per point: the load model its rows' costs borrow; owned */
     int64_t point_count;
     SimSweepRow *rows;        /* owned, grouped by point in order */
     int64_t row_count;
@@ -32,6 +41,10 @@ struct SimSweep {
     GCond cond;
     int64_t done_count;
     volatile sig_atomic_t *stop;
+    SimSweepPart part;        /* which part of the config this sweep runs */
+    uint64_t fingerprint;     /* of every job of the whole config (row_identity), for --merge */
+    int64_t total_rows;       /* rows of the whole config */
+    int64_t first_row;        /* index of this part's first row among them */
 };
 
 int64_t sim_sweep_row_count(const SimSweep *s) { return s->row_count; }
@@ -43,10 +56,15 @@ void sim_sweep_free(SimSweep *s)
 {
     if (!s)
         return;
-    for (int64_t i = 0; i < s->point_count; i++)
+    for (int64_t i = 0; i < s->point_count; i++) {
         free(s->matrices[i]), sim_mask_clear(&s->masks[i]);
+        sim_profile_free(s->profiles[i]), sim_kernel_free(s->kernels[i]), sim_profile_load_clear(&s->loads[i]);
+    }
     g_free(s->matrices);
     g_free(s->masks);
+    g_free(s->profiles);
+    g_free(s->kernels);
+    g_free(s->loads);
     g_free(s->points);
     g_free(s->rows);
     g_mutex_clear(&s->lock);
@@ -86,11 +104,15 @@ static AttnJob row_job(const SimSweep *s, const SimSweepRow *r, int32_t **matrix
     job.costs = (AttnCosts){ .c_ns = r->cost.c_ns, .r_ns = r->cost.r_ns, .reduce = p->reduce,
                              .dq_buffers = p->dq_buffers, .cta_prologue_ns = p->has_prologue ? r->cost.prologue_ns : 0,
                              .latency_ns = p->hw.latency_near_ns };
+    if (r->has_costs) /* the one costing path (sim/model/costing.h), as the shape front end */
+        job.costs = r->costs;
     if (matrix)
         *matrix = NULL;
     job.analysis = SIM_ANALYSIS_SUMMARY; /* a row needs the critical path and busy time, no per-op marks */
     job.has_unit_latency = p->latency_matrix[0] || p->hw.latency_near_ns != p->hw.latency_far_ns;
-    if (s->matrices[r->point])
+    if (r->has_costs) /* the profiles' measured hand-off is the latency, as in the shape front end */
+        job.has_unit_latency = false;
+    else if (s->matrices[r->point])
         job.unit_latency_ns = s->matrices[r->point];
     else if (p->hw.latency_near_ns != p->hw.latency_far_ns && matrix != NULL)
         job.unit_latency_ns = *matrix = sim_cost_latency_matrix(&p->hw, p->hw.sm_count);
@@ -104,7 +126,7 @@ static void add_block_mask(SimSweep *s, int64_t pi, SimCost *cost, SimDiag *diag
     const SimConfigPoint *p = &s->points[pi];
     BlockMask *m = &s->masks[pi];
     SimError err = { 0 };
-    if (p->mask_file[0] ? sim_mask_read(p->mask_file, m, &err)
+    if (p->mask_file[0] ? sim_mask_read_capped(p->mask_file, p->max_memory_mb << 20, m, &err)
                         : sim_mask_make(p->mask_spec, cost->wl.kv_tiles, cost->wl.q_tiles, m, &err)) {
         sim_diag_add(diag, err.status, "%s: sweep point %" PRId64 ": %s", name, pi, err.msg);
         return;
@@ -123,22 +145,72 @@ static bool point_runs(const SimConfigPoint *p, const char *policy)
     return ops && (p->shape.mask == MASK_FULL ? ops->supports_full : ops->supports_causal);
 }
 
+/* A point with a kernel or hardware profile: its costs through the one costing path (the shape front end's),
+ * into *cost and *costs. False with a sentence in diag when a profile cannot be read or does not cover it. */
+static bool profile_costs(SimSweep *s, int64_t pi, SimCost *cost, AttnCosts *costs, CostReport *rep, SimDiag *diag,
+                          const char *name)
+{
+    const SimConfigPoint *p = &s->points[pi];
+    SimError err = { 0 };
+    char found[4096];
+    if (p->profile[0] && (sim_data_find_profile(p->profile, found, sizeof found, &err) != SIM_OK ||
+                          sim_profile_read(found, &s->profiles[pi], &err) != SIM_OK))
+        return sim_diag_add(diag, err.status, "%s: /hardware/profile: %s", name, err.msg), false;
+    if (p->kernel[0] && (sim_data_find_kernel(p->kernel, found, sizeof found, &err) != SIM_OK ||
+                         sim_kernel_read(found, &s->kernels[pi], &err) != SIM_OK))
+        return sim_diag_add(diag, err.status, "%s: /options/kernel: %s", name, err.msg), false;
+    CostQuery q = { .shape = p->shape, .hardware = &p->hw, .hw = s->profiles[pi], .kernel = s->kernels[pi],
+                    .reduce = p->reduce, .dq_buffers = p->dq_buffers };
+    Workload wl;
+    if (sim_cost_attention(&q, &wl, costs, rep, &s->loads[pi], &err) != SIM_OK)
+        return sim_diag_add(diag, err.status, "%s: sweep point %" PRId64 ": %s", name, pi, err.msg), false;
+    *cost = rep->cost;
+    cost->wl = wl, cost->c_ns = costs->c_ns, cost->r_ns = costs->r_ns;
+    if (p->c_ns >= 0)
+        cost->c_ns = costs->c_ns = p->c_ns;
+    if (p->r_ns >= 0)
+        cost->r_ns = costs->r_ns = p->r_ns;
+    costs->load = s->loads[pi].slowdown_ppm ? &s->loads[pi] : NULL;
+    return true;
+}
+
 static void add_rows(SimSweep *s, int64_t pi, GArray *rows, SimDiag *diag, const char *name)
 {
     const SimConfigPoint *p = &s->points[pi];
     SimCost cost;
-    sim_cost_derive(&p->shape, &p->hw, &cost);
-    if (p->c_ns >= 0)
-        cost.c_ns = p->c_ns;
-    if (p->r_ns >= 0)
-        cost.r_ns = p->r_ns;
+    AttnCosts costs = { 0 };
+    CostReport rep = { 0 };
+    bool has_costs = p->kernel[0] || p->profile[0];
+    if (has_costs && p->latency_matrix[0]) {
+        sim_diag_add(diag, SIM_ERR_USAGE, "%s: sweep point %" PRId64 ": /hardware/latency_matrix goes with the cost "
+                     "model; with /options/kernel or /hardware/profile the profiles' measured hand-off is the latency",
+                     name, pi);
+        return;
+    }
+    if (has_costs && p->shape.mask == MASK_BLOCK) {
+        sim_diag_add(diag, SIM_ERR_USAGE, "%s: sweep point %" PRId64 ": /options/kernel and /hardware/profile cost "
+                     "full and causal masks (a block mask takes the cost model)", name, pi);
+        return;
+    }
+    if (has_costs && !profile_costs(s, pi, &cost, &costs, &rep, diag, name))
+        return;
+    if (!has_costs) {
+        sim_cost_derive(&p->shape, &p->hw, &cost);
+        if (p->c_ns >= 0)
+            cost.c_ns = p->c_ns;
+        if (p->r_ns >= 0)
+            cost.r_ns = p->r_ns;
+    }
     if (p->shape.mask == MASK_BLOCK)
         add_block_mask(s, pi, &cost, diag, name);
     for (int k = 0; k < p->policy_count; k++) {
         if (!point_runs(p, p->policies[k]))
             continue;
-        SimSweepRow r = { .point = pi, .policy = p->policies[k], .cost = cost };
-        AttnJob job = row_job(s, &(SimSweepRow){ .point = pi, .cfg = p, .policy = p->policies[k], .cost = cost }, NULL);
+        SimSweepRow r = { .point = pi, .policy = p->policies[k], .cost = cost, .has_costs = has_costs, .costs = costs,
+                          .fixed_ns = rep.fixed_ns, .first_compute_ns = rep.first_compute_ns };
+        SimSweepRow sized = r;
+        sized.cfg = p;
+        AttnJob job = row_job(s, &sized, NULL);
         SimError err = { 0 }; /* the size does not depend on the policy: the same sentence is kept once */
         if (sim_job_check_size(&job, &err) != SIM_OK)
             sim_diag_add(diag, err.status, "%s: sweep point %" PRId64 ": %s", name, pi, err.msg);
@@ -187,6 +259,24 @@ static void shard_range(const SimSweepPart *part, int64_t point_count, int64_t *
     }
 }
 
+/* What makes a row the job it is (its point's parameters as the CSV shows them, and its policy): the
+ * slices of one config have the same rows, those of another config almost surely not. */
+static uint64_t row_identity(const SimSweep *s, const SimSweepRow *r, uint64_t h)
+{
+    const SimConfigPoint *p = &s->points[r->point];
+    const SimShape *sh = &p->shape;
+    char text[1024];
+    int n = snprintf(text, sizeof text, "%" PRId64 ",%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+                     ",%d,%s,%d,%d,%d,%d,%d,%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%d,%" PRId64 ",%d\n",
+                     r->point, r->policy, sim_sweep_mask_name(p), sh->head_dim, sh->seqlen_q, sh->seqlen_k, sh->batch,
+                     sh->heads, (int)sh->dtype, p->hw.preset, p->hw.sm_count, r->cost.block_m, r->cost.block_n,
+                     r->cost.wl.kv_tiles, r->cost.wl.q_tiles, r->cost.wl.head_swizzle, r->cost.c_ns, r->cost.r_ns,
+                     p->hw.latency_near_ns, p->hw.latency_far_ns, (int)p->reduce, p->max_memory_mb, p->dq_buffers);
+    for (int i = 0; i < n && i < (int)sizeof text; i++)
+        h = (h ^ (unsigned char)text[i]) * 0x100000001b3ull;
+    return h;
+}
+
 /* Keeps the rows of points [first, end) only (rows stay in order; their point numbers stay global). */
 static void keep_points(GArray *rows, int64_t first, int64_t end)
 {
@@ -231,6 +321,9 @@ SimSweep *sim_sweep_new_part(const SimConfig *cfg, bool is_sweep, const SimSweep
     s->points = g_new0(SimConfigPoint, s->point_count);
     s->matrices = g_new0(int32_t *, s->point_count);
     s->masks = g_new0(BlockMask, s->point_count);
+    s->profiles = g_new0(HwProfile *, s->point_count);
+    s->kernels = g_new0(KernelProfile *, s->point_count);
+    s->loads = g_new0(SimLoadModel, s->point_count);
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(SimSweepRow));
     s->cap_bytes = INFINITY;
     int64_t first, end;
@@ -246,6 +339,14 @@ SimSweep *sim_sweep_new_part(const SimConfig *cfg, bool is_sweep, const SimSweep
         /* sized first: read only if it fits, and only where this part runs the point */
         if (p->latency_matrix[0] && sim_diag_count(diag) == n_diag && !part->row && i >= first && i < end)
             add_matrix(s, i, sim_config_name(cfg), diag);
+    }
+    s->part = *part;
+    s->fingerprint = 0xcbf29ce484222325ull;
+    s->total_rows = rows->len;
+    for (guint i = 0; i < rows->len && sim_diag_count(diag) == before; i++) {
+        const SimSweepRow *r = &g_array_index(rows, SimSweepRow, i);
+        s->fingerprint = row_identity(s, r, s->fingerprint);
+        s->first_row += r->point < first;
     }
     if (part->row && sim_diag_count(diag) == before)
         select_row(s, rows, part->row, sim_config_name(cfg), diag);
@@ -275,7 +376,9 @@ static void run_row(SimSweep *s, SimSweepRow *r)
         r->critical_path_ns = res.a.critical_path_ns;
         r->bubble_ns = res.a.bubble_ns;
         r->busy_fraction = res.a.busy_fraction;
-        r->tflops = r->makespan_ns > 0 ? r->cost.bwd_flops / (double)r->makespan_ns / 1e3 : 0;
+        CostReport rep = { .fixed_ns = r->fixed_ns, .first_compute_ns = r->first_compute_ns };
+        r->time_ns = sim_cost_time_ns(&rep, r->makespan_ns);
+        r->tflops = r->time_ns > 0 ? r->cost.bwd_flops / (double)r->time_ns / 1e3 : 0;
     } else if (r->err.status == SIM_ERR_SCHEDULE) {
         /* the policy does not suit this workload (e.g. odd N for symmetric-shift): a skipped row */
         r->is_skipped = true;
@@ -346,7 +449,7 @@ static int64_t complete_points(SimSweep *s, int64_t next)
             if (b->point == r->point && strcmp(b->policy, r->cfg->baseline) == 0 && !b->is_skipped && !b->err.status &&
                 !r->is_skipped && !r->err.status && r->makespan_ns > 0) {
                 r->has_speedup = true;
-                r->speedup = (double)b->makespan_ns / (double)r->makespan_ns;
+                r->speedup = (double)b->time_ns / (double)r->time_ns;
             }
         }
     }
@@ -421,7 +524,7 @@ SimStatus sim_sweep_run(SimSweep *s, int jobs, volatile sig_atomic_t *stop, SimS
 static const char *const columns =
     "policy,mask,head_dim,seqlen,seqlen_k,batch,heads,dtype,hardware,sm_count,block_m,block_n,kv_tiles,"
     "q_tiles,head_swizzle,c_ns,r_ns,latency_near_ns,latency_far_ns,reduce,tasks,makespan_ns,"
-    "critical_path_ns,bubble_ns,busy_fraction,tflops,speedup,status";
+    "critical_path_ns,bubble_ns,busy_fraction,tflops,speedup,kernel,time_ns,status";
 
 /* The header line of format, newline included ("" for JSONL). */
 static void header_text(SweepFormat format, char *buf, size_t len)
@@ -429,9 +532,11 @@ static void header_text(SweepFormat format, char *buf, size_t len)
     buf[0] = 0;
     if (format == SWEEP_CSV)
         snprintf(buf, len, "%s\n", columns);
-    else if (format == SWEEP_TABLE)
-        snprintf(buf, len, "%-16s %-6s %4s %7s %9s %5s %5s %6s %6s %13s %8s %8s\n", "policy", "mask", "d", "seqlen",
-                 "b x h", "N", "M", "c_ns", "r_ns", "makespan_ns", "TFLOPS", "speedup");
+    else if (format == SWEEP_TABLE) /* for people: what the numbers are, then the columns */
+        snprintf(buf, len, "model numbers, not measurements: c and r from the cost model (docs/configs.md), per row "
+                 "its hardware preset and reduction\n%-16s %-6s %4s %7s %9s %-9s %-6s %5s %5s %6s %6s %13s %8s %8s\n",
+                 "policy", "mask", "d", "seqlen", "b x h", "hardware", "reduce", "N", "M", "c_ns", "r_ns",
+                 "makespan_ns", "TFLOPS", "speedup");
 }
 
 void sim_sweep_write_header(FILE *f, SweepFormat format)
@@ -441,52 +546,155 @@ void sim_sweep_write_header(FILE *f, SweepFormat format)
     fputs(line, f);
 }
 
-/* The format of a sweep output from its first line: the CSV or table header, or JSONL (a row object, or
- * an empty file: a JSONL slice without points); -1 if none. */
-static int output_format(const char *text, size_t len)
+/* ---- slices and --merge ---- */
+
+/* A slice's first line names it (CSV and table: a '#' comment; JSONL: an object of its own), so that
+ * --merge can check it has every slice of one config once: "dashsim slice K/N: rows A-B of R, config
+ * fnv1a64:H", rows 1-based and inclusive (B = A - 1: none). */
+#define SLICE_FORMAT "dashsim slice %d/%d: rows %" PRId64 "-%" PRId64 " of %" PRId64 ", config fnv1a64:%016" PRIx64
+
+void sim_sweep_write_slice_line(FILE *f, SweepFormat format, const SimSweep *s)
 {
-    char line[512];
-    for (int f = SWEEP_TABLE; f <= SWEEP_CSV; f++) {
-        header_text((SweepFormat)f, line, sizeof line);
-        if (len >= strlen(line) && memcmp(text, line, strlen(line)) == 0)
-            return f;
+    if (s->part.shard_count == 0)
+        return;
+    fprintf(f, format == SWEEP_JSONL ? "{\"dashsim_slice\":\"" : "# ");
+    fprintf(f, SLICE_FORMAT, s->part.shard_index, s->part.shard_count, s->first_row + 1, s->first_row + s->row_count,
+            s->total_rows, s->fingerprint);
+    fputs(format == SWEEP_JSONL ? "\"}\n" : "\n", f);
+}
+
+typedef struct {
+    const char *path;
+    int format;                /* SweepFormat */
+    int k, n;
+    int64_t first, last, total;
+    uint64_t config;
+    int64_t lines;             /* after the slice line and the header */
+} Slice;
+
+/* The slice line (and the format it is written in); false if line is none. */
+static bool parse_slice_line(const char *line, Slice *sl)
+{
+    const char *text = g_str_has_prefix(line, "# ") ? line + 2 : g_str_has_prefix(line, "{\"dashsim_slice\":\"") ?
+                       line + 18 : NULL;
+    int used = 0;
+    if (!text || sscanf(text, "dashsim slice %d/%d: rows %" SCNd64 "-%" SCNd64 " of %" SCNd64 ", config fnv1a64:%16"
+                        SCNx64 "%n", &sl->k, &sl->n, &sl->first, &sl->last, &sl->total, &sl->config, &used) != 6)
+        return false;
+    sl->format = text == line + 2 ? -1 : SWEEP_JSONL; /* -1: CSV or table, told by the header */
+    return strcmp(text + used, sl->format == SWEEP_JSONL ? "\"}" : "") == 0 && sl->k >= 1 && sl->k <= sl->n &&
+           sl->first >= 1 && sl->last >= sl->first - 1 && sl->last <= sl->total;
+}
+
+/* Reads one slice through: its slice line, its header (CSV, table), then rows to the end, each a whole
+ * line (a file cut mid-line is refused); counts them. */
+static SimStatus scan_slice(Slice *sl, SimError *err)
+{
+    SimInputLimits limits = { .max_bytes = INT64_MAX, .max_line = 1 << 20 };
+    SimInput *in;
+    if (sim_input_open(sl->path, &limits, &in, err) != SIM_OK)
+        return err->status;
+    char *line, header[512];
+    size_t len;
+    if (sim_input_line(in, &line, &len, err) == SIM_OK && (!line || !parse_slice_line(line, sl)))
+        sim_error_set(err, SIM_ERR_INPUT, "%s: not a slice of sim sweep --shard K/N (its first line names the slice)",
+                      sl->path);
+    /* CSV or table: the header's first line tells which, and its other lines (a table's) must follow */
+    for (int f = SWEEP_TABLE; sl->format < 0 && !err->status && f <= SWEEP_CSV; f++) {
+        header_text((SweepFormat)f, header, sizeof header);
+        if (f == SWEEP_TABLE && sim_input_line(in, &line, &len, err) != SIM_OK)
+            break;
+        if (line && strncmp(line, header, len) == 0 && header[len] == '\n')
+            sl->format = f;
     }
-    return len == 0 || g_str_has_prefix(text, "{\"policy\":") ? SWEEP_JSONL : -1;
+    if (!err->status && sl->format >= 0 && sl->format != SWEEP_JSONL) {
+        header_text((SweepFormat)sl->format, header, sizeof header);
+        for (const char *h = strchr(header, '\n') + 1; *h && !err->status; h = strchr(h, '\n') + 1)
+            if (sim_input_line(in, &line, &len, err) == SIM_OK && (!line || strncmp(line, h, len) || h[len] != '\n'))
+                sl->format = -1;
+    }
+    if (!err->status && sl->format < 0)
+        sim_error_set(err, SIM_ERR_INPUT, "%s:2: expected the header of a CSV or table of sim sweep", sl->path);
+    while (!err->status && sim_input_line(in, &line, &len, err) == SIM_OK && line) {
+        if (sim_input_line_was_cut(in) || (sl->format == SWEEP_JSONL && !g_str_has_prefix(line, "{\"policy\":")))
+            sim_error_set(err, SIM_ERR_INPUT, "%s:%" PRId64 ": not a whole row of sim sweep%s", sl->path,
+                          sim_input_line_number(in), sim_input_line_was_cut(in) ? " (the file ends mid-line)" : "");
+        sl->lines++;
+    }
+    sim_input_close(in);
+    if (!err->status && sl->lines != sl->last - sl->first + 1)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: has %" PRId64 " rows, its slice line says %" PRId64 " (an interrupted "
+                      "or edited slice?)", sl->path, sl->lines, sl->last - sl->first + 1);
+    return err->status;
+}
+
+static int by_k(const void *a, const void *b)
+{
+    return ((const Slice *)a)->k - ((const Slice *)b)->k;
+}
+
+/* The slices, in K order, are every slice of one config once, rows following on. */
+static SimStatus check_slices(const Slice *sl, int count, SimError *err)
+{
+    for (int i = 0; i < count && !err->status; i++) {
+        const Slice *a = &sl[i], *first = &sl[0];
+        if (a->format != first->format)
+            sim_error_set(err, SIM_ERR_INPUT, "%s is in another format than %s", a->path, first->path);
+        else if (a->n != first->n || a->config != first->config || a->total != first->total)
+            sim_error_set(err, SIM_ERR_INPUT, "%s is a slice of another run than %s (config or --shard N differ)",
+                          a->path, first->path);
+        else if (i && a->k == sl[i - 1].k)
+            sim_error_set(err, SIM_ERR_INPUT, "%s and %s are both slice %d of %d", sl[i - 1].path, a->path, a->k, a->n);
+        else if (a->k != i + 1)
+            sim_error_set(err, SIM_ERR_INPUT, "slice %d of %d is missing", i + 1, a->n);
+        else if (a->first != (i ? sl[i - 1].last + 1 : 1))
+            sim_error_set(err, SIM_ERR_INPUT, "%s: its rows do not follow on from slice %d's", a->path, i);
+    }
+    if (!err->status && count != sl[0].n)
+        sim_error_set(err, SIM_ERR_INPUT, "slice %d of %d is missing", count + 1, sl[0].n);
+    return err->status;
+}
+
+/* The rows of a checked slice to out (its slice line and header skipped). */
+static SimStatus copy_rows(const Slice *sl, FILE *out, SimError *err)
+{
+    SimInputLimits limits = { .max_bytes = INT64_MAX, .max_line = 1 << 20 };
+    SimInput *in;
+    if (sim_input_open(sl->path, &limits, &in, err) != SIM_OK)
+        return err->status;
+    char *line;
+    size_t len;
+    char header[512];
+    header_text((SweepFormat)sl->format, header, sizeof header);
+    int skip = 1; /* the slice line, then the header's lines */
+    for (const char *h = header; *h; h++)
+        skip += *h == '\n';
+    while (sim_input_line(in, &line, &len, err) == SIM_OK && line)
+        if (sim_input_line_number(in) > skip)
+            fwrite(line, 1, len, out), fputc('\n', out);
+    if (!err->status && sim_input_line_number(in) - skip != sl->lines)
+        sim_error_set(err, SIM_ERR_INPUT, "%s changed while it was merged", sl->path);
+    sim_input_close(in);
+    return err->status;
 }
 
 SimStatus sim_sweep_merge(const char *const *paths, int count, FILE *out, SimError *err)
 {
-    int format = -1;
-    GPtrArray *texts = g_ptr_array_new_with_free_func(g_free);
-    for (int i = 0; i < count && !err->status; i++) {
-        gchar *text = NULL;
-        gsize len = 0;
-        if (!g_file_get_contents(paths[i], &text, &len, NULL)) {
-            sim_error_set(err, SIM_ERR_IO, "cannot read %s", paths[i]);
-            break;
-        }
-        g_ptr_array_add(texts, text);
-        int f = output_format(text, len);
-        if (f < 0 || (len && text[len - 1] != '\n'))
-            sim_error_set(err, SIM_ERR_INPUT, "%s is not a whole sweep output (CSV, JSONL or table of sim sweep)",
-                          paths[i]);
-        else if (format >= 0 && f != format && len)
-            sim_error_set(err, SIM_ERR_INPUT, "%s is in another format than %s", paths[i], paths[0]);
-        else if (len || format < 0)
-            format = len ? f : format;
+    Slice *sl = g_new0(Slice, count);
+    for (int i = 0; i < count && !err->status; i++)
+        sl[i] = (Slice){ .path = paths[i], .format = -1 }, scan_slice(&sl[i], err);
+    if (!err->status) {
+        qsort(sl, (size_t)count, sizeof *sl, by_k);
+        check_slices(sl, count, err);
     }
     char header[512];
-    header_text(format < 0 ? SWEEP_JSONL : (SweepFormat)format, header, sizeof header);
-    for (guint i = 0; i < texts->len && !err->status; i++)
-        if (!*(const char *)g_ptr_array_index(texts, i) && header[0])
-            sim_error_set(err, SIM_ERR_INPUT, "%s is empty, not a slice with a header like %s", paths[i], paths[0]);
-    if (!err->status)
-        fputs(header, out); /* once; every slice's own copy is skipped below */
-    for (guint i = 0; i < texts->len && !err->status; i++)
-        fputs((const char *)g_ptr_array_index(texts, i) + strlen(header), out);
-    if (!err->status && (fflush(out) || ferror(out)))
-        sim_error_set(err, SIM_ERR_IO, "cannot write the merged output");
-    g_ptr_array_free(texts, TRUE);
+    if (!err->status) {
+        header_text((SweepFormat)sl[0].format, header, sizeof header);
+        fputs(header, out); /* once; every slice's own copy is skipped */
+    }
+    for (int i = 0; i < count && !err->status; i++)
+        copy_rows(&sl[i], out, err);
+    g_free(sl);
     return err->status;
 }
 
@@ -513,9 +721,10 @@ static void write_table_row(FILE *f, const SimSweepRow *r)
     snprintf(bh, sizeof bh, "%" PRId64 "x%" PRId64, sh->batch, sh->heads);
     if (r->has_speedup)
         snprintf(speed, sizeof speed, "%.4f", r->speedup);
-    fprintf(f, "%-16s %-6s %4" PRId64 " %7" PRId64 " %9s %5d %5d %6" PRId64 " %6" PRId64, r->policy,
-            sim_sweep_mask_name(r->cfg), sh->head_dim, sh->seqlen_q, bh, r->cost.wl.kv_tiles,
-            r->cost.wl.q_tiles, r->cost.c_ns, r->cost.r_ns);
+    fprintf(f, "%-16s %-6s %4" PRId64 " %7" PRId64 " %9s %-9s %-6s %5d %5d %6" PRId64 " %6" PRId64, r->policy,
+            sim_sweep_mask_name(r->cfg), sh->head_dim, sh->seqlen_q, bh, r->cfg->hw.preset,
+            r->cfg->reduce == REDUCE_ASYNC ? "async" : "serial", r->cost.wl.kv_tiles, r->cost.wl.q_tiles,
+            r->cost.c_ns, r->cost.r_ns);
     if (r->is_skipped || r->err.status)
         fprintf(f, " skipped: %s\n", r->is_skipped ? r->note : r->err.msg);
     else
@@ -536,7 +745,7 @@ void sim_sweep_write_row(FILE *f, SweepFormat format, const SimSweepRow *r)
     snprintf(status, sizeof status, "%s%s", r->is_skipped ? "skipped: " : r->err.status ? "error: " : "ok",
              r->is_skipped ? r->note : r->err.status ? r->err.msg : "");
     char **names = g_strsplit(columns, ",", -1);
-    char vals[28][64];
+    char vals[30][600];
     int k = 0;
 #define V(...) snprintf(vals[k++], sizeof vals[0], __VA_ARGS__)
     V("%s", r->policy), V("%s", sim_sweep_mask_name(r->cfg)), V("%" PRId64, sh->head_dim);
@@ -548,16 +757,17 @@ void sim_sweep_write_row(FILE *f, SweepFormat format, const SimSweepRow *r)
     V("%s", r->cfg->reduce == REDUCE_ASYNC ? "async" : "serial");
     V("%" PRId64, r->tasks), V("%" PRId64, r->makespan_ns), V("%" PRId64, r->critical_path_ns);
     V("%" PRId64, r->bubble_ns), V("%.6f", r->busy_fraction), V("%.3f", r->tflops), V("%.4f", r->speedup);
+    V("%s", r->cfg->kernel[0] ? r->cfg->kernel : "-"), V("%" PRId64, r->time_ns);
 #undef V
-    static const bool is_string[28] = { [0] = 1, [1] = 1, [7] = 1, [8] = 1, [19] = 1 };
+    static const bool is_string[30] = { [0] = 1, [1] = 1, [7] = 1, [8] = 1, [19] = 1, [27] = 1 };
     fputs(j ? "{" : "", f);
-    for (int i = 0; i < 28; i++) {
-        bool is_empty = (i >= 20 && i <= 25 && !has_result) || (i == 26 && !r->has_speedup);
+    for (int i = 0; i < 30; i++) {
+        bool is_empty = ((i >= 20 && i <= 25) || i == 28) && !has_result ? true : i == 26 && !r->has_speedup;
         if (j)
             fprintf(f, "%s\"%s\":", i ? "," : "", names[i]);
         else if (i)
             fputc(',', f);
-        if (i == 27)
+        if (i == 29)
             put_text(f, status, j);
         else if (is_empty)
             fputs(j ? "null" : "", f);
@@ -590,8 +800,10 @@ static int panel_of(GArray *panels, const SimSweepRow *r)
     return (int)panels->len - 1;
 }
 
-/* A policy's line style, the same in every panel and every plot: by registry order, a Tableau 10 colour
- * and a point type. */
+/* A policy's line style, the same in every panel and every plot: by registry order, a Tableau 10 colour,
+ * a point type and a dash type, and lines and points narrower down the registry, so a policy drawn over an
+ * earlier one with the same values (descending over fa3 on the full mask) leaves the earlier one in sight
+ * at its edges and in its dashes' gaps. */
 static void policy_style(FILE *gp, const char *policy)
 {
     static const uint32_t palette[10] = { 0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
@@ -602,7 +814,28 @@ static void policy_style(FILE *gp, const char *policy)
     for (int i = 0, n = policy_count(); k == n && i < SIM_SEARCH_ORDER_COUNT; i++)
         if (strcmp(sim_search_orders[i], policy) == 0)
             k = n + i;
-    fprintf(gp, "lc rgb '#%06x' pt %d", (unsigned)palette[k % 10], k % 13 + 1);
+    fprintf(gp, "lc rgb '#%06x' pt %d dt %d lw %.1f ps %.1f", (unsigned)palette[k % 10], k % 13 + 1, k % 5 + 1,
+            MAX(1.0, 5.0 - 1.2 * k), MAX(0.6, 1.8 - 0.3 * k));
+}
+
+/* The plot's title: what the numbers are and what made them (the presets and reduction modes of the rows). */
+static void write_plot_title(FILE *gp, const SimSweep *s)
+{
+    GString *presets = g_string_new(""), *modes = g_string_new("");
+    for (int64_t i = 0; i < s->row_count; i++) {
+        const SimConfigPoint *p = s->rows[i].cfg;
+        const char *mode = p->reduce == REDUCE_ASYNC ? "async" : "serial";
+        if (!has_plot_value(&s->rows[i]))
+            continue;
+        if (!strstr(presets->str, p->hw.preset))
+            g_string_append_printf(presets, "%s%s", presets->len ? ", " : "", p->hw.preset);
+        if (!strstr(modes->str, mode))
+            g_string_append_printf(modes, "%s%s", modes->len ? " and " : "", mode);
+    }
+    fprintf(gp, "set multiplot layout rows_,cols_ title 'model numbers, not measurements: TFLOPS = backward FLOPs / "
+                "makespan, c and r from the cost model (docs/configs.md); preset %s, %s reduction'\n",
+            presets->str, modes->str);
+    g_string_free(presets, TRUE), g_string_free(modes, TRUE);
 }
 
 /* .dat: one block per (panel, policy) in order of first appearance ("seqlen tflops" lines, blocks
@@ -615,12 +848,15 @@ static void write_plot_files(const SimSweep *s, FILE *dat, FILE *gp, const char 
         if (has_plot_value(&s->rows[i]))
             panel_of(panels, &s->rows[i]);
     int cols = panels->len > 1 ? 2 : 1, rows = ((int)panels->len + cols - 1) / cols, block = 0;
-    fprintf(gp, "# TFLOPS over seqlen per policy, one panel per (mask, head_dim); written by sim sweep --plot.\n"
+    fprintf(gp, "# TFLOPS over seqlen per policy, one panel per (mask, head_dim); written by dashsim " DASHSIM_VERSION
+                " (sim sweep --plot).\n"
                 "if (!exists(\"outfile\")) outfile = '%s'\n"
                 "if (!exists(\"datafile\")) datafile = '%s'\n"
-                "set terminal pngcairo noenhanced size %d,%d font ',10'\nset output outfile\n"
-                "set multiplot layout %d,%d\nset logscale x 2\nset xlabel 'seqlen'\nset ylabel 'TFLOPS'\n"
-                "set key left bottom\nset grid\nset yrange [0:*]\n", png_name, dat_name, 640 * cols, 420 * rows, rows, cols);
+                "set terminal pngcairo noenhanced size %d,%d font ',10'\nset output outfile\nrows_ = %d\ncols_ = %d\n",
+            png_name, dat_name, 640 * cols, 420 * rows + 40, rows, cols);
+    write_plot_title(gp, s);
+    fputs("set logscale x 2\nset xlabel 'seqlen (tokens)'\nset ylabel 'TFLOPS (model)'\nset key left bottom\nset grid\n"
+          "set yrange [0:*]\n", gp);
     for (guint p = 0; p < panels->len; p++) {
         const SimConfigPoint *pp = g_array_index(panels, const SimConfigPoint *, p);
         fprintf(gp, "set title '%s mask, head_dim %" PRId64 "'\nplot", sim_sweep_mask_name(pp), pp->shape.head_dim);

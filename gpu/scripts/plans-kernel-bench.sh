@@ -1,0 +1,26 @@
+#!/bin/sh
+# Emits the kernel benchmark's plans (docs/kernel.md) into build/gpu/bwd/plans/ as xz files:
+# POLICY-MASK-sSEQ-bhBH.plan.xz, tiles kBlockM 64 x kBlockN 128 (tile_ratio 2), n = 132, async reduce.
+# A plan depends on neither head dim nor batch/heads split, only on heads x batch. Usage: gpu/scripts/plans-kernel-bench.sh [SIM]
+set -eu
+SIM=${1:-bin/sim}
+DIR=build/gpu/bwd/plans
+mkdir -p "$DIR"
+jobs=""
+for bh in 16 64; do
+  for s in 1024 2048 4096 8192 16384; do
+    n=$((s / 128)); m=$((s / 64))
+    for pm in fa3:full descending:full shift:full fa3:causal fa3-spt:causal descending:causal symmetric-shift:causal; do
+      p=${pm%%:*}; mask=${pm##*:}
+      f="$DIR/$p-$mask-s$s-bh$bh.plan"
+      [ -s "$f.xz" ] && continue
+      ( "$SIM" --policy "$p" --mask "$mask" --n 132 --heads "$bh" --kv-tiles "$n" --q-tiles "$m" --tile-ratio 2 \
+          --reduce async --dq-buffers 1 --c 3000 --r 2000 --max-memory-mb 16384 --emit-plan "$f" >/dev/null &&
+        xz -f -9 "$f" ) &
+      jobs="$jobs $!"
+      [ "$(jobs -p | wc -l)" -ge 12 ] && wait $(jobs -p | head -1)
+    done
+  done
+done
+wait
+ls "$DIR" | wc -l

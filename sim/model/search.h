@@ -1,8 +1,8 @@
-/* Schedule search for any block mask (docs/masks.md): lower bounds, the hand-made orders as baselines,
- * a constructive schedule that generalises the DASH ideas, local search with the event engine as the
- * evaluator, and an exhaustive search for tiny instances. Every schedule it returns passed plan_check and
- * ran to completion on the engine (so it is deadlock-free under the dispatch model). Deterministic: the
- * same workload, costs and options give the same plan. */
+/* Schedule search for any block mask (docs/masks.md): lower bounds in two spaces, the hand-made orders as
+ * baselines, a constructive schedule that generalises the DASH ideas, local search that times layouts
+ * without the event engine (to the engine's nanosecond), and an exact branch and bound for small instances.
+ * Every schedule it returns passed plan_check and ran to completion on the engine (so it is deadlock-free
+ * under the dispatch model). Deterministic: the same workload, costs and options give the same plan. */
 #ifndef SIM_SEARCH_H
 #define SIM_SEARCH_H
 
@@ -26,7 +26,7 @@ typedef struct {
 } SearchBaseline;
 
 typedef struct {
-    int iterations;          /* local-search moves (each one engine run or two); 0: none */
+    int iterations;          /* local-search moves (each timed once or twice); 0: none */
     uint32_t seed;           /* of the moves' random choices */
     int64_t exact_max_nodes; /* the exact search (instances of at most 64 tasks) gives up after this many
                               * partial schedules (0: no exact search) */
@@ -58,7 +58,7 @@ typedef struct {
     SearchBounds bounds;
     SearchBaseline baselines[SIM_SEARCH_MAX_BASELINES];
     int baseline_count;
-    int64_t evaluations;     /* engine runs */
+    int64_t evaluations;     /* timings of a layout (by the walk or the engine) and engine runs of plans */
     bool has_exact;          /* proved optimal: no persistent schedule with one CTA per (KV head, KV tile) is
                               * faster than makespan_ns (the exact search completed, or the bound is met) */
     int64_t exact_ns;        /* then: makespan_ns */
@@ -68,11 +68,14 @@ typedef struct {
 /* gqa_group: query heads per KV head (a KV tile's CTA runs all of theirs); 1 for none. O(N * M + tasks). */
 void sim_search_bounds(const Workload *wl, const AttnCosts *costs, int32_t gqa_group, SearchBounds *out);
 /* The search's size for wl under costs and options; engine_bytes_per_op: the engine's peak bytes per op
- * (sim/run/job.h). SIM_ERR_LIMIT with a sentence when it has no task or too many. O(N x M / 8 + N). */
+ * (sim/run/job.h). SIM_ERR_LIMIT with a sentence when it has no task. O(N x M / 8 + N). */
 SimStatus sim_search_size(const Workload *wl, const AttnCosts *costs, const SearchOptions *o,
                           double engine_bytes_per_op, SearchSize *out, SimError *err);
-/* Searches a schedule for wl under costs. SIM_ERR_LIMIT when the workload has no task, or its work is
- * above SIM_SEARCH_MAX_WORK. Time O(N x M / 8 + work), memory O(tasks + M) (sim_search_size). */
+/* Searches a schedule for wl under costs. costs is the one way task costs enter the search: plain ones (no
+ * load model, no kernel-profile part) are timed by its own walk, which equals the engine; any others by the
+ * engine through sim_attention_program, and bounds and pruning use the plain model below them. SIM_ERR_LIMIT
+ * when the workload has no task, more than 2^29, or its work is above SIM_SEARCH_MAX_WORK. Time O(N x M / 8
+ * + work), memory O(tasks + M) (sim_search_size). */
 SimStatus sim_search(const Workload *wl, const AttnCosts *costs, const SearchOptions *o, SearchResult *out,
                      SimError *err);
 void sim_search_result_clear(SearchResult *r);

@@ -2,7 +2,7 @@
  * dispatch); it starts the moment pending reaches 0, at ready = max over those predecessors' ends plus
  * edge latency. Latency depends on where both ends run, so edges into a CTA not yet placed are folded in
  * when it is dispatched. Events are op completions (and, with a load model, reduction starts); dispatch runs
- * once per time step. Load-dependent reductions: see "Processor sharing" below. */
+ * once per time step. Load-dependent reductions: see "The reductions' queue" below. */
 #include "engine.h"
 
 #include <glib.h>
@@ -13,23 +13,20 @@
 typedef struct {
     int64_t time;
     uint32_t seq;   /* events scheduled before it; < 2^32 since ops < 2^31 and each op schedules <= 2 */
-    int32_t op;     /* op >= 0: op completes; op < 0: reduction ~op joins the shared resource */
+    int32_t op;     /* op >= 0: op completes; op < 0: reduction ~op starts or ends its issue (load model) */
 } Event;
 
-/* Processor sharing of the reductions (SimLoadModel). With k running, each does PS_WORK_PER_NS * 1e6 /
- * slowdown_ppm(k) units of work per ns; a reduction of duration d (ns alone) holds d * PS_WORK_PER_NS units.
- * vclock counts the work every running reduction has done since time 0, so one that joins at vclock v
- * ends when vclock reaches mark = v + d * PS_WORK_PER_NS: all run at the same rate, hence they end in mark
- * order. Alone (slowdown 1e6) this is exactly d ns: the fixed-duration engine is the special case. */
-#define PS_WORK_PER_NS 1000000
+/* The reductions' queue (SimLoadModel, program.h), as integers: the backlog in ns x milli-issuers, the
+ * area under extra(n) in ns x ns. A reduction's issue_mark is the area at its issue start (-1 before). */
 typedef struct {
-    int64_t mark, seq, op;
-} PsJob;
+    int64_t backlog, area, at;  /* at: the time both were brought to */
+    int32_t issuing, in_flight; /* in flight: issue started, not yet complete */
+} Queue;
 
 /* Per-op state lives in the schedule's own arrays, so that the running CTAs' ops are as few interleaved
  * streams as can be: until an op starts, s->start_ns holds its ready time and s->end_ns minus the count
  * of predecessors still pending (<= -1); from its start, its end (ENDS_UNKNOWN for a reduction under
- * processor sharing, until it is done). Everything else per op is the program's, read-only. */
+ * a load model, until its issue ends). Everything else per op is the program's, read-only. */
 #define ENDS_UNKNOWN INT64_MAX
 typedef struct {
     const SimProgram *p;
@@ -46,8 +43,8 @@ typedef struct {
     bool has_free_unit;
     int64_t ops_done, order_len;
     const SimLoadModel *load;         /* NULL: every duration fixed */
-    PsJob *ps;                        /* running reductions, a min-heap on (mark, seq) */
-    int64_t ps_len, vclock, vclock_at;
+    Queue q;
+    int64_t *issue_mark;              /* per op, with a load model */
     int64_t now;                      /* the time of the events being processed */
     /* The overlap rule (program.h), when the program has one: per unit, the latest start of a REDUCE on
      * engine 1, and the latest COMPUTE on engine 0 with whether it already paid the penalty. */
@@ -100,59 +97,44 @@ static Event heap_pop(Engine *e)
     return top;
 }
 
-static bool ps_less(const PsJob *a, const PsJob *b)
-{
-    return a->mark != b->mark ? a->mark < b->mark : a->seq < b->seq;
-}
-
-static void ps_push(Engine *e, int64_t op)
-{
-    PsJob job = { e->vclock + e->p->ops[op].duration_ns * PS_WORK_PER_NS, e->seq++, op };
-    int64_t i = e->ps_len++;
-    while (i > 0 && ps_less(&job, &e->ps[(i - 1) / 2])) {
-        e->ps[i] = e->ps[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    e->ps[i] = job;
-}
-
-static int64_t ps_pop(Engine *e)
-{
-    PsJob top = e->ps[0], last = e->ps[--e->ps_len];
-    int64_t i = 0;
-    for (int64_t c; (c = 2 * i + 1) < e->ps_len; i = c) {
-        if (c + 1 < e->ps_len && ps_less(&e->ps[c + 1], &e->ps[c]))
-            c++;
-        if (!ps_less(&e->ps[c], &last))
-            break;
-        e->ps[i] = e->ps[c];
-    }
-    if (e->ps_len > 0)
-        e->ps[i] = last;
-    return top.op;
-}
-
-static int64_t ps_slowdown_ppm(const Engine *e)
+/* Brings the queue to now: the backlog moves at (issuing - capacity) per ns, never below 0, and the area
+ * grows by extra(issuing) per ns. */
+static void queue_advance(Engine *e, int64_t now)
 {
     const SimLoadModel *m = e->load;
-    return m->slowdown_ppm[e->ps_len < m->slowdown_len ? e->ps_len : m->slowdown_len];
+    int64_t dt = now - e->q.at, n = e->q.issuing;
+    if (n > 0)
+        e->q.area += dt * m->extra_ns[MIN(n, (int64_t)m->extra_len)];
+    if (m->capacity_milli > 0 && (n > 0 || e->q.backlog > 0))
+        e->q.backlog = MAX(0, e->q.backlog + (n * 1000 - m->capacity_milli) * dt);
+    e->q.at = now;
 }
 
-/* Moves the virtual clock to now at the current load. */
-static void ps_advance(Engine *e, int64_t now)
+static int64_t issue_ns(const SimLoadModel *m, int64_t d)
 {
-    if (e->ps_len > 0)
-        e->vclock += (int64_t)((__int128)(now - e->vclock_at) * PS_WORK_PER_NS * 1000000 / ps_slowdown_ppm(e));
-    e->vclock_at = now;
+    return d * m->issue_ppm / 1000000;
 }
 
-/* When the first running reduction ends at the current load (rounded up to whole ns); INT64_MAX if none. */
-static int64_t ps_next_end(const Engine *e)
+/* Reduction op's issue starts (issue_mark -1) or ends at now; at its end, its completion is known: the
+ * queue's wait, the tail, and the extra averaged over the issue (rounded up to whole ns). */
+static void queue_event(Engine *e, int64_t op, int64_t now)
 {
-    if (e->ps_len == 0)
-        return INT64_MAX;
-    __int128 scale = (__int128)PS_WORK_PER_NS * 1000000, work = (__int128)(e->ps[0].mark - e->vclock) * ps_slowdown_ppm(e);
-    return e->vclock_at + (int64_t)((work + scale - 1) / scale);
+    const SimLoadModel *m = e->load;
+    queue_advance(e, now);
+    int64_t d = e->p->ops[op].duration_ns, issue = issue_ns(m, d);
+    if (e->issue_mark[op] < 0) {
+        e->issue_mark[op] = e->q.area;
+        e->q.issuing++;
+        e->q.in_flight++;
+        heap_push(e, now + issue, ~op);
+        return;
+    }
+    e->q.issuing--;
+    int64_t wait = m->capacity_milli > 0 ? (e->q.backlog + m->capacity_milli - 1) / m->capacity_milli : 0;
+    int64_t area = e->q.area - e->issue_mark[op];
+    int64_t extra = issue > 0 ? (area + issue - 1) / issue : m->extra_ns[MIN(e->q.issuing + 1, (int64_t)m->extra_len)];
+    e->s->end_ns[op] = now + wait + (d - issue) + extra;
+    heap_push(e, e->s->end_ns[op], op);
 }
 
 /* Latency of edge from op 'from' on from_unit to to_unit, with the hand-off growth it got at its release
@@ -254,6 +236,8 @@ static inline void release(Engine *e, int64_t op, int64_t at, bool is_accum)
     if (++e->s->end_ns[op] == 0) {
         if (G_UNLIKELY(e->load) && e->p->ops[op].kind == SIM_OP_REDUCE) {
             e->s->end_ns[op] = ENDS_UNKNOWN;
+            if (e->unit_compute) /* the reduction's own time is the load model's */
+                interfere_at_start(e, op, *ready);
             heap_push(e, *ready, ~op);
             return;
         }
@@ -323,8 +307,11 @@ static void complete(Engine *e, int64_t op, int64_t now)
     int32_t c = p->ops[op].cta, unit = e->s->cta_unit[c];
     e->s->order[e->order_len++] = (int32_t)op;
     e->ops_done++;
-    if (G_UNLIKELY(e->s->handoff_extra_ns) && p->ops[op].kind == SIM_OP_REDUCE) /* k = still in flight */
-        e->s->handoff_extra_ns[op] = e->load->handoff_extra_ns[MIN(e->ps_len, (int64_t)e->load->handoff_len)];
+    if (G_UNLIKELY(e->load) && p->ops[op].kind == SIM_OP_REDUCE) {
+        int32_t k = --e->q.in_flight; /* still in flight */
+        if (e->s->handoff_extra_ns)
+            e->s->handoff_extra_ns[op] = e->load->handoff_extra_ns[MIN(k, e->load->handoff_len)];
+    }
     for (int64_t k = p->first_out[op]; k < p->first_out[op + 1]; k++) {
         int64_t edge = p->out_edge[k], to = p->edges[edge].to;
         /* The target usually lies in a CTA that runs behind this one (the next KV tile of the dQ row), ahead
@@ -383,10 +370,12 @@ static void init_ctas(Engine *e)
 static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
 {
     *e = (Engine){ .p = p, .s = s, .load = p->load };
+    s->handoff_extra_ns = NULL;
     int64_t n = p->op_count;
     g_assert(n < INT32_MAX && n + p->cta_count < INT32_MAX);
     if (e->load) {
-        e->ps = g_new(PsJob, n + 1);
+        e->issue_mark = SIM_PREFAULT_NEW(int64_t, n);
+        memset(e->issue_mark, 0xff, sizeof *e->issue_mark * n);
         if (e->load->handoff_extra_ns)
             s->handoff_extra_ns = g_new0(int32_t, n);
     }
@@ -435,7 +424,7 @@ static void engine_clear(Engine *e)
     g_free(e->pinned);
     g_free(e->pinned_next);
     g_free(e->free_units);
-    g_free(e->ps);
+    g_free(e->issue_mark);
     g_free(e->unit_reduce_start);
     g_free(e->unit_compute);
     g_free(e->is_unit_compute_slowed);
@@ -486,30 +475,18 @@ static void run_fixed(Engine *e)
     }
 }
 
-/* With a load model: reductions whose work is done, then this time's events (a zero-work join ends at
- * once), then dispatch. */
+/* With a load model: a reduction's issue start and end are events too (op < 0). */
 static void run_shared(Engine *e)
 {
-    while (e->heap_len > 0 || e->ps_len > 0) {
-        int64_t now = e->now = MIN(e->heap_len > 0 ? e->heap[0].time : INT64_MAX, ps_next_end(e));
-        ps_advance(e, now);
+    while (e->heap_len > 0) {
+        int64_t now = e->now = e->heap[0].time;
         do {
-            while (e->ps_len > 0 && e->ps[0].mark <= e->vclock) {
-                int64_t op = ps_pop(e);
-                e->s->end_ns[op] = now;
-                complete(e, op, now);
-            }
-            while (e->heap_len > 0 && e->heap[0].time == now) {
-                Event ev = heap_pop(e);
-                if (ev.op < 0) {
-                    ps_push(e, ~ev.op);
-                    if (e->unit_compute)
-                        interfere_at_start(e, ~ev.op, now); /* a shared reduction's own time is the load model's */
-                } else if (e->s->end_ns[ev.op] == now) { /* else stale: the overlap rule moved its end */
-                    complete(e, ev.op, now);
-                }
-            }
-        } while (e->ps_len > 0 && e->ps[0].mark <= e->vclock);
+            Event ev = heap_pop(e);
+            if (ev.op < 0)
+                queue_event(e, ~ev.op, now);
+            else if (e->s->end_ns[ev.op] == now) /* else stale: the overlap rule moved its end */
+                complete(e, ev.op, now);
+        } while (e->heap_len > 0 && e->heap[0].time == now);
         e->s->makespan_ns = now;
         if (e->has_free_unit)
             dispatch(e, now);

@@ -24,7 +24,7 @@ void sim_program_free(SimProgram *p)
     g_free(p->edges);
     g_free(p->unit_latency_ns);
     if (p->load) {
-        g_free(p->load->slowdown_ppm);
+        g_free(p->load->extra_ns);
         g_free(p->load->handoff_extra_ns);
         g_free(p->load);
     }
@@ -133,16 +133,18 @@ int64_t sim_program_edge_latency(const SimProgram *p, int64_t e, int32_t u_from,
     return edge->latency_ns;
 }
 
-void sim_program_set_load(SimProgram *p, const int32_t *slowdown_ppm, int32_t slowdown_len,
-                          const int32_t *handoff_extra_ns, int32_t handoff_len)
+void sim_program_set_load(SimProgram *p, const SimLoadModel *load)
 {
-    g_assert(!p->load && slowdown_len >= 1);
-    p->load = g_new0(SimLoadModel, 1);
-    p->load->slowdown_ppm = g_memdup2(slowdown_ppm, sizeof(int32_t) * (slowdown_len + 1));
-    p->load->slowdown_len = slowdown_len;
-    if (handoff_extra_ns && handoff_len >= 1) {
-        p->load->handoff_extra_ns = g_memdup2(handoff_extra_ns, sizeof(int32_t) * (handoff_len + 1));
-        p->load->handoff_len = handoff_len;
+    g_assert(!p->load && load->extra_len >= 1 && load->issue_ppm >= 1 && load->issue_ppm <= 1000000 &&
+             load->capacity_milli >= 0);
+    p->load = g_new(SimLoadModel, 1);
+    *p->load = *load;
+    p->load->extra_ns = g_memdup2(load->extra_ns, sizeof(int32_t) * (load->extra_len + 1));
+    p->load->handoff_extra_ns = NULL;
+    p->load->handoff_len = 0;
+    if (load->handoff_extra_ns && load->handoff_len >= 1) {
+        p->load->handoff_extra_ns = g_memdup2(load->handoff_extra_ns, sizeof(int32_t) * (load->handoff_len + 1));
+        p->load->handoff_len = load->handoff_len;
     }
 }
 

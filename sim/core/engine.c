@@ -1,20 +1,17 @@
-/* Event engine. Each op has pending = (its incoming edges) + 1 (program-order predecessor, or its CTA's
- * dispatch); it starts the moment pending reaches 0, at ready = max over those predecessors' ends plus
- * edge latency. Latency depends on where both ends run, so edges into a CTA not yet placed are folded in
- * when it is dispatched. Events are op completions (and, with a load model, reduction starts); dispatch runs
- * once per time step. Load-dependent reductions: see "Processor sharing" below. */
+/* Event engine, for what the fast path (engine_ordered.c, tried first) turns down. Each op has pending =
+ * (its incoming edges) + 1 (program-order predecessor, or its CTA's dispatch); it starts the moment
+ * pending reaches 0, at ready = max over those predecessors' ends plus edge latency. Latency depends on
+ * where both ends run, so edges into a CTA not yet placed are folded in when it is dispatched. Events are
+ * op completions (and, with a load model, reduction starts); dispatch runs once per time step.
+ * Load-dependent reductions: see "Processor sharing" below. */
 #include "engine.h"
 
 #include <glib.h>
 #include <string.h>
 
+#include "engine_ordered.h"
+#include "event_queue.h"
 #include "prefault.h"
-
-typedef struct {
-    int64_t time;
-    uint32_t seq;   /* events scheduled before it; < 2^32 since ops < 2^31 and each op schedules <= 2 */
-    int32_t op;     /* op >= 0: op completes; op < 0: reduction ~op joins the shared resource */
-} Event;
 
 /* Processor sharing of the reductions (SimLoadModel). With k running, each does PS_WORK_PER_NS * 1e6 /
  * slowdown_ppm(k) units of work per ns; a reduction of duration d (ns alone) holds d * PS_WORK_PER_NS units.
@@ -34,9 +31,8 @@ typedef struct {
 typedef struct {
     const SimProgram *p;
     SimSchedule *s;
-    Event *heap;                      /* min-heap on (time, seq), grown to the events in flight */
-    int64_t heap_len, heap_cap;
-    uint32_t seq;
+    SimEventQueue queue;              /* op completions (op) and reduction starts (~op), on (time, seq) */
+    uint32_t seq;                     /* reductions joined so far (their order among equal marks) */
     int32_t *cta_left;                /* ops not yet completed per CTA */
     uint64_t *free_units;             /* bit u: unit u is free and may still get a CTA */
     int32_t *pinned_first, *pinned;   /* CSR: pinned CTAs per unit, in CTA order */
@@ -49,44 +45,6 @@ typedef struct {
     PsJob *ps;                        /* running reductions, a min-heap on (mark, seq) */
     int64_t ps_len, vclock, vclock_at;
 } Engine;
-
-static inline bool event_less(const Event *a, const Event *b)
-{
-    return a->time != b->time ? a->time < b->time : a->seq < b->seq;
-}
-
-static void heap_push(Engine *e, int64_t time, int64_t op)
-{
-    if (e->heap_len == e->heap_cap)
-        e->heap = g_renew(Event, e->heap, e->heap_cap *= 2);
-    Event ev = { time, e->seq++, (int32_t)op };
-    int64_t i = e->heap_len++;
-    while (i > 0 && event_less(&ev, &e->heap[(i - 1) / 2])) {
-        e->heap[i] = e->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    e->heap[i] = ev;
-}
-
-static Event heap_pop(Engine *e)
-{
-    Event top = e->heap[0], last = e->heap[--e->heap_len];
-    int64_t i = 0;
-    for (;;) {
-        int64_t c = 2 * i + 1;
-        if (c >= e->heap_len)
-            break;
-        if (c + 1 < e->heap_len && event_less(&e->heap[c + 1], &e->heap[c]))
-            c++;
-        if (!event_less(&e->heap[c], &last))
-            break;
-        e->heap[i] = e->heap[c];
-        i = c;
-    }
-    if (e->heap_len > 0)
-        e->heap[i] = last;
-    return top;
-}
 
 static bool ps_less(const PsJob *a, const PsJob *b)
 {
@@ -167,11 +125,11 @@ static inline void release(Engine *e, int64_t op, int64_t at)
     if (++e->s->end_ns[op] == 0) {
         if (G_UNLIKELY(e->load) && e->p->ops[op].kind == SIM_OP_REDUCE) {
             e->s->end_ns[op] = ENDS_UNKNOWN;
-            heap_push(e, *ready, ~op);
+            sim_event_queue_push(&e->queue, *ready, (int32_t)~op);
             return;
         }
         e->s->end_ns[op] = *ready + e->p->ops[op].duration_ns;
-        heap_push(e, e->s->end_ns[op], op);
+        sim_event_queue_push(&e->queue, e->s->end_ns[op], (int32_t)op);
     }
 }
 
@@ -288,6 +246,20 @@ static void init_ctas(Engine *e)
     memcpy(e->pinned_next, e->pinned_first, sizeof *e->pinned_next * p->n_units);
 }
 
+/* The largest latency an edge can get: its own, the unit matrix's, plus the largest hand-off growth. An
+ * event is pushed at most this plus the longest duration after the current time (the queue's horizon). */
+static int64_t longest_latency(const SimProgram *p)
+{
+    int64_t lat = 0, extra = 0;
+    for (int64_t e = 0; e < p->edge_count; e++)
+        lat = MAX(lat, p->edges[e].latency_ns);
+    for (int64_t i = 0; p->unit_latency_ns && i < (int64_t)p->n_units * p->n_units; i++)
+        lat = MAX(lat, p->unit_latency_ns[i]);
+    for (int32_t k = 0; p->load && p->load->handoff_extra_ns && k <= p->load->handoff_len; k++)
+        extra = MAX(extra, p->load->handoff_extra_ns[k]);
+    return lat + extra;
+}
+
 static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
 {
     *e = (Engine){ .p = p, .s = s, .load = p->load };
@@ -305,10 +277,12 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
     s->cta_dispatch_ns = g_new(int64_t, p->cta_count);
     s->cta_end_ns = g_new(int64_t, p->cta_count);
     s->makespan_ns = 0;
-    e->heap_cap = 2 * (int64_t)p->n_units * p->engines_per_unit + 16;
-    e->heap = g_new(Event, e->heap_cap);
-    for (int64_t op = 0; op < n; op++) /* pending: the incoming edges and the op before it (or the dispatch) */
+    int64_t longest = 0;
+    for (int64_t op = 0; op < n; op++) { /* pending: the incoming edges and the op before it (or the dispatch) */
         s->end_ns[op] = -(p->first_in[op + 1] - p->first_in[op] + 1);
+        longest = MAX(longest, p->ops[op].duration_ns);
+    }
+    sim_event_queue_init(&e->queue, longest + longest_latency(p), 2 * (int64_t)p->n_units * p->engines_per_unit);
     e->cta_left = g_new(int32_t, p->cta_count);
     e->dynamic = g_new(int32_t, p->cta_count);
     e->pinned_first = g_new0(int32_t, p->n_units + 1);
@@ -320,7 +294,7 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
 
 static void engine_clear(Engine *e)
 {
-    g_free(e->heap);
+    sim_event_queue_clear(&e->queue);
     g_free(e->cta_left);
     g_free(e->dynamic);
     g_free(e->pinned_first);
@@ -357,12 +331,13 @@ static SimStatus report_deadlock(const Engine *e, SimError *err)
 /* Fixed durations: every event is a completion. The loop the engine spends its time in. */
 static void run_fixed(Engine *e)
 {
-    while (e->heap_len > 0) {
-        int64_t now = e->heap[0].time;
+    SimEventQueue *q = &e->queue;
+    while (!sim_event_queue_is_empty(q)) {
+        int64_t now;
         do {
-            Event ev = heap_pop(e);
-            complete(e, ev.op, now);
-        } while (e->heap_len > 0 && e->heap[0].time == now);
+            int32_t op = sim_event_queue_pop(q, &now);
+            complete(e, op, now);
+        } while (!sim_event_queue_is_empty(q) && sim_event_queue_min_time(q) == now);
         e->s->makespan_ns = now;
         if (e->has_free_unit)
             dispatch(e, now);
@@ -373,8 +348,9 @@ static void run_fixed(Engine *e)
  * once), then dispatch. */
 static void run_shared(Engine *e)
 {
-    while (e->heap_len > 0 || e->ps_len > 0) {
-        int64_t now = MIN(e->heap_len > 0 ? e->heap[0].time : INT64_MAX, ps_next_end(e));
+    SimEventQueue *q = &e->queue;
+    while (!sim_event_queue_is_empty(q) || e->ps_len > 0) {
+        int64_t now = MIN(sim_event_queue_is_empty(q) ? INT64_MAX : sim_event_queue_min_time(q), ps_next_end(e));
         ps_advance(e, now);
         do {
             while (e->ps_len > 0 && e->ps[0].mark <= e->vclock) {
@@ -382,12 +358,13 @@ static void run_shared(Engine *e)
                 e->s->end_ns[op] = now;
                 complete(e, op, now);
             }
-            while (e->heap_len > 0 && e->heap[0].time == now) {
-                Event ev = heap_pop(e);
-                if (ev.op < 0)
-                    ps_push(e, ~ev.op);
+            while (!sim_event_queue_is_empty(q) && sim_event_queue_min_time(q) == now) {
+                int64_t at;
+                int32_t op = sim_event_queue_pop(q, &at);
+                if (op < 0)
+                    ps_push(e, ~op);
                 else
-                    complete(e, ev.op, now);
+                    complete(e, op, now);
             }
         } while (e->ps_len > 0 && e->ps[0].mark <= e->vclock);
         e->s->makespan_ns = now;
@@ -397,6 +374,13 @@ static void run_shared(Engine *e)
 }
 
 SimStatus sim_engine_run(const SimProgram *p, SimSchedule *out, SimError *err)
+{
+    if (sim_engine_ordered_run(p, out))
+        return SIM_OK;
+    return sim_engine_run_events(p, out, err);
+}
+
+SimStatus sim_engine_run_events(const SimProgram *p, SimSchedule *out, SimError *err)
 {
     Engine e;
     engine_init(&e, p, out);

@@ -1,0 +1,26 @@
+/* The engine's fast path, for programs whose schedule can be computed without an event queue: with fixed
+ * durations an op starts at the latest of its predecessors' ends (plus latency), so only the placement
+ * of CTAs on units depends on the order of events, and that order is known
+ *   - when every CTA's unit is known beforehand (all pinned, or all dispatched and no more of them than
+ *     units: CTA c takes unit c at time 0): any order that respects the dependencies gives the schedule
+ *     (a worklist);
+ *   - when every CTA is dispatched by the block scheduler and every edge runs forward (to a later op):
+ *     CTA by CTA, each goes to the unit that frees first (lowest number among equal times).
+ * It gives the event engine's schedule op for op (tests/test_engine_paths.c checks it on every policy). */
+#ifndef SIM_ENGINE_ORDERED_H
+#define SIM_ENGINE_ORDERED_H
+
+#include <stdbool.h>
+
+#include "engine.h"
+
+/* Runs p as sim_engine_run would, if the fast path applies: no load model, and the CTAs' units known
+ * beforehand or all CTAs dispatched with every edge forward; a dispatched CTA ending the instant it starts
+ * (its ops all of zero length) or a dependency cycle also turn it down. Returns false, with *out as it was (zeroed), where it
+ * does not apply. With forward edges out->order is NULL: CTA order is then a topological order of the
+ * realised DAG (sim/model/analyze.h reads it so); else the completion order of the worklist.
+ * O(ops + edges) (dispatched CTAs: plus log(units) per CTA); no memory beyond the schedule's but per CTA
+ * and per unit. */
+bool sim_engine_ordered_run(const SimProgram *p, SimSchedule *out);
+
+#endif

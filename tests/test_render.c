@@ -1,4 +1,4 @@
-/* Renderers (sim/render.h): the trace parses and no two slices of a track overlap, flows and critical
+/* Renderers (sim/render.h): the writer's hand-formatted numbers and strings are printf's bytes, the trace parses and no two slices of a track overlap, flows and critical
  * marks match the program, the CSV's last end is the makespan and its waits follow the closed form of
  * FA3's full-mask staircase, gnuplot draws PNG and SVG, and every error leaves no file behind. */
 #include <check.h>
@@ -7,6 +7,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "format.h"
 #include "job.h"
 #include "render.h"
 #include "tests.h"
@@ -375,10 +376,60 @@ START_TEST(gantt_errors_leave_no_file)
 }
 END_TEST
 
+/* sim_format_i64 and sim_format_us against printf on edges (powers of ten and two, their neighbours, the
+ * extremes) and pseudo-random values of every length; the writer's JSON strings against the stream's. */
+START_TEST(writer_formats_as_printf)
+{
+    char a[64], b[64];
+    uint64_t x = 88172645463325252ULL;
+    for (int i = 0; i < 400000; i++) {
+        int64_t v;
+        if (i < 3 * 64)
+            v = (int64_t)((1ULL << (i / 3)) + (uint64_t)(i % 3) - 1);
+        else if (i < 3 * 64 + 3 * 19) {
+            uint64_t p10 = 1;
+            for (int k = 0; k < (i - 3 * 64) / 3; k++)
+                p10 *= 10;
+            v = (int64_t)(p10 + (uint64_t)((i - 3 * 64) % 3) - 1);
+        } else {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            v = (int64_t)(x >> (x % 64));
+        }
+        for (int sign = 0; sign < 2; sign++, v = v == INT64_MIN ? INT64_MAX : -v) {
+            *sim_format_i64(a, v) = '\0';
+            snprintf(b, sizeof b, "%" G_GINT64_FORMAT, v);
+            ck_assert_str_eq(a, b);
+            if (v >= 0) {
+                *sim_format_us(a, v) = '\0';
+                snprintf(b, sizeof b, "%" G_GINT64_FORMAT ".%03" G_GINT64_FORMAT, v / 1000, v % 1000);
+                ck_assert_str_eq(a, b);
+            }
+        }
+    }
+    *sim_format_i64(a, INT64_MIN) = '\0';
+    ck_assert_str_eq(a, "-9223372036854775808");
+    static const char *const texts[] = { "", "C h0 kv3 q5", "say \"hi\"\\", "tab\there\x01\x1f", "\xc3\xa9t\xc3\xa9" };
+    for (size_t i = 0; i < G_N_ELEMENTS(texts); i++) {
+        char *stream = NULL, *buffered = NULL;
+        size_t len1 = 0, len2 = 0;
+        FILE *f = open_memstream(&stream, &len1), *g = open_memstream(&buffered, &len2);
+        sim_write_json_string(f, texts[i]);
+        SimWriter w;
+        sim_writer_init(&w, g);
+        sim_writer_json_string(&w, texts[i]);
+        ck_assert(sim_writer_done(&w));
+        fclose(f), fclose(g);
+        ck_assert_str_eq(stream, buffered);
+        free(stream), free(buffered);
+    }
+}
+END_TEST
+
 Suite *suite_render(void)
 {
     Suite *s = suite_create("render");
     TCase *tc = tcase_create("outputs");
+    tcase_add_test(tc, writer_formats_as_printf);
     tcase_add_test(tc, trace_parses_and_no_slices_overlap);
     tcase_add_test(tc, trace_estimate_and_cap);
     tcase_add_test(tc, csv_last_end_is_makespan_and_waits_match);

@@ -109,7 +109,7 @@ static void scan_labels(Layout *g, FILE *f)
         if (!is_drawn(g, op))
             continue;
         SimRenderLabel l;
-        sim_render_label(spec, op, &l);
+        sim_render_label(spec, op, false, &l);
         char text[48];
         snprintf(text, sizeof text, "%" PRId64 ",%" PRId64, l.args[g->label_arg[0]], l.args[g->label_arg[1]]);
         if (1100.0 * (double)p->ops[op].duration_ns < (7.0 * (double)strlen(text) + 4) * (double)s->makespan_ns)
@@ -147,7 +147,7 @@ static void scan_class(Layout *g, int cls, FILE *f)
             (cls == CLASS_CRITICAL && !is_critical))
             continue;
         SimRenderLabel l;
-        sim_render_label(spec, op, &l);
+        sim_render_label(spec, op, false, &l);
         if (!f) {
             g->count[cls]++;
             g->max_group = MAX(g->max_group, l.group);

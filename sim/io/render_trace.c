@@ -6,6 +6,7 @@
 
 #include <glib.h>
 #include <inttypes.h>
+#include <string.h>
 
 #include "format.h"
 #include "output.h"
@@ -14,11 +15,6 @@
  * arrows grow with d, the digits of the makespan in ns: a slice prints six times, an arrow two. */
 enum { SLICE_BYTES = 220, SLICE_BYTES_PER_DIGIT = 6, FLOW_BYTES = 150, FLOW_BYTES_PER_DIGIT = 4,
        TRACK_BYTES = 200, FIXED_BYTES = 4096 };
-
-static void json_us(FILE *f, int64_t ns)
-{
-    fprintf(f, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
-}
 
 static bool is_flow(const SimRenderSpec *spec, const SimTraceOptions *opt, int64_t e)
 {
@@ -84,47 +80,137 @@ static void write_metadata(FILE *f, const SimRenderSpec *spec)
         }
 }
 
-static void write_slice(FILE *f, const SimRenderSpec *spec, int64_t op, int64_t wait_ns)
+/* What every slice repeats, escaped once: each label arg's JSON key with its colon, and each op kind's
+ * name as a JSON string (the phase most labels keep). */
+typedef struct {
+    char *arg_keys[SIM_RENDER_MAX_ARGS]; /* owned; NULL past the last arg */
+    size_t arg_key_len[SIM_RENDER_MAX_ARGS];
+    char *kinds[SIM_OP_KIND_COUNT];      /* owned */
+    size_t kind_len[SIM_OP_KIND_COUNT];
+} SliceKeys;
+
+/* s as a JSON string (sim_write_json_string's bytes), then tail; a new string and its length. */
+static char *json_text(const char *s, const char *tail, size_t *len)
+{
+    GString *t = g_string_new("\"");
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        if (*c == '"' || *c == '\\')
+            g_string_append_printf(t, "\\%c", *c);
+        else if (*c < 0x20)
+            g_string_append_printf(t, "\\u%04x", *c);
+        else
+            g_string_append_c(t, (char)*c);
+    g_string_append_c(t, '"');
+    g_string_append(t, tail);
+    *len = t->len;
+    return g_string_free(t, FALSE);
+}
+
+static void keys_init(SliceKeys *k, const SimRenderSpec *spec)
+{
+    *k = (SliceKeys){ 0 };
+    for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++)
+        k->arg_keys[i] = json_text(spec->arg_names[i], ":", &k->arg_key_len[i]);
+    for (int i = 0; i < SIM_OP_KIND_COUNT; i++)
+        k->kinds[i] = json_text(sim_op_kind_name(i), "", &k->kind_len[i]);
+}
+
+static void keys_clear(SliceKeys *k)
+{
+    for (int i = 0; i < SIM_RENDER_MAX_ARGS; i++)
+        g_free(k->arg_keys[i]);
+    for (int i = 0; i < SIM_OP_KIND_COUNT; i++)
+        g_free(k->kinds[i]);
+}
+
+/* Appends the literal text lit (a string constant) at c. */
+#define PUT(c, lit) (memcpy((c), (lit), sizeof(lit) - 1), (c) += sizeof(lit) - 1)
+
+static void write_slice(SimWriter *w, const SimRenderSpec *spec, const SliceKeys *keys, int64_t op, int64_t wait_ns)
 {
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
     bool is_critical = spec->analysis && spec->analysis->is_critical[op];
     SimRenderLabel l;
-    sim_render_label(spec, op, &l);
-    fprintf(f, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%" PRId64 ",\"ts\":", track_of(p, s, op));
-    json_us(f, s->start_ns[op]);
-    fputs(",\"dur\":", f);
-    json_us(f, s->end_ns[op] - s->start_ns[op]);
-    fputs(",\"name\":", f);
-    sim_write_json_string(f, l.name);
-    fputs(",\"cat\":", f);
-    sim_write_json_string(f, l.phase);
-    if (is_critical)
-        fputs(",\"cname\":\"terrible\"", f);
-    fputs(",\"args\":{", f);
-    for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++) {
-        sim_write_json_string(f, spec->arg_names[i]);
-        fprintf(f, ":%" PRId64 ",", l.args[i]);
+    sim_render_label(spec, op, true, &l);
+    char *c = sim_writer_room(w, 128);
+    PUT(c, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":");
+    c = sim_format_i64(c, track_of(p, s, op));
+    PUT(c, ",\"ts\":");
+    c = sim_format_us(c, s->start_ns[op]);
+    PUT(c, ",\"dur\":");
+    c = sim_format_us(c, s->end_ns[op] - s->start_ns[op]);
+    PUT(c, ",\"name\":");
+    sim_writer_end(w, c);
+    sim_writer_json_string(w, l.name);
+    SimOpKind kind = p->ops[op].kind;
+    c = sim_writer_room(w, 256 + keys->kind_len[kind]);
+    PUT(c, ",\"cat\":");
+    if (l.phase == sim_op_kind_name(kind)) { /* the default, escaped once */
+        memcpy(c, keys->kinds[kind], keys->kind_len[kind]);
+        c += keys->kind_len[kind];
+    } else {
+        sim_writer_end(w, c);
+        sim_writer_json_string(w, l.phase);
+        c = sim_writer_room(w, 256);
     }
-    fprintf(f, "\"op\":%" PRId64 ",\"cta\":%d,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"wait_ns\":%"
-            PRId64 ",\"critical\":%s}}", op, p->ops[op].cta, s->start_ns[op], s->end_ns[op], wait_ns,
-            is_critical ? "true" : "false");
+    if (is_critical)
+        PUT(c, ",\"cname\":\"terrible\"");
+    PUT(c, ",\"args\":{");
+    for (int i = 0; i < SIM_RENDER_MAX_ARGS && keys->arg_keys[i]; i++) {
+        sim_writer_end(w, c);
+        c = sim_writer_room(w, keys->arg_key_len[i] + 22);
+        memcpy(c, keys->arg_keys[i], keys->arg_key_len[i]);
+        c = sim_format_i64(c + keys->arg_key_len[i], l.args[i]);
+        *c++ = ',';
+    }
+    sim_writer_end(w, c);
+    c = sim_writer_room(w, 192);
+    PUT(c, "\"op\":");
+    c = sim_format_i64(c, op);
+    PUT(c, ",\"cta\":");
+    c = sim_format_i64(c, p->ops[op].cta);
+    PUT(c, ",\"start_ns\":");
+    c = sim_format_i64(c, s->start_ns[op]);
+    PUT(c, ",\"end_ns\":");
+    c = sim_format_i64(c, s->end_ns[op]);
+    PUT(c, ",\"wait_ns\":");
+    c = sim_format_i64(c, wait_ns);
+    if (is_critical)
+        PUT(c, ",\"critical\":true}}");
+    else
+        PUT(c, ",\"critical\":false}}");
+    sim_writer_end(w, c);
 }
 
 /* One arrow: "s" inside the source slice, "f" (bound to its enclosing slice) inside the target. */
-static void write_flow(FILE *f, const SimRenderSpec *spec, int64_t e)
+static void write_flow(SimWriter *w, const SimRenderSpec *spec, int64_t e)
 {
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
     const SimEdge *edge = &p->edges[e];
-    const char *kind = sim_edge_kind_name(edge->kind);
+    const char *kind = sim_edge_kind_name(edge->kind); /* a short name of letters */
+    size_t kind_len = strlen(kind);
     int64_t from = edge->from, to = edge->to;
-    fprintf(f, ",\n{\"ph\":\"s\",\"id\":%" PRId64 ",\"pid\":1,\"tid\":%" PRId64 ",\"ts\":", e, track_of(p, s, from));
-    json_us(f, s->start_ns[from] + (s->end_ns[from] - s->start_ns[from]) / 2);
-    fprintf(f, ",\"name\":\"%s\",\"cat\":\"%s\"},\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":%" PRId64 ",\"pid\":1,"
-            "\"tid\":%" PRId64 ",\"ts\":", kind, kind, e, track_of(p, s, to));
-    json_us(f, s->start_ns[to] + (s->end_ns[to] - s->start_ns[to]) / 2);
-    fprintf(f, ",\"name\":\"%s\",\"cat\":\"%s\"}", kind, kind);
+    char *c = sim_writer_room(w, 320 + 4 * kind_len);
+    for (int end = 0; end < 2; end++) {
+        int64_t op = end ? to : from;
+        if (end)
+            PUT(c, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":");
+        else
+            PUT(c, ",\n{\"ph\":\"s\",\"id\":");
+        c = sim_format_i64(c, e);
+        PUT(c, ",\"pid\":1,\"tid\":");
+        c = sim_format_i64(c, track_of(p, s, op));
+        PUT(c, ",\"ts\":");
+        c = sim_format_us(c, s->start_ns[op] + (s->end_ns[op] - s->start_ns[op]) / 2);
+        PUT(c, ",\"name\":\"");
+        c = (char *)memcpy(c, kind, kind_len) + kind_len;
+        PUT(c, "\",\"cat\":\"");
+        c = (char *)memcpy(c, kind, kind_len) + kind_len;
+        PUT(c, "\"}");
+    }
+    sim_writer_end(w, c);
 }
 
 SimStatus sim_render_trace(const SimRenderSpec *spec, const SimTraceOptions *opt, const char *path,
@@ -141,13 +227,19 @@ SimStatus sim_render_trace(const SimRenderSpec *spec, const SimTraceOptions *opt
     const SimProgram *p = spec->program;
     int64_t *wait = sim_render_waits_new(p, spec->schedule);
     write_metadata(out.f, spec);
+    SimWriter w;
+    SliceKeys keys;
+    sim_writer_init(&w, out.f);
+    keys_init(&keys, spec);
     for (int64_t op = 0; op < p->op_count; op++)
         if (p->ops[op].duration_ns > 0)
-            write_slice(out.f, spec, op, wait[op]);
+            write_slice(&w, spec, &keys, op, wait[op]);
     for (int64_t e = 0; opt->has_flows && e < p->edge_count; e++)
         if (is_flow(spec, opt, e))
-            write_flow(out.f, spec, e);
-    fputs("\n]}\n", out.f);
+            write_flow(&w, spec, e);
+    sim_writer_str(&w, "\n]}\n");
+    sim_writer_done(&w); /* a failed write sets the stream's error flag, which sim_output_commit reports */
+    keys_clear(&keys);
     g_free(wait);
     return sim_output_commit(&out, err);
 }

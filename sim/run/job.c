@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "format.h"
 #include "output.h"
 #include "plan_io.h"
 #include "render.h"
@@ -87,12 +88,19 @@ static void label_attention_op(void *ctx, int64_t op, SimRenderLabel *out)
     if (o->task < 0)
         return;
     const PlanTask *t = &l->plan->tasks[o->task];
-    static const char *const letter[SIM_OP_KIND_COUNT] = { "C", "R", "V", "P" };
     if (o->kind == SIM_OP_SYNC)
         out->phase = o->duration_ns > 0 ? "prologue" : "deposit";
     bool is_deposit = o->kind == SIM_OP_SYNC && o->duration_ns == 0;
-    snprintf(out->name, sizeof out->name, "%s h%d kv%d q%d", is_deposit ? "D" : letter[o->kind], t->head, t->kv,
-             t->q);
+    if (out->is_name_wanted) { /* "%s h%d kv%d q%d" without printf: traces name a million slices */
+        char *n = out->name;
+        *n++ = is_deposit ? 'D' : "CRVP"[o->kind]; /* by SimOpKind */
+        memcpy(n, " h", 2);
+        n = sim_format_i64(n + 2, t->head);
+        memcpy(n, " kv", 3);
+        n = sim_format_i64(n + 3, t->kv);
+        memcpy(n, " q", 2);
+        *sim_format_i64(n + 2, t->q) = '\0';
+    }
     out->group = t->head;
     out->args[0] = t->head, out->args[1] = t->kv, out->args[2] = t->q, out->args[3] = t->rank;
 }

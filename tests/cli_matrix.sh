@@ -4,7 +4,7 @@
 # path of the cell, exit 2.
 . "$(dirname "$0")/lib.sh"
 sim=$1
-trace=$(ls traces/h100/*.json | head -1)
+trace=$(ls traces/h100/*.json.gz | head -1)
 matrix() { # matrix FILE CELL01 [SMID1]: a 2-SM JSON matrix padded to the trace's 132 SMs by -1 cells
     python3 - "$@" <<'PY'
 import json, sys

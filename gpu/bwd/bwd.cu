@@ -23,7 +23,8 @@ struct BwdHandle {
     long long *d_rec, *d_blk;
     float *d_acc, *d_delta, *d_lse2, *d_dk_part, *d_dv_part; /* grown on demand */
     size_t acc_bytes, row_bytes, part_bytes;
-    int is_causal, has_record;
+    cudaEvent_t ev[5];          /* recorded runs: before the memsets, pre, main, post, after post */
+    int is_causal, has_record, has_events;
     char err[512];
 };
 
@@ -117,6 +118,9 @@ void bwd_free(BwdHandle *h)
     cudaFree(h->d_lse2);
     cudaFree(h->d_dk_part);
     cudaFree(h->d_dv_part);
+    if (h->has_events)
+        for (int i = 0; i < 5; i++)
+            cudaEventDestroy(h->ev[i]);
     gpu_order_clear(&h->order);
     gpu_plan_clear(&h->plan);
     free(h);
@@ -199,19 +203,28 @@ int bwd_run(BwdHandle *h, const void *q, const void *k, const void *v, const voi
         GPU_CHECK(cudaMalloc((void **)&h->d_dv_part, sizeof(float) * rows * head_dim));
         h->part_bytes = sizeof(float) * rows * head_dim;
     }
-    GPU_CHECK(cudaMemsetAsync(h->d_acc, 0, sizeof(float) * rows * head_dim, st));
-    GPU_CHECK(cudaMemsetAsync(h->d_sem, 0, sizeof(unsigned) * p->heads * p->q_tiles, st));
     if (is_record) {
         GPU_CHECK(cudaMemsetAsync(h->d_rec, 0xFF, sizeof(long long) * BWD_REC_FIELDS * p->task_count, st));
         GPU_CHECK(cudaMemsetAsync(h->d_blk, 0xFF, sizeof(long long) * BWD_BLK_FIELDS * h->order.block_count, st));
+        if (!h->has_events)
+            for (int i = 0; i < 5; i++)
+                GPU_CHECK(cudaEventCreate(&h->ev[i]));
+        h->has_events = 1;
     }
+    /* A recorded run also times its stages (trace metadata pre_ns, memset_ns, main_ns, post_ns) */
+#define BWD_STAGE(i) do { if (is_record) GPU_CHECK(cudaEventRecord(h->ev[i], st)); } while (0)
+    BWD_STAGE(0);
+    GPU_CHECK(cudaMemsetAsync(h->d_acc, 0, sizeof(float) * rows * head_dim, st));
+    GPU_CHECK(cudaMemsetAsync(h->d_sem, 0, sizeof(unsigned) * p->heads * p->q_tiles, st));
     h->has_record = is_record;
+    BWD_STAGE(1);
     const __nv_bfloat16 *bo = (const __nv_bfloat16 *)o, *bdo = (const __nv_bfloat16 *)dout;
     const unsigned pre_blocks = (unsigned)((rows + 7) / 8);
     if (head_dim == 64)
         bwd_pre_kernel<64><<<pre_blocks, 256, 0, st>>>(bo, bdo, lse, h->d_delta, h->d_lse2, rows);
     else
         bwd_pre_kernel<128><<<pre_blocks, 256, 0, st>>>(bo, bdo, lse, h->d_delta, h->d_lse2, rows);
+    BWD_STAGE(2);
     BwdArgs a;
     memset(&a, 0, sizeof a);
     a.tasks = h->d_tasks;
@@ -243,6 +256,7 @@ int bwd_run(BwdHandle *h, const void *q, const void *k, const void *v, const voi
         launch<64>(h, a, st);
     else
         launch<128>(h, a, st);
+    BWD_STAGE(3);
     const long long n8 = rows * head_dim / 8;
     const unsigned post_blocks = (unsigned)((n8 + 255) / 256);
     if (head_dim == 64)
@@ -255,6 +269,8 @@ int bwd_run(BwdHandle *h, const void *q, const void *k, const void *v, const voi
             h->d_dk_part, h->d_dv_part, (__nv_bfloat16 *)dk, (__nv_bfloat16 *)dv, group,
             (long long)seqlen * head_dim, scale, n4);
     }
+    BWD_STAGE(4);
+#undef BWD_STAGE
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)
         return fail(h, "launch failed: %s", cudaGetErrorString(e));
@@ -295,9 +311,10 @@ static void write_rows(FILE *f, const BwdHandle *h, const long long *rec, const 
             const int i = p->ctas[c].task_begin + k;
             const GpuTask *t = &p->tasks[i];
             const long long *e = by_task + (size_t)i * BWD_REC_FIELDS;
-            const int smid = (int)blk[(size_t)h->order.task_block[i] * BWD_BLK_FIELDS];
-            fprintf(f, "%s\n[%d,%d,%d,%d,%d,%d,%d,%lld,%lld,%lld,%lld,%lld]", i ? "," : "", c, p->ctas[c].slot, smid,
-                    t->head, t->kv, t->q, t->rank, e[0] - t0, e[1] - t0, e[2] - t0, e[3] - t0, e[4] - t0);
+            const long long *b = blk + (size_t)h->order.task_block[i] * BWD_BLK_FIELDS;
+            fprintf(f, "%s\n[%d,%d,%d,%d,%d,%d,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld]", i ? "," : "",
+                    c, p->ctas[c].slot, (int)b[0], t->head, t->kv, t->q, t->rank, e[0] - t0, e[1] - t0, e[2] - t0,
+                    e[3] - t0, e[4] - t0, e[5] - t0, e[6] - t0, e[7] - t0, b[1] - t0, b[2] - t0, e[9] - e[8]);
         }
     free(by_task);
 }
@@ -348,6 +365,14 @@ int bwd_write_trace(BwdHandle *h, const char *path, const char *meta)
     gpu_meta_raw(&m, "plan_r_ns", "%lld", p->r_ns);
     gpu_meta_raw(&m, "plan_latency_ns", "%lld", p->latency_ns);
     gpu_meta_str(&m, "time_unit", "ns from %globaltimer, relative to the earliest c_start");
+    static const char *const stage[] = { "memset_ns", "pre_ns", "main_ns", "post_ns" };
+    float ms = 0.0f, total = 0.0f;
+    for (int i = 0; i < 4; i++) { /* cudaEvent stages of the recorded run (0.5 us resolution) */
+        GPU_CHECK(cudaEventElapsedTime(&ms, h->ev[i], h->ev[i + 1]));
+        gpu_meta_raw(&m, stage[i], "%lld", (long long)(ms * 1e6f + 0.5f));
+        total += ms;
+    }
+    gpu_meta_raw(&m, "total_ns", "%lld", (long long)(total * 1e6f + 0.5f));
     if (meta) { /* KEY=VALUE;KEY=VALUE */
         char buf[4096];
         snprintf(buf, sizeof buf, "%s", meta);
@@ -364,7 +389,7 @@ int bwd_write_trace(BwdHandle *h, const char *path, const char *meta)
     fprintf(f, "{\"format\":\"dashsim-trace\",\"version\":1,\n\"metadata\":");
     gpu_meta_write(f, &m);
     fprintf(f, ",\n\"columns\":[\"cta\",\"slot\",\"smid\",\"head\",\"kv\",\"q\",\"rank\",\"c_start\",\"c_end\","
-               "\"r_ready\",\"r_start\",\"r_end\"],\n\"tasks\":[");
+               "\"r_ready\",\"r_start\",\"r_end\",\"s_end\",\"r_read\",\"k_end\",\"b_entry\",\"b_exit\",\"c_cycles\"],\n\"tasks\":[");
     write_rows(f, h, rec, blk);
     fprintf(f, "\n]}\n");
     free(rec);

@@ -22,7 +22,11 @@
 #define BWD_BAR_COMPUTE 1 /* the 8 compute warps */
 #define BWD_BAR_FULL 2    /* the staging buffer holds a tile for the store warp */
 #define BWD_BAR_EMPTY 3   /* the store warp has read the staging buffer */
-#define BWD_REC_FIELDS 5  /* c_start, c_end, r_ready, r_start, r_end (globaltimer ns) */
+/* Per task, globaltimer ns: c_start, c_end, r_ready, r_start, r_end (the executor's five), then s_end (tile
+ * staged and handed over), r_read (the bulk add has read the staging buffer), k_end (dK/dV written, on the
+ * task that ends a KV tile; else equal to s_end), and clock64 at c_start and at c_end (the trace's c_cycles is
+ * their difference: with the two stamps, the clock the compute ran at). docs/gpu.md lists the trace columns. */
+#define BWD_REC_FIELDS 10
 #define BWD_BLK_FIELDS 3  /* smid, globaltimer at entry, at exit */
 #define BWD_LOG2E 1.4426950408889634f
 
@@ -336,8 +340,10 @@ template <int D> __device__ static void bwd_compute(BwdSmem<D> &sm, const BwdArg
         const int4 next = i + 1 < end ? a.tasks[i + 1] : make_int4(-1, -1, -1, -1);
         const bool is_same_kv = next.x == t.x && next.y == t.y;
         long long *rec = a.rec ? a.rec + (size_t)i * BWD_REC_FIELDS : NULL;
-        if (rec && threadIdx.x == 0)
+        if (rec && threadIdx.x == 0) { /* stores only: nothing read back, no register held across the task */
             rec[0] = gpu_globaltimer();
+            rec[8] = clock64();
+        }
         bwd_cp_wait_all();
         gpu_bar_sync(BWD_BAR_COMPUTE, BWD_COMPUTE_THREADS);
         if (is_same_kv) {
@@ -356,15 +362,21 @@ template <int D> __device__ static void bwd_compute(BwdSmem<D> &sm, const BwdArg
         gpu_bar_sync(BWD_BAR_COMPUTE, BWD_COMPUTE_THREADS); /* dS^T complete */
         float dq[D / 16][4];
         bwd_gemm_dq<D>(dq, sm);
-        if (rec && threadIdx.x == 0)
+        if (rec && threadIdx.x == 0) {
             rec[1] = gpu_globaltimer();
+            rec[9] = clock64();
+        }
         if (n >= 1)
             gpu_bar_sync(BWD_BAR_EMPTY, BWD_STORE_THREADS);
         bwd_stage_dq<D>(dq, sm.stage);
         gpu_fence_proxy_smem();
         gpu_bar_arrive(BWD_BAR_FULL, BWD_STORE_THREADS);
+        if (rec && threadIdx.x == 0)
+            rec[5] = rec[7] = gpu_globaltimer();
         if (!is_same_kv) {
             bwd_write_dkv<D>(dk, dv, a, t);
+            if (rec && threadIdx.x == 0)
+                rec[7] = gpu_globaltimer(); /* warp 0's part of the write: the others end within its spread */
 #pragma unroll
             for (int j = 0; j < D / 8; j++)
 #pragma unroll
@@ -419,6 +431,8 @@ template <int D> __device__ static void bwd_store(BwdSmem<D> &sm, const BwdArgs 
                 rec[3] = gpu_globaltimer();
             gpu_reduce_bulk_issue(sm.stage, dst, tile);
             gpu_bulk_wait_read();
+            if (rec)
+                rec[6] = gpu_globaltimer();
         }
         __syncwarp();
         if (i + 1 < end)

@@ -123,6 +123,11 @@ static inline long long gpu_globaltimer(void)
         .count();
 }
 
+static inline long long clock64(void) /* emulation: ns stand in for cycles */
+{
+    return gpu_globaltimer();
+}
+
 static inline int gpu_smid(void)
 {
     return emu_cta->smid;

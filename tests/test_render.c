@@ -352,6 +352,48 @@ START_TEST(gantt_samples_rows_above_the_threshold)
 }
 END_TEST
 
+/* One unit of 2400 ops of 1 ns, compute and reduction in turn: boxes of 0.46 px, so a raster. Pixel
+ * column 0 spans [0, 2) ns (2400 * 1 / 1100), one op of each kind: their colours' mean, rounded; the
+ * line above the band is white (the gap between rows); the last column, past the ops, idle grey. */
+START_TEST(gantt_rasters_boxes_below_a_pixel)
+{
+    SimProgram *p = sim_program_new(1, 1);
+    sim_program_add_cta(p, -1);
+    for (int i = 0; i < 2400; i++)
+        sim_program_add_op(p, 0, i % 2 ? SIM_OP_REDUCE : SIM_OP_COMPUTE, 1, i);
+    sim_program_seal(p);
+    SimSchedule s = { 0 };
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+    s.makespan_ns = 2500; /* a last stretch with no op: idle */
+    SimRenderSpec spec = { .program = p, .schedule = &s, .unit_name = "SM" };
+    char *dir = g_dir_make_tmp("render-XXXXXX", NULL), *png = tmp_path(dir, "g.png");
+    char *gp = tmp_path(dir, "g.gp"), *dat = tmp_path(dir, "g.dat");
+    ck_assert_int_eq(sim_render_gantt(&spec, &(SimGanttOptions){ 0 }, png, &err), SIM_OK);
+    ck_assert(file_starts_with(png, "\x89PNG\r\n", 6));
+    char *text;
+    gsize len;
+    ck_assert(g_file_get_contents(gp, &text, NULL, NULL));
+    ck_assert_ptr_nonnull(strstr(text, "datafile binary array=(1100,20) format='%uchar'"));
+    g_free(text);
+    ck_assert(g_file_get_contents(dat, &text, &len, NULL));
+    ck_assert_uint_eq(len, 3 * 1100 * 20);
+    const uint8_t *px = (const uint8_t *)text;
+    const uint32_t compute = 0x1f77b4, reduce = 0xff7f0e; /* palette by kind; a reduction gets its tint */
+    for (int ch = 0; ch < 3; ch++) {
+        uint32_t c = compute >> (16 - 8 * ch) & 0xff, r = ((reduce >> (16 - 8 * ch) & 0xff) + 0xff) / 2;
+        ck_assert_uint_eq(px[ch], 0xff);                               /* line 0: the gap */
+        ck_assert_uint_eq(px[3 * 1100 + ch], (c + r + 1) / 2);         /* line 1, column 0 */
+        ck_assert_uint_eq(px[3 * 1100 + 3 * 1099 + ch], 0xe8);         /* line 1, last column: idle */
+    }
+    g_free(text);
+    g_free(png), g_free(gp), g_free(dat);
+    remove_dir(dir);
+    sim_schedule_clear(&s);
+    sim_program_free(p);
+}
+END_TEST
+
 START_TEST(gantt_errors_leave_no_file)
 {
     Run r;
@@ -436,6 +478,7 @@ Suite *suite_render(void)
     tcase_add_test(tc, wait_counts_only_other_ctas);
     tcase_add_test(tc, gantt_draws_png_and_svg);
     tcase_add_test(tc, gantt_samples_rows_above_the_threshold);
+    tcase_add_test(tc, gantt_rasters_boxes_below_a_pixel);
     tcase_add_test(tc, gantt_errors_leave_no_file);
     suite_add_tcase(s, tc);
     return s;

@@ -352,9 +352,10 @@ START_TEST(gantt_samples_rows_above_the_threshold)
 }
 END_TEST
 
-/* One unit of 2400 ops of 1 ns, compute and reduction in turn: boxes of 0.46 px, so a raster. Pixel
- * column 0 spans [0, 2) ns (2400 * 1 / 1100), one op of each kind: their colours' mean, rounded; the
- * line above the band is white (the gap between rows); the last column, past the ops, idle grey. */
+/* One unit of 2400 ops of 1 ns, compute and reduction in turn: boxes of 0.46 px, so a raster of 5 lines.
+ * Pixel column 0 spans [0, 2) ns (2400 * 1 / 1100), one op of each kind: their colours' mean, rounded, on
+ * every line but the middle one, the stripe, blended halfway to black (op 0 is critical: half the column's
+ * time); the last column, past the ops, idle grey; the gaps between rows are white rectangles over it. */
 START_TEST(gantt_rasters_boxes_below_a_pixel)
 {
     SimProgram *p = sim_program_new(1, 1);
@@ -366,7 +367,9 @@ START_TEST(gantt_rasters_boxes_below_a_pixel)
     SimError err = { 0 };
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
     s.makespan_ns = 2500; /* a last stretch with no op: idle */
-    SimRenderSpec spec = { .program = p, .schedule = &s, .unit_name = "SM" };
+    uint8_t critical[2400] = { 1 };      /* op 0 only: half of column 0's time */
+    SimAnalysis a = { .is_critical = critical };
+    SimRenderSpec spec = { .program = p, .schedule = &s, .analysis = &a, .unit_name = "SM" };
     char *dir = g_dir_make_tmp("render-XXXXXX", NULL), *png = tmp_path(dir, "g.png");
     char *gp = tmp_path(dir, "g.gp"), *dat = tmp_path(dir, "g.dat");
     ck_assert_int_eq(sim_render_gantt(&spec, &(SimGanttOptions){ 0 }, png, &err), SIM_OK);
@@ -374,17 +377,20 @@ START_TEST(gantt_rasters_boxes_below_a_pixel)
     char *text;
     gsize len;
     ck_assert(g_file_get_contents(gp, &text, NULL, NULL));
-    ck_assert_ptr_nonnull(strstr(text, "datafile binary array=(1100,20) format='%uchar'"));
+    ck_assert_ptr_nonnull(strstr(text, "datafile binary array=(1100,5) format='%uchar'"));
+    ck_assert_ptr_nonnull(strstr(text, "set object 1 rect from 0,-0.55 to 2500,-0.45 fc rgb 'white'"));
     g_free(text);
     ck_assert(g_file_get_contents(dat, &text, &len, NULL));
-    ck_assert_uint_eq(len, 3 * 1100 * 20);
+    ck_assert_uint_eq(len, 3 * 1100 * 5);
     const uint8_t *px = (const uint8_t *)text;
     const uint32_t compute = 0x1f77b4, reduce = 0xff7f0e; /* palette by kind; a reduction gets its tint */
     for (int ch = 0; ch < 3; ch++) {
         uint32_t c = compute >> (16 - 8 * ch) & 0xff, r = ((reduce >> (16 - 8 * ch) & 0xff) + 0xff) / 2;
-        ck_assert_uint_eq(px[ch], 0xff);                               /* line 0: the gap */
-        ck_assert_uint_eq(px[3 * 1100 + ch], (c + r + 1) / 2);         /* line 1, column 0 */
-        ck_assert_uint_eq(px[3 * 1100 + 3 * 1099 + ch], 0xe8);         /* line 1, last column: idle */
+        for (int line = 0; line < 5; line++) { /* line 2, the stripe, halfway to black */
+            uint32_t mean = (c + r + 1) / 2;
+            ck_assert_uint_eq(px[3 * 1100 * line + ch], line == 2 ? (mean + 1) / 2 : mean); /* column 0 */
+            ck_assert_uint_eq(px[3 * 1100 * line + 3 * 1099 + ch], 0xe8);                  /* the last: idle */
+        }
     }
     g_free(text);
     g_free(png), g_free(gp), g_free(dat);

@@ -17,7 +17,7 @@
 enum { CLASS_IDLE, CLASS_COMPUTE, CLASS_REDUCE, CLASS_CRITICAL, CLASS_COUNT };
 enum { PALETTE_SIZE = 16, LEGEND_GROUPS = 16 };
 enum { PLOT_PX = 1100,          /* the plot's width in pixels, about (1400 wide with the key) */
-       RASTER_SUB_ROWS = 20 };  /* raster lines per SM row and engine: the 0.1 gap between rows shows */
+       BAND_LINES = 5 };        /* raster lines per engine band: the middle one holds the critical stripe */
 #define IDLE_RGB 0xe8e8e8u
 
 /* Tableau 10, then six dark colours of Vega's category20b (dark, so that their lighter reduction tints
@@ -230,38 +230,36 @@ static void band_pixels(const Cell *cells, int64_t makespan_ns, uint8_t *plain, 
     }
 }
 
-/* The image, top line first: RASTER_SUB_ROWS lines per engine of each drawn row. A line whose middle lies
- * in engine k's band [row - 0.45 + k h, row - 0.45 + (k + 1) h) (h = 0.9 / engines) shows the band, its
- * stripe in the middle (0.38 h in from each edge); other lines are white. Measured in half lines from
- * the row's top, line j's middle is 2j + 1 and band k starts at 2 engines + 36 k: integer tests. */
+/* The image, top line first: BAND_LINES lines per engine band of each drawn row, the bands filling the
+ * row; the middle line of each is its stripe. The white gaps between rows are drawn over it (raster_gaps). */
 static void write_raster(FILE *f, const Layout *g)
 {
     const SimProgram *p = g->spec->program;
     int64_t engines = p->engines_per_unit;
     Cell *cells = raster_cells(g);
-    uint8_t *pixels = g_new(uint8_t, (size_t)(2 * engines + 1) * 3 * PLOT_PX); /* per band plain, stripe; white */
-    uint8_t *white = pixels + 2 * engines * 3 * PLOT_PX;
-    memset(white, 0xff, 3 * PLOT_PX);
-    for (int32_t r = 0; r < g->rows; r++) {
-        for (int64_t k = 0; k < engines; k++)
-            band_pixels(&cells[((int64_t)r * engines + k) * PLOT_PX], g->spec->schedule->makespan_ns,
-                        pixels + 2 * k * 3 * PLOT_PX, pixels + (2 * k + 1) * 3 * PLOT_PX);
-        for (int64_t j = 0; j < RASTER_SUB_ROWS * engines; j++) {
-            int64_t d = 2 * j + 1 - 2 * engines, k = d >= 0 ? d / 36 : -1, in_band = d - 36 * k;
-            bool is_stripe = 100 * in_band >= 1368 && 100 * in_band <= 2232;
-            fwrite(k >= 0 && k < engines ? pixels + (2 * k + is_stripe) * 3 * PLOT_PX : white, 3, PLOT_PX, f);
-        }
+    uint8_t *plain = g_new(uint8_t, 3 * PLOT_PX), *stripe = g_new(uint8_t, 3 * PLOT_PX);
+    for (int64_t band = 0; band < g->rows * engines; band++) {
+        band_pixels(&cells[band * PLOT_PX], g->spec->schedule->makespan_ns, plain, stripe);
+        for (int j = 0; j < BAND_LINES; j++)
+            fwrite(j == BAND_LINES / 2 ? stripe : plain, 3, PLOT_PX, f);
     }
-    g_free(pixels);
+    g_free(plain), g_free(stripe);
     g_free(cells);
 }
 
-/* The raster's plot: the image, pixel centres on the columns' and lines' middles. */
+/* The raster's plot: white rectangles over the 0.1 between rows (as the boxes leave it), then the
+ * image, pixel centres on the columns' and lines' middles. */
 static void write_raster_plot(FILE *f, const Layout *g)
 {
     double width = (double)g->spec->schedule->makespan_ns / (g->is_us ? 1000.0 : 1.0) / PLOT_PX;
-    int64_t lines = (int64_t)RASTER_SUB_ROWS * g->spec->program->engines_per_unit;
-    fprintf(f, "datafile binary array=(%d,%" PRId64 ") format='%%uchar' dx=%.9g dy=%.9g origin=(%.9g,%.9g) "
+    int64_t lines = (int64_t)BAND_LINES * g->spec->program->engines_per_unit;
+    fputs("set border front\n", f); /* over the image's edges */
+    for (int32_t r = 0; r <= g->rows; r++) {
+        fprintf(f, "set object %d rect from 0,%.2f to ", r + 1, r - 0.55);
+        print_x(f, g, g->spec->schedule->makespan_ns);
+        fprintf(f, ",%.2f fc rgb 'white' fs solid noborder front\n", r - 0.45);
+    }
+    fprintf(f, "plot datafile binary array=(%d,%" PRId64 ") format='%%uchar' dx=%.9g dy=%.9g origin=(%.9g,%.9g) "
                "with rgbimage notitle", PLOT_PX, lines * g->rows, width, 1.0 / (double)lines, width / 2,
             -0.5 + 0.5 / (double)lines);
 }
@@ -352,7 +350,6 @@ static void write_script(FILE *f, const Layout *g, const char *dat_base, const c
             g->is_dense ? "noborder" : "border rgb 'white'");
     if (g->is_raster) {
         scan_labels(g, f);
-        fputs("plot ", f);
         write_raster_plot(f, g);
         write_legend(f, g);
         return;

@@ -61,7 +61,9 @@ static int64_t run_cta(const SimProgram *p, SimSchedule *s, int32_t c, int32_t u
             const SimEdge *ed = &p->edges[p->in_edge[k]];
             if (ed->from >= op)
                 return -1;
-            int64_t at = end[ed->from] + latency(p, ed, s->cta_unit[p->ops[ed->from].cta], unit);
+            int64_t at = end[ed->from]; /* plus the latency, where there can be one: find the source's unit */
+            if (ed->latency_ns > 0 || (p->unit_latency_ns && ed->kind == SIM_EDGE_ACCUM))
+                at += latency(p, ed, s->cta_unit[p->ops[ed->from].cta], unit);
             ready = MAX(ready, at);
         }
         start[op] = ready;

@@ -87,8 +87,10 @@ static void build_csr(SimProgram *p)
 {
     int64_t n = p->op_count;
     int32_t *fi = SIM_PREFAULT_NEW0(int32_t, n + 1), *fo = SIM_PREFAULT_NEW0(int32_t, n + 1);
-    for (int64_t e = 0; e < p->edge_count; e++)
+    for (int64_t e = 0; e < p->edge_count; e++) {
+        g_assert(p->edges[e].from < n && p->edges[e].to < n);
         fi[p->edges[e].to + 1]++, fo[p->edges[e].from + 1]++;
+    }
     for (int64_t v = 0; v < n; v++)
         fi[v + 1] += fi[v], fo[v + 1] += fo[v];
     int32_t *in = SIM_PREFAULT_NEW(int32_t, p->edge_count), *out = SIM_PREFAULT_NEW(int32_t, p->edge_count);
@@ -102,8 +104,6 @@ static void build_csr(SimProgram *p)
 void sim_program_seal(SimProgram *p)
 {
     g_assert(!p->first_in && p->op_count < INT32_MAX && p->edge_count < INT32_MAX);
-    for (int64_t e = 0; e < p->edge_count; e++)
-        g_assert(p->edges[e].from < p->op_count && p->edges[e].to < p->op_count);
     build_csr(p);
     if (p->engines_per_unit == 1) /* program order is op order: sim_program_next_on_engine */
         return;

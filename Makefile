@@ -15,7 +15,7 @@ LIB ?= lib
 
 # What dashsim itself needs, whatever the user's CFLAGS say.
 DASH_CFLAGS = -std=c11 -fPIC -Wall -Wextra -Werror -MMD -MP
-DASH_CPPFLAGS = -D_DEFAULT_SOURCE $(shell pkg-config --cflags $(PKGS))
+DASH_CPPFLAGS = -D_DEFAULT_SOURCE -DDASHSIM_DATADIR='"$(PREFIX)/share/dashsim/configs"' $(shell pkg-config --cflags $(PKGS))
 DASH_LDLIBS = $(shell pkg-config --libs $(PKGS)) -lm -lpthread
 
 ifeq ($(V),1)
@@ -47,7 +47,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 STATIC_LIB := $(LIB)/libdashsim.a
 SHARED_LIB := $(LIB)/libdashsim.so
 # The installed headers: the public one and the module headers it includes (docs/architecture.md).
-PUBLIC_HEADERS := include/dashsim.h sim/core/status.h sim/core/plan.h sim/core/program.h sim/core/engine.h \
+PUBLIC_HEADERS := include/dashsim.h sim/core/version.h sim/core/status.h sim/core/plan.h sim/core/program.h sim/core/engine.h \
                   policies/policy.h sim/model/attention.h sim/model/analyze.h sim/run/job.h
 
 .PHONY: all deps run test check check-asan sanitize validate docs bench figures gpu install uninstall clean
@@ -112,20 +112,23 @@ sanitize: check-asan
 validate: $(BIN)/sim
 	$(Q)scripts/validate.sh $(BIN)/sim
 
-# Generated documentation: README.md's policy table from the registry.
+# Generated documentation: README.md's policy table from the registry, the man page from every --help.
 docs: $(BIN)/sim
 	$(Q)scripts/docs-policies.sh $(BIN)/sim
+	$(Q)scripts/man-page.py $(BIN)/sim >docs/dashsim.1.tmp && mv docs/dashsim.1.tmp docs/dashsim.1
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)bench/bench.sh bin/sim
 
 # Installed as `dashsim`, with the library, its headers (in include/dashsim/), a pkg-config file, the man
-# page and the configs (share/dashsim/configs, where `dashsim run` finds presets named without a path).
+# page, the configs (share/dashsim/configs, where `dashsim run` finds presets named without a path) and the
+# documents the man page and --help name (share/doc/dashsim: README.md, docs/*.md).
 INCDIR := $(PREFIX)/include/dashsim
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(INCDIR) \
-	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/dashsim/configs/profiles
+	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/dashsim/configs/profiles \
+	    $(DESTDIR)$(PREFIX)/share/dashsim/configs/kernels $(DESTDIR)$(PREFIX)/share/doc/dashsim/docs
 	install -m 755 $(BIN)/sim $(DESTDIR)$(PREFIX)/bin/dashsim
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(PREFIX)/lib/libdashsim.a
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(PREFIX)/lib/libdashsim.so.$(VERSION)
@@ -135,15 +138,18 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' docs/dashsim.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dashsim.pc
 	install -m 644 docs/dashsim.1 $(DESTDIR)$(PREFIX)/share/man/man1/dashsim.1
+	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/dashsim/
+	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/dashsim/docs/
 	install -m 644 configs/*.json $(DESTDIR)$(PREFIX)/share/dashsim/configs/
 	install -m 644 configs/profiles/*.json $(DESTDIR)$(PREFIX)/share/dashsim/configs/profiles/
+	install -m 644 configs/kernels/*.json $(DESTDIR)$(PREFIX)/share/dashsim/configs/kernels/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/dashsim $(DESTDIR)$(PREFIX)/lib/libdashsim.a \
 	    $(DESTDIR)$(PREFIX)/lib/libdashsim.so $(DESTDIR)$(PREFIX)/lib/libdashsim.so.0 \
 	    $(DESTDIR)$(PREFIX)/lib/libdashsim.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/pkgconfig/dashsim.pc \
 	    $(DESTDIR)$(PREFIX)/share/man/man1/dashsim.1
-	rm -rf $(DESTDIR)$(INCDIR) $(DESTDIR)$(PREFIX)/share/dashsim
+	rm -rf $(DESTDIR)$(INCDIR) $(DESTDIR)$(PREFIX)/share/dashsim $(DESTDIR)$(PREFIX)/share/doc/dashsim
 
 clean:
 	rm -rf build build-san bin bin-san lib lib-san out

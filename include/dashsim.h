@@ -12,11 +12,7 @@
 #ifndef DASHSIM_H
 #define DASHSIM_H
 
-#define DASHSIM_VERSION_MAJOR 0
-#define DASHSIM_VERSION_MINOR 2
-#define DASHSIM_VERSION_PATCH 0
-#define DASHSIM_VERSION "0.2.0"
-
+#include "version.h"   /* DASHSIM_VERSION, DASHSIM_VERSION_MAJOR, _MINOR, _PATCH */
 #include "status.h"
 #include "plan.h"
 #include "program.h"

@@ -1,4 +1,4 @@
-# Gantt chart of a dashsim schedule (sim/render_gantt.c). Redraw: gnuplot fig2-fa3-2x2.gp, run in this directory.
+# Gantt chart of a dashsim 0.2.0 schedule (sim/render_gantt.c). Redraw: gnuplot fig2-fa3-2x2.gp, run in this directory.
 if (!exists("datafile")) datafile = 'fig2-fa3-2x2.dat'
 if (!exists("outfile")) outfile = 'fig2-fa3-2x2.png'
 if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
@@ -7,7 +7,7 @@ if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
     set terminal png size 1400,380
 }
 set output outfile
-set title "fa3, full mask, 2 SMs, 1 heads x 2 KV x 2 Q tiles, c 1000 ns, r 500 ns, serial: makespan 3500 ns" noenhanced
+set title "fa3, full mask, 2 SMs, 1 head x 2 KV x 2 Q tiles, c 1000 ns, r 500 ns, serial: makespan 3500 ns" noenhanced
 set xlabel "time (ns)\ncolour = head; lighter boxes = reductions; grey = idle; black outline = critical path" noenhanced
 set xrange [0:3500]
 set yrange [1.5:-0.5]

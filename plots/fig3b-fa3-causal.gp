@@ -1,4 +1,4 @@
-# Gantt chart of a dashsim schedule (sim/render_gantt.c). Redraw: gnuplot fig3b-fa3-causal.gp, run in this directory.
+# Gantt chart of a dashsim 0.2.0 schedule (sim/render_gantt.c). Redraw: gnuplot fig3b-fa3-causal.gp, run in this directory.
 if (!exists("datafile")) datafile = 'fig3b-fa3-causal.dat'
 if (!exists("outfile")) outfile = 'fig3b-fa3-causal.png'
 if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {

@@ -1,4 +1,4 @@
-# Gantt chart of a dashsim schedule (sim/render_gantt.c). Redraw: gnuplot fig6-shift-full.gp, run in this directory.
+# Gantt chart of a dashsim 0.2.0 schedule (sim/render_gantt.c). Redraw: gnuplot fig6-shift-full.gp, run in this directory.
 if (!exists("datafile")) datafile = 'fig6-shift-full.dat'
 if (!exists("outfile")) outfile = 'fig6-shift-full.png'
 if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {

@@ -1,4 +1,4 @@
-/* Split-KV decode split policies (seed 002), timing-free: the decode shape, FA3's tile geometry as the
+/* Split-KV decode split policies (Llopart Font et al. 2026), timing-free: the decode shape, FA3's tile geometry as the
  * num_splits heuristic sees it, FA3's heuristic and the paper's sequence-aware rule, and the split policy
  * registry. A policy sees time only through the simulate callback of its query (sim/model/decode.h
  * supplies sim_decode_run). Invariant: every policy returns a split count in 1..SIM_DECODE_MAX_SPLITS.

@@ -1,5 +1,5 @@
-/* seq-aware: the paper's sequence-aware rule (seed 002 Figure 2): FA3's heuristic with its num_n_blocks <= 4
- * guard replaced, so that the low-tile boundary bucket (4 blocks, fewer than 4 m-blocks) gets 3 splits. */
+/* seq-aware: the paper's sequence-aware rule (Llopart Font et al. 2026, Figure 2): FA3's heuristic with its
+ * num_n_blocks <= 4 guard replaced, so that the low-tile boundary bucket (4 blocks, fewer than 4 m-blocks) gets 3 splits. */
 #include "decode_policy.h"
 
 static SimStatus seq_aware_choose(const DecodeSplitQuery *q, int *splits, SimError *err)

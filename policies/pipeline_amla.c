@@ -1,4 +1,4 @@
-/* amla: AMLA's own Cycle for n = 2 (seed 004 section 4.1): offsets C1 0, V1 1, C2 2, V2 2, Cube order
+/* amla: AMLA's own Cycle for n = 2 (AMLA, Liao et al. 2025, section 4.1): offsets C1 0, V1 1, C2 2, V2 2, Cube order
  * C1 C2, Vector order V1 V2 (Preload count 2). V2, the output rescale, runs only on the last block; every
  * other block folds it into V1 as an integer add. */
 #include "pipeline_policy.h"

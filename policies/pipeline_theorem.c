@@ -1,5 +1,5 @@
-/* AMLA's Preload theorem (seed 004 appendix B): the min-prefix-sum rotation (Theorem B.1), the ASAP period
- * of one isolated Cycle without the engine, and the exact minimum stall-free Preload count by brute force.
+/* AMLA's Preload theorem (Liao et al. 2025, appendix B): the min-prefix-sum rotation (Theorem B.1), the ASAP
+ * period of one isolated Cycle without the engine, and the exact minimum stall-free Preload count by brute force.
  * A Cycle is stall-free when its isolated run takes max(sum C, sum V): the critical engine then runs back
  * to back from 0, so the search fixes its order and packs the other engine's stages into windows. */
 #include "pipeline_policy.h"

@@ -33,6 +33,17 @@ ns="4 8 16 24 32 48 64 80 96 112 132"
 dat="$out/makespan-over-n.dat" gp="$out/makespan-over-n.gp"
 : >"$dat.tmp"
 abs_full="" rel_full="" abs_causal="" rel_causal="" index=0
+# A policy's style by its place k in the registry, the same in every panel (and as sim sweep --plot draws
+# it, sim/run/sweep.c: policy_style): its colour, point type and dash type, and lines narrower down the
+# registry so that a policy drawn over an earlier one with the same values leaves that one in sight.
+policies=$("$sim" --list-policies | awk '{ print $1 }')
+palette=(1f77b4 ff7f0e 2ca02c d62728 9467bd 8c564b e377c2 7f7f7f bcbd22 17becf)
+style() {
+    local k=0 p
+    for p in $policies; do [ "$p" = "$1" ] && break; k=$((k + 1)); done
+    awk -v k=$k -v c="${palette[k % 10]}" 'BEGIN { lw = 5 - 1.2 * k; ps = 1.8 - 0.3 * k
+        printf "lc rgb \"#%s\" pt %d dt %d lw %.1f ps %.1f", c, k % 13 + 1, k % 5 + 1, lw < 1 ? 1 : lw, ps < 0.6 ? 0.6 : ps }'
+}
 for mask in full causal; do
     for policy in $("$sim" --list-policies | awk -v m="$mask" '$2 ~ m {print $1}'); do
         echo "# $mask $policy: n makespan_ns work_bound_ns" >>"$dat.tmp"
@@ -44,8 +55,8 @@ for mask in full causal; do
             echo "$n $ms $bound" >>"$dat.tmp"
         done
         printf '\n\n' >>"$dat.tmp"
-        abs="datafile index $index using 1:(\$2/1000) with linespoints lw 1.5 title '$policy'"
-        rel="datafile index $index using 1:(\$2/\$3) with linespoints lw 1.5 title '$policy'"
+        abs="datafile index $index using 1:(\$2/1000) with linespoints $(style "$policy") title '$policy'"
+        rel="datafile index $index using 1:(\$2/\$3) with linespoints $(style "$policy") title '$policy'"
         if [ "$mask" = full ]; then abs_full="$abs_full${abs_full:+, }$abs" rel_full="$rel_full${rel_full:+, }$rel"
         else abs_causal="$abs_causal${abs_causal:+, }$abs" rel_causal="$rel_causal${rel_causal:+, }$rel"; fi
         index=$((index + 1))
@@ -57,7 +68,7 @@ if (!exists("datafile")) datafile = 'makespan-over-n.dat'
 if (!exists("outfile")) outfile = 'makespan-over-n.png'
 if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 1400,1000 font 'sans,10' } else { set terminal png size 1400,1000 }
 set output outfile
-set multiplot layout 2,2 title "Makespan over n: $heads heads, N = M = n tiles, c $c ns, r $r ns, serial reduction" noenhanced
+set multiplot layout 2,2 title "Makespan over n (the DASH paper's tile-level model; model numbers): $heads heads, N = M = n tiles, c $c ns, r $r ns, serial reduction" noenhanced
 set xlabel "n (SMs = KV tiles = Q tiles)"
 set grid
 set key top left noenhanced

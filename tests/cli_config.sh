@@ -43,7 +43,9 @@ assert len(j) == len(c) and all(a["makespan_ns"] == int(b["makespan_ns"]) and a[
 ' "$tmp/ci.jsonl" "$tmp/ci.csv" && ok jsonl-matches-csv || fail jsonl-matches-csv "$(head -2 "$tmp/ci.jsonl")"
 
 expect_exit run-table 0 "$sim" run "$ci" --set 'sweep={}'
-[ "$(wc -l <"$tmp/out")" -eq $((nf + 1)) ] && head -1 "$tmp/out" | grep -q "makespan_ns" && ok run-one-point \
+# the table: what the numbers are, the column header, one row per policy
+[ "$(wc -l <"$tmp/out")" -eq $((nf + 2)) ] && head -1 "$tmp/out" | grep -q "^model numbers, not measurements" \
+    && sed -n 2p "$tmp/out" | grep -q "makespan_ns" && ok run-one-point \
     || fail run-one-point "$(cat "$tmp/out")"
 expect_exit set-override 0 "$sim" sweep "$ci" --set 'sweep={}' --set workload.heads=5 --set 'policies=["shift"]'
 [ "$(wc -l <"$tmp/out")" -eq 2 ] && tail -1 "$tmp/out" | grep -q "^shift,full,64,512,512,2,5," && ok set-applied \

@@ -1,11 +1,19 @@
 #!/bin/bash
 # gpu/ without a GPU: every policy's plan, as bin/sim emits it, is read and checked by bin/gpu-exec
 # --dry-run (strict plan reader + host reference), and bad plans are refused with file:line and exit 2.
-# Skipped (reported as one skipped check) where nvcc is absent and bin/gpu-exec was not built.
+# Skipped (reported as one skipped check) where bin/gpu-exec was not built, saying why: no nvcc, or a build
+# such as make check-asan that leaves gpu/ out.
 . "$(dirname "$0")/lib.sh"
 sim=$1
 exe=$(dirname "$sim")/gpu-exec
-if [ ! -x "$exe" ]; then skip gpu-dry-run "$exe not built (no nvcc)"; finish; exit; fi
+if [ ! -x "$exe" ]; then # say why: no nvcc, or a build that leaves gpu/ out (make check-asan builds no CUDA code)
+    if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+        skip gpu-dry-run "$exe not built: nvcc exists, but this build leaves gpu/ out (make check-asan does)"
+    else
+        skip gpu-dry-run "$exe not built (no nvcc)"
+    fi
+    finish; exit
+fi
 for spec in "fa3 full serial" "fa3 causal async" "fa3-spt causal serial" "descending causal async" \
             "shift full async" "symmetric-shift causal serial"; do
     set -- $spec

@@ -38,6 +38,9 @@ if command -v man >/dev/null; then
 else
     skip man-page "man is not installed"
 fi
+# the documents the man page's SEE ALSO and FILES name
+[ -f "$prefix/share/doc/dashsim/README.md" ] && [ -f "$prefix/share/doc/dashsim/docs/plan-format.md" ] \
+    && ok installed-docs || fail installed-docs "no $prefix/share/doc/dashsim/docs/plan-format.md"
 make -s -C "$top" uninstall PREFIX="$prefix" >/dev/null 2>&1
 left=$(find "$prefix" -type f 2>/dev/null)
 [ -z "$left" ] && ok uninstall || fail uninstall "left: $left"

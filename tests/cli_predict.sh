@@ -42,12 +42,12 @@ expect_exit predict-json 0 "$sim" validate "$g/fa3-full-q8-h2-cr1-serial.json.gz
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1])); t = d["traces"][0]
-assert d["checked_model"].startswith("profile"), d["checked_model"]
-assert t["profile"]["predicted_ns"] > 0 and abs(t["profile"]["makespan_error"]) < 1, t
-assert d["summary"]["profile"]["all"]["n"] == 1
+assert d["checked_model"].startswith("predicted"), d["checked_model"]
+assert t["predicted"]["predicted_ns"] > 0 and abs(t["predicted"]["makespan_error"]) < 1, t
+assert d["summary"]["predicted"]["all"]["n"] == 1 and d["not_predicted"] == 0
 ' "$tmp/out" && ok predict-fields || fail predict-fields "$(head -c 400 "$tmp/out")"
 expect_exit predict-text 0 "$sim" validate "$g/fa3-full-q8-h2-cr1-serial.json.gz" --predict --tolerance 1
-grep -q "^profile  predicted from configs/profiles/h100-sxm.json alone" "$tmp/out" && ok predict-labelled \
+grep -q "^predicted from configs/profiles/h100-sxm.json alone" "$tmp/out" && ok predict-labelled \
     || fail predict-labelled "$(tail -5 "$tmp/out")"
 # repeated runs give the noise floor; pairs below it do not count for the ranking
 expect_exit noise-floor 0 "$sim" validate "$g/fa3-full-q8-h4-cr1-async.json.gz" "$g/repeats/fa3-full-q8-h4-cr1-async-rep2.json.gz" \

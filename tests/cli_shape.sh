@@ -9,7 +9,7 @@ expect_exit shape-run 0 "$sim" --seqlen 8192 --head-dim 128 --heads 16 --mask ca
 grep -q 'kBlockM x kBlockN = 64 x 128' "$tmp/out" && ok shape-tiles-causal || fail shape-tiles-causal "$(grep tiles "$tmp/out")"
 grep -q 'async reduction' "$tmp/out" && grep -q 'preset h100-sxm' "$tmp/out" && grep -q 'profiles/h100-sxm.json' "$tmp/out" \
     && grep -q 'model numbers, not measurements' "$tmp/out" && ok shape-assumptions || fail shape-assumptions "$(cat "$tmp/out")"
-grep -q '^TFLOPS = backward FLOPs / makespan, FLOPs = 2.5 x forward' "$tmp/out" && ok shape-flop-convention || fail shape-flop-convention "no convention"
+grep -q '^TFLOPS = backward FLOPs / time, FLOPs = 2.5 x forward' "$tmp/out" && ok shape-flop-convention || fail shape-flop-convention "no convention"
 for p in fa3 fa3-spt descending symmetric-shift; do
     grep -q "^$p " "$tmp/out" || fail shape-policy-$p "no row"
 done

@@ -10,12 +10,12 @@ python3 - "$tmp/out" <<'PY' && ok exact-numbers || fail exact-numbers "$(cat "$t
 import json, sys
 j = json.load(open(sys.argv[1]))
 fa3, shift = j["traces"]
-assert (fa3["measured_ns"], fa3["predicted_ns"], fa3["paper_model_ns"]) == (4100, 4100, 3500), fa3
+assert (fa3["measured_ns"], fa3["fitted_ns"], fa3["paper_model_ns"]) == (4100, 4100, 3500), fa3
 f = fa3["fitted"]
 assert (f["c_ns"], f["r_ns"], f["latency_ns"], f["prologue_ns"], f["handoff_source"]) == (1000, 500, 600, 0, "trace hand-offs"), f
 assert f["phase_medians_ns"] == {"compute": 1000, "stage": 0, "acquire": 0, "add": 500, "gap": 0, "handoff": 600, "matrix_median": 0}, f
 assert fa3["uniform_model_ns"] == 4100, fa3
-assert (shift["measured_ns"], shift["predicted_ns"]) == (3000, 3000), shift
+assert (shift["measured_ns"], shift["fitted_ns"]) == (3000, 3000), shift
 assert abs(shift["speedup_measured"] - 4100 / 3000) < 1e-12 and shift["speedup_error_pp"] == 0, shift
 assert j["groups"][0]["kendall_tau"] == 1 and j["pass"] is True
 PY

@@ -260,6 +260,21 @@ START_TEST(fast_path_turns_down_what_it_cannot_order)
     sim_program_seal(p);
     ck_assert(!sim_engine_ordered_run(p, &s));
     sim_program_free(p);
+    /* the interference and waited-reduction rules (their times depend on the order ops start in) */
+    for (int rule = 0; rule < 2; rule++) {
+        p = sim_program_new(1, 2);
+        sim_program_add_cta(p, 0);
+        sim_program_add_op(p, 0, SIM_OP_COMPUTE, 5, 0);
+        sim_program_add_op(p, 1, SIM_OP_REDUCE, 5, 0);
+        if (rule == 0)
+            p->overlap = (SimOverlapRule){ .penalty_ns = 3, .before_ns = 10, .after_ns = 10 };
+        else
+            p->waited = (SimWaitedReduce){ .read_delta_ns = 2 };
+        sim_program_seal(p);
+        ck_assert(!sim_engine_ordered_run(p, &s));
+        ck_assert(!compare_paths(p, "a rule"));
+        sim_program_free(p);
+    }
     /* a cycle among pinned CTAs: the event engine reports it */
     p = sim_program_new(2, 1);
     sim_program_add_cta(p, 0);

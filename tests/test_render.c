@@ -447,11 +447,9 @@ START_TEST(writer_formats_as_printf)
             *sim_format_i64(a, v) = '\0';
             snprintf(b, sizeof b, "%" G_GINT64_FORMAT, v);
             ck_assert_str_eq(a, b);
-            if (v >= 0) {
-                *sim_format_us(a, v) = '\0';
-                snprintf(b, sizeof b, "%" G_GINT64_FORMAT ".%03" G_GINT64_FORMAT, v / 1000, v % 1000);
-                ck_assert_str_eq(a, b);
-            }
+            *sim_format_us(a, v) = '\0'; /* negative counts too, in printf's odd form */
+            snprintf(b, sizeof b, "%" G_GINT64_FORMAT ".%03" G_GINT64_FORMAT, v / 1000, v % 1000);
+            ck_assert_str_eq(a, b);
         }
     }
     *sim_format_i64(a, INT64_MIN) = '\0';
@@ -473,6 +471,52 @@ START_TEST(writer_formats_as_printf)
 }
 END_TEST
 
+/* Two processes in one file (sim perfetto's measured run and model): each its own pid, name and tracks,
+ * slices split between them, flow ids unique across the file, the file's metadata the first's with the
+ * version first and its integers as numbers. */
+START_TEST(trace_set_two_processes)
+{
+    Run a, b;
+    run_policy(&a, "fa3", 4, 2, MASK_FULL, REDUCE_ASYNC);
+    run_policy(&b, "shift", 4, 2, MASK_FULL, REDUCE_ASYNC);
+    SimRenderMeta meta[] = { { "policy", "fa3" }, { "n_sm", "4" }, { "padded", "04" } };
+    SimRenderSpec specs[2] = { spec_of(&a), spec_of(&b) };
+    specs[0].device = "first", specs[1].device = "second";
+    specs[0].meta = meta, specs[0].meta_count = 3;
+    char *dir = g_dir_make_tmp("render-XXXXXX", NULL), *path = tmp_path(dir, "two.json");
+    SimError err = { 0 };
+    SimTraceOptions opt = { .has_flows = true };
+    ck_assert_int_eq(sim_render_trace_set(specs, 2, &opt, path, &err), SIM_OK);
+    cJSON *j = parse_file(path);
+    const cJSON *m = item(j, "metadata"), *ev;
+    ck_assert_str_eq(m->child->string, "dashsim_version");
+    ck_assert(cJSON_IsNumber(item(m, "n_sm")) && cJSON_IsString(item(m, "padded")));
+    int64_t slices[3] = { 0 }, flows = 0;
+    GHashTable *ids = g_hash_table_new(g_int64_hash, g_int64_equal);
+    int64_t *keys = g_new(int64_t, cJSON_GetArraySize(item(j, "traceEvents")));
+    cJSON_ArrayForEach(ev, item(j, "traceEvents")) {
+        int pid = (int)item(ev, "pid")->valuedouble;
+        const char *ph = item(ev, "ph")->valuestring, *name = item(ev, "name")->valuestring;
+        ck_assert(pid == 1 || pid == 2);
+        if (!strcmp(name, "process_name"))
+            ck_assert_str_eq(item(item(ev, "args"), "name")->valuestring, pid == 1 ? "first" : "second");
+        slices[pid] += !strcmp(ph, "X");
+        if (!strcmp(ph, "s")) { /* one "s" per arrow: its id is new to the file */
+            keys[flows] = (int64_t)item(ev, "id")->valuedouble;
+            ck_assert(!g_hash_table_contains(ids, &keys[flows]));
+            g_hash_table_add(ids, &keys[flows++]);
+        }
+    }
+    ck_assert_int_gt(slices[1], 0);
+    ck_assert_int_gt(slices[2], 0);
+    ck_assert_int_gt(flows, 0);
+    g_hash_table_destroy(ids), g_free(keys);
+    cJSON_Delete(j);
+    g_free(path), remove_dir(dir);
+    run_free(&a), run_free(&b);
+}
+END_TEST
+
 Suite *suite_render(void)
 {
     Suite *s = suite_create("render");
@@ -480,6 +524,7 @@ Suite *suite_render(void)
     tcase_add_test(tc, writer_formats_as_printf);
     tcase_add_test(tc, trace_parses_and_no_slices_overlap);
     tcase_add_test(tc, trace_estimate_and_cap);
+    tcase_add_test(tc, trace_set_two_processes);
     tcase_add_test(tc, csv_last_end_is_makespan_and_waits_match);
     tcase_add_test(tc, wait_counts_only_other_ctas);
     tcase_add_test(tc, gantt_draws_png_and_svg);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "status.h"
 
@@ -19,8 +20,10 @@ int sim_cmd_attention(int argc, char **argv);
 typedef struct {
     bool is_on;                 /* --seqlen given */
     int64_t seqlen, head_dim, batch; /* 0: default (head_dim 128, batch 1) */
+    int64_t kv_heads;           /* --kv-heads (GQA: fewer KV heads than query heads); 0: as many as heads */
     const char *preset;         /* --hardware; NULL: h100-sxm */
     const char *profile_path;   /* --profile; NULL: the default profile */
+    const char *kernel_path;    /* --kernel NAME|FILE; NULL: none (FA3's tiles, FLOPs compute) */
     bool is_paper;              /* --model paper */
 } ShapeOptions;
 /* Runs job->policy ("all": every policy for the mask) on the shape; job carries heads, mask, reduce (when
@@ -34,6 +37,7 @@ int sim_cmd_sweep(int argc, char **argv); /* sim sweep FILE: its sweep */
 int sim_cmd_decode(int argc, char **argv);
 int sim_cmd_calibrate(int argc, char **argv); /* sim calibrate RAW: a hardware profile from gpu-calib output */
 int sim_cmd_search(int argc, char **argv);    /* sim search --mask SPEC: a schedule for any block mask */
+int sim_cmd_perfetto(int argc, char **argv);  /* sim perfetto TRACE: measured and model side by side */
 
 /* Strict decimal parse of a flag's value into [lo, hi]; a sentence naming the flag otherwise. */
 SimStatus cli_parse_int64(const char *flag, const char *text, int64_t lo, int64_t hi, int64_t *out,
@@ -48,11 +52,34 @@ int cli_next_option(int argc, char **argv, const struct option *options, const c
  * installed copy in PREFIX/share/dashsim/configs (PREFIX = the executable's ../), written into buf, when it
  * exists; otherwise name. */
 const char *cli_find_config(const char *name, char *buf, size_t len);
+/* Where a command's report (its summary or --json object) goes: standard output, unless one of the count
+ * outputs (NULL entries skipped) was written there ("-"): then standard error, so that a pipe gets the data
+ * alone (`sim --emit-plan - | sim --plan -`). */
+FILE *cli_report_file(const char *const *outputs, int count);
+/* Progress of a long command on standard error, shown only when that is a terminal (nothing when piped or
+ * redirected): one line, redrawn in place at most every 100 ms, "sim sweep: 12 of 84 jobs, 3.1 s elapsed,
+ * about 19 s left[, note]". Call cli_progress_clear before printing anything else to the terminal (the next
+ * update redraws it) and cli_progress_end when done (it erases the line). */
+typedef struct {
+    const char *what, *unit;    /* "sweep", "jobs" */
+    bool is_on;                 /* standard error is a terminal */
+    bool is_shown;              /* a progress line is on the terminal now */
+    int64_t start_us, shown_us; /* monotonic clock: at begin, at the last redraw */
+} CliProgress;
+void cli_progress_begin(CliProgress *p, const char *what, const char *unit);
+/* done of total units; note (may be NULL) is appended, e.g. "best 120000 ns". */
+void cli_progress_update(CliProgress *p, int64_t done, int64_t total, const char *note);
+void cli_progress_clear(CliProgress *p);
+void cli_progress_end(CliProgress *p);
+/* "s" unless count is 1: "1 head", "2 heads". */
+const char *cli_plural(int64_t count);
 /* Prints "sim: <sentence>" on stderr and returns the exit code for err. */
 int cli_fail(const SimError *err);
-/* The default hardware profile (the h100-sxm preset's): configs/profiles/h100-sxm.json in the source
- * tree, else the installed copy. */
-#define CLI_DEFAULT_PROFILE "profiles/h100-sxm.json"
-const char *cli_default_profile(char *buf, size_t len);
+/* The default hardware profile (the h100-sxm preset's). */
+#define CLI_DEFAULT_PROFILE "h100-sxm"
+/* A hardware profile (name: "h100-sxm", or a file; NULL: the default) or a kernel profile ("gpu-bwd", or a
+ * file), found from any directory (sim/io/datadir.h) into buf. SIM_ERR_IO naming every place looked. */
+SimStatus cli_find_profile(const char *name, char *buf, size_t len, SimError *err);
+SimStatus cli_find_kernel(const char *name, char *buf, size_t len, SimError *err);
 
 #endif

@@ -14,7 +14,8 @@
 #include "output.h"
 #include "plan_io.h"
 #include "render.h"
-#include "shape.h"
+#include "costing.h"
+#include "kernel_io.h"
 
 typedef struct {
     AttnJob job;
@@ -33,8 +34,10 @@ typedef struct {
 enum { SET_C = 1, SET_R = 2, SET_LAT = 4, SET_REDUCE = 8, SET_BUFS = 16 };
 
 static const char usage[] =
-    "usage: sim [--policy NAME] --n N [options]\n"
-    "       sim run|sweep CONFIG.json, sim pipeline, sim decode, sim validate TRACE|DIR (each has --help)\n"
+    "usage: sim [--policy NAME] [--n N] [options]\n"
+    "       sim --seqlen S [--head-dim D] [--heads H] [--mask full|causal] [options]\n"
+    "       sim run|sweep CONFIG.json, sim pipeline, sim decode, sim validate TRACE|DIR, sim search --mask SPEC,\n"
+    "       sim calibrate RAW.json, sim perfetto TRACE.json (each has --help)\n"
     "Simulates the deterministic attention backward of one schedule and analyses its DAG.\n"
     "  --policy NAME       schedule (default fa3); --list-policies shows them\n"
     "  --plan FILE         simulate the plan in FILE (docs/plan-format.md: a hand-written schedule, another\n"
@@ -73,12 +76,16 @@ static const char usage[] =
     "Shape front end (the schedule for a real shape; docs/shape.md):\n"
     "  --seqlen S          tokens per sequence (Q and K); turns the shape front end on\n"
     "  --head-dim D        64, 96, 128 or 192 (default 128); --batch B (default 1); --heads H per sample\n"
+    "  --kv-heads K        KV heads per sample (GQA; default --heads; must divide it)\n"
     "  --hardware NAME     preset h100-sxm (default), h800-sxm, h200-sxm: SMs, tensor rate, latencies\n"
     "  --profile FILE      measured profile for r, hand-off, deposit, load (default configs/profiles/h100-sxm.json)\n"
     "  --model profile|paper  profile (default): FA3's async reduction with the profile's costs;\n"
     "                      paper: the cost model's c and r alone; --reduce serial|async overrides the mode\n"
+    "  --kernel NAME|FILE  the kernel to cost (docs/profile.md): a kernel profile's tiles, per-task compute,\n"
+    "                      dQ protocol and fixed launch costs (default: FA3's tiles, compute from FLOPs)\n"
     "  --policy NAME|all   one policy, or every policy for the mask ranked (default all)\n"
-    "  Without --seqlen the command is the tile-level model of the DASH paper: c, r and latency as given.\n"
+    "  Without --seqlen the command is the tile-level model of the DASH paper: c, r and latency as given,\n"
+    "  or, with --kernel FILE --head-dim D, the kernel profile's per-task costs on the tiles given.\n"
     "Times are integer ns: tasks x (c + r + latency) x SMs must stay below 2^62 ns (else exit 2).\n"
     "Outputs are written as a set (all or none) and may not name the plan or each other.\n"
     "Exit status: 0 ok, 2 bad usage or input.\n";
@@ -104,7 +111,7 @@ static SimStatus parse_int(const char *flag, const char *text, int64_t lo, int64
 enum { OPT_LIST = 256, OPT_HELP, OPT_VERSION, OPT_KV, OPT_Q, OPT_MASK, OPT_RATIO, OPT_SWIZZLE, OPT_LAT,
        OPT_REDUCE, OPT_BUFS, OPT_JSON, OPT_DOT, OPT_PLAN, OPT_MEM, OPT_TRACE, OPT_FLOWS, OPT_TRACE_MB, OPT_CSV,
        OPT_GANTT, OPT_PLAN_IN, OPT_ANALYSIS, OPT_SEQLEN, OPT_HDIM, OPT_BATCH, OPT_HW, OPT_PROFILE, OPT_MODEL,
-       OPT_GANTT_LABELS, OPT_MASK_FILE };
+       OPT_GANTT_LABELS, OPT_MASK_FILE, OPT_KERNEL, OPT_KV_HEADS };
 
 static const struct option long_options[] = {
     { "policy", required_argument, NULL, 'p' }, { "n", required_argument, NULL, 'n' },
@@ -123,7 +130,8 @@ static const struct option long_options[] = {
     { "analysis", required_argument, NULL, OPT_ANALYSIS }, { "seqlen", required_argument, NULL, OPT_SEQLEN },
     { "head-dim", required_argument, NULL, OPT_HDIM }, { "batch", required_argument, NULL, OPT_BATCH },
     { "hardware", required_argument, NULL, OPT_HW }, { "profile", required_argument, NULL, OPT_PROFILE },
-    { "model", required_argument, NULL, OPT_MODEL },
+    { "model", required_argument, NULL, OPT_MODEL }, { "kernel", required_argument, NULL, OPT_KERNEL },
+    { "kv-heads", required_argument, NULL, OPT_KV_HEADS },
     { "help", no_argument, NULL, OPT_HELP }, { "version", no_argument, NULL, OPT_VERSION },
     { NULL, 0, NULL, 0 },
 };
@@ -154,8 +162,10 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
     case OPT_SEQLEN: o->shape.is_on = true; return cli_parse_int64(flag, arg, 1, 1 << 24, &o->shape.seqlen, err);
     case OPT_HDIM: return cli_parse_int64(flag, arg, 1, 1024, &o->shape.head_dim, err);
     case OPT_BATCH: return cli_parse_int64(flag, arg, 1, MAX_SIZE, &o->shape.batch, err);
+    case OPT_KV_HEADS: return cli_parse_int64(flag, arg, 1, MAX_SIZE, &o->shape.kv_heads, err);
     case OPT_HW: o->shape.preset = arg; return SIM_OK;
     case OPT_PROFILE: o->shape.profile_path = arg; return SIM_OK;
+    case OPT_KERNEL: o->shape.kernel_path = arg; return SIM_OK;
     case OPT_MODEL:
         parse_enum(flag, arg, "profile", "paper", &v, err);
         o->shape.is_paper = v;
@@ -279,10 +289,13 @@ static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
         return sim_error_set(err, SIM_ERR_USAGE, "--gantt-labels needs --gantt FILE"), cli_fail(err);
     if (check_paths(o, err) != SIM_OK)
         return cli_fail(err);
-    if ((o->shape.head_dim || o->shape.batch || o->shape.preset || o->shape.profile_path || o->shape.is_paper) &&
-        !o->shape.is_on)
+    if ((o->shape.batch || o->shape.preset || o->shape.profile_path || o->shape.is_paper || o->shape.kv_heads ||
+         (o->shape.head_dim && !o->shape.kernel_path)) && !o->shape.is_on)
         return sim_error_set(err, SIM_ERR_USAGE, "--head-dim, --batch, --hardware, --profile and --model belong to "
-                             "the shape front end: give --seqlen too"), cli_fail(err);
+                             "the shape front end: give --seqlen too (or --kernel FILE with --head-dim)"), cli_fail(err);
+    if (o->shape.kernel_path && !o->shape.is_on && (!o->shape.head_dim || (o->costs_set & (SET_C | SET_R | SET_LAT))))
+        return sim_error_set(err, SIM_ERR_USAGE, "--kernel at the tile level takes its costs from the kernel profile: "
+                             "give --head-dim and no --c, --r or --latency"), cli_fail(err);
     if (o->shape.is_on && (o->tile_flag[0] || o->plan_in))
         return sim_error_set(err, SIM_ERR_USAGE, "--seqlen derives SMs, tiles and costs from the shape; drop %s",
                              o->plan_in ? "--plan" : o->tile_flag), cli_fail(err);
@@ -297,10 +310,13 @@ static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
     return -1;
 }
 
-/* The mask as the user gave it: full, causal, or a block mask's spec ("window:8", "file:m.txt"). */
+/* The mask as the user gave it: full, causal, or a block mask's spec ("window:8", "file:m.txt"); a block
+ * plan read with --plan has no spec: "block". */
 static const char *mask_name(const AttnOptions *o)
 {
-    return o->job.wl.mask == MASK_BLOCK ? o->block.spec : o->job.wl.mask == MASK_FULL ? "full" : "causal";
+    if (o->job.wl.mask == MASK_BLOCK)
+        return o->block.spec[0] ? o->block.spec : "block";
+    return o->job.wl.mask == MASK_FULL ? "full" : "causal";
 }
 
 /* An integer as its decimal digits (a double would print 2e+16). */
@@ -311,9 +327,10 @@ static void add_int(cJSON *j, const char *key, int64_t v)
     cJSON_AddRawToObject(j, key, text);
 }
 
-static void print_json(const AttnOptions *o, const AttnResult *r)
+static void print_json(FILE *f, const AttnOptions *o, const AttnResult *r)
 {
     cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "dashsim_version", SIM_VERSION);
     cJSON_AddStringToObject(j, "policy", o->job.policy);
     add_int(j, "n", o->job.wl.n_sm);
     add_int(j, "heads", o->job.wl.heads);
@@ -341,7 +358,7 @@ static void print_json(const AttnOptions *o, const AttnResult *r)
     cJSON_AddBoolToObject(j, "closed_form_exact", r->has_closed_form && r->is_closed_form_exact);
     if (!has_dag) { /* --analysis none: nothing past the makespan was computed */
         char *s = cJSON_PrintUnformatted(j);
-        puts(s);
+        fprintf(f, "%s\n", s);
         cJSON_free(s);
         cJSON_Delete(j);
         return;
@@ -355,39 +372,40 @@ static void print_json(const AttnOptions *o, const AttnResult *r)
     add_int(b, "wait", r->a.breakdown_ns[BREAK_WAIT]);
     add_int(b, "latency", r->a.breakdown_ns[BREAK_LATENCY]);
     char *s = cJSON_PrintUnformatted(j);
-    puts(s);
+    fprintf(f, "%s\n", s);
     cJSON_free(s);
     cJSON_Delete(j);
 }
 
-static void print_summary(const AttnOptions *o, const AttnResult *r)
+static void print_summary(FILE *f, const AttnOptions *o, const AttnResult *r)
 {
     const SimAnalysis *a = &r->a;
-    printf("policy %s, %s mask, %d SMs, %d heads x %d KV x %d Q tiles = %" PRId64 " tasks\n", o->job.policy,
-           mask_name(o), o->job.wl.n_sm, o->job.wl.heads, o->job.wl.kv_tiles,
-           o->job.wl.q_tiles, r->tasks);
-    printf("costs c = %" PRId64 " ns, r = %" PRId64 " ns, latency %" PRId64 " ns, %s reduction\n",
-           o->job.costs.c_ns, o->job.costs.r_ns, o->job.costs.latency_ns,
-           o->job.costs.reduce == REDUCE_SERIAL ? "serial" : "async");
-    printf("model  the DASH paper's tile-level model, costs as given (no profile); model numbers, not measurements\n");
-    printf("  makespan            %15" PRId64 " ns\n", a->makespan_ns);
+    fprintf(f, "policy %s, %s mask, %d SMs, %d head%s x %d KV x %d Q tiles = %" PRId64 " tasks\n", o->job.policy,
+            mask_name(o), o->job.wl.n_sm, o->job.wl.heads, cli_plural(o->job.wl.heads), o->job.wl.kv_tiles,
+            o->job.wl.q_tiles, r->tasks);
+    fprintf(f, "costs c = %" PRId64 " ns, r = %" PRId64 " ns, latency %" PRId64 " ns, %s reduction\n",
+            o->job.costs.c_ns, o->job.costs.r_ns, o->job.costs.latency_ns,
+            o->job.costs.reduce == REDUCE_SERIAL ? "serial" : "async");
+    fputs("model  the DASH paper's tile-level model, costs as given (no profile); model numbers, not "
+          "measurements\n", f);
+    fprintf(f, "  makespan            %15" PRId64 " ns\n", a->makespan_ns);
     if (o->job.analysis == SIM_ANALYSIS_NONE) {
-        printf("  analysis            %15s (--analysis none)\n", "none");
+        fprintf(f, "  analysis            %15s (--analysis none)\n", "none");
         return;
     }
-    printf("  critical path       %15" PRId64 " ns%s\n", a->critical_path_ns,
-           a->critical_path_ns == a->makespan_ns ? " (= makespan)" : "");
+    fprintf(f, "  critical path       %15" PRId64 " ns%s\n", a->critical_path_ns,
+            a->critical_path_ns == a->makespan_ns ? " (= makespan)" : "");
     if (r->has_closed_form)
-        printf("  paper closed form   %15" PRId64 " ns (%s for this input)\n", r->closed_form_ns,
-               r->is_closed_form_exact ? "exact" : "approximate");
+        fprintf(f, "  paper closed form   %15" PRId64 " ns (%s for this input)\n", r->closed_form_ns,
+                r->is_closed_form_exact ? "exact" : "approximate");
     else
-        printf("  paper closed form   %15s\n", "none");
-    printf("  busy                %14.2f %% of SM time, bubbles %" PRId64 " ns\n", 100 * a->busy_fraction,
-           a->bubble_ns);
-    printf("  Lemma 1 violations  %15" PRId64 " accumulation edges against chain depth\n", a->lemma1_violations);
-    printf("  critical path split compute %" PRId64 ", reduce %" PRId64 ", wait %" PRId64 ", latency %"
-           PRId64 " ns\n", a->breakdown_ns[BREAK_COMPUTE], a->breakdown_ns[BREAK_REDUCE],
-           a->breakdown_ns[BREAK_WAIT], a->breakdown_ns[BREAK_LATENCY]);
+        fprintf(f, "  paper closed form   %15s\n", "none");
+    fprintf(f, "  busy                %14.2f %% of SM time, bubbles %" PRId64 " ns\n", 100 * a->busy_fraction,
+            a->bubble_ns);
+    fprintf(f, "  Lemma 1 violations  %15" PRId64 " accumulation edges against chain depth\n", a->lemma1_violations);
+    fprintf(f, "  critical path split compute %" PRId64 ", reduce %" PRId64 ", wait %" PRId64 ", latency %"
+            PRId64 " ns\n", a->breakdown_ns[BREAK_COMPUTE], a->breakdown_ns[BREAK_REDUCE],
+            a->breakdown_ns[BREAK_WAIT], a->breakdown_ns[BREAK_LATENCY]);
 }
 
 /* --plan: the plan, its workload and its costs (those not given on the command line) into the job. */
@@ -409,6 +427,24 @@ static SimStatus load_plan(AttnOptions *o, Plan **plan, SimError *err)
     return SIM_OK;
 }
 
+/* --kernel at the tile level: the kernel profile's per-task costs (the one costing path) on the tiles given;
+ * the reduction mode stays as given (the kernels are async: --reduce async). */
+static SimStatus kernel_costs(AttnOptions *o, KernelProfile **kernel, SimLoadModel *load, SimError *err)
+{
+    char found[4096];
+    if (cli_find_kernel(o->shape.kernel_path, found, sizeof found, err) != SIM_OK ||
+        sim_kernel_read(found, kernel, err) != SIM_OK)
+        return err->status;
+    if (o->job.wl.mask == MASK_BLOCK)
+        return sim_error_set(err, SIM_ERR_USAGE, "--kernel costs full and causal masks (a kernel profile has no "
+                             "block-mask tiles yet)");
+    CostQuery q = { .shape = { .head_dim = o->shape.head_dim, .mask = o->job.wl.mask }, .preset = "h100-sxm",
+                    .kernel = *kernel, .reduce = o->job.costs.reduce,
+                    .dq_buffers = o->costs_set & SET_BUFS ? o->job.costs.dq_buffers : 0 };
+    CostReport rep;
+    return sim_cost_tasks(&q, &o->job.costs, &rep, load, err);
+}
+
 int sim_cmd_attention(int argc, char **argv)
 {
     AttnOptions o;
@@ -422,14 +458,19 @@ int sim_cmd_attention(int argc, char **argv)
     }
     AttnResult r = { 0 };
     Plan *plan = NULL;
-    if ((!o.plan_in || load_plan(&o, &plan, &err) == SIM_OK) && sim_job_run(&o.job, &r, &err) == SIM_OK) {
-        if (o.is_json)
-            print_json(&o, &r);
-        else
-            print_summary(&o, &r);
+    KernelProfile *kernel = NULL;
+    SimLoadModel load = { 0 };
+    if ((!o.plan_in || load_plan(&o, &plan, &err) == SIM_OK) &&
+        (!o.shape.kernel_path || kernel_costs(&o, &kernel, &load, &err) == SIM_OK) &&
+        sim_job_run(&o.job, &r, &err) == SIM_OK) {
+        FILE *f = cli_report_file((const char *[]){ o.job.dot_path, o.job.plan_path, o.job.trace_path,
+                                                     o.job.csv_path }, 4);
+        (o.is_json ? print_json : print_summary)(f, &o, &r);
     }
     sim_job_result_clear(&r);
     plan_free(plan);
+    sim_kernel_free(kernel);
+    sim_profile_load_clear(&load);
     sim_mask_clear(&o.block);
     return err.status ? cli_fail(&err) : 0;
 }

@@ -1,31 +1,149 @@
 /* `sim calibrate RAW.json [-o PROFILE.json]`: a hardware profile (docs/profile.md) from the output of the
- * gpu/ calibration kernels (`gpu-calib --profile`, run on the GPU by gpu/run-predict.sh). */
+ * gpu/ calibration kernels (`gpu-calib --profile`). `sim calibrate --kernel TRACE... [-o KERNEL.json]`: a
+ * kernel profile from phase-stamped traces of one attention kernel (gpu/bwd writes them). */
 #include <getopt.h>
+#include <glib.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
+#include "kernel_fit.h"
+#include "kernel_io.h"
+#include "kernel_runs_io.h"
 #include "output.h"
 #include "profile_io.h"
+#include "trace_in.h"
 
 static const char usage[] =
     "usage: sim calibrate RAW.json [--latency-matrix FILE] [-o PROFILE.json]\n"
-    "Writes a hardware profile (docs/profile.md) from gpu-calib --profile output: compute per tile in\n"
-    "cycles, reduction time by reductions in flight, hand-off growth with load, staging, CTA launch costs.\n"
+    "       sim calibrate --kernel TRACE... [--runs RUNS.json] [--name NAME] [-o KERNEL.json]\n"
+    "The first form writes a hardware profile (docs/profile.md) from gpu-calib --profile output: compute per\n"
+    "tile in cycles, reduction time by reductions in flight, hand-off growth with load, staging, CTA launch\n"
+    "costs. The second writes a kernel profile from phase-stamped traces of one kernel on one GPU (gpu/bwd's\n"
+    "recorded runs, .json or .json.gz): per-task compute by kind, the overlap penalty, the dQ protocol's\n"
+    "costs and the fixed costs of a launch, one tile per head dim found.\n"
     "  --latency-matrix FILE  gpu-calib latency matrix: its median is the idle hand-off when RAW has no\n"
     "                         stamped hand-off measurement\n"
+    "  --kernel               fit a kernel profile to the traces given\n"
+    "  --runs FILE            the timed runs of the same shapes (gpu/bwd/shapes.py): the fixed costs of a\n"
+    "                         launch come from their times (else from the traces' cudaEvent stages)\n"
+    "  --name NAME            the kernel profile's name (default: the traces' kernel metadata)\n"
     "  -o FILE                write the profile there (default: standard output)\n"
     "  --help, --version\n"
     "Exit status: 0 ok, 2 bad usage or input.\n";
 
-enum { OPT_HELP = 256, OPT_MATRIX };
+enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS };
 static const struct option long_options[] = {
     { "latency-matrix", required_argument, NULL, OPT_MATRIX }, { "output", required_argument, NULL, 'o' },
+    { "kernel", no_argument, NULL, OPT_KERNEL }, { "name", required_argument, NULL, OPT_NAME },
+    { "runs", required_argument, NULL, OPT_RUNS },
     { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
 };
 
+typedef bool (*WriteFn)(const void *profile, FILE *f);
+
+static bool write_hw(const void *p, FILE *f)
+{
+    return sim_profile_write(p, f);
+}
+
+static bool write_kernel(const void *p, FILE *f)
+{
+    return sim_kernel_write(p, f);
+}
+
+/* Writes the profile to out_path (atomically) or standard output. */
+static void emit(const void *profile, WriteFn write, const char *out_path, SimError *err)
+{
+    SimOutput out = { 0 };
+    if (!out_path) {
+        if (!write(profile, stdout))
+            sim_error_set(err, SIM_ERR_IO, "cannot write the profile to standard output");
+        return;
+    }
+    if (sim_output_open(&out, out_path, err) == SIM_OK && !write(profile, out.f))
+        sim_error_set(err, SIM_ERR_IO, "cannot write %s", out_path);
+    if (!err->status)
+        sim_output_commit(&out, err);
+    sim_output_abort(&out);
+}
+
+/* The kernel profile's source: how many traces, from which directories (in the order first given), the
+ * runs file; and its date: the newest trace's. */
+static void describe_source(KernelProfile *k, Trace **traces, char **paths, int n, const char *runs)
+{
+    GString *s = g_string_new("");
+    g_string_printf(s, "sim calibrate --kernel over %d trace%s in", n, n == 1 ? "" : "s");
+    GPtrArray *dirs = g_ptr_array_new_with_free_func(g_free);
+    for (int i = 0; i < n; i++) {
+        char *d = g_path_get_dirname(paths[i]);
+        bool is_new = true;
+        for (guint j = 0; j < dirs->len && is_new; j++)
+            is_new = strcmp(dirs->pdata[j], d) != 0;
+        if (is_new)
+            g_string_append_printf(s, "%s %s", dirs->len ? "," : "", d), g_ptr_array_add(dirs, d);
+        else
+            g_free(d);
+        if (strcmp(traces[i]->kernel.date, k->date) > 0)
+            g_strlcpy(k->date, traces[i]->kernel.date, sizeof k->date);
+    }
+    if (runs)
+        g_string_append_printf(s, "; fixed costs from the timed runs of %s", runs);
+    g_strlcpy(k->source, s->str, sizeof k->source);
+    g_ptr_array_free(dirs, TRUE);
+    g_string_free(s, TRUE);
+}
+
+/* Each trace's timed run (same shape and policy) from the runs file; a trace without one is an error. */
+static SimStatus match_runs(Trace **traces, int n, const char *runs_path, int64_t *timed_ns, SimError *err)
+{
+    KernelRuns *runs = NULL;
+    if (sim_kernel_runs_read(runs_path, &runs, err) != SIM_OK)
+        return err->status;
+    for (int i = 0; i < n && !err->status; i++) {
+        const TraceKernel *k = &traces[i]->kernel;
+        KernelRun like = { .seqlen = k->seqlen, .batch = k->batch, .heads = k->heads_per_batch,
+                           .kv_heads = k->kv_heads ? k->kv_heads : k->heads_per_batch, .head_dim = k->head_dim,
+                           .mask = traces[i]->wl.mask };
+        g_strlcpy(like.policy, traces[i]->policy, sizeof like.policy);
+        const KernelRun *r = sim_kernel_runs_find(runs, &like);
+        if (!r)
+            sim_error_set(err, SIM_ERR_INPUT, "%s: %s has no timed deterministic run of this shape and policy",
+                          traces[i]->path, runs_path);
+        else
+            timed_ns[i] = r->time_ns;
+    }
+    sim_kernel_runs_free(runs);
+    return err->status;
+}
+
+static int calibrate_kernel(char **paths, int n, const char *name, const char *runs_path, const char *out_path)
+{
+    SimError err = { 0 };
+    Trace **traces = g_new0(Trace *, n);
+    int64_t *timed_ns = g_new0(int64_t, n);
+    KernelProfile *k = NULL;
+    for (int i = 0; i < n && !err.status; i++)
+        sim_trace_load(paths[i], &traces[i], &err);
+    if (!err.status && runs_path)
+        match_runs(traces, n, runs_path, timed_ns, &err);
+    if (!err.status && sim_kernel_fit_traces(traces, runs_path ? timed_ns : NULL, n, &k, &err) == SIM_OK) {
+        g_strlcpy(k->name, name ? name : k->kernel, sizeof k->name);
+        describe_source(k, traces, paths, n, runs_path);
+        emit(k, write_kernel, out_path, &err);
+    }
+    for (int i = 0; i < n; i++)
+        sim_trace_free(traces[i]);
+    g_free(traces);
+    g_free(timed_ns);
+    sim_kernel_free(k);
+    return err.status ? cli_fail(&err) : 0;
+}
+
 int sim_cmd_calibrate(int argc, char **argv)
 {
-    const char *matrix = NULL, *out_path = NULL;
+    const char *matrix = NULL, *out_path = NULL, *name = NULL, *runs = NULL;
+    bool is_kernel = false;
     SimError err = { 0 };
     int opt;
     cli_begin_options();
@@ -39,23 +157,26 @@ int sim_cmd_calibrate(int argc, char **argv)
             matrix = optarg;
         else if (opt == 'o')
             out_path = optarg;
+        else if (opt == OPT_KERNEL)
+            is_kernel = true;
+        else if (opt == OPT_NAME)
+            name = optarg;
+        else if (opt == OPT_RUNS)
+            runs = optarg;
         if (err.status)
             return cli_fail(&err);
     }
-    if (optind != argc - 1)
+    if (is_kernel && (matrix || optind >= argc))
+        return sim_error_set(&err, SIM_ERR_USAGE, "sim calibrate --kernel needs one or more traces and takes no "
+                             "--latency-matrix (see sim calibrate --help)"), cli_fail(&err);
+    if (is_kernel)
+        return calibrate_kernel(argv + optind, argc - optind, name, runs, out_path);
+    if (optind != argc - 1 || name || runs)
         return sim_error_set(&err, SIM_ERR_USAGE, "sim calibrate needs one raw calibration file (see sim calibrate "
                              "--help)"), cli_fail(&err);
     HwProfile *p = NULL;
-    SimOutput out = { 0 };
-    if (sim_profile_from_raw(argv[optind], matrix, &p, &err) == SIM_OK) {
-        if (!out_path)
-            sim_profile_write(p, stdout);
-        else if (sim_output_open(&out, out_path, &err) == SIM_OK && !sim_profile_write(p, out.f))
-            sim_error_set(&err, SIM_ERR_IO, "cannot write %s", out_path);
-        if (out_path && !err.status)
-            sim_output_commit(&out, &err);
-        sim_output_abort(&out);
-    }
+    if (sim_profile_from_raw(argv[optind], matrix, &p, &err) == SIM_OK)
+        emit(p, write_hw, out_path, &err);
     sim_profile_free(p);
     return err.status ? cli_fail(&err) : 0;
 }

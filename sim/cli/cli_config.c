@@ -43,7 +43,7 @@ typedef struct {
     FILE *sinks[3];            /* where rows go, in this order */
     SweepFormat sink_format[3];
     int sink_count;
-    bool is_progress;
+    CliProgress progress;      /* jobs done, on a terminal */
     int64_t shard[2];          /* --shard K/N; 0/0: every point */
     int64_t row;               /* --row K; 0: none */
     bool is_merge;
@@ -259,8 +259,7 @@ static void emit(const SimSweepRow *row, void *ctx)
     int64_t selected = sim_sweep_selected(o->sweep);
     if (selected >= 0 && row != sim_sweep_row(o->sweep, selected))
         return; /* --row: the point's other rows ran (for the speedup) but are not printed */
-    if (o->is_progress)
-        fputs("\r\033[K", stderr);
+    cli_progress_clear(&o->progress); /* rows on the terminal go above the progress line */
     for (int i = 0; i < o->sink_count; i++) {
         sim_sweep_write_row(o->sinks[i], o->sink_format[i], row);
         fflush(o->sinks[i]);
@@ -269,9 +268,8 @@ static void emit(const SimSweepRow *row, void *ctx)
 
 static void progress(int64_t done, int64_t total, void *ctx)
 {
-    const RunOptions *o = ctx;
-    if (o->is_progress)
-        fprintf(stderr, "\r\033[Ksim: %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT " jobs done", done, total);
+    RunOptions *o = ctx;
+    cli_progress_update(&o->progress, done, total, NULL);
 }
 
 /* Opens -o and --out DIR files (atomically written). */
@@ -308,15 +306,14 @@ static int run_config(RunOptions *o, SimSweep *s)
     if (!err.status && open_outputs(o, files, &err) == SIM_OK) {
         for (int i = 0; i < o->sink_count; i++)
             sim_sweep_write_header(o->sinks[i], o->sink_format[i]);
-        o->is_progress = isatty(STDERR_FILENO);
+        cli_progress_begin(&o->progress, o->is_sweep ? "sweep" : "run", "jobs");
         struct sigaction sa = { .sa_handler = on_sigint }, old;
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, &old);
         o->sweep = s;
         sim_sweep_run(s, o->jobs, &interrupted, emit, progress, o, &err);
         sigaction(SIGINT, &old, NULL);
-        if (o->is_progress)
-            fputs("\r\033[K", stderr);
+        cli_progress_end(&o->progress);
     }
     if (!err.status && !interrupted && has_job_output(&o->outputs))
         sim_sweep_write_outputs(s, &o->outputs, &err);

@@ -209,7 +209,7 @@ static int run_sweep(const DecodeOptions *o, SimError *err)
     if (sim_decode_geometry(&o->w, &g, err) != SIM_OK || sim_decode_sweep(&o->w, &o->c, &sw, err) != SIM_OK ||
         (o->plot_path && sim_decode_plot_sweep(&o->w, &sw, o->plot_path, err) != SIM_OK))
         return cli_fail(err);
-    sim_decode_write_sweep(stdout, &o->w, &g, &sw, o->is_json);
+    sim_decode_write_sweep(stdout, &o->w, &g, &o->c, &sw, o->is_json);
     return 0;
 }
 
@@ -219,7 +219,7 @@ static int run_regression(const DecodeOptions *o, SimError *err)
     DecodeGridRow *rows = g_new0(DecodeGridRow, SIM_DECODE_GRID_COUNT);
     DecodeGridStats seq = sim_decode_grid_stats_init(), best = sim_decode_grid_stats_init();
     if (!o->is_json)
-        sim_decode_write_grid_header(stdout);
+        sim_decode_write_grid_header(stdout, &o->c);
     for (int i = 0; i < SIM_DECODE_GRID_COUNT && !err->status; i++) {
         if (sim_decode_grid_row(&o->w, &o->c, i, &rows[i], err) != SIM_OK)
             break;

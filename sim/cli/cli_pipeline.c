@@ -218,12 +218,13 @@ static int run_pipeline(const PipeOptions *o, SimError *err)
         return cli_fail(err);
     if (!job.result.is_deadlock)
         sim_pipeline_render(&o->rq, &job, o->trace_path, o->csv_path, o->gantt_path, err);
+    FILE *f = cli_report_file((const char *[]){ o->trace_path, o->csv_path }, 2);
     if (!err->status && o->is_json)
-        sim_pipeline_write_json(stdout, &o->rq, &job, o->is_explain);
+        sim_pipeline_write_json(f, &o->rq, &job, o->is_explain);
     else if (!err->status) {
         if (o->is_explain)
-            sim_pipeline_write_explain(stdout, &o->rq, &job);
-        sim_pipeline_write_summary(stdout, &o->rq, &job);
+            sim_pipeline_write_explain(f, &o->rq, &job);
+        sim_pipeline_write_summary(f, &o->rq, &job);
     }
     if (!err->status && job.result.is_deadlock)
         sim_error_set(err, SIM_ERR_SCHEDULE, "%s", job.result.deadlock_msg);

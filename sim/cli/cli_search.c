@@ -244,8 +244,9 @@ static SimStatus write_outputs(const SearchArgs *a, const SearchResult *r, SimEr
 
 static void show_progress(void *ctx, int done, int total, int64_t best_ns)
 {
-    (void)ctx;
-    fprintf(stderr, "\rsearch: %d of %d moves, best %" PRId64 " ns%s", done, total, best_ns, done == total ? "\n" : "");
+    char note[48];
+    snprintf(note, sizeof note, "best %" PRId64 " ns", best_ns);
+    cli_progress_update(ctx, done, total, note);
 }
 
 /* --profile: the profile's reduction costs and load model for the tile (c stays the user's). */
@@ -285,9 +286,12 @@ int sim_cmd_search(int argc, char **argv)
         sim_mask_make(a.mask_spec, a.wl.kv_tiles, a.wl.q_tiles, &m, &err);
     if (!err.status) {
         sim_mask_apply(&m, &a.wl);
-        if (isatty(STDERR_FILENO))
-            a.search.progress = show_progress;
-        if (sim_search(&a.wl, &a.costs, &a.search, &r, &err) == SIM_OK && write_outputs(&a, &r, &err) == SIM_OK) {
+        CliProgress progress; /* on a terminal only */
+        cli_progress_begin(&progress, "search", "moves");
+        a.search.progress = show_progress, a.search.progress_ctx = &progress;
+        sim_search(&a.wl, &a.costs, &a.search, &r, &err);
+        cli_progress_end(&progress);
+        if (!err.status && write_outputs(&a, &r, &err) == SIM_OK) {
             if (a.is_json)
                 print_json(&a, &m, &r);
             else

@@ -1,22 +1,42 @@
-/* `sim --seqlen S --head-dim D --heads H --mask M`: the shape front end. Derives FA3's tiles and the costs
- * for the shape (sim/run/shape.h), runs every policy for the mask (or the one named), and reports the tiles
- * it chose, each policy's makespan and TFLOPS, the winner and its margin over fa3, with its assumptions
- * (reduction mode, preset, profile; model numbers). Outputs (--trace, --csv, ...) show the named policy or
- * the winner. */
+/* `sim --seqlen S --head-dim D --heads H --mask M [--kernel K]`: the shape front end. Costs the shape through
+ * the one costing path (sim/model/costing.h: the kernel profile's tiles and per-task costs, or FA3's tiles
+ * and the FLOPs estimate; the hardware profile's reductions), runs every policy for the mask (or the one
+ * named), and reports each policy's makespan, predicted time with the launch's fixed costs, TFLOPS, and the
+ * winner's margin over fa3 and fa3-spt, naming the kernel and hardware profiles it used (model numbers).
+ * Outputs (--trace, --csv, ...) show the named policy or the winner. */
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "costing.h"
+#include "kernel_io.h"
 #include "profile_io.h"
-#include "shape.h"
 
 typedef struct {
     const char *policy;
-    int64_t makespan_ns;
-    double tflops;
+    int64_t makespan_ns, total_ns;  /* the engine's makespan; with the launch's fixed costs */
+    double tflops;                  /* backward FLOPs over total_ns */
 } ShapeRow;
+
+/* A policy the ranking left out (its plan does not fit the shape) and the policy's sentence why. */
+typedef struct {
+    const char *policy;
+    char reason[sizeof ((SimError *)0)->msg];
+} ShapeAbsent;
+
+typedef struct {
+    FILE *f;                        /* where the report goes: stdout, or stderr when an output is "-" */
+    const ShapeOptions *so;
+    const AttnJob *job;
+    const CostReport *rep;
+    const char *profile, *kernel;   /* the files used; NULL: none */
+    const ShapeRow *rows;
+    int n, win, fa3, spt;           /* row indexes; -1 where absent */
+    const ShapeAbsent *absent;
+    int absent_count;
+} ShapeReport;
 
 static AttnJob bare_job(const AttnJob *job)
 {
@@ -26,8 +46,11 @@ static AttnJob bare_job(const AttnJob *job)
     return j;
 }
 
-/* Every policy for the mask (or the one named) into rows; returns the row count. */
-static int rank_policies(const AttnJob *job, const SimCost *cost, ShapeRow *rows, SimError *err)
+/* Every policy for the mask (or the one named) into rows; returns the row count. Ranking all of them, a
+ * policy whose plan does not fit the shape (symmetric-shift on an odd number of KV tiles) is left out
+ * with its reason in absent (*absent_count), so the others are still ranked. */
+static int rank_policies(const AttnJob *job, const CostReport *rep, ShapeRow *rows, ShapeAbsent *absent,
+                         int *absent_count, SimError *err)
 {
     int n = 0;
     bool is_all = strcmp(job->policy, "all") == 0;
@@ -39,64 +62,95 @@ static int rank_policies(const AttnJob *job, const SimCost *cost, ShapeRow *rows
         AttnJob j = bare_job(job);
         j.policy = p->name;
         AttnResult r;
-        if (sim_job_run(&j, &r, err) == SIM_OK)
-            rows[n++] = (ShapeRow){ p->name, r.a.makespan_ns, cost->bwd_flops / (double)r.a.makespan_ns / 1e3 };
+        SimError why = { 0 };
+        if (sim_job_run(&j, &r, &why) == SIM_OK) {
+            int64_t total = r.a.makespan_ns + rep->fixed_ns;
+            rows[n++] = (ShapeRow){ p->name, r.a.makespan_ns, total, rep->cost.bwd_flops / (double)total / 1e3 };
+        } else if (is_all && why.status == SIM_ERR_SCHEDULE) {
+            absent[*absent_count].policy = p->name;
+            snprintf(absent[(*absent_count)++].reason, sizeof absent->reason, "%s", why.msg);
+        } else
+            *err = why;
         sim_job_result_clear(&r);
     }
-    if (!err->status && n == 0)
+    if (!err->status && n == 0 && *absent_count)
+        sim_error_set(err, SIM_ERR_USAGE, "no policy fits this shape: %s", absent[0].reason);
+    else if (!err->status && n == 0)
         sim_error_set(err, SIM_ERR_USAGE, "unknown policy '%s' (sim --list-policies shows them; all: every one)",
                       job->policy);
     return n;
 }
 
-static void print_text(const ShapeOptions *so, const AttnJob *job, const SimCost *c, const char *profile,
-                       const ShapeRow *rows, int n, int win, int fa3)
+static double margin(const ShapeReport *s, int base)
 {
-    const Workload *wl = &job->wl;
-    printf("shape  batch %" PRId64 " x %" PRId64 " heads, seqlen %" PRId64 ", head_dim %" PRId64 ", %s mask, bf16, "
-           "%s (%d SMs)\n", so->batch, wl->heads / so->batch, so->seqlen, so->head_dim,
-           wl->mask == MASK_FULL ? "full" : "causal", so->preset, wl->n_sm);
-    printf("tiles  kBlockM x kBlockN = %d x %d (FA3's sm90 backward table for head_dim %" PRId64 ", %s mask): "
-           "%d KV x %d Q tiles per head, tile ratio %d, head swizzle %d\n", c->block_m, c->block_n, so->head_dim,
-           wl->mask == MASK_FULL ? "full" : "causal", wl->kv_tiles, wl->q_tiles, wl->tile_ratio, wl->head_swizzle);
-    printf("costs  c = %" PRId64 " ns per tile pair (cost model: the backward's FLOPs over the per-SM tensor rate, "
-           "an estimate), r = %" PRId64 " ns, hand-off %" PRId64 " ns, deposit %" PRId64 " ns\n", job->costs.c_ns,
-           job->costs.r_ns, job->costs.latency_ns, job->costs.deposit_ns);
-    printf("model  %s reduction, %d dQ buffer(s), preset %s, %s; model numbers, not measurements\n",
-           job->costs.reduce == REDUCE_ASYNC ? "async" : "serial", job->costs.dq_buffers, so->preset, profile ?
-           "r, hand-off, deposit and load model from the profile (bulk reduction)" : "r and latency from the cost "
-           "model (--model paper)");
-    if (profile)
-        printf("profile %s\n", profile);
-    printf("TFLOPS = backward FLOPs / makespan, FLOPs = 2.5 x forward (FA3's convention: 2.5 x 4 x b x h x S x S_k x d,"
-           " causal with the average S_k) = %.4g\n", c->bwd_flops);
-    printf("%-16s %14s %9s %8s\n", "policy", "makespan_ns", "TFLOPS", "vs fa3");
-    for (int i = 0; i < n; i++)
-        printf("%-16s %14" PRId64 " %9.1f %8.4f\n", rows[i].policy, rows[i].makespan_ns, rows[i].tflops,
-               fa3 >= 0 ? (double)rows[fa3].makespan_ns / rows[i].makespan_ns : 0);
-    if (fa3 >= 0)
-        printf("winner %s, %.4fx over fa3 (%" PRId64 " vs %" PRId64 " ns)\n", rows[win].policy,
-               (double)rows[fa3].makespan_ns / rows[win].makespan_ns, rows[win].makespan_ns, rows[fa3].makespan_ns);
-    else
-        printf("winner %s\n", rows[win].policy);
+    return base >= 0 ? (double)s->rows[base].total_ns / (double)s->rows[s->win].total_ns : 0;
 }
 
-static void print_json(const ShapeOptions *so, const AttnJob *job, const SimCost *c, const char *profile,
-                       const ShapeRow *rows, int n, int win, int fa3)
+static void print_text(const ShapeReport *s)
 {
-    cJSON *j = cJSON_CreateObject(), *s = cJSON_AddObjectToObject(j, "shape");
-    cJSON_AddNumberToObject(s, "seqlen", (double)so->seqlen);
-    cJSON_AddNumberToObject(s, "head_dim", (double)so->head_dim);
-    cJSON_AddNumberToObject(s, "batch", (double)so->batch);
-    cJSON_AddNumberToObject(s, "block_m", c->block_m);
-    cJSON_AddNumberToObject(s, "block_n", c->block_n);
-    cJSON_AddNumberToObject(s, "flops", c->bwd_flops);
-    cJSON_AddStringToObject(s, "hardware", so->preset);
-    if (profile)
-        cJSON_AddStringToObject(s, "profile", profile);
+    const ShapeOptions *so = s->so;
+    const Workload *wl = &s->job->wl;
+    const SimCost *c = &s->rep->cost;
+    const AttnCosts *k = &s->job->costs;
+    fprintf(s->f, "shape  batch %" PRId64 " x %" PRId64 " head%s, seqlen %" PRId64 ", head_dim %" PRId64 ", %s mask, bf16, "
+           "%s (%d SMs)\n", so->batch, wl->heads / so->batch, cli_plural(wl->heads / so->batch), so->seqlen,
+           so->head_dim, wl->mask == MASK_FULL ? "full" : "causal", so->preset, wl->n_sm);
+    fprintf(s->f, "kernel %s\n", s->kernel ? s->kernel : "none: FA3's sm90 backward tiles, compute from FLOPs (an estimate)");
+    fprintf(s->f, "tiles  kBlockM x kBlockN = %d x %d: %d KV x %d Q tiles per head, tile ratio %d, head swizzle %d\n",
+           c->block_m, c->block_n, wl->kv_tiles, wl->q_tiles, wl->tile_ratio, wl->head_swizzle);
+    fprintf(s->f, "costs  c = %" PRId64 " ns per task (%s), r = %" PRId64 " ns, hand-off %" PRId64 " ns, deposit %" PRId64
+           " ns; r from the %s\n", k->c_ns, s->rep->compute_from, k->r_ns, k->latency_ns, k->deposit_ns,
+           s->rep->reduce_from);
+    fprintf(s->f, "model  %s reduction, %d dQ buffer(s), hardware profile %s; launch fixed costs %" PRId64
+           " ns; model numbers, not measurements\n", k->reduce == REDUCE_ASYNC ? "async" : "serial", k->dq_buffers,
+           s->profile ? s->profile : "none: r and latency from the cost model (--model paper)", s->rep->fixed_ns);
+    fprintf(s->f, "TFLOPS = backward FLOPs / time, FLOPs = 2.5 x forward (FA3's convention: 2.5 x 4 x b x h x S x S_k x d,"
+           " causal with the average S_k) = %.4g\n", c->bwd_flops);
+    fprintf(s->f, "%-16s %14s %14s %9s %8s\n", "policy", "makespan_ns", "time_ns", "TFLOPS", "vs fa3");
+    for (int i = 0; i < s->n; i++)
+        fprintf(s->f, "%-16s %14" PRId64 " %14" PRId64 " %9.1f %8.4f\n", s->rows[i].policy, s->rows[i].makespan_ns,
+               s->rows[i].total_ns, s->rows[i].tflops,
+               s->fa3 >= 0 ? (double)s->rows[s->fa3].total_ns / s->rows[i].total_ns : 0);
+    for (int i = 0; i < s->absent_count; i++)
+        fprintf(s->f, "%-16s %s\n", "not ranked", s->absent[i].reason);
+    if (s->n == 1) {
+        fprintf(s->f, "one policy named: nothing ranked (--policy all ranks every policy for the mask)\n");
+        return;
+    }
+    fprintf(s->f, "winner %s", s->rows[s->win].policy);
+    if (s->fa3 >= 0 && s->fa3 != s->win)
+        fprintf(s->f, ", %.4fx over fa3", margin(s, s->fa3));
+    if (s->spt >= 0 && s->spt != s->win)
+        fprintf(s->f, ", %.4fx over fa3-spt (FA3's causal default)", margin(s, s->spt));
+    fprintf(s->f, " (%" PRId64 " ns)\n", s->rows[s->win].total_ns);
+}
+
+static void print_json(const ShapeReport *s)
+{
+    const ShapeOptions *so = s->so;
+    const SimCost *c = &s->rep->cost;
+    const AttnJob *job = s->job;
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "dashsim_version", SIM_VERSION);
+    cJSON *sh = cJSON_AddObjectToObject(j, "shape");
+    cJSON_AddNumberToObject(sh, "seqlen", (double)so->seqlen);
+    cJSON_AddNumberToObject(sh, "head_dim", (double)so->head_dim);
+    cJSON_AddNumberToObject(sh, "batch", (double)so->batch);
+    cJSON_AddNumberToObject(sh, "block_m", c->block_m);
+    cJSON_AddNumberToObject(sh, "block_n", c->block_n);
+    cJSON_AddNumberToObject(sh, "flops", c->bwd_flops);
+    cJSON_AddStringToObject(sh, "hardware", so->preset);
+    if (s->profile)
+        cJSON_AddStringToObject(sh, "profile", s->profile);
     else
-        cJSON_AddNullToObject(s, "profile");
-    cJSON_AddStringToObject(s, "model", "model numbers, not measurements");
+        cJSON_AddNullToObject(sh, "profile");
+    if (s->kernel)
+        cJSON_AddStringToObject(sh, "kernel", s->kernel);
+    else
+        cJSON_AddNullToObject(sh, "kernel");
+    cJSON_AddStringToObject(sh, "compute_from", s->rep->compute_from);
+    cJSON_AddStringToObject(sh, "reduce_from", s->rep->reduce_from);
+    cJSON_AddStringToObject(sh, "model", "model numbers, not measurements");
     cJSON_AddStringToObject(j, "mask", job->wl.mask == MASK_FULL ? "full" : "causal");
     cJSON_AddStringToObject(j, "reduce", job->costs.reduce == REDUCE_ASYNC ? "async" : "serial");
     cJSON_AddNumberToObject(j, "n", job->wl.n_sm);
@@ -109,61 +163,95 @@ static void print_json(const ShapeOptions *so, const AttnJob *job, const SimCost
     cJSON_AddNumberToObject(j, "c_ns", (double)job->costs.c_ns);
     cJSON_AddNumberToObject(j, "r_ns", (double)job->costs.r_ns);
     cJSON_AddNumberToObject(j, "latency_ns", (double)job->costs.latency_ns);
+    cJSON_AddNumberToObject(j, "fixed_ns", (double)s->rep->fixed_ns);
     cJSON *a = cJSON_AddArrayToObject(j, "policies");
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < s->n; i++) {
         cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "policy", rows[i].policy);
-        cJSON_AddNumberToObject(e, "makespan_ns", (double)rows[i].makespan_ns);
-        cJSON_AddNumberToObject(e, "tflops", rows[i].tflops);
-        if (fa3 >= 0)
-            cJSON_AddNumberToObject(e, "speedup", (double)rows[fa3].makespan_ns / rows[i].makespan_ns);
+        cJSON_AddStringToObject(e, "policy", s->rows[i].policy);
+        cJSON_AddNumberToObject(e, "makespan_ns", (double)s->rows[i].makespan_ns);
+        cJSON_AddNumberToObject(e, "time_ns", (double)s->rows[i].total_ns);
+        cJSON_AddNumberToObject(e, "tflops", s->rows[i].tflops);
+        if (s->fa3 >= 0)
+            cJSON_AddNumberToObject(e, "speedup", (double)s->rows[s->fa3].total_ns / s->rows[i].total_ns);
         cJSON_AddItemToArray(a, e);
     }
-    cJSON_AddStringToObject(j, "winner", rows[win].policy);
-    if (fa3 >= 0)
-        cJSON_AddNumberToObject(j, "margin_over_fa3", (double)rows[fa3].makespan_ns / rows[win].makespan_ns);
+    cJSON *left = cJSON_AddArrayToObject(j, "not_ranked");
+    for (int i = 0; i < s->absent_count; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "policy", s->absent[i].policy);
+        cJSON_AddStringToObject(e, "reason", s->absent[i].reason);
+        cJSON_AddItemToArray(left, e);
+    }
+    cJSON_AddStringToObject(j, "winner", s->rows[s->win].policy);
+    if (s->fa3 >= 0)
+        cJSON_AddNumberToObject(j, "margin_over_fa3", margin(s, s->fa3));
+    if (s->spt >= 0)
+        cJSON_AddNumberToObject(j, "margin_over_fa3_spt", margin(s, s->spt));
     char *text = cJSON_PrintUnformatted(j);
-    puts(text);
+    fprintf(s->f, "%s\n", text);
     cJSON_free(text);
     cJSON_Delete(j);
+}
+
+/* The profiles the shape is costed with: the hardware profile (unless --model paper) and the kernel profile
+ * (when --kernel names one), found from any directory. */
+static SimStatus load_profiles(const ShapeOptions *so, char *hw_path, char *kernel_path, size_t len, HwProfile **hp,
+                               KernelProfile **kp, SimError *err)
+{
+    if (!so->is_paper && (cli_find_profile(so->profile_path, hw_path, len, err) != SIM_OK ||
+                          sim_profile_read(hw_path, hp, err) != SIM_OK))
+        return err->status;
+    if (so->kernel_path && (cli_find_kernel(so->kernel_path, kernel_path, len, err) != SIM_OK ||
+                            sim_kernel_read(kernel_path, kp, err) != SIM_OK))
+        return err->status;
+    return SIM_OK;
 }
 
 int cli_shape_run(const ShapeOptions *opts, const AttnJob *given, bool is_json)
 {
     ShapeOptions so = *opts;
+    SimError err = { 0 };
+    if (so.kv_heads && (so.kv_heads > given->wl.heads || given->wl.heads % so.kv_heads != 0))
+        return sim_error_set(&err, SIM_ERR_USAGE, "--kv-heads %" PRId64 " must divide --heads %d", so.kv_heads,
+                             given->wl.heads), cli_fail(&err);
     so.head_dim = so.head_dim ? so.head_dim : 128, so.batch = so.batch ? so.batch : 1;
     so.preset = so.preset ? so.preset : "h100-sxm";
-    char buf[4096];
-    const char *profile = so.is_paper ? NULL : so.profile_path ? so.profile_path : cli_default_profile(buf, sizeof buf);
-    SimError err = { 0 };
+    char hw_path[4096], kernel_path[4096];
     HwProfile *hp = NULL;
-    if (profile && sim_profile_read(profile, &hp, &err) != SIM_OK)
-        return cli_fail(&err);
-    ShapeQuery q = { .shape = { .batch = so.batch, .heads = given->wl.heads, .seqlen_q = so.seqlen,
-                                .seqlen_k = so.seqlen, .head_dim = so.head_dim, .mask = given->wl.mask,
-                                .dtype = DTYPE_BF16 },
-                     .preset = so.preset, .profile = hp, .reduce = given->costs.reduce,
-                     .dq_buffers = given->costs.dq_buffers };
+    KernelProfile *kp = NULL;
+    CostReport rep = { 0 };
     AttnJob job = *given;
-    SimCost cost;
     SimLoadModel load = { 0 };
     ShapeRow rows[64];
-    int n = 0, win = 0, fa3 = -1;
-    if (sim_shape_job(&q, &job, &cost, &load, &err) == SIM_OK && (n = rank_policies(&job, &cost, rows, &err)) > 0) {
-        for (int i = 0; i < n; i++) {
-            win = rows[i].makespan_ns < rows[win].makespan_ns ? i : win;
-            fa3 = strcmp(rows[i].policy, "fa3") == 0 ? i : fa3;
-        }
-        AttnJob out = job; /* the outputs asked for, of the ranked winner (or the one policy named) */
-        out.policy = rows[win].policy;
-        AttnResult r;
-        bool has_outputs = job.dot_path || job.plan_path || job.trace_path || job.csv_path || job.gantt_path;
-        if (has_outputs && sim_job_run(&out, &r, &err) == SIM_OK)
+    ShapeAbsent absent[64];
+    ShapeReport s = { .so = &so, .job = &job, .rep = &rep, .rows = rows, .fa3 = -1, .spt = -1, .absent = absent };
+    if (load_profiles(&so, hw_path, kernel_path, sizeof hw_path, &hp, &kp, &err) == SIM_OK) {
+        CostQuery q = { .shape = { .batch = so.batch, .heads = given->wl.heads, .kv_heads = so.kv_heads, .seqlen_q = so.seqlen,
+                                   .seqlen_k = so.seqlen, .head_dim = so.head_dim, .mask = given->wl.mask,
+                                   .dtype = DTYPE_BF16 },
+                        .preset = so.preset, .hw = hp, .kernel = kp, .reduce = given->costs.reduce,
+                        .dq_buffers = given->costs.dq_buffers };
+        if (sim_cost_attention(&q, &job.wl, &job.costs, &rep, &load, &err) == SIM_OK)
+            s.n = rank_policies(&job, &rep, rows, absent, &s.absent_count, &err);
+    }
+    for (int i = 0; i < s.n; i++) {
+        s.win = rows[i].total_ns < rows[s.win].total_ns ? i : s.win;
+        s.fa3 = strcmp(rows[i].policy, "fa3") == 0 ? i : s.fa3;
+        s.spt = strcmp(rows[i].policy, "fa3-spt") == 0 ? i : s.spt;
+    }
+    AttnJob out = job; /* the outputs asked for, of the ranked winner (or the one policy named) */
+    AttnResult r;
+    if (s.n > 0 && (job.dot_path || job.plan_path || job.trace_path || job.csv_path || job.gantt_path)) {
+        out.policy = rows[s.win].policy;
+        if (sim_job_run(&out, &r, &err) == SIM_OK)
             sim_job_result_clear(&r);
     }
+    s.profile = hp ? hw_path : NULL, s.kernel = kp ? kernel_path : NULL;
+    s.f = cli_report_file((const char *[]){ job.dot_path, job.plan_path, job.trace_path, job.csv_path }, 4);
     if (!err.status)
-        (is_json ? print_json : print_text)(&so, &job, &cost, profile, rows, n, win, fa3);
+        (is_json ? print_json : print_text)(&s);
     sim_profile_load_clear(&load);
     sim_profile_free(hp);
+    sim_kernel_free(kp);
     return err.status ? cli_fail(&err) : 0;
 }

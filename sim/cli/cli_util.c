@@ -1,4 +1,5 @@
-/* Helpers shared by the subcommands: strict number parsing, error printing, finding installed configs. */
+/* Helpers shared by the subcommands: strict number parsing, error printing, finding installed configs, where
+ * a report goes, progress on a terminal. */
 #include <errno.h>
 #include <glib.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "datadir.h"
 
 SimStatus cli_parse_int64(const char *flag, const char *text, int64_t lo, int64_t hi, int64_t *out,
                           SimError *err)
@@ -38,32 +40,86 @@ int cli_next_option(int argc, char **argv, const struct option *options, const c
     return opt;
 }
 
+FILE *cli_report_file(const char *const *outputs, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (outputs[i] && strcmp(outputs[i], "-") == 0)
+            return stderr;
+    return stdout;
+}
+
+void cli_progress_begin(CliProgress *p, const char *what, const char *unit)
+{
+    *p = (CliProgress){ .what = what, .unit = unit, .is_on = isatty(STDERR_FILENO) == 1,
+                        .start_us = g_get_monotonic_time() };
+}
+
+/* A duration for people: "4.2 s", "3 min 05 s". */
+static void format_seconds(double s, char *buf, size_t len)
+{
+    if (s < 60)
+        snprintf(buf, len, "%.1f s", s);
+    else
+        snprintf(buf, len, "%d min %02d s", (int)(s / 60), (int)s % 60);
+}
+
+void cli_progress_update(CliProgress *p, int64_t done, int64_t total, const char *note)
+{
+    int64_t now = g_get_monotonic_time();
+    if (!p->is_on || (p->is_shown && done < total && now - p->shown_us < 100 * G_TIME_SPAN_MILLISECOND))
+        return;
+    double elapsed = (double)(now - p->start_us) / G_TIME_SPAN_SECOND;
+    char spent[32], left[48] = "";
+    format_seconds(elapsed, spent, sizeof spent);
+    if (done > 0 && done < total) {
+        char eta[32];
+        format_seconds(elapsed * (double)(total - done) / (double)done, eta, sizeof eta);
+        snprintf(left, sizeof left, ", about %s left", eta);
+    }
+    fprintf(stderr, "\r\033[Ksim %s: %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " %s, %s elapsed%s%s%s", p->what, done,
+            total, p->unit, spent, left, note ? ", " : "", note ? note : "");
+    fflush(stderr);
+    p->is_shown = true, p->shown_us = now;
+}
+
+void cli_progress_clear(CliProgress *p)
+{
+    if (p->is_shown)
+        fputs("\r\033[K", stderr);
+    p->is_shown = false;
+}
+
+void cli_progress_end(CliProgress *p)
+{
+    cli_progress_clear(p);
+    p->is_on = false;
+}
+
+const char *cli_plural(int64_t count)
+{
+    return count == 1 ? "" : "s";
+}
+
 int cli_fail(const SimError *err)
 {
     fprintf(stderr, "sim: %s\n", err->msg);
     return sim_status_exit_code(err->status);
 }
 
-/* An installed dashsim keeps its configs in PREFIX/share/dashsim/configs, beside PREFIX/bin/dashsim;
- * found from the executable's own path, so a relocated install works too. */
+/* A config named without a path is looked for where data files are (sim/io/datadir.h); a missing file is
+ * left for the reader to report, with its own sentence. */
 const char *cli_find_config(const char *name, char *buf, size_t len)
 {
-    if (name[0] == '/' || access(name, F_OK) == 0)
-        return name;
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return name;
-    exe[n] = '\0';
-    gchar *bin_dir = g_path_get_dirname(exe), *prefix = g_path_get_dirname(bin_dir);
-    snprintf(buf, len, "%s/share/dashsim/configs/%s", prefix, name);
-    g_free(bin_dir), g_free(prefix);
-    return access(buf, R_OK) == 0 ? buf : name;
+    SimError err = { 0 };
+    return sim_data_find(name, buf, len, &err) == SIM_OK ? buf : name;
 }
 
-const char *cli_default_profile(char *buf, size_t len)
+SimStatus cli_find_profile(const char *name, char *buf, size_t len, SimError *err)
 {
-    if (access("configs/" CLI_DEFAULT_PROFILE, R_OK) == 0)
-        return "configs/" CLI_DEFAULT_PROFILE;
-    return cli_find_config(CLI_DEFAULT_PROFILE, buf, len);
+    return sim_data_find_profile(name ? name : CLI_DEFAULT_PROFILE, buf, len, err);
+}
+
+SimStatus cli_find_kernel(const char *name, char *buf, size_t len, SimError *err)
+{
+    return sim_data_find_kernel(name, buf, len, err);
 }

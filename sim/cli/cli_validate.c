@@ -11,6 +11,10 @@
 
 #include "cli.h"
 #include "json_file.h"
+#include "datadir.h"
+#include "kernel_io.h"
+#include "kernel_runs_io.h"
+#include "validate_runs.h"
 #include "latency_matrix.h"
 #include "plan_io.h"
 #include "profile_io.h"
@@ -21,9 +25,10 @@ typedef struct {
     bool is_json, has_tolerance, is_predict;
     int64_t max_memory_mb;   /* every trace held at once, and each plan read, within this */
     double tolerance, speedup_tolerance_pp;
-    const char *matrix_path, *baseline_path, *profile_path;
+    const char *matrix_path, *baseline_path, *profile_path, *kernel_path;
     GPtrArray *paths;   /* trace files, sorted */
-    char installed_profile[4096]; /* where --predict found the default profile */
+    char installed_profile[4096]; /* where the hardware profile was found */
+    char installed_kernel[4096];  /* where the kernel profile was found */
 } ValidateOptions;
 
 static const char usage[] =
@@ -36,6 +41,7 @@ static const char usage[] =
     "  --predict                check the profile's prediction (tolerance default 0.05); implies --profile\n"
     "                           configs/profiles/h100-sxm.json unless --profile is given\n"
     "  --profile FILE           also predict every trace from this hardware profile\n"
+    "  --kernel FILE            predict real kernels' traces (gpu/bwd) from this kernel profile\n"
     "  --json                   one JSON object\n"
     "  --tolerance X            largest |makespan error| allowed, a fraction (default 0.03; --predict 0.05)\n"
     "  --speedup-tolerance PP   largest |speedup error| allowed, percentage points (default 2)\n"
@@ -82,7 +88,8 @@ static int parse_args(ValidateOptions *o, int argc, char **argv, SimError *err)
         { "speedup-tolerance", required_argument, NULL, 's' }, { "latency-matrix", required_argument, NULL, 'l' },
         { "baseline", required_argument, NULL, 'b' }, { "help", no_argument, NULL, 'h' },
         { "profile", required_argument, NULL, 'p' }, { "predict", no_argument, NULL, 'P' },
-        { "max-memory-mb", required_argument, NULL, 'm' }, { NULL, 0, NULL, 0 },
+        { "max-memory-mb", required_argument, NULL, 'm' }, { "kernel", required_argument, NULL, 'k' },
+        { NULL, 0, NULL, 0 },
     };
     *o = (ValidateOptions){ .max_memory_mb = 4096, .tolerance = 0.03, .speedup_tolerance_pp = 2.0, .paths = g_ptr_array_new_with_free_func(g_free) };
     opterr = 0, optind = 1;
@@ -102,6 +109,8 @@ static int parse_args(ValidateOptions *o, int argc, char **argv, SimError *err)
             o->profile_path = optarg;
         else if (opt == 'P')
             o->is_predict = true;
+        else if (opt == 'k')
+            o->kernel_path = optarg;
         else if (opt == 'm')
             cli_parse_int64("--max-memory-mb", optarg, 1, INT64_MAX >> 20, &o->max_memory_mb, err);
         else if (opt == 't' || opt == 's') {
@@ -117,8 +126,16 @@ static int parse_args(ValidateOptions *o, int argc, char **argv, SimError *err)
     }
     if (optind == argc)
         return sim_error_set(err, SIM_ERR_USAGE, "sim validate needs a trace file or directory (see --help)"), cli_fail(err);
-    if (o->is_predict && !o->profile_path)
-        o->profile_path = cli_default_profile(o->installed_profile, sizeof o->installed_profile);
+    if ((o->is_predict && !o->profile_path) || o->profile_path) { /* found from any directory */
+        if (cli_find_profile(o->profile_path, o->installed_profile, sizeof o->installed_profile, err) != SIM_OK)
+            return cli_fail(err);
+        o->profile_path = o->installed_profile;
+    }
+    if (o->kernel_path) {
+        if (cli_find_kernel(o->kernel_path, o->installed_kernel, sizeof o->installed_kernel, err) != SIM_OK)
+            return cli_fail(err);
+        o->kernel_path = o->installed_kernel;
+    }
     if (o->is_predict && !o->has_tolerance)
         o->tolerance = 0.05;
     for (int i = optind; i < argc && !err->status; i++)
@@ -136,7 +153,7 @@ static cJSON *check_json(const Trace *t, const TraceCheck *c)
     cJSON_AddStringToObject(j, "policy", t->policy);
     cJSON_AddStringToObject(j, "group", t->group);
     cJSON_AddNumberToObject(j, "measured_ns", (double)c->measured_ns);
-    cJSON_AddNumberToObject(j, "predicted_ns", (double)c->predicted_ns);
+    cJSON_AddNumberToObject(j, "fitted_ns", (double)c->predicted_ns);
     cJSON_AddNumberToObject(j, "uniform_model_ns", (double)c->uniform_ns);
     cJSON_AddNumberToObject(j, "paper_model_ns", (double)c->paper_ns);
     cJSON_AddNumberToObject(j, "makespan_error", c->makespan_error);
@@ -149,7 +166,7 @@ static cJSON *check_json(const Trace *t, const TraceCheck *c)
         cJSON_AddNumberToObject(j, "speedup_error_pp", c->speedup_error_pp);
     }
     if (c->has_profile) {
-        cJSON *p = cJSON_AddObjectToObject(j, "profile");
+        cJSON *p = cJSON_AddObjectToObject(j, "predicted");
         cJSON_AddNumberToObject(p, "predicted_ns", (double)c->profile_ns);
         cJSON_AddNumberToObject(p, "makespan_error", c->profile_makespan_error);
         cJSON_AddNumberToObject(p, "start_mape", c->profile_start_mape);
@@ -158,7 +175,7 @@ static cJSON *check_json(const Trace *t, const TraceCheck *c)
             cJSON_AddNumberToObject(p, "speedup_error_pp", c->profile_speedup_error_pp);
         }
     } else if (c->profile_skip[0])
-        cJSON_AddStringToObject(j, "profile_skipped", c->profile_skip);
+        cJSON_AddStringToObject(j, "not_predicted", c->profile_skip);
     cJSON *fit = cJSON_AddObjectToObject(j, "fitted");
     cJSON_AddNumberToObject(fit, "c_ns", (double)c->fit.c_ns);
     cJSON_AddNumberToObject(fit, "r_ns", (double)c->fit.r_ns);
@@ -186,7 +203,7 @@ static cJSON *stats_json(const ErrorStats *st)
     return o;
 }
 
-static const char *const model_names[VMODEL_COUNT] = { "placed", "uniform", "paper", "profile" };
+static const char *const model_names[VMODEL_COUNT] = { "placed", "uniform", "paper", "predicted" };
 static const char *const mode_names[VMODE_COUNT] = { "serial", "async", "all" };
 
 /* The report as JSON: "groups" (rankings), "summary" (errors by model and mode), "handoff_by_load". */
@@ -202,7 +219,7 @@ static void add_report_json(cJSON *out, const ValidateReport *r)
         cJSON_AddNumberToObject(o, "pairs_above_noise", g->pairs_counted);
         cJSON_AddNumberToObject(o, "kendall_tau", g->tau[0]);
         if (g->has_profile)
-            cJSON_AddNumberToObject(o, "profile_kendall_tau", g->tau[1]);
+            cJSON_AddNumberToObject(o, "predicted_kendall_tau", g->tau[1]);
         cJSON_AddItemToArray(groups, o);
     }
     cJSON *sum = cJSON_AddObjectToObject(out, "summary");
@@ -212,17 +229,17 @@ static void add_report_json(cJSON *out, const ValidateReport *r)
             cJSON_AddItemToObject(model, mode_names[k], stats_json(&r->makespan[m][k]));
     }
     cJSON_AddItemToObject(sum, "speedup_error_pp", stats_json(&r->speedup_pp[0]));
-    cJSON_AddItemToObject(sum, "profile_speedup_error_pp", stats_json(&r->speedup_pp[1]));
+    cJSON_AddItemToObject(sum, "predicted_speedup_error_pp", stats_json(&r->speedup_pp[1]));
     cJSON_AddItemToObject(sum, "start_mape", stats_json(&r->start_mape[0]));
-    cJSON_AddItemToObject(sum, "profile_start_mape", stats_json(&r->start_mape[1]));
+    cJSON_AddItemToObject(sum, "predicted_start_mape", stats_json(&r->start_mape[1]));
     cJSON *rank = cJSON_AddObjectToObject(sum, "ranking");
     cJSON_AddNumberToObject(rank, "shapes", r->group_count);
     cJSON_AddNumberToObject(rank, "noise_floor", r->noise_floor);
     cJSON_AddNumberToObject(rank, "repeat_sets", r->repeat_sets);
     cJSON_AddNumberToObject(rank, "tau_one", r->tau_one[0]);
     cJSON_AddNumberToObject(rank, "mean_tau", r->mean_tau[0]);
-    cJSON_AddNumberToObject(rank, "profile_tau_one", r->tau_one[1]);
-    cJSON_AddNumberToObject(rank, "profile_mean_tau", r->mean_tau[1]);
+    cJSON_AddNumberToObject(rank, "predicted_tau_one", r->tau_one[1]);
+    cJSON_AddNumberToObject(rank, "predicted_mean_tau", r->mean_tau[1]);
     cJSON *list = cJSON_AddArrayToObject(out, "handoff_by_load");
     for (int b = 0; b < r->handoff_bucket_count; b++) {
         const HandoffBucket *h = &r->handoffs[b];
@@ -255,7 +272,7 @@ static void print_summary(const ValidateReport *r, const char *profile_path)
     print_model_line(r, VMODEL_PAPER, "fitted to each trace");
     if (profile_path) {
         char label[300];
-        snprintf(label, sizeof label, "predicted from %s alone", profile_path);
+        snprintf(label, sizeof label, "from %s alone", profile_path);
         print_model_line(r, VMODEL_PROFILE, label);
     }
     const ErrorStats *sp = &r->speedup_pp[0], *psp = &r->speedup_pp[1];
@@ -264,7 +281,7 @@ static void print_summary(const ValidateReport *r, const char *profile_path)
            "start MAPE median %.2f%%\n", sp->n, sp->median_abs, sp->max_abs, sp->within, 100 * r->noise_floor,
            r->repeat_sets, r->tau_one[0], r->group_count, r->mean_tau[0], 100 * r->start_mape[0].median_abs);
     if (profile_path)
-        printf("profile: speedup over fa3: %d pairs, median |error| %.2f pp, max %.2f pp, %d within; ranking: tau 1 "
+        printf("predicted: speedup over fa3: %d pairs, median |error| %.2f pp, max %.2f pp, %d within; ranking: tau 1 "
                "in %d shapes, mean %.2f; start MAPE median %.2f%%\n", psp->n, psp->median_abs, psp->max_abs,
                psp->within, r->tau_one[1], r->mean_tau[1], 100 * r->start_mape[1].median_abs);
     for (int b = 0; b < r->handoff_bucket_count; b++) {
@@ -278,8 +295,8 @@ static void print_summary(const ValidateReport *r, const char *profile_path)
 
 static void print_table(Trace **traces, const TraceCheck *checks, int count, const ValidateReport *r)
 {
-    printf("%-44s %-16s %12s %12s %8s %8s %8s %7s %8s %9s\n", "trace", "policy", "measured_ns", "predicted_ns",
-           "error", "uniform", "paper", "start", "speedup", "profile");
+    printf("%-44s %-16s %12s %12s %8s %8s %8s %7s %8s %9s\n", "trace", "policy", "measured_ns", "fitted_ns",
+           "error", "uniform", "paper", "start", "speedup", "predicted");
     for (int i = 0; i < count; i++) {
         const TraceCheck *c = &checks[i];
         char speed[32] = "-", prof[32] = "-";
@@ -314,7 +331,7 @@ static int count_regressions(const char *path, Trace **traces, const TraceCheck 
     const cJSON *entry;
     cJSON_ArrayForEach(entry, cJSON_GetObjectItemCaseSensitive(base, "traces")) {
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(entry, "trace");
-        const cJSON *prof = cJSON_GetObjectItemCaseSensitive(entry, "profile");
+        const cJSON *prof = cJSON_GetObjectItemCaseSensitive(entry, "predicted");
         int i = 0;
         while (cJSON_IsString(name) && i < count && strcmp(traces[i]->path, name->valuestring) != 0)
             i++;
@@ -332,7 +349,7 @@ static int count_regressions(const char *path, Trace **traces, const TraceCheck 
             (c->has_profile_speedup && is_worse(c->profile_speedup_error_pp, cJSON_GetObjectItem(prof, "speedup_error_pp"), 0.5)));
         if (is_fit_worse || is_prof_worse) {
             fprintf(stderr, "sim: regression: %s: %s makespan error %+.2f%%, speedup error %+.2f pp\n", traces[i]->path,
-                    is_fit_worse ? "fitted" : "profile", 100 * (is_fit_worse ? c->makespan_error : c->profile_makespan_error),
+                    is_fit_worse ? "fitted" : "predicted", 100 * (is_fit_worse ? c->makespan_error : c->profile_makespan_error),
                     is_fit_worse ? c->speedup_error_pp : c->profile_speedup_error_pp);
             regressions++;
         }
@@ -348,14 +365,20 @@ static int verdict(const ValidateOptions *o, Trace **traces, const TraceCheck *c
     int m = o->is_predict ? VMODEL_PROFILE : VMODEL_PLACED;
     double worst = r->makespan[m][VMODE_ALL].max_abs, worst_speedup = r->speedup_pp[o->is_predict].max_abs;
     bool is_checked = !o->baseline_path || o->has_tolerance;
-    bool is_pass = !is_checked || (worst <= o->tolerance && worst_speedup <= o->speedup_tolerance_pp);
+    int missed = 0; /* --predict: a trace nothing predicts is a miss, never a pass */
+    for (int i = 0; o->is_predict && i < count; i++)
+        missed += !checks[i].has_profile;
+    bool is_pass = !is_checked || (worst <= o->tolerance && worst_speedup <= o->speedup_tolerance_pp && missed == 0 &&
+                                   (!o->is_predict || count > 0));
     int regressions = o->baseline_path ? count_regressions(o->baseline_path, traces, checks, count, err) : 0;
     if (regressions < 0)
         return cli_fail(err);
-    cJSON_AddStringToObject(out, "checked_model", o->is_predict ? "profile (predicted, no per-trace fit)"
+    cJSON_AddStringToObject(out, "checked_model", o->is_predict ? "predicted (from the profiles, no per-trace fit)"
                                                                 : "placed (fitted to each trace)");
     cJSON_AddNumberToObject(out, "max_abs_makespan_error", worst);
     cJSON_AddNumberToObject(out, "max_abs_speedup_error_pp", worst_speedup);
+    if (o->is_predict)
+        cJSON_AddNumberToObject(out, "not_predicted", missed);
     cJSON_AddBoolToObject(out, "pass", is_pass && regressions == 0);
     if (o->is_json) {
         char *s = cJSON_PrintUnformatted(out);
@@ -364,8 +387,11 @@ static int verdict(const ValidateOptions *o, Trace **traces, const TraceCheck *c
     } else {
         print_table(traces, checks, count, r);
         print_summary(r, o->profile_path);
-        printf("%d traces, %s model: max |makespan error| %.2f%%, max |speedup error| %.2f pp%s%s\n", count,
-               o->is_predict ? "profile (predicted)" : "fitted", 100 * worst, worst_speedup,
+        char miss[64] = "";
+        if (missed)
+            snprintf(miss, sizeof miss, ", %d not predicted (misses)", missed);
+        printf("%d traces, %s model: max |makespan error| %.2f%%, max |speedup error| %.2f pp%s%s%s\n", count,
+               o->is_predict ? "predicted" : "fitted", 100 * worst, worst_speedup, miss,
                is_checked ? (is_pass ? ", within tolerance" : ", BEYOND TOLERANCE") : "",
                o->baseline_path ? (regressions ? ", REGRESSED against the baseline" : ", no regression") : "");
     }
@@ -399,20 +425,127 @@ static Plan *given_plan(const Trace *t, int64_t max_memory_mb, SimError *err)
     return plan;
 }
 
+/* Timed runs of a real kernel (gpu/bwd/shapes.py's files): each predicted from the kernel profile through the
+ * one costing path and compared with its measured time; per shape, the speedup over fa3 and the pick of the
+ * best schedule. Exit 1 when a prediction is beyond the tolerance, a speedup beyond its tolerance, a decisive
+ * pick is wrong, or nothing was predicted. */
+static int validate_runs_file(const ValidateOptions *o, const char *path, const ValidateModels *models,
+                              cJSON *out, SimError *err)
+{
+    KernelRuns *runs = NULL;
+    if (sim_kernel_runs_read(path, &runs, err) != SIM_OK)
+        return cli_fail(err);
+    RunCheck *c = g_new0(RunCheck, MAX(runs->count, 1));
+    RunsReport rep;
+    int rc = 0;
+    if (sim_validate_runs(runs, models, o->tolerance, o->speedup_tolerance_pp, 0.02, c, &rep, err) != SIM_OK)
+        rc = cli_fail(err);
+    bool is_pass = rep.predicted > 0 && rep.predicted == rep.runs && rep.time.max_abs <= o->tolerance &&
+                   rep.speedup_pp.max_abs <= o->speedup_tolerance_pp && rep.picked_right == rep.decisive;
+    cJSON *f = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(f, "runs");
+    cJSON_AddStringToObject(f, "file", path);
+    for (int i = 0; rc == 0 && i < runs->count; i++) {
+        const KernelRun *r = &runs->runs[i];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddStringToObject(j, "policy", r->policy);
+        cJSON_AddStringToObject(j, "mask", r->mask == MASK_CAUSAL ? "causal" : "full");
+        cJSON_AddNumberToObject(j, "seqlen", r->seqlen), cJSON_AddNumberToObject(j, "batch", r->batch);
+        cJSON_AddNumberToObject(j, "heads", r->heads), cJSON_AddNumberToObject(j, "kv_heads", r->kv_heads);
+        cJSON_AddNumberToObject(j, "head_dim", r->head_dim);
+        cJSON_AddStringToObject(j, "mode", r->is_atomic ? "atomic" : "deterministic");
+        cJSON_AddNumberToObject(j, "measured_ns", (double)r->time_ns);
+        if (c[i].has_prediction) {
+            cJSON_AddNumberToObject(j, "predicted_ns", (double)c[i].predicted_ns);
+            cJSON_AddNumberToObject(j, "error", c[i].error);
+        } else
+            cJSON_AddStringToObject(j, "not_predicted", c[i].skip);
+        if (c[i].has_speedup) {
+            cJSON_AddNumberToObject(j, "speedup_measured", c[i].speedup_measured);
+            cJSON_AddNumberToObject(j, "speedup_predicted", c[i].speedup_predicted);
+            cJSON_AddNumberToObject(j, "speedup_error_pp", c[i].speedup_error_pp);
+        }
+        cJSON_AddItemToArray(list, j);
+        char pred[24] = "-", error[16] = "-", speed[16] = "-";
+        if (c[i].has_prediction)
+            snprintf(pred, sizeof pred, "%" G_GINT64_FORMAT, c[i].predicted_ns),
+                snprintf(error, sizeof error, "%+.2f%%", 100 * c[i].error);
+        if (c[i].has_speedup)
+            snprintf(speed, sizeof speed, "%+.1fpp", c[i].speedup_error_pp);
+        if (!o->is_json)
+            printf("%-7s s%-6d b%-2d h%-3d kv%-3d d%-4d %-16s %-13s %12" G_GINT64_FORMAT " %12s %8s %9s\n",
+                   r->mask == MASK_CAUSAL ? "causal" : "full", r->seqlen, r->batch, r->heads, r->kv_heads, r->head_dim,
+                   r->policy, r->is_atomic ? "atomic" : "deterministic", r->time_ns, pred, error, speed);
+    }
+    cJSON *sum = cJSON_AddObjectToObject(f, "summary");
+    cJSON_AddNumberToObject(sum, "runs", rep.runs), cJSON_AddNumberToObject(sum, "predicted", rep.predicted);
+    cJSON_AddItemToObject(sum, "time_error", stats_json(&rep.time));
+    cJSON_AddItemToObject(sum, "speedup_error_pp", stats_json(&rep.speedup_pp));
+    cJSON_AddNumberToObject(sum, "shapes", rep.shapes), cJSON_AddNumberToObject(sum, "decisive_shapes", rep.decisive);
+    cJSON_AddNumberToObject(sum, "best_picked_right", rep.picked_right);
+    cJSON_AddBoolToObject(sum, "pass", is_pass);
+    cJSON_AddItemToArray(cJSON_GetObjectItem(out, "kernel_runs"), f);
+    if (rc == 0 && !o->is_json)
+        printf("%s: %d timed deterministic runs, %d predicted from %s; |time error| median %.2f%%, max %.2f%%, %d "
+               "within %.0f%%; speedup over fa3: %d, |error| median %.2f pp, max %.2f pp; best schedule picked right "
+               "in %d of %d shapes where the measured gap exceeds 2%%%s\n", path, rep.runs, rep.predicted,
+               o->kernel_path ? o->kernel_path : "the installed kernel profiles", 100 * rep.time.median_abs, 100 * rep.time.max_abs,
+               rep.time.within, 100 * o->tolerance, rep.speedup_pp.n, rep.speedup_pp.median_abs, rep.speedup_pp.max_abs,
+               rep.picked_right, rep.decisive, is_pass ? ", within tolerance" : ", BEYOND TOLERANCE (or not predicted)");
+    g_free(c);
+    sim_kernel_runs_free(runs);
+    return rc ? rc : is_pass ? 0 : 1;
+}
+
 /* Loads every trace (and the matrix and profile), checks each, then reports. */
+/* The kernel profiles that predict real kernels: --kernel's, else (when predicting) every installed one
+ * (configs/kernels, found from any directory), each picked by the kernel its trace or run names. */
+static SimStatus load_kernels(const ValidateOptions *o, KernelProfile ***kernels, int *count, SimError *err)
+{
+    if (o->kernel_path) {
+        *kernels = g_new0(KernelProfile *, 1);
+        if (sim_kernel_read(o->kernel_path, &(*kernels)[0], err) == SIM_OK)
+            *count = 1;
+        return err->status;
+    }
+    char dir[4096];
+    SimError quiet = { 0 };
+    if (!o->is_predict && !o->profile_path)
+        return SIM_OK;
+    if (sim_data_find("kernels", dir, sizeof dir, &quiet) != SIM_OK) /* none installed: nothing predicts */
+        return SIM_OK;
+    return sim_kernel_read_dir(dir, kernels, count, err);
+}
+
+/* Moves the kernel-runs files of o->paths into runs (their own check), leaving the traces. */
+static GPtrArray *take_runs_files(ValidateOptions *o)
+{
+    GPtrArray *runs = g_ptr_array_new_with_free_func(g_free), *traces = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < o->paths->len; i++)
+        g_ptr_array_add(sim_kernel_runs_is(o->paths->pdata[i]) ? runs : traces, g_strdup(o->paths->pdata[i]));
+    g_ptr_array_free(o->paths, TRUE);
+    o->paths = traces;
+    return runs;
+}
+
 int sim_cmd_validate(int argc, char **argv)
 {
     ValidateOptions o;
     SimError err = { 0 };
     int rc = parse_args(&o, argc, argv, &err);
+    GPtrArray *runs_files = rc < 0 ? take_runs_files(&o) : NULL;
     int count = rc < 0 ? (int)o.paths->len : 0;
     Trace **traces = g_new0(Trace *, MAX(count, 1));
     TraceCheck *checks = g_new0(TraceCheck, MAX(count, 1));
     int32_t *matrix = NULL;
     bool is_legacy = false;
     HwProfile *profile = NULL;
+    KernelProfile **kernels = NULL;
+    int kernel_count = 0;
     if (rc < 0 && o.profile_path)
         sim_profile_read(o.profile_path, &profile, &err);
+    if (rc < 0 && !err.status)
+        load_kernels(&o, &kernels, &kernel_count, &err);
+    ValidateModels models = { profile, kernels, kernel_count };
     int64_t room = o.max_memory_mb << 20; /* the traces are all held at once: one budget for them */
     for (int i = 0; rc < 0 && i < count && !err.status; i++) {
         if (sim_trace_load_capped(o.paths->pdata[i], room, &traces[i], &err) != SIM_OK)
@@ -430,23 +563,43 @@ int sim_cmd_validate(int argc, char **argv)
     for (int i = 0; rc < 0 && i < count && !err.status; i++) {
         Plan *plan = given_plan(traces[i], o.max_memory_mb, &err);
         if (!err.status)
-            sim_validate_trace(traces[i], plan, traces[i]->wl.n_sm == traces[0]->wl.n_sm ? matrix : NULL, profile,
+            sim_validate_trace(traces[i], plan, traces[i]->wl.n_sm == traces[0]->wl.n_sm ? matrix : NULL, &models,
                                &checks[i], &err);
         plan_free(plan);
     }
     if (rc < 0 && err.status)
         rc = cli_fail(&err);
+    int runs_rc = 0;
+    cJSON *runs_out = cJSON_CreateObject();
+    cJSON_AddArrayToObject(runs_out, "kernel_runs");
+    for (guint i = 0; rc < 0 && runs_files && i < runs_files->len && runs_rc != 2; i++) {
+        int file_rc = validate_runs_file(&o, runs_files->pdata[i], &models, runs_out, &err);
+        runs_rc = MAX(runs_rc, file_rc);
+    }
+    if (runs_rc == 2)
+        rc = 2;
+    if (rc < 0 && count == 0) { /* runs files only */
+        if (o.is_json) {
+            char *text = cJSON_PrintUnformatted(runs_out);
+            puts(text);
+            cJSON_free(text);
+        }
+        rc = runs_rc;
+    }
     if (rc < 0) {
         sim_validate_speedups((const Trace *const *)traces, checks, count);
         ValidateReport report;
         sim_validate_report((const Trace *const *)traces, checks, count, o.tolerance, o.speedup_tolerance_pp, &report);
         cJSON *out = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(out, "traces");
+        if (runs_files->len)
+            cJSON_AddItemToObject(out, "kernel_runs", cJSON_DetachItemFromObject(runs_out, "kernel_runs"));
         if (o.profile_path)
             cJSON_AddStringToObject(out, "profile", o.profile_path);
         for (int i = 0; i < count; i++)
             cJSON_AddItemToArray(list, check_json(traces[i], &checks[i]));
         add_report_json(out, &report);
-        rc = verdict(&o, traces, checks, count, &report, out, &err);
+        rc = verdict(&o, traces, checks, count, &report, out, &err); /* not inside MAX: it evaluates twice */
+        rc = MAX(rc, runs_rc);
         cJSON_Delete(out);
         sim_validate_report_clear(&report);
     }
@@ -454,7 +607,13 @@ int sim_cmd_validate(int argc, char **argv)
         sim_trace_free(traces[i]);
     g_free(traces), g_free(checks), free(matrix);
     sim_profile_free(profile);
+    for (int i = 0; i < kernel_count; i++)
+        sim_kernel_free(kernels[i]);
+    g_free(kernels);
     if (o.paths)
         g_ptr_array_free(o.paths, TRUE);
+    if (runs_files)
+        g_ptr_array_free(runs_files, TRUE);
+    cJSON_Delete(runs_out);
     return rc;
 }

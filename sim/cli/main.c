@@ -26,6 +26,7 @@ static const Subcommand subcommands[] = {
     { "decode", sim_cmd_decode },
     { "calibrate", sim_cmd_calibrate },
     { "search", sim_cmd_search },
+    { "perfetto", sim_cmd_perfetto },
 };
 
 /* --version anywhere among the options (before a "--") wins; -h becomes --help. */

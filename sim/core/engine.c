@@ -44,6 +44,18 @@ typedef struct {
     const SimLoadModel *load;         /* NULL: every duration fixed */
     PsJob *ps;                        /* running reductions, a min-heap on (mark, seq) */
     int64_t ps_len, vclock, vclock_at;
+    int64_t now;                      /* the time of the events being processed */
+    /* The overlap rule (program.h), when the program has one: per unit, the latest start of a REDUCE on
+     * engine 1, and the latest COMPUTE on engine 0 with whether it already paid the penalty. */
+    int64_t *unit_reduce_start;
+    int32_t *unit_compute;
+    bool *is_unit_compute_slowed;
+    int64_t *unit_write_start, *unit_write_end; /* the unit's latest WRITE op */
+    int32_t *unit_store_op;                     /* the unit's latest op on engine 1 */
+    bool *is_unit_store_slowed;
+    /* The waited-reduction rule (program.h), when the program has one: per op, whether its ready time was
+     * set by an ACCUM edge (it waited for its turn) */
+    bool *is_accum_bound;
 } Engine;
 
 static bool ps_less(const PsJob *a, const PsJob *b)
@@ -115,20 +127,98 @@ static inline int64_t edge_latency(const Engine *e, int64_t edge, int64_t from, 
     return e->s->handoff_extra_ns ? lat + e->s->handoff_extra_ns[from] : lat;
 }
 
-/* One predecessor of op is satisfied no earlier than at; start op when it was the last one. A reduction
- * under a load model joins the shared resource at its start (an event) and ends when its work is done. */
-static inline void release(Engine *e, int64_t op, int64_t at)
+/* Lengthens op (already started, still running) by extra: its completion event is pushed again and the
+ * old one is skipped as stale. */
+static void lengthen(Engine *e, int32_t op, int64_t extra)
+{
+    e->s->end_ns[op] += extra;
+    sim_event_queue_push(&e->queue, e->s->end_ns[op], op);
+}
+
+/* The interference rules at a start (program.h's SimOverlapRule), between a unit's compute engine (0) and
+ * its store engine (1): a compute that starts within the window of the unit's latest reduction start pays
+ * the penalty, and a reduction that starts within the window of the unit's running compute lengthens it;
+ * a store-engine op that overlaps the unit's WRITE op pays write_extra_ns, whichever starts first. Returns
+ * the change to op's own duration. */
+static int64_t interfere_at_start(Engine *e, int64_t op, int64_t start)
+{
+    const SimProgram *p = e->p;
+    const SimOp *o = &p->ops[op];
+    const SimOverlapRule *r = &p->overlap;
+    int32_t u = e->s->cta_unit[o->cta];
+    if (o->kind == SIM_OP_COMPUTE && o->engine == 0) {
+        int64_t since = start - e->unit_reduce_start[u];
+        e->unit_compute[u] = (int32_t)op;
+        e->is_unit_compute_slowed[u] = r->penalty_ns > 0 && since <= r->before_ns && since > -r->after_ns;
+        return e->is_unit_compute_slowed[u] ? r->penalty_ns : 0;
+    }
+    if (o->kind == SIM_OP_WRITE && o->engine == 0) {
+        e->unit_write_start[u] = start, e->unit_write_end[u] = start + o->duration_ns;
+        int32_t x = e->unit_store_op[u];
+        if (r->write_extra_ns > 0 && x >= 0 && !e->is_unit_store_slowed[u] && e->s->start_ns[x] <= start &&
+            e->s->end_ns[x] > start && e->s->end_ns[x] != ENDS_UNKNOWN) {
+            e->is_unit_store_slowed[u] = true;
+            lengthen(e, x, r->write_extra_ns);
+        }
+        return 0;
+    }
+    if (o->engine != 1)
+        return 0;
+    e->unit_store_op[u] = (int32_t)op;
+    e->is_unit_store_slowed[u] = r->write_extra_ns > 0 && e->unit_write_start[u] <= start &&
+                                 start < e->unit_write_end[u];
+    int64_t extra = e->is_unit_store_slowed[u] ? r->write_extra_ns : 0;
+    if (o->kind != SIM_OP_REDUCE)
+        return extra;
+    e->unit_reduce_start[u] = start;
+    int32_t c = e->unit_compute[u];
+    if (r->penalty_ns <= 0 || c < 0 || e->is_unit_compute_slowed[u] || e->s->end_ns[c] <= start)
+        return extra; /* start >= now: c still runs when its end is later */
+    int64_t into = start - e->s->start_ns[c];
+    if (into < r->after_ns && into >= -r->before_ns) {
+        e->is_unit_compute_slowed[u] = true;
+        lengthen(e, c, r->penalty_ns);
+    }
+    return extra;
+}
+
+/* The waited-reduction rule at a start: the change to op's duration. */
+static int64_t waited_at_start(const Engine *e, int64_t op)
+{
+    const SimProgram *p = e->p;
+    const SimOp *o = &p->ops[op];
+    if (e->load) /* the load model times reductions its own way */
+        return 0;
+    if (o->kind == SIM_OP_REDUCE)
+        return e->is_accum_bound[op] ? MAX(p->waited.read_delta_ns, -(int64_t)o->duration_ns) : 0;
+    const SimOp *prev = op > 0 ? &p->ops[op - 1] : NULL;
+    if (prev && prev->kind == SIM_OP_REDUCE && prev->engine == o->engine && prev->task == o->task &&
+        prev->cta == o->cta && e->is_accum_bound[op - 1])
+        return MAX(p->waited.tail_delta_ns, -(int64_t)o->duration_ns);
+    return 0;
+}
+
+/* One predecessor of op is satisfied no earlier than at (is_accum: through an ACCUM edge); start op when it
+ * was the last one. A reduction under a load model joins the shared resource at its start (an event) and
+ * ends when its work is done. */
+static inline void release(Engine *e, int64_t op, int64_t at, bool is_accum)
 {
     int64_t *ready = &e->s->start_ns[op];
-    if (at > *ready)
+    if (at > *ready) {
         *ready = at;
+        if (G_UNLIKELY(e->is_accum_bound != NULL))
+            e->is_accum_bound[op] = is_accum;
+    }
     if (++e->s->end_ns[op] == 0) {
         if (G_UNLIKELY(e->load) && e->p->ops[op].kind == SIM_OP_REDUCE) {
             e->s->end_ns[op] = ENDS_UNKNOWN;
             sim_event_queue_push(&e->queue, *ready, (int32_t)~op);
             return;
         }
-        e->s->end_ns[op] = *ready + e->p->ops[op].duration_ns;
+        int64_t extra = G_UNLIKELY(e->unit_compute != NULL) ? interfere_at_start(e, op, *ready) : 0;
+        if (G_UNLIKELY(e->is_accum_bound != NULL))
+            extra += waited_at_start(e, op);
+        e->s->end_ns[op] = *ready + e->p->ops[op].duration_ns + extra;
         sim_event_queue_push(&e->queue, e->s->end_ns[op], (int32_t)op);
     }
 }
@@ -152,16 +242,18 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
         if (end >= 0 && end != ENDS_UNKNOWN) {
             int32_t from_unit = e->s->cta_unit[p->ops[edge->from].cta];
             int64_t at = end + edge_latency(e, p->in_edge[k], edge->from, from_unit, unit);
+            if (at > ready[edge->to] && e->is_accum_bound)
+                e->is_accum_bound[edge->to] = edge->kind == SIM_EDGE_ACCUM;
             ready[edge->to] = MAX(ready[edge->to], at);
         }
     }
     if (p->engines_per_unit == 1) { /* one engine: the CTA's first op is the only one first on it */
-        release(e, cta->op_begin, now);
+        release(e, cta->op_begin, now, false);
         return;
     }
     for (int64_t op = cta->op_begin; op < op_end; op++)
         if (sim_program_is_first_on_engine(p, op))
-            release(e, op, now);
+            release(e, op, now, false);
 }
 
 /* Free units take their next pinned CTA, else the next CTA in launch order; lowest unit first. A free
@@ -206,13 +298,13 @@ static void complete(Engine *e, int64_t op, int64_t now)
         }
         int32_t to_unit = e->s->cta_unit[p->ops[to].cta];
         if (to_unit >= 0)
-            release(e, to, now + edge_latency(e, edge, op, unit, to_unit));
+            release(e, to, now + edge_latency(e, edge, op, unit, to_unit), p->edges[edge].kind == SIM_EDGE_ACCUM);
         else
             e->s->end_ns[to]++; /* one pending less; its time is folded into ready when its CTA is placed */
     }
     int64_t next = sim_program_next_on_engine(p, op);
     if (next >= 0)
-        release(e, next, now);
+        release(e, next, now, false);
     if (--e->cta_left[c] == 0) {
         e->s->cta_end_ns[c] = now;
         e->free_units[unit / 64] |= UINT64_C(1) << (unit % 64);
@@ -246,18 +338,21 @@ static void init_ctas(Engine *e)
     memcpy(e->pinned_next, e->pinned_first, sizeof *e->pinned_next * p->n_units);
 }
 
-/* The largest latency an edge can get: its own, the unit matrix's, plus the largest hand-off growth. An
- * event is pushed at most this plus the longest duration after the current time (the queue's horizon). */
-static int64_t longest_latency(const SimProgram *p)
+/* What an event may lie past the current time beyond the longest duration (the queue's horizon is their
+ * sum): the largest latency an edge can get (its own or the unit matrix's, plus the largest hand-off
+ * growth), and what the interference and waited-reduction rules can add to an op. */
+static int64_t longest_extra(const SimProgram *p)
 {
-    int64_t lat = 0, extra = 0;
+    int64_t lat = 0, handoff = 0;
     for (int64_t e = 0; e < p->edge_count; e++)
         lat = MAX(lat, p->edges[e].latency_ns);
     for (int64_t i = 0; p->unit_latency_ns && i < (int64_t)p->n_units * p->n_units; i++)
         lat = MAX(lat, p->unit_latency_ns[i]);
     for (int32_t k = 0; p->load && p->load->handoff_extra_ns && k <= p->load->handoff_len; k++)
-        extra = MAX(extra, p->load->handoff_extra_ns[k]);
-    return lat + extra;
+        handoff = MAX(handoff, p->load->handoff_extra_ns[k]);
+    int64_t rules = MAX(p->overlap.penalty_ns, 0) + MAX(p->overlap.write_extra_ns, 0) +
+                    MAX(p->waited.read_delta_ns, 0) + MAX(p->waited.tail_delta_ns, 0);
+    return lat + handoff + rules;
 }
 
 static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
@@ -282,13 +377,29 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
         s->end_ns[op] = -(p->first_in[op + 1] - p->first_in[op] + 1);
         longest = MAX(longest, p->ops[op].duration_ns);
     }
-    sim_event_queue_init(&e->queue, longest + longest_latency(p), 2 * (int64_t)p->n_units * p->engines_per_unit);
+    sim_event_queue_init(&e->queue, longest + longest_extra(p), 2 * (int64_t)p->n_units * p->engines_per_unit);
     e->cta_left = g_new(int32_t, p->cta_count);
     e->dynamic = g_new(int32_t, p->cta_count);
     e->pinned_first = g_new0(int32_t, p->n_units + 1);
     e->pinned = g_new(int32_t, p->cta_count);
     e->pinned_next = g_new(int32_t, p->n_units);
     e->free_units = g_new0(uint64_t, (p->n_units + 63) / 64);
+    if ((p->overlap.penalty_ns > 0 || p->overlap.write_extra_ns > 0) && p->engines_per_unit > 1) {
+        int32_t n_units = p->n_units;
+        e->unit_reduce_start = g_new(int64_t, n_units);
+        e->unit_compute = g_new(int32_t, n_units);
+        e->is_unit_compute_slowed = g_new0(bool, n_units);
+        e->unit_write_start = g_new(int64_t, n_units);
+        e->unit_write_end = g_new(int64_t, n_units);
+        e->unit_store_op = g_new(int32_t, n_units);
+        e->is_unit_store_slowed = g_new0(bool, n_units);
+        for (int32_t u = 0; u < n_units; u++) {
+            e->unit_reduce_start[u] = e->unit_write_start[u] = e->unit_write_end[u] = INT64_MIN / 4;
+            e->unit_compute[u] = e->unit_store_op[u] = -1;
+        }
+    }
+    if (p->waited.read_delta_ns != 0 || p->waited.tail_delta_ns != 0)
+        e->is_accum_bound = g_new0(bool, n);
     init_ctas(e);
 }
 
@@ -302,6 +413,14 @@ static void engine_clear(Engine *e)
     g_free(e->pinned_next);
     g_free(e->free_units);
     g_free(e->ps);
+    g_free(e->unit_reduce_start);
+    g_free(e->unit_compute);
+    g_free(e->is_unit_compute_slowed);
+    g_free(e->unit_write_start);
+    g_free(e->unit_write_end);
+    g_free(e->unit_store_op);
+    g_free(e->is_unit_store_slowed);
+    g_free(e->is_accum_bound);
 }
 
 /* Names the first CTA that never got a unit if there is one (every unit is held by a CTA waiting on
@@ -333,10 +452,12 @@ static void run_fixed(Engine *e)
 {
     SimEventQueue *q = &e->queue;
     while (!sim_event_queue_is_empty(q)) {
-        int64_t now;
+        int64_t now = e->now = sim_event_queue_min_time(q);
         do {
-            int32_t op = sim_event_queue_pop(q, &now);
-            complete(e, op, now);
+            int64_t at;
+            int32_t op = sim_event_queue_pop(q, &at);
+            if (G_LIKELY(e->s->end_ns[op] == now)) /* else stale: the overlap rule moved its end */
+                complete(e, op, now);
         } while (!sim_event_queue_is_empty(q) && sim_event_queue_min_time(q) == now);
         e->s->makespan_ns = now;
         if (e->has_free_unit)
@@ -350,7 +471,7 @@ static void run_shared(Engine *e)
 {
     SimEventQueue *q = &e->queue;
     while (!sim_event_queue_is_empty(q) || e->ps_len > 0) {
-        int64_t now = MIN(sim_event_queue_is_empty(q) ? INT64_MAX : sim_event_queue_min_time(q), ps_next_end(e));
+        int64_t now = e->now = MIN(sim_event_queue_is_empty(q) ? INT64_MAX : sim_event_queue_min_time(q), ps_next_end(e));
         ps_advance(e, now);
         do {
             while (e->ps_len > 0 && e->ps[0].mark <= e->vclock) {
@@ -361,10 +482,13 @@ static void run_shared(Engine *e)
             while (!sim_event_queue_is_empty(q) && sim_event_queue_min_time(q) == now) {
                 int64_t at;
                 int32_t op = sim_event_queue_pop(q, &at);
-                if (op < 0)
+                if (op < 0) {
                     ps_push(e, ~op);
-                else
+                    if (e->unit_compute)
+                        interfere_at_start(e, ~op, now); /* a shared reduction's own time is the load model's */
+                } else if (e->s->end_ns[op] == now) { /* else stale: the overlap rule moved its end */
                     complete(e, op, now);
+                }
             }
         } while (e->ps_len > 0 && e->ps[0].mark <= e->vclock);
         e->s->makespan_ns = now;

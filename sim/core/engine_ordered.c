@@ -237,7 +237,9 @@ static bool is_placement_known(const SimProgram *p, int is_pinned)
 bool sim_engine_ordered_run(const SimProgram *p, SimSchedule *out)
 {
     int is_pinned = pinning(p);
-    if (p->load || is_pinned < 0)
+    bool has_rules = p->overlap.penalty_ns || p->overlap.write_extra_ns || p->waited.read_delta_ns ||
+                     p->waited.tail_delta_ns; /* they depend on which ops start near each other, in what order */
+    if (p->load || has_rules || is_pinned < 0)
         return false;
     g_assert(p->op_count < INT32_MAX && p->op_count + p->cta_count < INT32_MAX && p->engines_per_unit <= 256);
     *out = (SimSchedule){ .start_ns = SIM_PREFAULT_NEW(int64_t, p->op_count),

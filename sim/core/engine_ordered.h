@@ -14,7 +14,8 @@
 
 #include "engine.h"
 
-/* Runs p as sim_engine_run would, if the fast path applies: no load model, and the CTAs' units known
+/* Runs p as sim_engine_run would, if the fast path applies: no load model, no interference or
+ * waited-reduction rule (program.h), and the CTAs' units known
  * beforehand or all CTAs dispatched with every edge forward; a dispatched CTA ending the instant it starts
  * (its ops all of zero length) or a dependency cycle also turn it down. Returns false, with *out as it was (zeroed), where it
  * does not apply. With forward edges out->order is NULL: CTA order is then a topological order of the

@@ -149,7 +149,7 @@ void sim_program_set_load(SimProgram *p, const int32_t *slowdown_ppm, int32_t sl
 
 const char *sim_op_kind_name(SimOpKind kind)
 {
-    static const char *const names[] = { "compute", "reduce", "vector", "sync" };
+    static const char *const names[] = { "compute", "reduce", "vector", "sync", "write" };
     return kind < SIM_OP_KIND_COUNT ? names[kind] : "?";
 }
 

@@ -9,7 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef enum { SIM_OP_COMPUTE, SIM_OP_REDUCE, SIM_OP_VECTOR, SIM_OP_SYNC, SIM_OP_KIND_COUNT } SimOpKind;
+/* WRITE: a tile's epilogue write from the compute engine (attention: dK/dV at the end of a KV-tile run) */
+typedef enum { SIM_OP_COMPUTE, SIM_OP_REDUCE, SIM_OP_VECTOR, SIM_OP_SYNC, SIM_OP_WRITE, SIM_OP_KIND_COUNT } SimOpKind;
 typedef enum {
     SIM_EDGE_PHASE,    /* within a task: compute -> its reduction */
     SIM_EDGE_ACCUM,    /* dQ accumulation order: previous reduction of the row -> this one */
@@ -55,6 +56,25 @@ typedef struct {
     int32_t handoff_len;
 } SimLoadModel;
 
+/* Optional: a unit's COMPUTE op on engine 0 takes penalty_ns longer when one of the unit's REDUCE ops on
+ * engine 1 starts from before_ns before its start to after_ns after it (measured on gpu/bwd: the store
+ * engine's read of the staging buffer slows the compute's first phase; docs/profile.md). penalty_ns 0: none.
+ * Each compute pays it at most once. */
+typedef struct {
+    int32_t penalty_ns, before_ns, after_ns;
+    int32_t write_extra_ns;     /* an op on engine 1 that overlaps the unit's WRITE op on engine 0 takes this
+                                 * much more, once (the epilogue's stores hold up the store engine's
+                                 * completion and release); 0: none */
+} SimOverlapRule;
+
+/* Optional: a REDUCE op whose start was set by an incoming ACCUM edge (it waited for its turn: the previous
+ * reduction of its row had just been released) takes read_delta_ns more, and the op right after it (same
+ * task, same engine: its completion) tail_delta_ns more; deltas may be negative, durations stay >= 0. Measured
+ * on gpu/bwd (docs/profile.md). Not applied to reductions under a load model. Both 0: none. */
+typedef struct {
+    int32_t read_delta_ns, tail_delta_ns;
+} SimWaitedReduce;
+
 /* Fields are read-only for everyone but the builder functions below. */
 typedef struct {
     int32_t n_units, engines_per_unit;
@@ -66,6 +86,8 @@ typedef struct {
     int64_t edge_count;
     int32_t *unit_latency_ns;   /* optional n_units x n_units matrix replacing ACCUM edges' latency; owned */
     SimLoadModel *load;         /* optional load-dependent reductions (NULL: fixed durations); owned */
+    SimOverlapRule overlap;     /* compute slowed by the unit's own reduction starting near its start */
+    SimWaitedReduce waited;     /* a reduction that waited for its turn takes other times */
     /* After seal, 32-bit (seal checks op_count and edge_count < 2^31): */
     int32_t *first_in;          /* CSR of incoming edges, edge ids sorted by 'to' (then by id) */
     int32_t *in_edge;

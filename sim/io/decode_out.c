@@ -1,6 +1,7 @@
 /* Outputs of `sim decode`: text, JSON (cJSON stays inside this file) and the sweep's gnuplot PNG.
- * Invariant: formats are those the command has always printed; tests/cli_decode.sh and the before/after
- * diff of issue 11 hold them byte for byte. */
+ * Invariant: every report names its model (the H100 cost model: model numbers), the text above a data
+ * block is "# " comments, and every JSON object records the dashsim version; tests/cli_decode.sh and
+ * tests/cli_ux.sh hold the formats. */
 #include "decode_out.h"
 
 #include <cjson/cJSON.h>
@@ -10,6 +11,7 @@
 
 #include "gnuplot.h"
 #include "output.h"
+#include "version.h"
 
 static const char *dtype_name(DecodeDtype t)
 {
@@ -48,21 +50,33 @@ static void add_run_json(cJSON *j, const DecodeRun *r)
     cJSON_AddNumberToObject(j, "sm_busy_fraction", r->sm_busy_fraction);
 }
 
+/* A top-level object, closed by the dashsim version that wrote it. */
 static void write_json_and_free(FILE *f, cJSON *j)
 {
+    cJSON_AddStringToObject(j, "dashsim_version", DASHSIM_VERSION);
     char *s = cJSON_PrintUnformatted(j);
     fprintf(f, "%s\n", s);
     cJSON_free(s);
     cJSON_Delete(j);
 }
 
-static void write_shape(FILE *f, const DecodeShape *w, const DecodeGeometry *g)
+/* What the numbers are: the cost model and its two rates (docs/decode.md), never a measurement. */
+static void write_model(FILE *f, const DecodeCosts *c, const char *prefix)
 {
-    fprintf(f, "decode: batch %d, H_q %d, H_kv %d, L_q %d, L_K %" PRId64 ", head dim %d %s, %s KV, %d SMs\n",
-            w->batch, w->hq, w->hkv, w->lq, w->lk, w->head_dim, dtype_name(w->dtype),
+    fprintf(f, "%smodel  FA3 split-KV decode on the H100 cost model (HBM %" PRId64 " GB/s, %" PRId64 " GFLOP/s "
+            "per SM; docs/decode.md); model numbers, not measurements\n", prefix, c->hbm_gbps, c->sm_tensor_gflops);
+}
+
+/* The shape, FA3's tile and the model, each line starting with prefix ("# " above a data block). */
+static void write_shape(FILE *f, const DecodeShape *w, const DecodeGeometry *g, const DecodeCosts *c,
+                        const char *prefix)
+{
+    fprintf(f, "%sdecode: batch %d, H_q %d, H_kv %d, L_q %d, L_K %" PRId64 ", head dim %d %s, %s KV, %d SMs\n",
+            prefix, w->batch, w->hq, w->hkv, w->lq, w->lk, w->head_dim, dtype_name(w->dtype),
             w->is_paged ? "paged" : "contiguous", w->n_sm);
-    fprintf(f, "tile %d x %d: n_blocks %" PRId64 ", num_m_blocks %" PRId64 ", total_mblocks %" PRId64 "\n",
-            g->kblock_m, g->kblock_n, g->n_blocks, g->num_m_blocks, g->total_mblocks);
+    fprintf(f, "%stile %d x %d: n_blocks %" PRId64 ", num_m_blocks %" PRId64 ", total_mblocks %" PRId64 "\n",
+            prefix, g->kblock_m, g->kblock_n, g->n_blocks, g->num_m_blocks, g->total_mblocks);
+    write_model(f, c, prefix);
 }
 
 void sim_decode_write_run(FILE *f, const char *policy_name, const DecodeShape *w, const DecodeGeometry *g,
@@ -76,7 +90,7 @@ void sim_decode_write_run(FILE *f, const char *policy_name, const DecodeShape *w
         write_json_and_free(f, j);
         return;
     }
-    write_shape(f, w, g);
+    write_shape(f, w, g, c, "");
     fprintf(f, "split policy %s -> %d split%s: %" PRId64 " CTAs (%" PRId64 " empty), %" PRId64 " blocks per split "
             "at %" PRId64 " ns each\n", policy_name, r->splits, r->splits == 1 ? "" : "s", r->ctas, r->empty_ctas,
             r->blocks_per_split, r->block_ns);
@@ -103,14 +117,14 @@ static void write_sweep_json(FILE *f, const DecodeShape *w, const DecodeGeometry
     write_json_and_free(f, j);
 }
 
-void sim_decode_write_sweep(FILE *f, const DecodeShape *w, const DecodeGeometry *g, const DecodeSweep *sw,
-                            bool is_json)
+void sim_decode_write_sweep(FILE *f, const DecodeShape *w, const DecodeGeometry *g, const DecodeCosts *c,
+                            const DecodeSweep *sw, bool is_json)
 {
     if (is_json) {
         write_sweep_json(f, w, g, sw);
         return;
     }
-    write_shape(f, w, g);
+    write_shape(f, w, g, c, "# ");
     fprintf(f, "# splits latency_ns ctas blocks_per_split block_ns main_ns combine_ns sm_occupancy\n");
     for (int s = 1; s <= SIM_DECODE_SWEEP_MAX; s++) {
         const DecodeRun *r = &sw->runs[s - 1];
@@ -164,8 +178,9 @@ SimStatus sim_decode_plot_sweep(const DecodeShape *w, const DecodeSweep *sw, con
     return sim_output_commit(&out, err);
 }
 
-void sim_decode_write_grid_header(FILE *f)
+void sim_decode_write_grid_header(FILE *f, const DecodeCosts *c)
 {
+    write_model(f, c, "# ");
     fprintf(f, "# batch lk hkv n_blocks fa3_s fa3_ns seq_s seq_ns best_s best_ns seq_speedup best_speedup\n");
 }
 

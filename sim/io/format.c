@@ -4,6 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+void sim_write_json_value(FILE *f, const char *v)
+{
+    char *end = NULL;
+    strtoll(v, &end, 10);
+    if (*v && *end == '\0' && (v[0] != '0' || v[1] == '\0'))
+        fputs(v, f);
+    else
+        sim_write_json_string(f, v);
+}
+
 void sim_write_json_string(FILE *f, const char *s)
 {
     fputc('"', f);

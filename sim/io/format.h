@@ -5,6 +5,7 @@
 #ifndef SIM_FORMAT_H
 #define SIM_FORMAT_H
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +13,9 @@
 
 /* s as a JSON string: quotes, '"' and '\' escaped, control bytes as \u00XX; other bytes (UTF-8) as is. */
 void sim_write_json_string(FILE *f, const char *s);
+/* v as a JSON number when it is a whole decimal integer without leading zeros ("132", "-5"), else as a
+ * JSON string: metadata held as text keeps its numbers numbers. */
+void sim_write_json_value(FILE *f, const char *v);
 /* s as an RFC 4180 CSV field: as is, or quoted with '"' doubled when it holds ',', '"', CR or LF. */
 void sim_write_csv_field(FILE *f, const char *s);
 
@@ -50,9 +54,11 @@ static inline char *sim_format_i64(char *p, int64_t v)
 }
 
 /* A nanosecond count as microseconds with three decimals (printf's "%lld.%03lld" of ns / 1000 and
- * ns % 1000; ns >= 0) at p; returns the end (at most 24 bytes). */
+ * ns % 1000, whose odd form for a negative count is kept) at p; returns the end (at most 41 bytes). */
 static inline char *sim_format_us(char *p, int64_t ns)
 {
+    if (ns < 0)
+        return p + sprintf(p, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
     p = sim_format_i64(p, ns / 1000);
     int frac = (int)(ns % 1000);
     p[0] = '.', p[1] = (char)('0' + frac / 100), p[2] = (char)('0' + frac / 10 % 10), p[3] = (char)('0' + frac % 10);

@@ -8,6 +8,7 @@
 
 #include "output.h"
 #include "render.h"
+#include "version.h"
 
 static cJSON *int_array(const int64_t *x, int n)
 {
@@ -52,6 +53,7 @@ void sim_pipeline_write_json(FILE *f, const PipeRequest *rq, const PipeJob *job,
     char cycle[256];
     pipe_cycle_format(&job->cycle, cycle, sizeof cycle);
     cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "dashsim_version", DASHSIM_VERSION);
     cJSON_AddStringToObject(j, "policy", rq->policy->name);
     cJSON_AddNumberToObject(j, "n_pairs", wl->n_pairs);
     cJSON_AddNumberToObject(j, "blocks", (double)wl->blocks);
@@ -102,6 +104,8 @@ void sim_pipeline_write_summary(FILE *f, const PipeRequest *rq, const PipeJob *j
     pipe_cycle_format(&job->cycle, cycle, sizeof cycle);
     fprintf(f, "pipeline %s, n = %d CV pairs, %" PRId64 " blocks, %d Cube : %d Vector, ring %d\n",
             rq->policy->name, wl->n_pairs, wl->blocks, wl->n_cube, wl->n_vector, wl->ring_slots);
+    fprintf(f, "  %-18s AMLA's Preload Pipeline on one AI core, the stage durations as given (ns); model numbers, "
+            "not measurements\n", "model");
     fprintf(f, "  %-18s %s (Preload count %d)\n", "Cycle", cycle + 1, r->preload_count);
     if (job->min_preload >= 0)
         fprintf(f, "  %-18s %d (brute force over every Cycle)\n", "min Preload count", job->min_preload);
@@ -120,12 +124,19 @@ void sim_pipeline_write_summary(FILE *f, const PipeRequest *rq, const PipeJob *j
             100 * r->vector_busy_fraction);
 }
 
+/* Stage j of a CV pair, as AMLA names it: C1, V1, C2, V2, ... */
+static void stage_name(void *ctx, int32_t j, char *buf, size_t len)
+{
+    (void)ctx;
+    snprintf(buf, len, "%c%d", "CV"[j % 2], j / 2 + 1);
+}
+
 static void label_op(void *ctx, int64_t op, SimRenderLabel *out)
 {
     const PipeResult *r = ctx;
     int j = r->op_stage[op];
     int64_t block = r->program->ops[op].task;
-    snprintf(out->name, sizeof out->name, "%c%d b%" PRId64, "CV"[j % 2], j / 2 + 1, block);
+    stage_name(NULL, j, out->name, sizeof out->name); /* the block is an argument: a stable name per stage */
     out->phase = j % 2 ? "vector" : "cube";
     out->group = j;
     out->args[0] = block;
@@ -145,7 +156,8 @@ SimStatus sim_pipeline_render(const PipeRequest *rq, const PipeJob *job, const c
     SimRenderSpec spec = { .program = r->program, .schedule = &r->schedule, .analysis = &r->analysis,
                            .device = "AI core", .unit_name = "AI core", .unit_column = "core",
                            .arg_names = { "block", "stage" }, .group_name = "stage", .title = title,
-                           .flow_edge_kinds = 1u << SIM_EDGE_DATA, .label = label_op, .label_ctx = (void *)r };
+                           .flow_edge_kinds = 1u << SIM_EDGE_DATA, .label = label_op, .label_ctx = (void *)r,
+                           .group_label = stage_name };
     for (int k = 0; k < wl->n_cube; k++)
         spec.engine_names[k] = wl->n_cube == 1 ? "CUBE" : cube[k];
     for (int k = 0; k < wl->n_vector; k++)
@@ -183,8 +195,8 @@ void sim_pipeline_write_amla_report(FILE *f, const PipeAscendModel *m, const Pip
 
 void sim_pipeline_write_vfa_report(FILE *f, const PipeVfaRow *rows)
 {
-    fprintf(f, "# VFA (seed 003 Table 1): per 128x128 tile, d 128; 1 tensor : 1 vector engine, %d KV tiles, "
-            "Preload 2.\n# sumC / sumV per tile (ns), critical engine, vector share = sumV / (sumC + sumV).\n",
+    fprintf(f, "# VFA (Vector Relieved Flash Attention, Table 1): per 128x128 tile, d 128; 1 tensor : 1 vector "
+            "engine, %d KV tiles, Preload 2.\n# sumC / sumV per tile (ns), critical engine, vector share = sumV / (sumC + sumV).\n",
             PIPE_VFA_REPORT_BLOCKS);
     fprintf(f, "%-7s %-4s %6s %6s %-7s %7s %9s %8s %8s\n", "config", "alg", "sumC", "sumV", "crit", "vshare",
             "makespan", "vs FA", "vs base");

@@ -156,6 +156,16 @@ static SimStatus read_word(Reader *r, Header *h, int k, const char *v)
     return SIM_OK;
 }
 
+/* The header ended (a body record came) before every field was given: name the ones missing. */
+static SimStatus missing_fields(Reader *r, const bool *seen)
+{
+    char names[256] = "";
+    for (int k = 0, n = 0; k < K_COUNT; k++)
+        if (!seen[k])
+            n += snprintf(names + n, sizeof names - (size_t)n, "%s%s", n ? ", " : "", header_keys[k]);
+    return fail(r, "the header lacks %s (every header field is required: docs/plan-format.md)", names);
+}
+
 static SimStatus read_header(Reader *r, Header *h)
 {
     char *tok[3];
@@ -169,6 +179,8 @@ static SimStatus read_header(Reader *r, Header *h)
         int k = 0;
         while (k < K_COUNT && strcmp(tok[0], header_keys[k]))
             k++;
+        if (k == K_COUNT && (!strcmp(tok[0], "cta") || !strcmp(tok[0], "t") || !strcmp(tok[0], "end")))
+            return missing_fields(r, seen);
         if (k == K_COUNT)
             return fail(r, "unknown header field '%s'", tok[0]);
         if (seen[k])

@@ -9,61 +9,12 @@
 
 #include "format.h"
 #include "json_file.h"
+#include "json_read.h"
 #include "latency_matrix.h"
 #include "plan_io.h"
 #include "stats.h"
 
 #define PROFILE_MAX_BYTES (64L << 20)
-
-/* A reader that names the file and the JSON path of the first problem. */
-typedef struct {
-    const char *file;
-    SimError *err;
-} In;
-
-static const cJSON *get(In *in, const cJSON *obj, const char *path, const char *key)
-{
-    const cJSON *v = cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
-    if (!v)
-        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/%s: missing", in->file, path, key);
-    return v;
-}
-
-static double num(In *in, const cJSON *obj, const char *path, const char *key, double lo, double hi)
-{
-    const cJSON *v = get(in, obj, path, key);
-    if (v && (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi)))
-        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/%s: must be a number from %g to %g", in->file, path, key, lo, hi);
-    return in->err->status ? lo : v->valuedouble;
-}
-
-static int64_t integer(In *in, const cJSON *obj, const char *path, const char *key, int64_t lo, int64_t hi)
-{
-    double x = num(in, obj, path, key, (double)lo, (double)hi);
-    if (!in->err->status && x != floor(x))
-        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/%s: must be an integer", in->file, path, key);
-    return in->err->status ? lo : (int64_t)x;
-}
-
-static void text(In *in, const cJSON *obj, const char *path, const char *key, char *out, size_t len)
-{
-    const cJSON *v = get(in, obj, path, key);
-    if (v && (!cJSON_IsString(v) || strlen(v->valuestring) >= len))
-        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/%s: must be a string of at most %zu bytes", in->file, path,
-                      key, len - 1);
-    if (!in->err->status)
-        snprintf(out, len, "%s", v->valuestring);
-}
-
-/* Array member key of obj with 1..max entries; NULL after an error. */
-static const cJSON *array(In *in, const cJSON *obj, const char *path, const char *key, int max)
-{
-    const cJSON *v = get(in, obj, path, key);
-    if (v && (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1 || cJSON_GetArraySize(v) > max))
-        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/%s: must be an array of 1 to %d entries", in->file, path, key,
-                      max);
-    return in->err->status ? NULL : v;
-}
 
 static SimStatus load_json(const char *path, cJSON **root, uint64_t *hash, SimError *err)
 {
@@ -78,10 +29,10 @@ static SimStatus load_json(const char *path, cJSON **root, uint64_t *hash, SimEr
 /* ---- from gpu-calib --profile (format dashsim-calib-profile-raw) ---- */
 
 /* Least squares of cycles = a + b * iters over the points, cycles = ns * clock / 1000 at each point. */
-static void fit_cycles(In *in, const cJSON *row, const char *path, double *fixed, double *per_iter, int64_t *stage)
+static void fit_cycles(JsonIn *in, const cJSON *row, const char *path, double *fixed, double *per_iter, int64_t *stage)
 {
-    const cJSON *iters = array(in, row, path, "iters", 64), *ns = array(in, row, path, "median_ns", 64);
-    const cJSON *mhz = array(in, row, path, "sm_clock_mhz", 64), *st = array(in, row, path, "stage_serial_median_ns", 64);
+    const cJSON *iters = sim_json_array(in, row, path, "iters", 64), *ns = sim_json_array(in, row, path, "median_ns", 64);
+    const cJSON *mhz = sim_json_array(in, row, path, "sm_clock_mhz", 64), *st = sim_json_array(in, row, path, "stage_serial_median_ns", 64);
     int n = iters ? cJSON_GetArraySize(iters) : 0;
     if (in->err->status || cJSON_GetArraySize(ns) != n || cJSON_GetArraySize(mhz) != n || cJSON_GetArraySize(st) != n || n < 2) {
         sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s: iters, median_ns, sm_clock_mhz and stage_serial_median_ns must "
@@ -111,19 +62,19 @@ static ProfileTile *tile_of(HwProfile *p, int tile_m, int head_dim)
 }
 
 /* compute: the all-SM rows (a kernel's condition); clock = median of their measured clocks. */
-static void raw_compute(In *in, const cJSON *root, HwProfile *p)
+static void raw_compute(JsonIn *in, const cJSON *root, HwProfile *p)
 {
-    const cJSON *rows = array(in, get(in, root, "", "compute"), "/compute", "rows", 256);
+    const cJSON *rows = sim_json_array(in, sim_json_get(in, root, "", "compute"), "/compute", "rows", 256);
     double clocks[4096];
     int n_clock = 0, i = 0;
     for (const cJSON *row = rows ? rows->child : NULL; row && !in->err->status; row = row->next, i++) {
         char path[64], warp[16];
         snprintf(path, sizeof path, "/compute/rows/%d", i);
-        if (integer(in, row, path, "sms", 1, 1 << 16) != p->sm_count)
+        if (sim_json_int(in, row, path, "sms", 1, 1 << 16) != p->sm_count)
             continue;
-        ProfileTile *t = tile_of(p, (int)integer(in, row, path, "tile_m", 1, 1024),
-                                 (int)integer(in, row, path, "head_dim", 1, 1024));
-        text(in, row, path, "store_warp", warp, sizeof warp);
+        ProfileTile *t = tile_of(p, (int)sim_json_int(in, row, path, "tile_m", 1, 1024),
+                                 (int)sim_json_int(in, row, path, "head_dim", 1, 1024));
+        sim_json_text(in, row, path, "store_warp", warp, sizeof warp);
         bool is_store = strcmp(warp, "spinning") == 0;
         fit_cycles(in, row, path, is_store ? &t->fixed_cycles_store : &t->fixed_cycles,
                    is_store ? &t->per_iter_cycles_store : &t->per_iter_cycles, &t->stage_serial_ns);
@@ -141,25 +92,25 @@ static void raw_compute(In *in, const cJSON *root, HwProfile *p)
  * reduction is counted from the later of the store warp's wake and the tile's staging (reduce + min(wake,
  * 0)): on a long task the store warp's stamp can read before the compute warps' staging stamp, and no part
  * of the reduction precedes its tile. Older files name the column reduce_bulk_median_ns. */
-static void raw_staging(In *in, const cJSON *root, HwProfile *p)
+static void raw_staging(JsonIn *in, const cJSON *root, HwProfile *p)
 {
-    const cJSON *rows = array(in, get(in, root, "", "staging"), "/staging", "async", 1024);
+    const cJSON *rows = sim_json_array(in, sim_json_get(in, root, "", "staging"), "/staging", "async", 1024);
     int i = 0;
     for (const cJSON *row = rows ? rows->child : NULL; row && !in->err->status; row = row->next, i++) {
         char path[64];
         snprintf(path, sizeof path, "/staging/async/%d", i);
         const cJSON *op = cJSON_GetObjectItemCaseSensitive(row, "op");
-        int sms = (int)integer(in, row, path, "sms", 1, 1 << 16);
-        if (integer(in, row, path, "compute_iters", 0, 1 << 20) != 32 || (sms != p->sm_count && sms != 1) ||
+        int sms = (int)sim_json_int(in, row, path, "sms", 1, 1 << 16);
+        if (sim_json_int(in, row, path, "compute_iters", 0, 1 << 20) != 32 || (sms != p->sm_count && sms != 1) ||
             (op && (!cJSON_IsString(op) || strcmp(op->valuestring, "bulk") != 0)))
             continue;
-        ProfileTile *t = tile_of(p, (int)integer(in, row, path, "tile_m", 1, 1024), (int)integer(in, row, path, "head_dim", 1, 1024));
+        ProfileTile *t = tile_of(p, (int)sim_json_int(in, row, path, "tile_m", 1, 1024), (int)sim_json_int(in, row, path, "head_dim", 1, 1024));
         if (sms == 1) {
             const char *key = cJSON_HasObjectItem(row, "reduce_median_ns") ? "reduce_median_ns" : "reduce_bulk_median_ns";
-            double wake = num(in, row, path, "store_wake_median_ns", -1e9, 1e9);
-            t->reduce_async_ns = llround(num(in, row, path, key, 0, 1e9) + MIN(wake, 0.0));
+            double wake = sim_json_num(in, row, path, "store_wake_median_ns", -1e9, 1e9);
+            t->reduce_async_ns = llround(sim_json_num(in, row, path, key, 0, 1e9) + MIN(wake, 0.0));
         } else {
-            t->deposit_ns = llround(num(in, row, path, "deposit_median_ns", 0, 1e9));
+            t->deposit_ns = llround(sim_json_num(in, row, path, "deposit_median_ns", 0, 1e9));
         }
     }
 }
@@ -179,18 +130,18 @@ static ProfileReduce *reduce_of(HwProfile *p, int tile_m, int head_dim, const ch
 }
 
 /* reduce_inflight: rows per (tile, method, k); the method's name loses its -warp/-cta suffix (threads say it). */
-static void raw_reduce(In *in, const cJSON *root, HwProfile *p)
+static void raw_reduce(JsonIn *in, const cJSON *root, HwProfile *p)
 {
-    const cJSON *rows = array(in, get(in, root, "", "reduce_inflight"), "/reduce_inflight", "rows", 4096);
+    const cJSON *rows = sim_json_array(in, sim_json_get(in, root, "", "reduce_inflight"), "/reduce_inflight", "rows", 4096);
     int i = 0;
     for (const cJSON *row = rows ? rows->child : NULL; row && !in->err->status; row = row->next, i++) {
         char path[64], op[16];
         snprintf(path, sizeof path, "/reduce_inflight/rows/%d", i);
-        text(in, row, path, "op", op, sizeof op);
+        sim_json_text(in, row, path, "op", op, sizeof op);
         op[strcspn(op, "-")] = 0;
-        int tm = (int)integer(in, row, path, "tile_m", 1, 1024), hd = (int)integer(in, row, path, "head_dim", 1, 1024);
-        int threads = (int)integer(in, row, path, "threads", 1, 1024), k = (int)integer(in, row, path, "k", 1, 1 << 16);
-        int64_t ns = llround(num(in, row, path, "median_ns", 1, 1e9));
+        int tm = (int)sim_json_int(in, row, path, "tile_m", 1, 1024), hd = (int)sim_json_int(in, row, path, "head_dim", 1, 1024);
+        int threads = (int)sim_json_int(in, row, path, "threads", 1, 1024), k = (int)sim_json_int(in, row, path, "k", 1, 1 << 16);
+        int64_t ns = llround(sim_json_num(in, row, path, "median_ns", 1, 1e9));
         if (in->err->status)
             return;
         ProfileReduce *r = reduce_of(p, tm, hd, op, threads);
@@ -204,16 +155,16 @@ static void raw_reduce(In *in, const cJSON *root, HwProfile *p)
 }
 
 /* handoff_load (bulk loaders): the growth of the one-way hand-off over its idle value, by load. */
-static void raw_handoff(In *in, const cJSON *root, HwProfile *p, int64_t *idle_one_way)
+static void raw_handoff(JsonIn *in, const cJSON *root, HwProfile *p, int64_t *idle_one_way)
 {
-    const cJSON *rows = array(in, get(in, root, "", "handoff_load"), "/handoff_load", "rows", 256);
+    const cJSON *rows = sim_json_array(in, sim_json_get(in, root, "", "handoff_load"), "/handoff_load", "rows", 256);
     int i = 0;
     for (const cJSON *row = rows ? rows->child : NULL; row && !in->err->status; row = row->next, i++) {
         char path[64], op[32];
         snprintf(path, sizeof path, "/handoff_load/rows/%d", i);
-        text(in, row, path, "load_op", op, sizeof op);
-        int k = (int)integer(in, row, path, "k", 0, 1 << 16);
-        int64_t ns = llround(num(in, row, path, "one_way_median_ns", 0, 1e9));
+        sim_json_text(in, row, path, "load_op", op, sizeof op);
+        int k = (int)sim_json_int(in, row, path, "k", 0, 1 << 16);
+        int64_t ns = llround(sim_json_num(in, row, path, "one_way_median_ns", 0, 1e9));
         if (in->err->status || strcmp(op, "bulk") != 0)
             continue;
         if (p->handoff_points == 0)
@@ -229,33 +180,33 @@ static void raw_handoff(In *in, const cJSON *root, HwProfile *p, int64_t *idle_o
 }
 
 /* launch: kernel -> first CTA (full first wave), the CTA gap of later waves, the prologue by task count. */
-static void raw_launch(In *in, const cJSON *root, HwProfile *p)
+static void raw_launch(JsonIn *in, const cJSON *root, HwProfile *p)
 {
-    const cJSON *launch = get(in, root, "", "launch");
-    const cJSON *first = array(in, launch, "/launch", "kernel_to_first_cta", 64);
-    const cJSON *gaps = array(in, launch, "/launch", "cta_gap", 64), *pro = array(in, launch, "/launch", "prologue", 64);
+    const cJSON *launch = sim_json_get(in, root, "", "launch");
+    const cJSON *first = sim_json_array(in, launch, "/launch", "kernel_to_first_cta", 64);
+    const cJSON *gaps = sim_json_array(in, launch, "/launch", "cta_gap", 64), *pro = sim_json_array(in, launch, "/launch", "prologue", 64);
     double v[64];
     int n = 0, i = 0;
     for (const cJSON *row = first ? first->child : NULL; row && !in->err->status; row = row->next, i++) {
         char path[64];
         snprintf(path, sizeof path, "/launch/kernel_to_first_cta/%d", i);
-        if (integer(in, row, path, "grid_ctas", 1, 1 << 24) == p->sm_count)
-            v[n++] = num(in, get(in, row, path, "kernel_to_first_cta_ns"), path, "median", 0, 1e9);
+        if (sim_json_int(in, row, path, "grid_ctas", 1, 1 << 24) == p->sm_count)
+            v[n++] = sim_json_num(in, sim_json_get(in, row, path, "kernel_to_first_cta_ns"), path, "median", 0, 1e9);
     }
     p->kernel_to_first_cta_ns = llround(sim_median_f64(v, n));
     n = i = 0;
     for (const cJSON *row = gaps ? gaps->child : NULL; row && !in->err->status && n < 64; row = row->next, i++) {
         char path[64];
         snprintf(path, sizeof path, "/launch/cta_gap/%d", i);
-        v[n++] = num(in, get(in, row, path, "cta_gap_ns"), path, "median", 0, 1e9);
+        v[n++] = sim_json_num(in, sim_json_get(in, row, path, "cta_gap_ns"), path, "median", 0, 1e9);
     }
     p->cta_gap_ns = llround(sim_median_f64(v, n));
     i = 0;
     for (const cJSON *row = pro ? pro->child : NULL; row && !in->err->status; row = row->next, i++) {
         char path[64];
         snprintf(path, sizeof path, "/launch/prologue/%d", i);
-        int tasks = (int)integer(in, row, path, "tasks", 0, 1 << 24);
-        int64_t ns = llround(num(in, get(in, row, path, "prologue_ns"), path, "median", 0, 1e9));
+        int tasks = (int)sim_json_int(in, row, path, "tasks", 0, 1 << 24);
+        int64_t ns = llround(sim_json_num(in, sim_json_get(in, row, path, "prologue_ns"), path, "median", 0, 1e9));
         if (!in->err->status && p->prologue_points < SIM_PROFILE_MAX_POINTS &&
             (p->prologue_points == 0 || tasks > p->prologue_tasks[p->prologue_points - 1]))
             p->prologue_tasks[p->prologue_points] = tasks, p->prologue_ns[p->prologue_points++] = ns;
@@ -266,20 +217,20 @@ static void raw_launch(In *in, const cJSON *root, HwProfile *p)
  * cycles over the bulk rows of each mode (the async rows with the store warp reducing), serial staging by
  * rounds, the serial loop gap, the async deposit (its loop gap at 64 rounds, where the store warp keeps
  * up) and the free-rank acquire. Means, since stamps come in 32 ns steps. */
-static void raw_task_loop(In *in, const cJSON *root, HwProfile *p)
+static void raw_task_loop(JsonIn *in, const cJSON *root, HwProfile *p)
 {
-    const cJSON *rows = array(in, get(in, root, "", "task_loop"), "/task_loop", "rows", 256);
+    const cJSON *rows = sim_json_array(in, sim_json_get(in, root, "", "task_loop"), "/task_loop", "rows", 256);
     double gaps[256], acq[256], x[2][16][4], y[2][16][4];
     int n_gap = 0, n_acq = 0, pts[2][16] = { { 0 } }, i = 0;
     for (const cJSON *row = rows ? rows->child : NULL; row && !in->err->status; row = row->next, i++) {
         char path[64], mode[16], op[16];
         snprintf(path, sizeof path, "/task_loop/rows/%d", i);
-        text(in, row, path, "mode", mode, sizeof mode), text(in, row, path, "op", op, sizeof op);
-        ProfileTile *t = tile_of(p, (int)integer(in, row, path, "tile_m", 1, 1024), (int)integer(in, row, path, "head_dim", 1, 1024));
-        int iters = (int)integer(in, row, path, "iters", 0, 1 << 20), is_async = strcmp(mode, "async") == 0, k = (int)(t - p->tiles);
-        double mhz = num(in, row, path, "sm_clock_mhz", 100, 10000), comp = num(in, row, path, "compute_mean_ns", 0, 1e9);
-        double gap = num(in, row, path, "loop_gap_mean_ns", 0, 1e9), stage = num(in, row, path, "stage_mean_ns", 0, 1e9);
-        acq[n_acq++] = num(in, row, path, "acquire_ready_mean_ns", 0, 1e9);
+        sim_json_text(in, row, path, "mode", mode, sizeof mode), sim_json_text(in, row, path, "op", op, sizeof op);
+        ProfileTile *t = tile_of(p, (int)sim_json_int(in, row, path, "tile_m", 1, 1024), (int)sim_json_int(in, row, path, "head_dim", 1, 1024));
+        int iters = (int)sim_json_int(in, row, path, "iters", 0, 1 << 20), is_async = strcmp(mode, "async") == 0, k = (int)(t - p->tiles);
+        double mhz = sim_json_num(in, row, path, "sm_clock_mhz", 100, 10000), comp = sim_json_num(in, row, path, "compute_mean_ns", 0, 1e9);
+        double gap = sim_json_num(in, row, path, "loop_gap_mean_ns", 0, 1e9), stage = sim_json_num(in, row, path, "stage_mean_ns", 0, 1e9);
+        acq[n_acq++] = sim_json_num(in, row, path, "acquire_ready_mean_ns", 0, 1e9);
         if (in->err->status || strcmp(op, "bulk") != 0 || k >= 16 || pts[is_async][k] == 4)
             continue;
         x[is_async][k][pts[is_async][k]] = iters, y[is_async][k][pts[is_async][k]++] = comp * mhz / 1000.0;
@@ -308,19 +259,19 @@ static void raw_task_loop(In *in, const cJSON *root, HwProfile *p)
 /* The idle hand-off (release issued -> seen by the waiter): the raw file's stamped measurement when it has
  * one (its growth with load then replaces handoff_load's), else the median one-way latency of the latency
  * matrix, else the raw one-way at no load. */
-static void raw_idle_handoff(In *in, const cJSON *root, const char *matrix_path, int64_t one_way, HwProfile *p)
+static void raw_idle_handoff(JsonIn *in, const cJSON *root, const char *matrix_path, int64_t one_way, HwProfile *p)
 {
     const cJSON *stamped = cJSON_GetObjectItemCaseSensitive(root, "handoff_stamped");
     if (stamped) {
-        const cJSON *rows = array(in, stamped, "/handoff_stamped", "rows", SIM_PROFILE_MAX_POINTS);
-        p->handoff_ns = llround(num(in, stamped, "/handoff_stamped", "mean_ns", 0, 1e9));
+        const cJSON *rows = sim_json_array(in, stamped, "/handoff_stamped", "rows", SIM_PROFILE_MAX_POINTS);
+        p->handoff_ns = llround(sim_json_num(in, stamped, "/handoff_stamped", "mean_ns", 0, 1e9));
         p->handoff_points = 0;
         int i = 0;
         for (const cJSON *row = rows ? rows->child : NULL; row && !in->err->status; row = row->next, i++) {
             char path[64];
             snprintf(path, sizeof path, "/handoff_stamped/rows/%d", i);
-            p->handoff_k[p->handoff_points] = (int32_t)integer(in, row, path, "k", 0, 1 << 16);
-            p->handoff_extra_ns[p->handoff_points++] = llround(num(in, row, path, "mean_ns", 0, 1e9)) - p->handoff_ns;
+            p->handoff_k[p->handoff_points] = (int32_t)sim_json_int(in, row, path, "k", 0, 1 << 16);
+            p->handoff_extra_ns[p->handoff_points++] = llround(sim_json_num(in, row, path, "mean_ns", 0, 1e9)) - p->handoff_ns;
         }
         snprintf(p->handoff_source, sizeof p->handoff_source, "handoff_stamped: the executor's release stamped -> "
                  "its waiter's stamp, mean");
@@ -353,19 +304,19 @@ SimStatus sim_profile_from_raw(const char *raw_path, const char *latency_matrix,
     uint64_t hash;
     if (load_json(raw_path, &root, &hash, err) != SIM_OK)
         return err->status;
-    In in = { raw_path, err };
+    JsonIn in = { raw_path, err };
     HwProfile *p = g_new0(HwProfile, 1);
     char format[64] = "";
-    text(&in, root, "", "format", format, sizeof format);
+    sim_json_text(&in, root, "", "format", format, sizeof format);
     if (!err->status && strcmp(format, "dashsim-calib-profile-raw") != 0)
         sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-calib-profile-raw\" (gpu-calib --profile)",
                       raw_path);
-    const cJSON *meta = get(&in, root, "", "metadata");
-    text(&in, meta, "/metadata", "gpu_name", p->gpu_name, sizeof p->gpu_name);
-    text(&in, meta, "/metadata", "driver", p->driver, sizeof p->driver);
-    text(&in, meta, "/metadata", "cuda", p->cuda, sizeof p->cuda);
-    text(&in, meta, "/metadata", "date", p->date, sizeof p->date);
-    p->sm_count = (int)integer(&in, meta, "/metadata", "sm_count", 1, 4096);
+    const cJSON *meta = sim_json_get(&in, root, "", "metadata");
+    sim_json_text(&in, meta, "/metadata", "gpu_name", p->gpu_name, sizeof p->gpu_name);
+    sim_json_text(&in, meta, "/metadata", "driver", p->driver, sizeof p->driver);
+    sim_json_text(&in, meta, "/metadata", "cuda", p->cuda, sizeof p->cuda);
+    sim_json_text(&in, meta, "/metadata", "date", p->date, sizeof p->date);
+    p->sm_count = (int)sim_json_int(&in, meta, "/metadata", "sm_count", 1, 4096);
     p->version = 1, p->source_hash = hash;
     snprintf(p->source, sizeof p->source, "%s", raw_path);
     int64_t one_way = 0;
@@ -444,10 +395,10 @@ bool sim_profile_write(const HwProfile *p, FILE *f)
 }
 
 /* A curve: x ascending integers in [x_lo, 2^24], y integers in [0, 1e9], same length. */
-static int read_curve(In *in, const cJSON *obj, const char *path, const char *xk, const char *yk, int32_t *x,
+static int read_curve(JsonIn *in, const cJSON *obj, const char *path, const char *xk, const char *yk, int32_t *x,
                       int64_t *y, int x_lo)
 {
-    const cJSON *xs = array(in, obj, path, xk, SIM_PROFILE_MAX_POINTS), *ys = array(in, obj, path, yk, SIM_PROFILE_MAX_POINTS);
+    const cJSON *xs = sim_json_array(in, obj, path, xk, SIM_PROFILE_MAX_POINTS), *ys = sim_json_array(in, obj, path, yk, SIM_PROFILE_MAX_POINTS);
     if (in->err->status)
         return 0;
     int n = cJSON_GetArraySize(xs);
@@ -467,9 +418,9 @@ static int read_curve(In *in, const cJSON *obj, const char *path, const char *xk
     return n;
 }
 
-static void read_tiles(In *in, const cJSON *root, HwProfile *p)
+static void read_tiles(JsonIn *in, const cJSON *root, HwProfile *p)
 {
-    const cJSON *rows = array(in, root, "", "compute", 256);
+    const cJSON *rows = sim_json_array(in, root, "", "compute", 256);
     p->tile_count = rows ? cJSON_GetArraySize(rows) : 0;
     p->tiles = g_new0(ProfileTile, MAX(p->tile_count, 1));
     for (int i = 0; i < p->tile_count && !in->err->status; i++) {
@@ -477,22 +428,22 @@ static void read_tiles(In *in, const cJSON *root, HwProfile *p)
         char path[48];
         snprintf(path, sizeof path, "/compute/%d", i);
         p->tiles[i] = (ProfileTile){
-            .tile_m = (int)integer(in, r, path, "tile_m", 1, 1024), .head_dim = (int)integer(in, r, path, "head_dim", 1, 1024),
-            .fixed_cycles = num(in, r, path, "fixed_cycles", 0, 1e9), .per_iter_cycles = num(in, r, path, "per_iter_cycles", 0, 1e9),
-            .fixed_cycles_store = num(in, r, path, "fixed_cycles_store", 0, 1e9),
-            .per_iter_cycles_store = num(in, r, path, "per_iter_cycles_store", 0, 1e9),
-            .stage_serial_ns = integer(in, r, path, "stage_serial_ns", 0, 1000000000),
-            .deposit_ns = integer(in, r, path, "deposit_ns", 0, 1000000000),
-            .reduce_async_ns = integer(in, r, path, "reduce_async_ns", 0, 1000000000) };
+            .tile_m = (int)sim_json_int(in, r, path, "tile_m", 1, 1024), .head_dim = (int)sim_json_int(in, r, path, "head_dim", 1, 1024),
+            .fixed_cycles = sim_json_num(in, r, path, "fixed_cycles", 0, 1e9), .per_iter_cycles = sim_json_num(in, r, path, "per_iter_cycles", 0, 1e9),
+            .fixed_cycles_store = sim_json_num(in, r, path, "fixed_cycles_store", 0, 1e9),
+            .per_iter_cycles_store = sim_json_num(in, r, path, "per_iter_cycles_store", 0, 1e9),
+            .stage_serial_ns = sim_json_int(in, r, path, "stage_serial_ns", 0, 1000000000),
+            .deposit_ns = sim_json_int(in, r, path, "deposit_ns", 0, 1000000000),
+            .reduce_async_ns = sim_json_int(in, r, path, "reduce_async_ns", 0, 1000000000) };
         if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "stage_iters")) > 0)
             p->tiles[i].stage_points = read_curve(in, r, path, "stage_iters", "stage_by_iters_ns", p->tiles[i].stage_iters,
                                                   p->tiles[i].stage_by_iters_ns, 0);
     }
 }
 
-static void read_reduces(In *in, const cJSON *root, HwProfile *p)
+static void read_reduces(JsonIn *in, const cJSON *root, HwProfile *p)
 {
-    const cJSON *rows = array(in, root, "", "reduce", 1024);
+    const cJSON *rows = sim_json_array(in, root, "", "reduce", 1024);
     p->reduce_count = rows ? cJSON_GetArraySize(rows) : 0;
     p->reduces = g_new0(ProfileReduce, MAX(p->reduce_count, 1));
     for (int i = 0; i < p->reduce_count && !in->err->status; i++) {
@@ -500,9 +451,9 @@ static void read_reduces(In *in, const cJSON *root, HwProfile *p)
         ProfileReduce *x = &p->reduces[i];
         char path[48];
         snprintf(path, sizeof path, "/reduce/%d", i);
-        x->tile_m = (int)integer(in, r, path, "tile_m", 1, 1024), x->head_dim = (int)integer(in, r, path, "head_dim", 1, 1024);
-        x->threads = (int)integer(in, r, path, "threads", 1, 1024);
-        text(in, r, path, "op", x->op, sizeof x->op);
+        x->tile_m = (int)sim_json_int(in, r, path, "tile_m", 1, 1024), x->head_dim = (int)sim_json_int(in, r, path, "head_dim", 1, 1024);
+        x->threads = (int)sim_json_int(in, r, path, "threads", 1, 1024);
+        sim_json_text(in, r, path, "op", x->op, sizeof x->op);
         x->points = read_curve(in, r, path, "k", "ns", x->k, x->ns, 1);
         if (!in->err->status && (x->k[0] != 1 || x->ns[0] <= 0))
             sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/k: must start at 1 with a positive time", in->file, path);
@@ -516,33 +467,33 @@ SimStatus sim_profile_read(const char *path, HwProfile **out, SimError *err)
     uint64_t hash;
     if (load_json(path, &root, &hash, err) != SIM_OK)
         return err->status;
-    In in = { path, err };
+    JsonIn in = { path, err };
     HwProfile *p = g_new0(HwProfile, 1);
     char format[64] = "", hash_text[32] = "";
-    text(&in, root, "", "format", format, sizeof format);
-    p->version = (int)integer(&in, root, "", "version", 1, 1);
+    sim_json_text(&in, root, "", "format", format, sizeof format);
+    p->version = (int)sim_json_int(&in, root, "", "version", 1, 1);
     if (!err->status && strcmp(format, "dashsim-profile") != 0)
         sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-profile\" (sim calibrate writes one)", path);
-    const cJSON *gpu = get(&in, root, "", "gpu"), *src = get(&in, root, "", "source");
-    const cJSON *handoff = get(&in, root, "", "handoff"), *launch = get(&in, root, "", "launch");
-    text(&in, gpu, "/gpu", "name", p->gpu_name, sizeof p->gpu_name);
-    text(&in, gpu, "/gpu", "driver", p->driver, sizeof p->driver);
-    text(&in, gpu, "/gpu", "cuda", p->cuda, sizeof p->cuda);
-    text(&in, gpu, "/gpu", "date", p->date, sizeof p->date);
-    p->sm_count = (int)integer(&in, gpu, "/gpu", "sm_count", 1, 4096);
-    p->clock_mhz = (int)integer(&in, gpu, "/gpu", "clock_mhz", 100, 10000);
-    text(&in, src, "/source", "file", p->source, sizeof p->source);
-    text(&in, src, "/source", "fnv1a64", hash_text, sizeof hash_text);
+    const cJSON *gpu = sim_json_get(&in, root, "", "gpu"), *src = sim_json_get(&in, root, "", "source");
+    const cJSON *handoff = sim_json_get(&in, root, "", "handoff"), *launch = sim_json_get(&in, root, "", "launch");
+    sim_json_text(&in, gpu, "/gpu", "name", p->gpu_name, sizeof p->gpu_name);
+    sim_json_text(&in, gpu, "/gpu", "driver", p->driver, sizeof p->driver);
+    sim_json_text(&in, gpu, "/gpu", "cuda", p->cuda, sizeof p->cuda);
+    sim_json_text(&in, gpu, "/gpu", "date", p->date, sizeof p->date);
+    p->sm_count = (int)sim_json_int(&in, gpu, "/gpu", "sm_count", 1, 4096);
+    p->clock_mhz = (int)sim_json_int(&in, gpu, "/gpu", "clock_mhz", 100, 10000);
+    sim_json_text(&in, src, "/source", "file", p->source, sizeof p->source);
+    sim_json_text(&in, src, "/source", "fnv1a64", hash_text, sizeof hash_text);
     p->source_hash = strtoull(hash_text, NULL, 16);
     read_tiles(&in, root, p);
     read_reduces(&in, root, p);
-    p->handoff_ns = integer(&in, handoff, "/handoff", "idle_ns", 0, 1000000000);
-    text(&in, handoff, "/handoff", "source", p->handoff_source, sizeof p->handoff_source);
+    p->handoff_ns = sim_json_int(&in, handoff, "/handoff", "idle_ns", 0, 1000000000);
+    sim_json_text(&in, handoff, "/handoff", "source", p->handoff_source, sizeof p->handoff_source);
     p->handoff_points = read_curve(&in, handoff, "/handoff", "k", "extra_ns", p->handoff_k, p->handoff_extra_ns, 0);
-    p->acquire_ns = integer(&in, root, "", "acquire_ns", 0, 1000000000);
-    p->loop_gap_ns = integer(&in, root, "", "loop_gap_ns", 0, 1000000000);
-    p->kernel_to_first_cta_ns = integer(&in, launch, "/launch", "kernel_to_first_cta_ns", 0, 1000000000);
-    p->cta_gap_ns = integer(&in, launch, "/launch", "cta_gap_ns", 0, 1000000000);
+    p->acquire_ns = sim_json_int(&in, root, "", "acquire_ns", 0, 1000000000);
+    p->loop_gap_ns = sim_json_int(&in, root, "", "loop_gap_ns", 0, 1000000000);
+    p->kernel_to_first_cta_ns = sim_json_int(&in, launch, "/launch", "kernel_to_first_cta_ns", 0, 1000000000);
+    p->cta_gap_ns = sim_json_int(&in, launch, "/launch", "cta_gap_ns", 0, 1000000000);
     p->prologue_points = read_curve(&in, launch, "/launch", "prologue_tasks", "prologue_ns", p->prologue_tasks,
                                     p->prologue_ns, 0);
     cJSON_Delete(root);

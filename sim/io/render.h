@@ -55,6 +55,9 @@ typedef struct {
                                        * 1u << SIM_EDGE_ACCUM; used only when SimTraceOptions.has_flows */
     SimRenderLabelFn label;           /* NULL: the defaults above */
     void *label_ctx;
+    /* The Gantt key's name of colour group k (e.g. a pipeline stage: "C1", "V1", ...), written into buf of
+     * len bytes with label_ctx; NULL: "<group_name> <k>". No quote in it (it goes into a gnuplot string). */
+    void (*group_label)(void *ctx, int32_t group, char *buf, size_t len);
 } SimRenderSpec;
 
 typedef struct {
@@ -87,10 +90,15 @@ int64_t sim_render_trace_bytes(const SimRenderSpec *spec, const SimTraceOptions 
 /* Chrome Trace Event JSON: one process (the device), one thread per unit and engine (tid = unit *
  * engines_per_unit + engine + 1, sorted so), one "X" event per op of nonzero duration (ts/dur in us with
  * ns precision; args: the label args, wait_ns, critical), critical slices in category "critical" and
- * cname "terrible", flow events "s"/"f" per drawn edge, metadata in "metadata" and process labels.
+ * cname "terrible", flow events "s"/"f" per drawn edge, process labels (title and metadata), and the
+ * file's "metadata": dashsim_version, then spec's metadata (whole integers as JSON numbers).
  * Errors: SIM_ERR_LIMIT over opt->max_bytes (before writing), SIM_ERR_IO. O(ops + edges). */
 SimStatus sim_render_trace(const SimRenderSpec *spec, const SimTraceOptions *opt, const char *path,
                            SimError *err);
+/* The same with one process per spec (pid 1..count, in that order; e.g. a measured run and its model):
+ * the file's metadata is specs[0]'s, each process is labelled with its own. */
+SimStatus sim_render_trace_set(const SimRenderSpec *specs, int count, const SimTraceOptions *opt, const char *path,
+                               SimError *err);
 
 /* CSV: the header "op,cta,<unit_column>,<arg_names...>,phase,engine,start_ns,end_ns,wait_ns,critical" first,
  * then one row per op (zero-length ops included) in op order. The title and metadata go to PATH.meta.json

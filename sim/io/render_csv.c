@@ -7,10 +7,10 @@
 #include <glib.h>
 #include <inttypes.h>
 #include <stdbool.h>
-#include <stdlib.h>
 
 #include "format.h"
 #include "output.h"
+#include "version.h"
 
 static void write_header(FILE *f, const SimRenderSpec *spec)
 {
@@ -20,18 +20,8 @@ static void write_header(FILE *f, const SimRenderSpec *spec)
     fputs("phase,engine,start_ns,end_ns,wait_ns,critical\n", f);
 }
 
-/* A value that is a whole decimal integer is written as a JSON number, anything else as a string. */
-static void write_json_value(FILE *f, const char *v)
-{
-    char *end = NULL;
-    strtoll(v, &end, 10);
-    if (*v && *end == '\0' && (v[0] != '0' || v[1] == '\0'))
-        fputs(v, f);
-    else
-        sim_write_json_string(f, v);
-}
-
-/* {"schema_version": 1, "csv": "t.csv", "title": "...", "meta": {"policy": "fa3", "n_sm": 2, ...}} */
+/* {"schema_version": 1, "csv": "t.csv", "title": "...", "dashsim_version": "0.2.0",
+ *  "meta": {"policy": "fa3", "n_sm": 2, ...}} */
 static SimStatus write_sidecar(const SimRenderSpec *spec, const char *csv_path, SimError *err)
 {
     gchar *path = g_strdup_printf("%s.meta.json", csv_path);
@@ -48,12 +38,12 @@ static SimStatus write_sidecar(const SimRenderSpec *spec, const char *csv_path, 
         sim_write_json_string(out.f, spec->title);
     else
         fputs("null", out.f);
-    fputs(",\"meta\":{", out.f);
+    fputs(",\"dashsim_version\":\"" DASHSIM_VERSION "\",\"meta\":{", out.f);
     for (int i = 0; i < spec->meta_count; i++) {
         fputs(i ? "," : "", out.f);
         sim_write_json_string(out.f, spec->meta[i].key);
         fputc(':', out.f);
-        write_json_value(out.f, spec->meta[i].value);
+        sim_write_json_value(out.f, spec->meta[i].value);
     }
     fputs("}}\n", out.f);
     g_free(base), g_free(path);

@@ -13,6 +13,7 @@
 
 #include "gnuplot.h"
 #include "output.h"
+#include "version.h"
 
 enum { CLASS_IDLE, CLASS_COMPUTE, CLASS_REDUCE, CLASS_CRITICAL, CLASS_COUNT };
 enum { PALETTE_SIZE = 16, LEGEND_GROUPS = 16 };
@@ -306,9 +307,15 @@ static void write_legend(FILE *f, const Layout *g)
 {
     const SimRenderSpec *spec = g->spec;
     const char *group = spec->group_name ? spec->group_name : "group";
-    for (int32_t k = 0; k <= g->max_group && k < LEGEND_GROUPS; k++)
-        fprintf(f, ", \\\n     NaN with boxes fs solid fc rgb '#%06" PRIx32 "' title '%s %d'",
-                palette[k % PALETTE_SIZE], group, k);
+    for (int32_t k = 0; k <= g->max_group && k < LEGEND_GROUPS; k++) {
+        char name[64];
+        if (spec->group_label)
+            spec->group_label(spec->label_ctx, k, name, sizeof name);
+        else
+            snprintf(name, sizeof name, "%s %d", group, k);
+        fprintf(f, ", \\\n     NaN with boxes fs solid fc rgb '#%06" PRIx32 "' title '%s'", palette[k % PALETTE_SIZE],
+                name);
+    }
     if (g->max_group >= LEGEND_GROUPS)
         fprintf(f, ", \\\n     NaN with boxes fs empty lc rgb 'white' title '... %d %ss in all (colour = %s mod 16)'",
                 g->max_group + 1, group, group);
@@ -327,8 +334,9 @@ static void write_script(FILE *f, const Layout *g, const char *dat_base, const c
     const SimRenderSpec *spec = g->spec;
     int width = 1400, height = 150 + g->rows * (spec->program->engines_per_unit > 1 ? 26 : 18);
     height = MAX(height, 380);
-    fprintf(f, "# Gantt chart of a dashsim schedule (sim/render_gantt.c). Redraw: gnuplot %.*s.gp, run in this "
-               "directory.\nif (!exists(\"datafile\")) datafile = '%s'\nif (!exists(\"outfile\")) outfile = '%s'\n",
+    fprintf(f, "# Gantt chart of a dashsim " DASHSIM_VERSION " schedule (sim/render_gantt.c). Redraw: gnuplot "
+               "%.*s.gp, run in this directory.\nif (!exists(\"datafile\")) datafile = '%s'\n"
+               "if (!exists(\"outfile\")) outfile = '%s'\n",
             (int)(strlen(dat_base) - 4), dat_base, dat_base, img_base);
     if (g->is_svg)
         fprintf(f, "set terminal svg size %d,%d font 'sans,11' background rgb 'white'\n", width, height);

@@ -1,7 +1,8 @@
 /* Chrome Trace Event JSON for Perfetto and chrome://tracing. One track (thread) per unit and engine, so
  * the slices of a track never overlap: an engine runs one op at a time. Written by hand, not through
  * cJSON, so a trace of millions of slices streams in constant memory and numbers print exactly
- * (ts and dur in microseconds with three decimals = integer nanoseconds). */
+ * (ts and dur in microseconds with three decimals = integer nanoseconds); events go through the buffered
+ * writer (format.h), numbers formatted by hand. */
 #include "render.h"
 
 #include <glib.h>
@@ -10,6 +11,7 @@
 
 #include "format.h"
 #include "output.h"
+#include "version.h"
 
 /* Bytes per item, rounded up from traces of the attention policies (slices carry 4 args); slices and
  * arrows grow with d, the digits of the makespan in ns: a slice prints six times, an arrow two. */
@@ -43,23 +45,32 @@ static int64_t track_of(const SimProgram *p, const SimSchedule *s, int64_t op)
     return (int64_t)s->cta_unit[p->ops[op].cta] * p->engines_per_unit + p->ops[op].engine + 1;
 }
 
-static void write_metadata(FILE *f, const SimRenderSpec *spec)
+/* The file's metadata: the dashsim version, then the first spec's metadata (integers as JSON numbers). */
+static void write_file_metadata(FILE *f, const SimRenderSpec *spec)
 {
-    const SimProgram *p = spec->program;
-    fputs("{\"displayTimeUnit\":\"ns\",\"metadata\":{", f);
+    fputs("{\"displayTimeUnit\":\"ns\",\"metadata\":{\"dashsim_version\":\"" DASHSIM_VERSION "\"", f);
     for (int i = 0; i < spec->meta_count; i++) {
-        fputs(i ? "," : "", f);
+        fputc(',', f);
         sim_write_json_string(f, spec->meta[i].key);
         fputc(':', f);
-        sim_write_json_string(f, spec->meta[i].value);
+        sim_write_json_value(f, spec->meta[i].value);
     }
-    fputs("},\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":", f);
+    fputs("},\"traceEvents\":[\n", f);
+}
+
+/* One process: its name, its labels (title and metadata) and a named, sorted track per unit and engine. */
+static void write_process(FILE *f, const SimRenderSpec *spec, int pid, bool is_first)
+{
+    const SimProgram *p = spec->program;
+    fprintf(f, "%s{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":",
+            is_first ? "" : ",\n", pid);
     sim_write_json_string(f, spec->device ? spec->device : "device");
-    fputs("}}", f);
+    fprintf(f, "}},\n{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_sort_index\",\"args\":"
+               "{\"sort_index\":%d}}", pid, pid);
     GString *labels = g_string_new(spec->title ? spec->title : "");
     for (int i = 0; i < spec->meta_count; i++)
         g_string_append_printf(labels, "%s%s=%s", labels->len ? ", " : "", spec->meta[i].key, spec->meta[i].value);
-    fputs(",\n{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_labels\",\"args\":{\"labels\":", f);
+    fprintf(f, ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_labels\",\"args\":{\"labels\":", pid);
     sim_write_json_string(f, labels->str);
     fputs("}}", f);
     g_string_free(labels, TRUE);
@@ -72,11 +83,11 @@ static void write_metadata(FILE *f, const SimRenderSpec *spec)
                 snprintf(name, sizeof name, "%s %d %s", spec->unit_name ? spec->unit_name : "unit", u, engine);
             else
                 snprintf(name, sizeof name, "%s %d engine %d", spec->unit_name ? spec->unit_name : "unit", u, k);
-            fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%" PRId64 ",\"name\":\"thread_name\","
-                       "\"args\":{\"name\":", tid);
+            fprintf(f, ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRId64 ",\"name\":\"thread_name\","
+                       "\"args\":{\"name\":", pid, tid);
             sim_write_json_string(f, name);
-            fprintf(f, "}},\n{\"ph\":\"M\",\"pid\":1,\"tid\":%" PRId64 ",\"name\":\"thread_sort_index\","
-                       "\"args\":{\"sort_index\":%" PRId64 "}}", tid, tid);
+            fprintf(f, "}},\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRId64 ",\"name\":\"thread_sort_index\","
+                       "\"args\":{\"sort_index\":%" PRId64 "}}", pid, tid, tid);
         }
 }
 
@@ -126,15 +137,18 @@ static void keys_clear(SliceKeys *k)
 /* Appends the literal text lit (a string constant) at c. */
 #define PUT(c, lit) (memcpy((c), (lit), sizeof(lit) - 1), (c) += sizeof(lit) - 1)
 
-static void write_slice(SimWriter *w, const SimRenderSpec *spec, const SliceKeys *keys, int64_t op, int64_t wait_ns)
+static void write_slice(SimWriter *w, const SimRenderSpec *spec, const SliceKeys *keys, int pid, int64_t op,
+                        int64_t wait_ns)
 {
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
     bool is_critical = spec->analysis && spec->analysis->is_critical[op];
     SimRenderLabel l;
     sim_render_label(spec, op, true, &l);
-    char *c = sim_writer_room(w, 128);
-    PUT(c, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":");
+    char *c = sim_writer_room(w, 192);
+    PUT(c, ",\n{\"ph\":\"X\",\"pid\":");
+    c = sim_format_i64(c, pid);
+    PUT(c, ",\"tid\":");
     c = sim_format_i64(c, track_of(p, s, op));
     PUT(c, ",\"ts\":");
     c = sim_format_us(c, s->start_ns[op]);
@@ -183,24 +197,26 @@ static void write_slice(SimWriter *w, const SimRenderSpec *spec, const SliceKeys
     sim_writer_end(w, c);
 }
 
-/* One arrow: "s" inside the source slice, "f" (bound to its enclosing slice) inside the target. */
-static void write_flow(SimWriter *w, const SimRenderSpec *spec, int64_t e)
+/* One arrow: "s" inside the source slice, "f" (bound to its enclosing slice) inside the target; its id is
+ * id_base + e (flow ids are global to the file: each process gets its own range). */
+static void write_flow(SimWriter *w, const SimRenderSpec *spec, int pid, int64_t id_base, int64_t e)
 {
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
     const SimEdge *edge = &p->edges[e];
     const char *kind = sim_edge_kind_name(edge->kind); /* a short name of letters */
     size_t kind_len = strlen(kind);
-    int64_t from = edge->from, to = edge->to;
-    char *c = sim_writer_room(w, 320 + 4 * kind_len);
+    char *c = sim_writer_room(w, 400 + 4 * kind_len);
     for (int end = 0; end < 2; end++) {
-        int64_t op = end ? to : from;
+        int64_t op = end ? edge->to : edge->from;
         if (end)
             PUT(c, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":");
         else
             PUT(c, ",\n{\"ph\":\"s\",\"id\":");
-        c = sim_format_i64(c, e);
-        PUT(c, ",\"pid\":1,\"tid\":");
+        c = sim_format_i64(c, id_base + e);
+        PUT(c, ",\"pid\":");
+        c = sim_format_i64(c, pid);
+        PUT(c, ",\"tid\":");
         c = sim_format_i64(c, track_of(p, s, op));
         PUT(c, ",\"ts\":");
         c = sim_format_us(c, s->start_ns[op] + (s->end_ns[op] - s->start_ns[op]) / 2);
@@ -213,10 +229,32 @@ static void write_flow(SimWriter *w, const SimRenderSpec *spec, int64_t e)
     sim_writer_end(w, c);
 }
 
-SimStatus sim_render_trace(const SimRenderSpec *spec, const SimTraceOptions *opt, const char *path,
-                           SimError *err)
+/* Every op that lasted (an engine's op of nonzero duration; a measured one that has a span) as a slice,
+ * then the arrows, of one process. */
+static void write_events(SimWriter *w, const SimRenderSpec *spec, const SimTraceOptions *opt, int pid,
+                         int64_t id_base)
 {
-    int64_t bytes = sim_render_trace_bytes(spec, opt);
+    const SimProgram *p = spec->program;
+    const SimSchedule *s = spec->schedule;
+    int64_t *wait = sim_render_waits_new(p, s);
+    SliceKeys keys;
+    keys_init(&keys, spec);
+    for (int64_t op = 0; op < p->op_count; op++)
+        if (s->end_ns[op] > s->start_ns[op])
+            write_slice(w, spec, &keys, pid, op, wait[op]);
+    for (int64_t e = 0; opt->has_flows && e < p->edge_count; e++)
+        if (is_flow(spec, opt, e))
+            write_flow(w, spec, pid, id_base, e);
+    keys_clear(&keys);
+    g_free(wait);
+}
+
+SimStatus sim_render_trace_set(const SimRenderSpec *specs, int count, const SimTraceOptions *opt, const char *path,
+                               SimError *err)
+{
+    int64_t bytes = 0;
+    for (int i = 0; i < count; i++)
+        bytes += sim_render_trace_bytes(&specs[i], opt);
     if (opt->max_bytes > 0 && bytes > opt->max_bytes)
         return sim_error_set(err, SIM_ERR_LIMIT, "the trace %s would be about %" PRId64 " MB, over the cap of %"
                              PRId64 " MB (--trace-max-mb); simulate fewer heads or tiles", path,
@@ -224,22 +262,21 @@ SimStatus sim_render_trace(const SimRenderSpec *spec, const SimTraceOptions *opt
     SimOutput out;
     if (sim_output_open(&out, path, err) != SIM_OK)
         return err->status;
-    const SimProgram *p = spec->program;
-    int64_t *wait = sim_render_waits_new(p, spec->schedule);
-    write_metadata(out.f, spec);
+    write_file_metadata(out.f, &specs[0]);
+    for (int i = 0; i < count; i++)
+        write_process(out.f, &specs[i], i + 1, i == 0);
     SimWriter w;
-    SliceKeys keys;
     sim_writer_init(&w, out.f);
-    keys_init(&keys, spec);
-    for (int64_t op = 0; op < p->op_count; op++)
-        if (p->ops[op].duration_ns > 0)
-            write_slice(&w, spec, &keys, op, wait[op]);
-    for (int64_t e = 0; opt->has_flows && e < p->edge_count; e++)
-        if (is_flow(spec, opt, e))
-            write_flow(&w, spec, e);
+    int64_t id_base = 0;
+    for (int i = 0; i < count; id_base += specs[i++].program->edge_count)
+        write_events(&w, &specs[i], opt, i + 1, id_base);
     sim_writer_str(&w, "\n]}\n");
     sim_writer_done(&w); /* a failed write sets the stream's error flag, which sim_output_commit reports */
-    keys_clear(&keys);
-    g_free(wait);
     return sim_output_commit(&out, err);
+}
+
+SimStatus sim_render_trace(const SimRenderSpec *spec, const SimTraceOptions *opt, const char *path,
+                           SimError *err)
+{
+    return sim_render_trace_set(spec, 1, opt, path, err);
 }

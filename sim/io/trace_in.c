@@ -14,8 +14,10 @@
 #define TRACE_MAX_BYTES (256L << 20)
 
 static const char *const column_names[] = { "cta", "slot", "smid", "head", "kv", "q", "rank",
-                                            "c_start", "c_end", "r_ready", "r_start", "r_end" };
-enum { N_COLUMNS = 12 };
+                                            "c_start", "c_end", "r_ready", "r_start", "r_end",
+                                            "s_end", "k_end", "r_read", "b_entry", "b_exit", "c_cycles" };
+/* The phase columns are optional: the first five all or none, c_cycles (last) with them or not */
+enum { N_COLUMNS = 12, N_PHASE_COLUMNS = 6 };
 
 static SimStatus meta_int(const cJSON *meta, const char *path, const char *key, int lo, int hi, int dflt,
                           int *out, SimError *err)
@@ -82,7 +84,21 @@ static SimStatus load_kernel(Trace *t, const cJSON *meta, SimError *err)
         meta_word(meta, p, "compute", k->compute, sizeof k->compute, err) ||
         meta_word(meta, p, "reduce_op", k->reduce_op, sizeof k->reduce_op, err) ||
         meta_word(meta, p, "plan_file", k->plan_file, sizeof k->plan_file, err) ||
-        meta_word(meta, p, "plan_hash", k->plan_hash, sizeof k->plan_hash, err));
+        meta_word(meta, p, "plan_hash", k->plan_hash, sizeof k->plan_hash, err) ||
+        meta_word(meta, p, "kernel", k->name, sizeof k->name, err) ||
+        meta_word(meta, p, "date", k->date, sizeof k->date, err) ||
+        meta_int(meta, p, "tile_n", 0, 1024, 0, &k->tile_n, err) ||
+        meta_int(meta, p, "seqlen", 0, 1 << 24, 0, &k->seqlen, err) ||
+        meta_int(meta, p, "batch", 0, 1 << 20, 0, &k->batch, err) ||
+        meta_int(meta, p, "heads_per_batch", 0, 1 << 20, 0, &k->heads_per_batch, err) ||
+        meta_int(meta, p, "kv_heads", 0, 1 << 20, 0, &k->kv_heads, err));
+    const char *stage[] = { "memset_ns", "pre_ns", "main_ns", "post_ns" };
+    int64_t *out[] = { &k->memset_ns, &k->pre_ns, &k->main_ns, &k->post_ns };
+    for (int i = 0; i < 4 && !err->status; i++) {
+        int v = 0;
+        if (meta_int(meta, p, stage[i], 0, 1000000000, 0, &v, err) == SIM_OK)
+            *out[i] = v;
+    }
     return err->status;
 }
 
@@ -107,6 +123,11 @@ static SimStatus load_metadata(Trace *t, const cJSON *meta, SimError *err)
     t->model.reduce = is_async ? REDUCE_ASYNC : REDUCE_SERIAL;
     if (load_kernel(t, meta, err) != SIM_OK)
         return err->status;
+    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(meta, "mode");
+    if (cJSON_IsString(mode) && strcmp(mode->valuestring, "deterministic") != 0)
+        return sim_error_set(err, SIM_ERR_INPUT, "%s: /metadata/mode: \"%s\": only deterministic runs follow a "
+                             "plan's accumulation order (an atomic run is timing data, not a schedule)", p,
+                             mode->valuestring);
     const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(meta, "gpu_name");
     const cJSON *compute = cJSON_GetObjectItemCaseSensitive(meta, "compute");
     const cJSON *iters = cJSON_GetObjectItemCaseSensitive(meta, "compute_iters");
@@ -131,16 +152,20 @@ static void column_range(const Trace *t, int k, int64_t *lo, int64_t *hi)
                                        t->wl.kv_tiles - 1, t->wl.q_tiles - 1, t->wl.kv_tiles - 1,
                                        max_time, max_time, max_time, max_time, max_time };
     *lo = k == 1 ? -1 : 0; /* slot: -1 for a non-persistent kernel */
-    *hi = hi_of[k];
+    *hi = k < N_COLUMNS ? hi_of[k] : max_time;
+    if (k == N_COLUMNS + 3) /* b_entry: a block enters before its first compute, the trace's time 0 */
+        *lo = -max_time;
 }
 
 /* Every cell is a number, an integer, and in its column's range before it is cast. */
 static SimStatus load_row(Trace *t, const cJSON *row, int64_t i, const int *col, SimError *err)
 {
-    int64_t v[N_COLUMNS];
+    int64_t v[N_COLUMNS + N_PHASE_COLUMNS] = { 0 };
     if (!cJSON_IsArray(row))
         return sim_error_set(err, SIM_ERR_INPUT, "%s: /tasks/%" G_GINT64_FORMAT ": must be an array", t->path, i);
-    for (int k = 0; k < N_COLUMNS; k++) {
+    for (int k = 0; k < N_COLUMNS + (t->has_phases ? N_PHASE_COLUMNS : 0); k++) {
+        if (col[k] < 0) /* c_cycles absent: 0 */
+            continue;
         const cJSON *x = cJSON_GetArrayItem(row, col[k]);
         int64_t lo, hi;
         column_range(t, k, &lo, &hi);
@@ -156,11 +181,16 @@ static SimStatus load_row(Trace *t, const cJSON *row, int64_t i, const int *col,
     }
     TraceTask *task = &t->tasks[i];
     *task = (TraceTask){ (int32_t)v[0], (int32_t)v[1], (int32_t)v[2], (int32_t)v[3], (int32_t)v[4], (int32_t)v[5],
-                         (int32_t)v[6], v[7], v[8], v[9], v[10], v[11] };
+                         (int32_t)v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16], v[17] };
     if (!(task->c_start <= task->c_end && task->c_end <= task->r_ready && task->r_ready <= task->r_start &&
           task->r_start <= task->r_end))
         return sim_error_set(err, SIM_ERR_INPUT, "%s: /tasks/%" G_GINT64_FORMAT ": times must satisfy c_start "
                              "<= c_end <= r_ready <= r_start <= r_end", t->path, i);
+    if (t->has_phases && !(task->c_end <= task->s_end && task->s_end <= task->k_end && task->r_start <= task->r_read &&
+                           task->r_read <= task->r_end && task->b_entry <= task->c_start && task->r_end <= task->b_exit))
+        return sim_error_set(err, SIM_ERR_INPUT, "%s: /tasks/%" G_GINT64_FORMAT ": phase times must satisfy c_end <= "
+                             "s_end <= k_end, r_start <= r_read <= r_end and b_entry <= c_start, r_end <= b_exit",
+                             t->path, i);
     return SIM_OK;
 }
 
@@ -184,17 +214,22 @@ static void group_add_mask(Trace *t)
 
 static SimStatus load_tasks(Trace *t, const cJSON *columns, const cJSON *tasks, SimError *err)
 {
-    int col[N_COLUMNS];
-    for (int k = 0; k < N_COLUMNS; k++) {
+    int col[N_COLUMNS + N_PHASE_COLUMNS], phases = 0;
+    for (int k = 0; k < N_COLUMNS + N_PHASE_COLUMNS; k++) {
         col[k] = -1;
         for (int i = 0; i < cJSON_GetArraySize(columns); i++) {
             const cJSON *c = cJSON_GetArrayItem(columns, i);
             if (cJSON_IsString(c) && strcmp(c->valuestring, column_names[k]) == 0)
                 col[k] = i;
         }
-        if (col[k] < 0)
+        if (col[k] < 0 && k < N_COLUMNS)
             return sim_error_set(err, SIM_ERR_INPUT, "%s: /columns: has no \"%s\" column", t->path, column_names[k]);
+        phases += k >= N_COLUMNS && k < N_COLUMNS + N_PHASE_COLUMNS - 1 && col[k] >= 0;
     }
+    if (phases != 0 && phases != N_PHASE_COLUMNS - 1)
+        return sim_error_set(err, SIM_ERR_INPUT, "%s: /columns: the phase columns s_end, k_end, r_read, b_entry and "
+                             "b_exit come all together or not at all", t->path);
+    t->has_phases = phases == N_PHASE_COLUMNS - 1;
     if (!cJSON_IsArray(tasks) || cJSON_GetArraySize(tasks) == 0)
         return sim_error_set(err, SIM_ERR_INPUT, "%s: /tasks: missing or empty", t->path);
     t->task_count = cJSON_GetArraySize(tasks);

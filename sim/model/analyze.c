@@ -11,6 +11,7 @@
 
 #include "analyze_order.h"
 #include "dag.h"
+#include "version.h"
 
 enum { KIND_PROGRAM = SIM_EDGE_KIND_COUNT, KIND_DISPATCH, KIND_LAUNCH };
 
@@ -101,7 +102,7 @@ static void critical_breakdown(const Dag *g, const SimProgram *p, SimAnalysis *a
 {
     static const BreakdownPart part_of_kind[SIM_OP_KIND_COUNT] = {
         [SIM_OP_COMPUTE] = BREAK_COMPUTE, [SIM_OP_REDUCE] = BREAK_REDUCE,
-        [SIM_OP_VECTOR] = BREAK_VECTOR, [SIM_OP_SYNC] = BREAK_COMPUTE,
+        [SIM_OP_VECTOR] = BREAK_VECTOR, [SIM_OP_SYNC] = BREAK_COMPUTE, [SIM_OP_WRITE] = BREAK_COMPUTE,
     };
     const int64_t *nodes, *edges;
     int64_t len = dag_critical_path(g, &nodes, &edges);
@@ -113,17 +114,26 @@ static void critical_breakdown(const Dag *g, const SimProgram *p, SimAnalysis *a
     }
 }
 
+typedef struct {
+    const SimProgram *p;
+    const SimDotSpec *dot;
+} NodeLabelCtx;
+
 static void node_label(int64_t v, char *buf, size_t len, void *ctx)
 {
-    const SimProgram *p = ctx;
+    const NodeLabelCtx *l = ctx;
+    const SimProgram *p = l->p;
     if (v >= p->op_count)
         snprintf(buf, len, "dispatch CTA %" G_GINT64_FORMAT, v - p->op_count);
+    else if (l->dot->label)
+        l->dot->label(l->dot->ctx, v, buf, len);
     else
         snprintf(buf, len, "%s task %d CTA %d", sim_op_kind_name(p->ops[v].kind), p->ops[v].task, p->ops[v].cta);
 }
 
 /* Through the igraph DAG (dag/): for the DOT export, and for a schedule without a usable completion order. */
-static SimStatus analyze_dag(const SimProgram *p, const SimSchedule *s, SimAnalysis *out, FILE *dot, SimError *err)
+static SimStatus analyze_dag(const SimProgram *p, const SimSchedule *s, SimAnalysis *out, const SimDotSpec *dot,
+                             SimError *err)
 {
     Dag *g = build_dag(p, s);
     if (dag_solve(g, err) != SIM_OK) {
@@ -136,19 +146,22 @@ static SimStatus analyze_dag(const SimProgram *p, const SimSchedule *s, SimAnaly
     out->is_critical = g_new(uint8_t, p->op_count);
     for (int64_t op = 0; op < p->op_count; op++)
         out->is_critical[op] = dag_slack_ns(g, op) == 0;
-    if (dot && !dag_write_dot(g, dot, node_label, (void *)p))
+    NodeLabelCtx label = { p, dot };
+    if (dot && (fprintf(dot->f, "// made by dashsim %s\n", DASHSIM_VERSION) < 0 ||
+                !dag_write_dot(g, dot->f, node_label, &label)))
         sim_error_set(err, SIM_ERR_IO, "writing the DOT graph failed");
     dag_free(g);
     return err->status;
 }
 
-SimStatus sim_analyze(const SimProgram *p, const SimSchedule *s, SimAnalysis *out, FILE *dot, SimError *err)
+SimStatus sim_analyze(const SimProgram *p, const SimSchedule *s, SimAnalysis *out, const SimDotSpec *dot,
+                      SimError *err)
 {
     return sim_analyze_level(p, s, SIM_ANALYSIS_FULL, out, dot, err);
 }
 
 SimStatus sim_analyze_level(const SimProgram *p, const SimSchedule *s, SimAnalysisLevel level, SimAnalysis *out,
-                            FILE *dot, SimError *err)
+                            const SimDotSpec *dot, SimError *err)
 {
     *out = (SimAnalysis){ .makespan_ns = s->makespan_ns };
     int64_t capacity = (int64_t)p->n_units * s->makespan_ns;

@@ -28,14 +28,25 @@ typedef struct {
     uint8_t *is_critical;            /* per op: slack 0 (on some critical path); owned, free with clear */
 } SimAnalysis;
 
+/* Where the analysis writes the realized DAG as Graphviz DOT, and how an op's node is named: label writes at
+ * most len bytes into buf (NULL: "<kind> task T CTA C"); a dispatch node is "dispatch CTA C". */
+typedef struct {
+    FILE *f;
+    void (*label)(void *ctx, int64_t op, char *buf, size_t len);
+    void *ctx;
+} SimDotSpec;
+
 /* Solves the DAG of s (sim_analyze_level with SIM_ANALYSIS_FULL). */
-SimStatus sim_analyze(const SimProgram *p, const SimSchedule *s, SimAnalysis *out, FILE *dot, SimError *err);
+SimStatus sim_analyze(const SimProgram *p, const SimSchedule *s, SimAnalysis *out, const SimDotSpec *dot,
+                      SimError *err);
 /* Solves the DAG of s at the given level. In CTA order where every program edge runs forward, else in the
- * engine's completion order (s->order), and with no dot, the DAG is never built: O(ops + edges) in that order, 5 bytes per op and CTA, no lock (safe from several
+ * engine's completion order (s->order), and with no dot, the DAG is never built: O(ops + edges) in that
+ * order, 5 bytes per op and CTA, no lock (safe from several
  * threads). If dot is not NULL, builds the graph through dag/ (about 150 bytes per op, igraph's topological
- * sort under its global lock) and writes it there as Graphviz DOT; the figures are the same either way. */
+ * sort under its global lock) and writes it to dot->f as Graphviz DOT, headed by a comment naming the
+ * dashsim version; the figures are the same either way. */
 SimStatus sim_analyze_level(const SimProgram *p, const SimSchedule *s, SimAnalysisLevel level, SimAnalysis *out,
-                            FILE *dot, SimError *err);
+                            const SimDotSpec *dot, SimError *err);
 void sim_analysis_clear(SimAnalysis *a);
 
 #endif

@@ -220,7 +220,7 @@ static void breakdown(const Solver *sv, SimAnalysis *a)
 {
     static const BreakdownPart part_of_kind[SIM_OP_KIND_COUNT] = {
         [SIM_OP_COMPUTE] = BREAK_COMPUTE, [SIM_OP_REDUCE] = BREAK_REDUCE,
-        [SIM_OP_VECTOR] = BREAK_VECTOR, [SIM_OP_SYNC] = BREAK_COMPUTE,
+        [SIM_OP_VECTOR] = BREAK_VECTOR, [SIM_OP_SYNC] = BREAK_COMPUTE, [SIM_OP_WRITE] = BREAK_COMPUTE,
     };
     int64_t v = -1, nodes = sv->n + sv->p->cta_count;
     for (int64_t u = 0; u < nodes && v < 0; u++)

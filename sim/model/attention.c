@@ -6,15 +6,29 @@
 
 #include "prefault.h"
 
-int sim_attention_ops_per_task(ReduceMode reduce)
+static bool is_split(const AttnCosts *c)
 {
-    return reduce == REDUCE_SERIAL ? 2 : 3;
+    return c->reduce == REDUCE_ASYNC && c->reduce_read_ns > 0;
 }
 
-/* Accumulation edges: the reduction of rank k-1 of each row precedes the one of rank k. Added in task
- * order (= op order), so the engine and the analysis read the edge array front to back. */
+/* A W op after each KV-tile run (dK/dV write, then the next run's K/V load). */
+static bool has_kv_op(const AttnCosts *c)
+{
+    return c->reduce == REDUCE_ASYNC && (c->kv_write_ns > 0 || c->kv_switch_ns > 0);
+}
+
+int sim_attention_ops_per_task(const AttnCosts *costs)
+{
+    if (costs->reduce == REDUCE_SERIAL)
+        return 2;
+    return 3 + is_split(costs) + has_kv_op(costs);
+}
+
+/* Accumulation edges: the reduction of rank k-1 of each row (release_op: its read or its completion)
+ * precedes the one of rank k (reduce_op: its start). Added in task order (= op order), so the engine and
+ * the analysis read the edge array front to back. */
 static void add_accumulation_edges(SimProgram *prog, const Plan *plan, const int32_t *reduce_op,
-                                   int32_t latency_ns)
+                                   const int32_t *release_op, int32_t latency_ns)
 {
     const Workload *wl = &plan->wl;
     int64_t rows = (int64_t)wl->heads * wl->q_tiles;
@@ -32,45 +46,112 @@ static void add_accumulation_edges(SimProgram *prog, const Plan *plan, const int
         const PlanTask *task = &plan->tasks[t];
         int64_t row = (int64_t)task->head * wl->q_tiles + task->q, next = row_first[row] + task->rank + 1;
         if (next < row_first[row + 1])
-            sim_program_add_edge(prog, reduce_op[t], by_rank[next], latency_ns, SIM_EDGE_ACCUM);
+            sim_program_add_edge(prog, release_op[t], by_rank[next], latency_ns, SIM_EDGE_ACCUM);
     }
     g_free(by_rank);
     g_free(row_first);
+}
+
+/* Whether task i of a CTA starts, or ends, its run of one KV tile (the kernel loads K/V at the start of a
+ * run and writes dK/dV at its end). */
+static bool is_same_kv(const PlanTask *a, const PlanTask *b)
+{
+    return a->head == b->head && a->kv == b->kv;
+}
+
+/* The compute of one task: c_ns, or c_diag_ns on the causal diagonal, plus the K/V load on a run's first,
+ * plus the launch wave's load on the first task of a CTA that starts at launch. */
+static int64_t compute_ns(const Plan *plan, const AttnCosts *costs, const PlanCta *cta, int32_t i, bool is_launch)
+{
+    const PlanTask *t = &plan->tasks[cta->task_begin + i];
+    bool is_diag = plan->wl.mask == MASK_CAUSAL && t->q / plan->wl.tile_ratio == t->kv;
+    int64_t c = is_diag && costs->c_diag_ns > 0 ? costs->c_diag_ns : costs->c_ns;
+    if (costs->c_first_extra_ns > 0 && (i == 0 || !is_same_kv(t - 1, t)))
+        c += costs->c_first_extra_ns;
+    if (is_launch && i == 0)
+        c += costs->launch_extra_ns;
+    return c;
+}
+
+/* Exact op count: the reserve is filled, and prefaulted, whole. */
+static int64_t count_ops(const Plan *plan, const AttnCosts *costs)
+{
+    int64_t ops = plan->task_count * (costs->reduce == REDUCE_SERIAL ? 2 : 3 + is_split(costs)) + plan->cta_count;
+    if (has_kv_op(costs))
+        for (int32_t c = 0; c < plan->cta_count; c++)
+            for (int32_t i = 0; i < plan->ctas[c].task_count; i++) {
+                const PlanTask *t = &plan->tasks[plan->ctas[c].task_begin + i];
+                ops += i + 1 == plan->ctas[c].task_count || !is_same_kv(t, t + 1);
+            }
+    return ops;
+}
+
+/* One async task's ops: C, D [, W] on the compute engine, R [, T] on the store engine, and the phase and
+ * buffer edges. Sets the task's reduction (accumulation target) and release (accumulation source). */
+static void add_async_task(SimProgram *prog, const Plan *plan, const AttnCosts *costs, const PlanCta *cta, int32_t i,
+                           bool is_launch, int32_t *read_op, int32_t *reduce_op, int32_t *release_op)
+{
+    int32_t t = cta->task_begin + i;
+    sim_program_add_op(prog, 0, SIM_OP_COMPUTE, compute_ns(plan, costs, cta, i, is_launch), t);
+    int64_t deposit = sim_program_add_op(prog, 0, SIM_OP_SYNC, costs->deposit_ns, t);
+    bool is_last = i + 1 == cta->task_count;
+    if (has_kv_op(costs) && (is_last || !is_same_kv(&plan->tasks[t], &plan->tasks[t + 1])))
+        sim_program_add_op(prog, 0, SIM_OP_WRITE, costs->kv_write_ns + (is_last ? 0 : costs->kv_switch_ns), t);
+    int64_t read = is_split(costs) ? MIN(costs->reduce_read_ns, costs->r_ns) : costs->r_ns;
+    reduce_op[t] = read_op[t] = (int32_t)sim_program_add_op(prog, 1, SIM_OP_REDUCE, read, t);
+    release_op[t] = reduce_op[t];
+    if (is_split(costs)) {
+        int32_t tail = (int32_t)sim_program_add_op(prog, 1, SIM_OP_SYNC, costs->r_ns - read, t);
+        release_op[t] = costs->is_release_at_read ? read_op[t] : tail;
+    }
+    sim_program_add_edge(prog, deposit, reduce_op[t], 0, SIM_EDGE_PHASE);
+    if (i >= costs->dq_buffers)
+        sim_program_add_edge(prog, read_op[t - costs->dq_buffers], deposit, 0, SIM_EDGE_BUFFER);
 }
 
 SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs)
 {
     bool is_async = costs->reduce == REDUCE_ASYNC;
     SimProgram *prog = sim_program_new(plan->wl.n_sm, is_async ? 2 : 1);
-    sim_program_reserve(prog, plan->task_count * sim_attention_ops_per_task(costs->reduce) + plan->cta_count,
-                        plan->task_count * (is_async ? 3 : 1));
-    /* Filled nearly to capacity (the reserve is exact but for a little slack): fault the pages in now */
+    sim_program_reserve(prog, count_ops(plan, costs), plan->task_count * (is_async ? 3 : 1));
+    /* Filled to capacity (the reserve is exact): fault the pages in now */
     sim_prefault(prog->ops, sizeof *prog->ops * prog->op_capacity);
     sim_prefault(prog->edges, sizeof *prog->edges * prog->edge_capacity);
-    int32_t *reduce_op = SIM_PREFAULT_NEW(int32_t, plan->task_count); /* op ids: below 2^31 (sim_program_seal) */
+    /* op ids: below 2^31 (sim_program_seal) */
+    int32_t *reduce_op = SIM_PREFAULT_NEW(int32_t, plan->task_count);
+    int32_t *release_op = is_async ? SIM_PREFAULT_NEW(int32_t, plan->task_count) : reduce_op;
+    int32_t *read_op = is_async ? SIM_PREFAULT_NEW(int32_t, plan->task_count) : reduce_op;
+    bool *has_unit_started = g_new0(bool, plan->wl.n_sm); /* persistent: a unit's first CTA starts at launch */
     for (int32_t c = 0; c < plan->cta_count; c++) {
         const PlanCta *cta = &plan->ctas[c];
         sim_program_add_cta(prog, plan->is_persistent ? cta->slot : -1);
+        /* CTAs that start at launch: the first n_sm in launch order, or each unit's first pinned one */
+        bool is_launch = plan->is_persistent ? !has_unit_started[cta->slot] : c < plan->wl.n_sm;
+        if (plan->is_persistent)
+            has_unit_started[cta->slot] = true;
         if (costs->cta_prologue_ns > 0)
             sim_program_add_op(prog, 0, SIM_OP_SYNC, costs->cta_prologue_ns, cta->task_begin);
         for (int32_t i = 0; i < cta->task_count; i++) {
-            int32_t t = cta->task_begin + i;
-            sim_program_add_op(prog, 0, SIM_OP_COMPUTE, costs->c_ns, t);
-            if (!is_async) {
-                reduce_op[t] = (int32_t)sim_program_add_op(prog, 0, SIM_OP_REDUCE, costs->r_ns, t);
+            if (is_async) {
+                add_async_task(prog, plan, costs, cta, i, is_launch, read_op, reduce_op, release_op);
                 continue;
             }
-            int64_t deposit = sim_program_add_op(prog, 0, SIM_OP_SYNC, costs->deposit_ns, t);
-            reduce_op[t] = (int32_t)sim_program_add_op(prog, 1, SIM_OP_REDUCE, costs->r_ns, t);
-            sim_program_add_edge(prog, deposit, reduce_op[t], 0, SIM_EDGE_PHASE);
-            if (i >= costs->dq_buffers)
-                sim_program_add_edge(prog, reduce_op[t - costs->dq_buffers], deposit, 0, SIM_EDGE_BUFFER);
+            int32_t t = cta->task_begin + i;
+            sim_program_add_op(prog, 0, SIM_OP_COMPUTE, compute_ns(plan, costs, cta, i, is_launch), t);
+            reduce_op[t] = (int32_t)sim_program_add_op(prog, 0, SIM_OP_REDUCE, costs->r_ns, t);
         }
     }
-    add_accumulation_edges(prog, plan, reduce_op, (int32_t)costs->latency_ns);
+    add_accumulation_edges(prog, plan, reduce_op, release_op, (int32_t)costs->latency_ns);
     if (costs->load)
         sim_program_set_load(prog, costs->load->slowdown_ppm, costs->load->slowdown_len,
                              costs->load->handoff_extra_ns, costs->load->handoff_len);
+    prog->overlap = costs->overlap;
+    prog->waited = costs->waited;
+    g_free(has_unit_started);
+    if (release_op != reduce_op)
+        g_free(release_op);
+    if (read_op != reduce_op)
+        g_free(read_op);
     g_free(reduce_op);
     sim_program_seal(prog);
     return prog;

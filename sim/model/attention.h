@@ -17,17 +17,31 @@ typedef struct {
     int64_t cta_prologue_ns; /* per CTA before its first task (dispatch gap, K/V load); 0 in the paper */
     int64_t deposit_ns;  /* async: the compute warps' staging of a tile for the store warp; 0 in the paper */
     const SimLoadModel *load; /* optional load-dependent reductions (profile); borrowed; NULL: fixed */
+    /* What a kernel profile adds (sim/model/kernel.h); every field 0 (false): the plain model above */
+    int64_t c_diag_ns;        /* compute of a task the causal diagonal cuts (q tile / tile ratio = kv); 0: c_ns */
+    int64_t c_first_extra_ns; /* more compute for the first task of each run of one KV tile on a CTA (K/V load) */
+    int64_t launch_extra_ns;  /* more compute for the first task of a CTA that starts at launch (the first
+                               * CTA on each unit: every SM loads K/V at once) */
+    int64_t kv_write_ns;      /* after the last task of a KV-tile run: dK/dV written (compute engine) */
+    int64_t kv_switch_ns;     /* after a run that is not its CTA's last: K/V of the next run loaded */
+    int64_t reduce_read_ns;   /* async: R is its read (this long; frees the staging buffer) then the rest of
+                               * r_ns (completion); 0: one op */
+    bool is_release_at_read;  /* with a split R: the row's next reduction may start when this one's read ends
+                               * (FA3 releases the semaphore after the read), else when it completes */
+    SimOverlapRule overlap;   /* compute slowed by the SM's own reduction starting near its start (program.h) */
+    SimWaitedReduce waited;   /* a reduction that waited for its turn takes other times (program.h) */
 } AttnCosts;
 
 /* A CTA with a prologue opens with a SYNC op of that length (attributed to its first task).
  * Ops per task: serial: C, R on engine 0 in program order. async: C and a deposit D (deposit_ns) on
- * engine 0, R on engine 1 (the store engine); D(t) -> R(t), R(t - depth) -> D(t). Every row gets
- * R(rank k-1) -> R(rank k) with the latency. With costs->load the program gets a copy of the load model.
- * Owned by the caller. O(tasks). */
+ * engine 0, then a KV write W (kv_write_ns, SYNC) on the task that ends its KV-tile run, R on engine 1 (the
+ * store engine) and, when R is split, its completion T (SYNC, engine 1); D(t) -> R(t), R(t - depth) -> D(t).
+ * Every row gets R or T (rank k-1) -> R(rank k) with the latency. With costs->load the program gets a copy of
+ * the load model. Owned by the caller. O(tasks). */
 SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs);
 
-/* Ops one task compiles to, for size estimates. */
-int sim_attention_ops_per_task(ReduceMode reduce);
+/* Ops one task compiles to at most, for size estimates. */
+int sim_attention_ops_per_task(const AttnCosts *costs);
 
 /* The DASH paper's formula for this policy and mask, if it gives one (sets *ns). *is_exact says whether
  * the simulator reproduces it exactly for this input (conditions in README, tested in tests/). */

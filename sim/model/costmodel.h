@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "attention.h"
+#include "program.h"
 
 typedef enum { DTYPE_BF16, DTYPE_FP16 } SimDtype;
 
@@ -28,7 +29,8 @@ typedef struct {
 
 /* What one attention backward computes. */
 typedef struct {
-    int64_t batch, heads;       /* heads per sample (query heads = KV heads) */
+    int64_t batch, heads;       /* query heads per sample */
+    int64_t kv_heads;           /* KV heads per sample (GQA: fewer than heads); 0: heads */
     int64_t seqlen_q, seqlen_k; /* tokens */
     int64_t head_dim;           /* d = d_v */
     Mask mask;

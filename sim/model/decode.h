@@ -1,4 +1,4 @@
-/* Split-KV decoding (seed 002): FA3's forward tile geometry and num_splits heuristic, the paper's
+/* Split-KV decoding (Llopart Font et al. 2026): FA3's forward tile geometry and num_splits heuristic, the paper's
  * sequence-aware rule, and a simulated latency for any split count. One CTA per (m-block, kv-head x split,
  * batch) runs on the event engine, dispatched to free SMs; kernel overhead and the combine kernel are
  * added analytically. Invariant: latency is a pure function of (shape, costs, splits) in integer ns, and

@@ -186,7 +186,7 @@ void pipe_result_clear(PipeResult *r)
     r->op_stage = NULL;
 }
 
-/* Ascend 910 (seed 004 section 4.2 and Table 5): 48 Cube cores, 16x16x16 BF16 MACs = 8192 FLOP/cycle
+/* Ascend 910 (AMLA, Liao et al. 2025, section 4.2 and Table 5): 48 Cube cores, 16x16x16 BF16 MACs = 8192 FLOP/cycle
  * at 1.8 GHz = 14.75 TFLOPS per core, 707.8 TFLOPS in all (= 614 TFLOPS / 86.8%); HBM 3.2 TB/s / 48.
  * Assumptions (not in the paper): a Vector core does 64 FP32 lanes/cycle at 1.8 GHz; workspace traffic
  * (S, P, O in GM) gets the same per-core GM share as the KV loads (L2 hits would make it faster). */

@@ -62,8 +62,8 @@ PipeAscendModel pipe_ascend_910(void);
 /* c[0..1], v[0..1] for rows query rows; is_amla: V2 becomes the integer add folded into V1 (v[1] = 0). */
 void pipe_mla_costs(const PipeAscendModel *m, int rows, bool is_amla, int64_t *c, int64_t *v);
 
-/* VFA (seed 003 Table 1): per (Q, K) tile of 128 x 128 x d128. tensor_bits 16/8/4 (ratio 1:2:6),
- * vector_bits 32/16 (V16 doubles linear vector throughput); exp = 1/250 of FP16 tensor, vector = 8x exp. */
+/* VFA (Vector Relieved Flash Attention, Table 1): per (Q, K) tile of 128 x 128 x d128. tensor_bits 16/8/4
+ * (ratio 1:2:6), vector_bits 32/16 (V16 doubles linear vector throughput); exp = 1/250 of FP16 tensor, vector = 8x exp. */
 void pipe_vfa_costs(int tensor_bits, int vector_bits, bool is_vfa, int64_t *c, int64_t *v);
 
 /* ---- One `sim pipeline` request (pipeline_job.c) ---- */
@@ -96,7 +96,8 @@ void pipe_job_clear(PipeJob *job);
 
 /* ---- Reports (pipeline_report.c) ---- */
 
-/* AMLA vs base FlashAttention on MLA decode (seed 004 Table 5): Sq 1..2 x the six Sk, 2 Vector engines. */
+/* AMLA vs base FlashAttention on MLA decode (Liao et al. 2025, Table 5): Sq 1..2 x the six Sk, 2 Vector
+ * engines. */
 #define PIPE_AMLA_REPORT_ROWS 12
 typedef struct {
     int sq, sk;                         /* query rows per head, KV length (tokens) */
@@ -111,7 +112,7 @@ typedef struct {
 /* Fills rows (PIPE_AMLA_REPORT_ROWS) under model m. Errors only from pipe_run. O(rows x blocks). */
 SimStatus pipe_amla_report(const PipeAscendModel *m, PipeAmlaRow *rows, SimError *err);
 
-/* FA vs VFA (seed 003 Table 1) under C16V32, C8V32, C4V32, C4V16: one FA and one VFA row each. */
+/* FA vs VFA (the VFA paper's Table 1) under C16V32, C8V32, C4V32, C4V16: one FA and one VFA row each. */
 #define PIPE_VFA_REPORT_ROWS 8
 #define PIPE_VFA_REPORT_BLOCKS 32       /* KV tiles of one Q tile at 4k context */
 typedef struct {

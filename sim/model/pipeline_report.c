@@ -1,12 +1,12 @@
-/* The reports of `sim pipeline`: AMLA vs base FlashAttention on MLA decode (seed 004 Table 5), FA vs VFA
- * per-tile vector work (seed 003 Table 1), and Theorem B.1 / Lemma B.2 on seeded random instances. Each
+/* The reports of `sim pipeline`: AMLA vs base FlashAttention on MLA decode (AMLA, Liao et al. 2025, Table 5), FA vs VFA
+ * per-tile vector work (the VFA paper's Table 1), and Theorem B.1 / Lemma B.2 on seeded random instances. Each
  * fills rows; printing is sim/io's. Invariant: every number is a pure function of the inputs (and seed). */
 #include "pipeline.h"
 
 #include <glib.h>
 #include <string.h>
 
-/* Seed 004 Table 5: FLOPS utilisation of AMLA on Ascend 910 and of FlashMLA on the GPU, per (Sq, Sk). */
+/* AMLA (Liao et al. 2025) Table 5: FLOPS utilisation of AMLA on Ascend 910 and of FlashMLA on the GPU, per (Sq, Sk). */
 static const int report_sk[6] = { 1024, 2048, 3072, 4096, 6144, 16384 };
 static const double paper_910_fu[2][6] = { { 40.9, 55.1, 62.4, 64.1, 70.2, 74.5 },
                                            { 57.3, 70.7, 75.8, 79.7, 82.2, 86.8 } };

@@ -2,6 +2,8 @@
  * compute starts at 0; the model's are shifted by its prologue, so both spans start at a first compute. */
 #include "validate.h"
 
+#include "costing.h"
+
 #include "stats.h"
 
 #include <glib.h>
@@ -353,6 +355,56 @@ static SimStatus predict_from_profile(const Trace *t, const Plan *plan, const in
     return err->status;
 }
 
+const KernelProfile *sim_validate_kernel_for(const ValidateModels *m, const char *name)
+{
+    for (int i = 0; i < m->kernel_count; i++)
+        if (strcmp(m->kernels[i]->kernel, name) == 0)
+            return m->kernels[i];
+    return NULL;
+}
+
+/* The kernel profile's prediction of a real kernel's trace (gpu/bwd): the one costing path from the trace's
+ * shape, the plan it ran, the model's own dispatch; nothing from the trace but its shape and plan. */
+static SimStatus predict_from_kernel(const Trace *t, const Plan *plan, const ValidateModels *m, TraceCheck *out,
+                                     SimError *err)
+{
+    const TraceKernel *k = &t->kernel;
+    if (!k->name[0] || !k->seqlen || !k->batch || !k->heads_per_batch) {
+        snprintf(out->profile_skip, sizeof out->profile_skip, "not a real kernel's trace (no kernel, seqlen, batch "
+                 "metadata)");
+        return SIM_OK;
+    }
+    const KernelProfile *kernel = sim_validate_kernel_for(m, k->name);
+    if (!kernel) {
+        snprintf(out->profile_skip, sizeof out->profile_skip, "no kernel profile of kernel %.40s was given or found",
+                 k->name);
+        return SIM_OK;
+    }
+    CostQuery q = { .shape = { .batch = k->batch, .heads = k->heads_per_batch, .kv_heads = k->kv_heads,
+                               .seqlen_q = k->seqlen, .seqlen_k = k->seqlen, .head_dim = k->head_dim,
+                               .mask = t->wl.mask, .dtype = DTYPE_BF16 },
+                    .preset = "h100-sxm", .hw = m->hw, .kernel = kernel, .reduce = t->model.reduce,
+                    .dq_buffers = t->model.dq_buffers };
+    Workload wl;
+    AttnCosts costs;
+    CostReport rep;
+    SimLoadModel load;
+    SimError why = { 0 };
+    if (sim_cost_attention(&q, &wl, &costs, &rep, &load, &why) != SIM_OK || wl.kv_tiles != t->wl.kv_tiles ||
+        wl.q_tiles != t->wl.q_tiles || wl.tile_ratio != t->wl.tile_ratio) {
+        snprintf(out->profile_skip, sizeof out->profile_skip, "%.95s", why.status ? why.msg :
+                 "the kernel profile's tiles are not the trace's");
+        sim_profile_load_clear(&load);
+        return SIM_OK;
+    }
+    if (run_model(sim_attention_program(plan, &costs), rep.first_compute_ns, &out->profile_ns, NULL, err) == SIM_OK) {
+        out->has_profile = true;
+        out->profile_makespan_error = (double)(out->profile_ns - out->measured_ns) / (double)out->measured_ns;
+    }
+    sim_profile_load_clear(&load);
+    return err->status;
+}
+
 /* The fit, refused when its hand-off is over what an edge latency can be (the model's are 32-bit). */
 static SimStatus fit_checked(const Trace *t, const Plan *plan, const int64_t *order, const int32_t *matrix,
                              FittedCosts *f, SimError *err)
@@ -381,7 +433,7 @@ static Plan *rebuild_plan(const Trace *t, SimError *err)
 }
 
 SimStatus sim_validate_trace(const Trace *t, const Plan *given, const int32_t *latency_matrix,
-                             const HwProfile *profile, TraceCheck *out, SimError *err)
+                             const ValidateModels *models, TraceCheck *out, SimError *err)
 {
     *out = (TraceCheck){ 0 };
     Plan *owned = given ? NULL : rebuild_plan(t, err);
@@ -410,8 +462,12 @@ SimStatus sim_validate_trace(const Trace *t, const Plan *given, const int32_t *l
             out->paper_makespan_error = (double)(out->paper_ns - out->measured_ns) / m;
             out->start_mape = start_mape(t, order, pred, plan->task_count, origin, f->c_ns);
         }
-        if (profile && !err->status)
-            predict_from_profile(t, plan, order, profile, origin, out, err);
+        if (!models) /* fits only */
+            ;
+        else if (!err->status && t->kernel.name[0] && (models->kernel_count || models->hw))
+            predict_from_kernel(t, plan, models, out, err);
+        else if (models->hw && !err->status)
+            predict_from_profile(t, plan, order, models->hw, origin, out, err);
     }
     g_free(order), g_free(pred);
     plan_free(owned);

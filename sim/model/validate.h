@@ -4,8 +4,21 @@
 #ifndef SIM_VALIDATE_H
 #define SIM_VALIDATE_H
 
+#include "kernel.h"
 #include "profile.h"
 #include "trace.h"
+
+/* What predicts: the hardware profile (the executor's traces, and reductions for kernels without their
+ * own), the kernel profiles (real kernels' traces and runs: gpu/bwd), each picked by the kernel name the
+ * trace or run records. All borrowed; any may be NULL / empty. */
+typedef struct {
+    const HwProfile *hw;
+    KernelProfile *const *kernels;
+    int kernel_count;
+} ValidateModels;
+
+/* The kernel profile of kernel name (its "kernel" field), or NULL. */
+const KernelProfile *sim_validate_kernel_for(const ValidateModels *m, const char *name);
 
 /* Serial reduction: the SM runs compute, stages the partial dQ (c_end -> r_ready), acquires the
  * semaphore (r_ready -> r_start when nobody is ahead: the rank-0 tasks), adds, releases; all in a row.
@@ -62,9 +75,9 @@ typedef struct {
 
 /* Fits, predicts and compares one trace. plan: the plan the run executed when no registered policy builds
  * it (a searched or hand-written schedule, read from the trace's plan file); NULL: rebuilt from the
- * trace's policy. latency_matrix (n_sm x n_sm, ns) and profile may be NULL. */
+ * trace's policy. latency_matrix (n_sm x n_sm, ns) and models may be NULL (models NULL: the fits alone). */
 SimStatus sim_validate_trace(const Trace *t, const Plan *plan, const int32_t *latency_matrix,
-                             const HwProfile *profile, TraceCheck *out, SimError *err);
+                             const ValidateModels *models, TraceCheck *out, SimError *err);
 /* Fills the speedup fields of every check from the fa3 trace of its group. */
 void sim_validate_speedups(const Trace *const *traces, TraceCheck *checks, int count);
 /* Hand-offs by load: for every measured hand-off (see FittedCosts), the number of reductions in

@@ -9,7 +9,7 @@
 #include "format.h"
 #include "output.h"
 #include "plan_io.h"
-#include "render.h"
+#include "job_render.h"
 #include "search.h"
 
 AttnJob sim_job_default(void)
@@ -25,7 +25,7 @@ double sim_job_estimate_bytes(const AttnJob *job)
     const Workload *wl = &job->wl;
     double tasks = (double)wl->heads * wl->kv_tiles * wl->q_tiles;
     double matrix = job->unit_latency_ns || job->has_unit_latency ? 2.0 * wl->n_sm * wl->n_sm * sizeof(int32_t) : 0;
-    return tasks * sim_attention_ops_per_task(job->costs.reduce) * SIM_BYTES_PER_OP + matrix;
+    return tasks * sim_attention_ops_per_task(&job->costs) * SIM_BYTES_PER_OP + matrix;
 }
 
 int64_t sim_job_physical_memory_mb(void)
@@ -75,12 +75,38 @@ static SimStatus write_plan(const Plan *plan, const AttnCosts *costs, const char
     return sim_output_commit(&out, err);
 }
 
-typedef struct {
-    const Plan *plan;
-    const SimProgram *prog;
-} AttnLabelCtx;
+/* A SYNC op is a CTA's prologue when it is the CTA's first op, else a task's deposit (async). */
+/* SYNC ops by place (sim_attention_program): a CTA's first op is its prologue, one on the store engine a
+ * reduction's completion (tail), any other a deposit. */
+static bool is_prologue(const SimProgram *p, int64_t op)
+{
+    return p->ops[op].kind == SIM_OP_SYNC && p->ops[op].engine == 0 && op == p->ctas[p->ops[op].cta].op_begin;
+}
 
-/* Labels an attention op by its plan task: "C h0 kv3 q5", args head, kv, q, rank; colour = head. */
+static bool is_tail(const SimProgram *p, int64_t op)
+{
+    return p->ops[op].kind == SIM_OP_SYNC && p->ops[op].engine == 1;
+}
+
+/* The op's phase letter: C compute, R reduction, T its completion, P prologue, D deposit, W dK/dV write. */
+static const char *phase_letter(const SimProgram *p, int64_t op)
+{
+    static const char *const letter[SIM_OP_KIND_COUNT] = { "C", "R", "V", "D", "W" };
+    return is_prologue(p, op) ? "P" : is_tail(p, op) ? "T" : letter[p->ops[op].kind];
+}
+
+/* The op's phase name in outputs. */
+static const char *phase_name(const SimProgram *p, int64_t op)
+{
+    if (p->ops[op].kind == SIM_OP_WRITE)
+        return "kv-write";
+    if (p->ops[op].kind != SIM_OP_SYNC)
+        return sim_op_kind_name(p->ops[op].kind);
+    return is_prologue(p, op) ? "prologue" : is_tail(p, op) ? "reduce-tail" : "deposit";
+}
+
+/* Labels an attention op by its plan task: "C h0" (phase and head: a stable name, so Perfetto gives a head
+ * and phase one colour), args head, kv, q, rank; colour = head. */
 static void label_attention_op(void *ctx, int64_t op, SimRenderLabel *out)
 {
     const AttnLabelCtx *l = ctx;
@@ -88,58 +114,62 @@ static void label_attention_op(void *ctx, int64_t op, SimRenderLabel *out)
     if (o->task < 0)
         return;
     const PlanTask *t = &l->plan->tasks[o->task];
-    if (o->kind == SIM_OP_SYNC)
-        out->phase = o->duration_ns > 0 ? "prologue" : "deposit";
-    bool is_deposit = o->kind == SIM_OP_SYNC && o->duration_ns == 0;
-    if (out->is_name_wanted) { /* "%s h%d kv%d q%d" without printf: traces name a million slices */
-        char *n = out->name;
-        *n++ = is_deposit ? 'D' : "CRVP"[o->kind]; /* by SimOpKind */
-        memcpy(n, " h", 2);
-        n = sim_format_i64(n + 2, t->head);
-        memcpy(n, " kv", 3);
-        n = sim_format_i64(n + 3, t->kv);
-        memcpy(n, " q", 2);
-        *sim_format_i64(n + 2, t->q) = '\0';
+    out->phase = phase_name(l->prog, op);
+    if (out->is_name_wanted) { /* "%s h%d" without printf: traces name a million slices */
+        const char *letter = phase_letter(l->prog, op);
+        size_t n = strlen(letter);
+        memcpy(out->name, letter, n);
+        memcpy(out->name + n, " h", 2);
+        *sim_format_i64(out->name + n + 2, t->head) = '\0';
     }
     out->group = t->head;
     out->args[0] = t->head, out->args[1] = t->kv, out->args[2] = t->q, out->args[3] = t->rank;
 }
 
-enum { META_COUNT = 11 };
+/* The DOT graph's name of an op: its phase and tile pair, "C h0 kv3 q5". */
+static void dot_label(void *ctx, int64_t op, char *buf, size_t len)
+{
+    const AttnLabelCtx *l = ctx;
+    const SimOp *o = &l->prog->ops[op];
+    const PlanTask *t = o->task >= 0 ? &l->plan->tasks[o->task] : NULL;
+    if (t)
+        snprintf(buf, len, "%s h%d kv%d q%d", phase_letter(l->prog, op), t->head, t->kv, t->q);
+    else
+        snprintf(buf, len, "%s CTA %d", sim_op_kind_name(o->kind), o->cta);
+}
 
-typedef struct {
-    SimRenderMeta meta[META_COUNT];
-    char values[META_COUNT][32];
-    char title[256], device[64];
-    AttnLabelCtx label_ctx;
-} AttnRenderText;
+SimDotSpec sim_job_dot_spec(FILE *f, const AttnLabelCtx *l)
+{
+    return (SimDotSpec){ .f = f, .label = dot_label, .ctx = (void *)l };
+}
 
-static SimRenderSpec attention_spec(const AttnJob *job, const Plan *plan, const SimProgram *prog,
-                                    const SimSchedule *s, const SimAnalysis *a, AttnRenderText *t)
+SimRenderSpec sim_job_render_spec(const AttnJob *job, const Plan *plan, const SimProgram *prog,
+                                  const SimSchedule *s, const SimAnalysis *a, AttnRenderText *t)
 {
     const Workload *wl = &job->wl;
     const AttnCosts *c = &job->costs;
     const char *mask = plan_mask_name(wl->mask);
     const char *reduce = c->reduce == REDUCE_SERIAL ? "serial" : "async";
-    const char *keys[META_COUNT] = { "policy", "mask", "n_sm", "heads", "kv_tiles", "q_tiles", "c_ns", "r_ns",
-                                     "latency_ns", "reduce", "dq_buffers" };
-    int64_t nums[META_COUNT] = { 0, 0, wl->n_sm, wl->heads, wl->kv_tiles, wl->q_tiles, c->c_ns, c->r_ns,
-                                 c->latency_ns, 0, c->dq_buffers };
-    for (int i = 0; i < META_COUNT; i++) {
+    const char *keys[ATTN_META_COUNT] = { "policy", "mask", "n_sm", "heads", "kv_tiles", "q_tiles", "c_ns",
+                                          "r_ns", "latency_ns", "reduce", "dq_buffers" };
+    int64_t nums[ATTN_META_COUNT] = { 0, 0, wl->n_sm, wl->heads, wl->kv_tiles, wl->q_tiles, c->c_ns, c->r_ns,
+                                      c->latency_ns, 0, c->dq_buffers };
+    for (int i = 0; i < ATTN_META_COUNT; i++) {
         snprintf(t->values[i], sizeof t->values[i], "%" PRId64, nums[i]);
         const char *text = i == 0 ? job->policy : i == 1 ? mask : i == 9 ? reduce : t->values[i];
         t->meta[i] = (SimRenderMeta){ keys[i], text };
     }
-    snprintf(t->title, sizeof t->title, "%s, %s mask, %d SMs, %d heads x %d KV x %d Q tiles, c %" PRId64 " ns, r %"
-             PRId64 " ns, %s: makespan %" PRId64 " ns", job->policy, mask, wl->n_sm, wl->heads, wl->kv_tiles,
-             wl->q_tiles, c->c_ns, c->r_ns, reduce, s->makespan_ns);
+    snprintf(t->title, sizeof t->title, "%s, %s mask, %d SMs, %d head%s x %d KV x %d Q tiles, c %" PRId64 " ns, r %"
+             PRId64 " ns, %s: makespan %" PRId64 " ns", job->policy, mask, wl->n_sm, wl->heads,
+             wl->heads == 1 ? "" : "s", wl->kv_tiles, wl->q_tiles, c->c_ns, c->r_ns, reduce, s->makespan_ns);
     snprintf(t->device, sizeof t->device, "GPU (%d SMs)", wl->n_sm);
     t->label_ctx = (AttnLabelCtx){ plan, prog };
     return (SimRenderSpec){ .program = prog, .schedule = s, .analysis = a, .device = t->device, .unit_name = "SM",
                             .unit_column = "sm", .engine_names = { "compute", "reduction store" },
                             .arg_names = { "head", "kv", "q", "rank" }, .group_name = "head", .title = t->title,
-                            .meta = t->meta, .meta_count = META_COUNT, .flow_edge_kinds = 1u << SIM_EDGE_ACCUM,
-                            .label = label_attention_op, .label_ctx = &t->label_ctx };
+                            .meta = t->meta, .meta_count = ATTN_META_COUNT,
+                            .flow_edge_kinds = 1u << SIM_EDGE_ACCUM, .label = label_attention_op,
+                            .label_ctx = &t->label_ctx };
 }
 
 /* Trace, CSV, Gantt: pending in the job's output batch, so a later failure takes back the earlier ones. */
@@ -147,7 +177,7 @@ static SimStatus render_outputs(const AttnJob *job, const Plan *plan, const SimP
                                 const SimSchedule *s, const SimAnalysis *a, SimError *err)
 {
     AttnRenderText text;
-    SimRenderSpec spec = attention_spec(job, plan, prog, s, a, &text);
+    SimRenderSpec spec = sim_job_render_spec(job, plan, prog, s, a, &text);
     SimTraceOptions topt = { .has_flows = job->has_trace_flows, .max_bytes = job->trace_max_mb << 20 };
     SimGanttOptions gopt = { .box_label_args = { job->has_gantt_labels ? "kv" : NULL, "q" } };
     if (job->trace_path)
@@ -166,22 +196,26 @@ static SimAnalysisLevel analysis_level(const AttnJob *job)
     return needs_critical ? SIM_ANALYSIS_FULL : job->analysis;
 }
 
-/* Program -> engine -> analysis (and the optional DOT file), then the rendered outputs. */
-/* plan: the job's; *owned, when not NULL, is the same plan owned by the caller: freed here as soon as the
+/* Program -> engine -> analysis (and the optional DOT file), then the rendered outputs.
+ * plan: the job's; *owned, when not NULL, is the same plan owned by the caller: freed here as soon as the
  * program is built if no output needs its labels (its memory then serves the engine instead). */
 static SimStatus simulate(const AttnJob *job, const Plan *plan, Plan **owned, AttnResult *r, SimError *err)
 {
     SimProgram *prog = sim_attention_program(plan, &job->costs);
-    if (owned && !job->trace_path && !job->csv_path && !job->gantt_path)
+    if (owned && !job->trace_path && !job->csv_path && !job->gantt_path && !job->dot_path)
         plan_free(*owned), *owned = NULL, plan = NULL;
     if (job->unit_latency_ns)
         prog->unit_latency_ns = g_memdup2(job->unit_latency_ns, sizeof(int32_t) * job->wl.n_sm * job->wl.n_sm);
     SimSchedule s = { 0 };
     SimOutput dot = { 0 };
+    AttnLabelCtx labels = { plan, prog };
     if (sim_engine_run(prog, &s, err) == SIM_OK &&
-        (!job->dot_path || sim_output_open(&dot, job->dot_path, err) == SIM_OK) &&
-        sim_analyze_level(prog, &s, analysis_level(job), &r->a, dot.f, err) == SIM_OK && job->dot_path)
-        sim_output_commit(&dot, err);
+        (!job->dot_path || sim_output_open(&dot, job->dot_path, err) == SIM_OK)) {
+        SimDotSpec dot_spec = sim_job_dot_spec(dot.f, &labels);
+        if (sim_analyze_level(prog, &s, analysis_level(job), &r->a, dot.f ? &dot_spec : NULL, err) == SIM_OK &&
+            job->dot_path)
+            sim_output_commit(&dot, err);
+    }
     sim_output_abort(&dot);
     if (!err->status)
         render_outputs(job, plan, prog, &s, &r->a, err);

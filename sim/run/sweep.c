@@ -16,6 +16,7 @@
 #include "mask_io.h"
 #include "output.h"
 #include "search.h"
+#include "version.h"
 
 struct SimSweep {
     SimConfigPoint *points;   /* owned, point_count */
@@ -429,9 +430,11 @@ static void header_text(SweepFormat format, char *buf, size_t len)
     buf[0] = 0;
     if (format == SWEEP_CSV)
         snprintf(buf, len, "%s\n", columns);
-    else if (format == SWEEP_TABLE)
-        snprintf(buf, len, "%-16s %-6s %4s %7s %9s %5s %5s %6s %6s %13s %8s %8s\n", "policy", "mask", "d", "seqlen",
-                 "b x h", "N", "M", "c_ns", "r_ns", "makespan_ns", "TFLOPS", "speedup");
+    else if (format == SWEEP_TABLE) /* for people: what the numbers are, then the columns */
+        snprintf(buf, len, "model numbers, not measurements: c and r from the cost model (docs/configs.md), per row "
+                 "its hardware preset and reduction\n%-16s %-6s %4s %7s %9s %-9s %-6s %5s %5s %6s %6s %13s %8s %8s\n",
+                 "policy", "mask", "d", "seqlen", "b x h", "hardware", "reduce", "N", "M", "c_ns", "r_ns",
+                 "makespan_ns", "TFLOPS", "speedup");
 }
 
 void sim_sweep_write_header(FILE *f, SweepFormat format)
@@ -513,9 +516,10 @@ static void write_table_row(FILE *f, const SimSweepRow *r)
     snprintf(bh, sizeof bh, "%" PRId64 "x%" PRId64, sh->batch, sh->heads);
     if (r->has_speedup)
         snprintf(speed, sizeof speed, "%.4f", r->speedup);
-    fprintf(f, "%-16s %-6s %4" PRId64 " %7" PRId64 " %9s %5d %5d %6" PRId64 " %6" PRId64, r->policy,
-            sim_sweep_mask_name(r->cfg), sh->head_dim, sh->seqlen_q, bh, r->cost.wl.kv_tiles,
-            r->cost.wl.q_tiles, r->cost.c_ns, r->cost.r_ns);
+    fprintf(f, "%-16s %-6s %4" PRId64 " %7" PRId64 " %9s %-9s %-6s %5d %5d %6" PRId64 " %6" PRId64, r->policy,
+            sim_sweep_mask_name(r->cfg), sh->head_dim, sh->seqlen_q, bh, r->cfg->hw.preset,
+            r->cfg->reduce == REDUCE_ASYNC ? "async" : "serial", r->cost.wl.kv_tiles, r->cost.wl.q_tiles,
+            r->cost.c_ns, r->cost.r_ns);
     if (r->is_skipped || r->err.status)
         fprintf(f, " skipped: %s\n", r->is_skipped ? r->note : r->err.msg);
     else
@@ -590,8 +594,10 @@ static int panel_of(GArray *panels, const SimSweepRow *r)
     return (int)panels->len - 1;
 }
 
-/* A policy's line style, the same in every panel and every plot: by registry order, a Tableau 10 colour
- * and a point type. */
+/* A policy's line style, the same in every panel and every plot: by registry order, a Tableau 10 colour,
+ * a point type and a dash type, and lines and points narrower down the registry, so a policy drawn over an
+ * earlier one with the same values (descending over fa3 on the full mask) leaves the earlier one in sight
+ * at its edges and in its dashes' gaps. */
 static void policy_style(FILE *gp, const char *policy)
 {
     static const uint32_t palette[10] = { 0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
@@ -602,7 +608,28 @@ static void policy_style(FILE *gp, const char *policy)
     for (int i = 0, n = policy_count(); k == n && i < SIM_SEARCH_ORDER_COUNT; i++)
         if (strcmp(sim_search_orders[i], policy) == 0)
             k = n + i;
-    fprintf(gp, "lc rgb '#%06x' pt %d", (unsigned)palette[k % 10], k % 13 + 1);
+    fprintf(gp, "lc rgb '#%06x' pt %d dt %d lw %.1f ps %.1f", (unsigned)palette[k % 10], k % 13 + 1, k % 5 + 1,
+            MAX(1.0, 5.0 - 1.2 * k), MAX(0.6, 1.8 - 0.3 * k));
+}
+
+/* The plot's title: what the numbers are and what made them (the presets and reduction modes of the rows). */
+static void write_plot_title(FILE *gp, const SimSweep *s)
+{
+    GString *presets = g_string_new(""), *modes = g_string_new("");
+    for (int64_t i = 0; i < s->row_count; i++) {
+        const SimConfigPoint *p = s->rows[i].cfg;
+        const char *mode = p->reduce == REDUCE_ASYNC ? "async" : "serial";
+        if (!has_plot_value(&s->rows[i]))
+            continue;
+        if (!strstr(presets->str, p->hw.preset))
+            g_string_append_printf(presets, "%s%s", presets->len ? ", " : "", p->hw.preset);
+        if (!strstr(modes->str, mode))
+            g_string_append_printf(modes, "%s%s", modes->len ? " and " : "", mode);
+    }
+    fprintf(gp, "set multiplot layout rows_,cols_ title 'model numbers, not measurements: TFLOPS = backward FLOPs / "
+                "makespan, c and r from the cost model (docs/configs.md); preset %s, %s reduction'\n",
+            presets->str, modes->str);
+    g_string_free(presets, TRUE), g_string_free(modes, TRUE);
 }
 
 /* .dat: one block per (panel, policy) in order of first appearance ("seqlen tflops" lines, blocks
@@ -615,12 +642,15 @@ static void write_plot_files(const SimSweep *s, FILE *dat, FILE *gp, const char 
         if (has_plot_value(&s->rows[i]))
             panel_of(panels, &s->rows[i]);
     int cols = panels->len > 1 ? 2 : 1, rows = ((int)panels->len + cols - 1) / cols, block = 0;
-    fprintf(gp, "# TFLOPS over seqlen per policy, one panel per (mask, head_dim); written by sim sweep --plot.\n"
+    fprintf(gp, "# TFLOPS over seqlen per policy, one panel per (mask, head_dim); written by dashsim " DASHSIM_VERSION
+                " (sim sweep --plot).\n"
                 "if (!exists(\"outfile\")) outfile = '%s'\n"
                 "if (!exists(\"datafile\")) datafile = '%s'\n"
-                "set terminal pngcairo noenhanced size %d,%d font ',10'\nset output outfile\n"
-                "set multiplot layout %d,%d\nset logscale x 2\nset xlabel 'seqlen'\nset ylabel 'TFLOPS'\n"
-                "set key left bottom\nset grid\nset yrange [0:*]\n", png_name, dat_name, 640 * cols, 420 * rows, rows, cols);
+                "set terminal pngcairo noenhanced size %d,%d font ',10'\nset output outfile\nrows_ = %d\ncols_ = %d\n",
+            png_name, dat_name, 640 * cols, 420 * rows + 40, rows, cols);
+    write_plot_title(gp, s);
+    fputs("set logscale x 2\nset xlabel 'seqlen (tokens)'\nset ylabel 'TFLOPS (model)'\nset key left bottom\nset grid\n"
+          "set yrange [0:*]\n", gp);
     for (guint p = 0; p < panels->len; p++) {
         const SimConfigPoint *pp = g_array_index(panels, const SimConfigPoint *, p);
         fprintf(gp, "set title '%s mask, head_dim %" PRId64 "'\nplot", sim_sweep_mask_name(pp), pp->shape.head_dim);

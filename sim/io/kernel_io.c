@@ -1,0 +1,219 @@
+/* Kernel profile files: the reader checks every key and range (unknown keys are errors, so a misspelled
+ * field never silently means 0); the writer prints integers and shortest round-trip doubles, so the same
+ * profile gives the same bytes. */
+#include "kernel_io.h"
+
+#include <glib.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "format.h"
+#include "json_file.h"
+#include "json_read.h"
+
+#define KERNEL_MAX_BYTES (16L << 20)
+#define NS_MAX 1000000000
+
+static const char *const top_keys[] = { "format", "version", "name", "kernel", "gpu", "method", "source",
+                                        "geometry", "tiles", NULL };
+static const char *const tile_keys[] = { "head_dim", "mask", "block_m", "block_n", "compute_ns", "diag_ns",
+                                         "launch_extra_ns", "kv_write_ns", "kv_write_gqa_ns", "kv_switch_ns", "deposit_ns",
+                                         "reduce_read_ns", "reduce_tail_ns", "reduce_read_waited_ns",
+                                         "reduce_tail_waited_ns", "handoff_ns", "cta_prologue_ns", "overlap",
+                                         "fixed", "traces", NULL };
+
+static KernelLinear read_linear(JsonIn *in, const cJSON *fixed, const char *path, const char *key)
+{
+    static const char *const keys[] = { "base_ns", "ns_per_mib", NULL };
+    char p[96];
+    snprintf(p, sizeof p, "%s/%s", path, key);
+    const cJSON *o = sim_json_get(in, fixed, path, key);
+    sim_json_known_keys(in, o, p, keys);
+    return (KernelLinear){ sim_json_num(in, o, p, "base_ns", -1e8, 1e9), sim_json_num(in, o, p, "ns_per_mib", 0, 1e8) };
+}
+
+static int read_mask(JsonIn *in, const cJSON *r, const char *path)
+{
+    char m[16] = "";
+    sim_json_text(in, r, path, "mask", m, sizeof m);
+    if (in->err->status)
+        return -1;
+    if (strcmp(m, "any") && strcmp(m, "full") && strcmp(m, "causal"))
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/mask: must be \"any\", \"full\" or \"causal\"", in->file, path);
+    return strcmp(m, "full") == 0 ? MASK_FULL : strcmp(m, "causal") == 0 ? MASK_CAUSAL : -1;
+}
+
+static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *t)
+{
+    static const char *const overlap_keys[] = { "penalty_ns", "before_ns", "after_ns", "write_extra_ns", NULL };
+    static const char *const fixed_keys[] = { "all", "gqa", NULL };
+    sim_json_known_keys(in, r, path, tile_keys);
+    t->head_dim = (int)sim_json_int(in, r, path, "head_dim", 1, 1024);
+    t->mask = read_mask(in, r, path);
+    t->block_m = (int)sim_json_int(in, r, path, "block_m", 1, 1024);
+    t->block_n = (int)sim_json_int(in, r, path, "block_n", 1, 1024);
+    t->compute_ns = sim_json_int(in, r, path, "compute_ns", 1, NS_MAX);
+    t->diag_ns = sim_json_int(in, r, path, "diag_ns", 0, NS_MAX);
+    t->launch_extra_ns = sim_json_int(in, r, path, "launch_extra_ns", 0, NS_MAX);
+    t->kv_write_ns = sim_json_int(in, r, path, "kv_write_ns", 0, NS_MAX);
+    t->kv_write_gqa_ns = sim_json_int(in, r, path, "kv_write_gqa_ns", 0, NS_MAX);
+    t->kv_switch_ns = sim_json_int(in, r, path, "kv_switch_ns", 0, NS_MAX);
+    t->deposit_ns = sim_json_int(in, r, path, "deposit_ns", 0, NS_MAX);
+    t->reduce_read_ns = sim_json_int(in, r, path, "reduce_read_ns", 0, NS_MAX);
+    t->reduce_tail_ns = sim_json_int(in, r, path, "reduce_tail_ns", 0, NS_MAX);
+    t->reduce_read_waited_ns = sim_json_int(in, r, path, "reduce_read_waited_ns", 0, NS_MAX);
+    t->reduce_tail_waited_ns = sim_json_int(in, r, path, "reduce_tail_waited_ns", 0, NS_MAX);
+    t->handoff_ns = sim_json_int(in, r, path, "handoff_ns", 0, NS_MAX);
+    t->cta_prologue_ns = sim_json_int(in, r, path, "cta_prologue_ns", 0, NS_MAX);
+    t->traces = (int)sim_json_int(in, r, path, "traces", 0, 1 << 20);
+    char p[64];
+    snprintf(p, sizeof p, "%s/overlap", path);
+    const cJSON *o = sim_json_get(in, r, path, "overlap");
+    sim_json_known_keys(in, o, p, overlap_keys);
+    t->overlap = (SimOverlapRule){ (int32_t)sim_json_int(in, o, p, "penalty_ns", 0, NS_MAX),
+                                   (int32_t)sim_json_int(in, o, p, "before_ns", 0, NS_MAX),
+                                   (int32_t)sim_json_int(in, o, p, "after_ns", 0, NS_MAX),
+                                   (int32_t)sim_json_int(in, o, p, "write_extra_ns", 0, NS_MAX) };
+    snprintf(p, sizeof p, "%s/fixed", path);
+    const cJSON *f = sim_json_get(in, r, path, "fixed");
+    sim_json_known_keys(in, f, p, fixed_keys);
+    t->fixed = read_linear(in, f, p, "all"), t->fixed_gqa = read_linear(in, f, p, "gqa");
+    if (!in->err->status && (t->reduce_read_ns > 0) != (t->reduce_tail_ns > 0))
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s: reduce_read_ns and reduce_tail_ns are both 0 (the hardware "
+                      "profile's reduction) or both measured", in->file, path);
+}
+
+static void read_geometry(JsonIn *in, const cJSON *root, KernelProfile *k)
+{
+    static const char *const keys[] = { "head_swizzle", "dq_buffers", "reduce_op", "release", NULL };
+    const cJSON *g = sim_json_get(in, root, "", "geometry");
+    sim_json_known_keys(in, g, "/geometry", keys);
+    k->head_swizzle = (int)sim_json_int(in, g, "/geometry", "head_swizzle", 0, 1);
+    k->dq_buffers = (int)sim_json_int(in, g, "/geometry", "dq_buffers", 1, 64);
+    sim_json_text(in, g, "/geometry", "reduce_op", k->reduce_op, sizeof k->reduce_op);
+    char rel[16] = "";
+    sim_json_text(in, g, "/geometry", "release", rel, sizeof rel);
+    if (!in->err->status && strcmp(rel, "read") && strcmp(rel, "completion"))
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: /geometry/release: must be \"read\" or \"completion\"", in->file);
+    k->release = strcmp(rel, "read") == 0 ? KERNEL_RELEASE_AT_READ : KERNEL_RELEASE_AT_COMPLETION;
+}
+
+SimStatus sim_kernel_read(const char *path, KernelProfile **out, SimError *err)
+{
+    *out = NULL;
+    cJSON *root;
+    if (sim_json_parse_file(path, KERNEL_MAX_BYTES, &root, err) != SIM_OK)
+        return err->status;
+    JsonIn in = { path, err };
+    KernelProfile *k = g_new0(KernelProfile, 1);
+    char format[32] = "";
+    sim_json_known_keys(&in, root, "", top_keys);
+    sim_json_text(&in, root, "", "format", format, sizeof format);
+    if (!err->status && strcmp(format, "dashsim-kernel") != 0)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-kernel\" (sim calibrate --kernel writes one)",
+                      path);
+    k->version = (int)sim_json_int(&in, root, "", "version", 1, 1);
+    sim_json_text(&in, root, "", "name", k->name, sizeof k->name);
+    sim_json_text(&in, root, "", "kernel", k->kernel, sizeof k->kernel);
+    sim_json_text(&in, root, "", "method", k->method, sizeof k->method);
+    sim_json_text(&in, root, "", "source", k->source, sizeof k->source);
+    const cJSON *gpu = sim_json_get(&in, root, "", "gpu");
+    static const char *const gpu_keys[] = { "name", "sm_count", "date", NULL };
+    sim_json_known_keys(&in, gpu, "/gpu", gpu_keys);
+    sim_json_text(&in, gpu, "/gpu", "name", k->gpu_name, sizeof k->gpu_name);
+    sim_json_text(&in, gpu, "/gpu", "date", k->date, sizeof k->date);
+    k->sm_count = (int)sim_json_int(&in, gpu, "/gpu", "sm_count", 1, 4096);
+    read_geometry(&in, root, k);
+    const cJSON *tiles = sim_json_array(&in, root, "", "tiles", 64);
+    k->tile_count = tiles ? cJSON_GetArraySize(tiles) : 0;
+    k->tiles = g_new0(KernelTile, MAX(k->tile_count, 1));
+    for (int i = 0; i < k->tile_count && !err->status; i++) {
+        char p[32];
+        snprintf(p, sizeof p, "/tiles/%d", i);
+        read_tile(&in, cJSON_GetArrayItem(tiles, i), p, &k->tiles[i]);
+    }
+    cJSON_Delete(root);
+    if (err->status) {
+        sim_kernel_free(k);
+        return err->status;
+    }
+    *out = k;
+    return SIM_OK;
+}
+
+static gint cmp_name(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+SimStatus sim_kernel_read_dir(const char *dir, KernelProfile ***out, int *count, SimError *err)
+{
+    *out = NULL, *count = 0;
+    GDir *d = g_dir_open(dir, 0, NULL);
+    if (!d)
+        return sim_error_set(err, SIM_ERR_IO, "cannot read directory %s", dir);
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    const char *name;
+    while ((name = g_dir_read_name(d)))
+        if (g_str_has_suffix(name, ".json"))
+            g_ptr_array_add(names, g_build_filename(dir, name, NULL));
+    g_dir_close(d);
+    g_ptr_array_sort(names, cmp_name);
+    *out = g_new0(KernelProfile *, names->len + 1);
+    for (guint i = 0; i < names->len && !err->status; i++)
+        if (sim_kernel_read(names->pdata[i], &(*out)[*count], err) == SIM_OK)
+            (*count)++;
+    g_ptr_array_free(names, TRUE);
+    return err->status;
+}
+
+static void write_linear(FILE *f, const char *name, const KernelLinear *l, bool is_last)
+{
+    fprintf(f, "\"%s\": {\"base_ns\": %.17g, \"ns_per_mib\": %.17g}%s", name, l->base_ns, l->ns_per_mib,
+            is_last ? "" : ", ");
+}
+
+static void write_tile(FILE *f, const KernelTile *t, bool is_last)
+{
+    fprintf(f, "    {\"head_dim\": %d, \"mask\": \"%s\", \"block_m\": %d, \"block_n\": %d,\n", t->head_dim,
+            t->mask == MASK_FULL ? "full" : t->mask == MASK_CAUSAL ? "causal" : "any", t->block_m, t->block_n);
+    fprintf(f, "     \"compute_ns\": %" PRId64 ", \"diag_ns\": %" PRId64 ", \"launch_extra_ns\": %" PRId64
+            ", \"deposit_ns\": %" PRId64 ",\n", t->compute_ns, t->diag_ns, t->launch_extra_ns, t->deposit_ns);
+    fprintf(f, "     \"kv_write_ns\": %" PRId64 ", \"kv_write_gqa_ns\": %" PRId64 ", \"kv_switch_ns\": %" PRId64 ",\n",
+            t->kv_write_ns, t->kv_write_gqa_ns, t->kv_switch_ns);
+    fprintf(f, "     \"reduce_read_ns\": %" PRId64 ", \"reduce_tail_ns\": %" PRId64 ", \"reduce_read_waited_ns\": %"
+            PRId64 ", \"reduce_tail_waited_ns\": %" PRId64 ",\n", t->reduce_read_ns, t->reduce_tail_ns,
+            t->reduce_read_waited_ns, t->reduce_tail_waited_ns);
+    fprintf(f, "     \"handoff_ns\": %" PRId64 ", \"cta_prologue_ns\": %" PRId64 ",\n", t->handoff_ns,
+            t->cta_prologue_ns);
+    fprintf(f, "     \"overlap\": {\"penalty_ns\": %d, \"before_ns\": %d, \"after_ns\": %d, \"write_extra_ns\": %d},\n",
+            t->overlap.penalty_ns, t->overlap.before_ns, t->overlap.after_ns, t->overlap.write_extra_ns);
+    fputs("     \"fixed\": {", f);
+    write_linear(f, "all", &t->fixed, false), write_linear(f, "gqa", &t->fixed_gqa, true);
+    fprintf(f, "},\n     \"traces\": %d}%s\n", t->traces, is_last ? "" : ",");
+}
+
+bool sim_kernel_write(const KernelProfile *k, FILE *f)
+{
+    fputs("{\n  \"format\": \"dashsim-kernel\",\n  \"version\": 1,\n  \"name\": ", f);
+    sim_write_json_string(f, k->name);
+    fputs(",\n  \"kernel\": ", f);
+    sim_write_json_string(f, k->kernel);
+    fputs(",\n  \"gpu\": {\"name\": ", f);
+    sim_write_json_string(f, k->gpu_name);
+    fprintf(f, ", \"sm_count\": %d, \"date\": ", k->sm_count);
+    sim_write_json_string(f, k->date);
+    fputs("},\n  \"method\": ", f);
+    sim_write_json_string(f, k->method);
+    fputs(",\n  \"source\": ", f);
+    sim_write_json_string(f, k->source);
+    fprintf(f, ",\n  \"geometry\": {\"head_swizzle\": %d, \"dq_buffers\": %d, \"reduce_op\": ", k->head_swizzle,
+            k->dq_buffers);
+    sim_write_json_string(f, k->reduce_op);
+    fprintf(f, ", \"release\": \"%s\"},\n  \"tiles\": [\n",
+            k->release == KERNEL_RELEASE_AT_READ ? "read" : "completion");
+    for (int i = 0; i < k->tile_count; i++)
+        write_tile(f, &k->tiles[i], i + 1 == k->tile_count);
+    fputs("  ]\n}\n", f);
+    return !ferror(f);
+}

@@ -1,0 +1,20 @@
+/* Kernel profile files (docs/profile.md, "The kernel profile"): "format": "dashsim-kernel", "version": 1.
+ * Written by `sim calibrate --kernel`, read by every front end's --kernel. */
+#ifndef SIM_KERNEL_IO_H
+#define SIM_KERNEL_IO_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "kernel.h"
+
+/* Reads and checks a kernel profile: every key known, every field present and in range. SIM_ERR_IO /
+ * SIM_ERR_INPUT with the file and JSON path. The caller frees *out (sim_kernel_free). */
+SimStatus sim_kernel_read(const char *path, KernelProfile **out, SimError *err);
+/* Every kernel profile (*.json, in name order) of directory dir into a new array *out of *count (free each
+ * with sim_kernel_free, then the array with g_free). A file that is not a valid profile is an error. */
+SimStatus sim_kernel_read_dir(const char *dir, KernelProfile ***out, int *count, SimError *err);
+/* Writes k; false if a write failed. Same profile, same bytes. */
+bool sim_kernel_write(const KernelProfile *k, FILE *f);
+
+#endif

@@ -1,0 +1,96 @@
+/* Kernel-runs files: each record's shape, policy and mode checked before it is used; failed runs kept and
+ * marked, so that a prediction can say what it skipped. */
+#include "kernel_runs_io.h"
+
+#include <glib.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "json_file.h"
+#include "json_read.h"
+
+#define RUNS_MAX_BYTES (64L << 20)
+
+static void read_run(JsonIn *in, const cJSON *r, const char *path, KernelRun *x)
+{
+    char mask[16] = "", mode[16] = "", backend[16] = "";
+    sim_json_text(in, r, path, "backend", backend, sizeof backend);
+    x->seqlen = (int)sim_json_int(in, r, path, "seqlen", 1, 1 << 24);
+    x->batch = (int)sim_json_int(in, r, path, "batch", 1, 1 << 20);
+    x->heads = (int)sim_json_int(in, r, path, "heads", 1, 1 << 20);
+    x->kv_heads = (int)sim_json_int(in, r, path, "kv_heads", 1, 1 << 20);
+    x->head_dim = (int)sim_json_int(in, r, path, "head_dim", 1, 1024);
+    sim_json_text(in, r, path, "mask", mask, sizeof mask);
+    sim_json_text(in, r, path, "mode", mode, sizeof mode);
+    sim_json_text(in, r, path, "policy", x->policy, sizeof x->policy);
+    if (in->err->status)
+        return;
+    if (strcmp(mask, "full") && strcmp(mask, "causal"))
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/mask: must be \"full\" or \"causal\"", in->file, path);
+    else if (strcmp(mode, "deterministic") && strcmp(mode, "atomic"))
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/mode: must be \"deterministic\" or \"atomic\"", in->file, path);
+    else if (x->heads % x->kv_heads != 0)
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/kv_heads: must divide heads", in->file, path);
+    x->mask = strcmp(mask, "causal") == 0 ? MASK_CAUSAL : MASK_FULL;
+    x->is_atomic = strcmp(mode, "atomic") == 0;
+    const cJSON *ms = cJSON_GetObjectItemCaseSensitive(r, "ms"), *ok = cJSON_GetObjectItemCaseSensitive(r, "gradients_ok");
+    const cJSON *rep = cJSON_GetObjectItemCaseSensitive(r, "bitwise_repeatable");
+    if (!in->err->status && ms && !cJSON_GetObjectItemCaseSensitive(r, "error")) {
+        double v = sim_json_num(in, r, path, "ms", 1e-6, 1e6);
+        x->time_ns = llround(v * 1e6);
+        x->is_ok = !cJSON_IsFalse(ok) && (x->is_atomic || !cJSON_IsFalse(rep));
+    }
+}
+
+SimStatus sim_kernel_runs_read(const char *path, KernelRuns **out, SimError *err)
+{
+    *out = NULL;
+    cJSON *root;
+    if (sim_json_parse_file(path, RUNS_MAX_BYTES, &root, err) != SIM_OK)
+        return err->status;
+    JsonIn in = { path, err };
+    KernelRuns *r = g_new0(KernelRuns, 1);
+    r->path = g_strdup(path);
+    char format[32] = "";
+    sim_json_text(&in, root, "", "format", format, sizeof format);
+    if (!err->status && strcmp(format, "dashsim-kernel-runs") != 0)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-kernel-runs\" (gpu/bwd/shapes.py writes one)",
+                      path);
+    const cJSON *meta = sim_json_get(&in, root, "", "metadata");
+    sim_json_text(&in, meta, "/metadata", "gpu_name", r->gpu_name, sizeof r->gpu_name);
+    sim_json_text(&in, meta, "/metadata", "date", r->date, sizeof r->date);
+    g_strlcpy(r->kernel, "dashsim-bwd", sizeof r->kernel); /* the runs of gpu/bwd/shapes.py */
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(meta, "kernel");
+    if (cJSON_IsString(k))
+        g_strlcpy(r->kernel, k->valuestring, sizeof r->kernel);
+    const cJSON *recs = sim_json_array(&in, root, "", "records", 1 << 20);
+    r->count = recs ? cJSON_GetArraySize(recs) : 0;
+    r->runs = g_new0(KernelRun, MAX(r->count, 1));
+    for (int i = 0; i < r->count && !err->status; i++) {
+        char p[32];
+        snprintf(p, sizeof p, "/records/%d", i);
+        read_run(&in, cJSON_GetArrayItem(recs, i), p, &r->runs[i]);
+    }
+    cJSON_Delete(root);
+    if (err->status) {
+        sim_kernel_runs_free(r);
+        return err->status;
+    }
+    *out = r;
+    return SIM_OK;
+}
+
+bool sim_kernel_runs_is(const char *path)
+{
+    if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) /* a FIFO or a device: never read ahead of its reader */
+        return false;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    char head[512];
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[n] = '\0';
+    return strstr(head, "\"dashsim-kernel-runs\"") != NULL;
+}

@@ -1,0 +1,331 @@
+/* Fitting a kernel profile to traces (kernel_fit.h). The traces are walked per GPU block (tasks of one block
+ * share its SM and entry stamp), in compute order, so that each task's predecessor on its SM is known: the
+ * kind of a task (first of a run, diagonal, overlapped by the previous reduction) comes from that walk. */
+#include "kernel_fit.h"
+
+#include <glib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+/* Growable sample of one phase. */
+typedef struct {
+    int64_t *v;
+    int64_t n, cap;
+} Sample;
+
+static void add(Sample *s, int64_t x)
+{
+    if (s->n == s->cap)
+        s->v = g_renew(int64_t, s->v, s->cap = s->cap ? 2 * s->cap : 256);
+    s->v[s->n++] = x;
+}
+
+static int64_t med(Sample *s)
+{
+    return s->n ? sim_median_i64(s->v, s->n) : 0;
+}
+
+enum { S_LAUNCH, S_LAUNCH_DIAG, S_KV_WRITE, S_KV_WRITE_GQA, S_KV_SWITCH, S_GAP, S_DEPOSIT, S_READ, S_TAIL, S_READ_WAITED,
+       S_TAIL_WAITED, S_HANDOFF, S_PROLOGUE, S_BESIDE_WRITE, S_BESIDE_WRITE_WAITED, S_COUNT };
+
+/* Candidate overlap windows: the previous reduction starting from before_ns before to after_ns after the
+ * compute's start. The fit keeps the pair that separates the computes best. */
+static const int32_t windows[] = { 250, 500, 750, 1000, 1500 };
+enum { N_WINDOWS = sizeof windows / sizeof windows[0] };
+
+typedef struct {
+    Sample s[S_COUNT];
+    Sample offset_ns, offset_c;  /* interior tasks: previous reduction start - compute start, and compute */
+    bool *is_beside_write;       /* per task of the trace being walked: its reduction overlaps a dK/dV write
+                                  * of its block */
+} Phases;
+
+static int by_block_then_start(const void *a, const void *b)
+{
+    const TraceTask *x = *(const TraceTask *const *)a, *y = *(const TraceTask *const *)b;
+    if (x->smid != y->smid)
+        return x->smid < y->smid ? -1 : 1;
+    if (x->b_entry != y->b_entry)
+        return x->b_entry < y->b_entry ? -1 : 1;
+    return x->c_start < y->c_start ? -1 : x->c_start > y->c_start;
+}
+
+static bool is_diag(const Trace *t, const TraceTask *x)
+{
+    return t->wl.mask == MASK_CAUSAL && x->q / t->wl.tile_ratio == x->kv;
+}
+
+/* Marks the block's reductions that overlap one of its dK/dV writes (s_end -> k_end of a run's last task). */
+static void mark_beside_write(const Trace *t, TraceTask **b, int64_t n, Phases *ph)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < n; j++)
+            if (b[j]->k_end > b[j]->s_end && b[i]->r_start < b[j]->k_end && b[i]->r_end > b[j]->s_end) {
+                ph->is_beside_write[b[i] - t->tasks] = true;
+                break;
+            }
+}
+
+/* One GPU block's tasks, in compute order. */
+static void walk_block(const Trace *t, TraceTask **b, int64_t n, bool is_launch_block, Phases *ph)
+{
+    mark_beside_write(t, b, n, ph);
+    add(&ph->s[S_PROLOGUE], b[0]->c_start - b[0]->b_entry);
+    for (int64_t i = 0; i < n; i++) {
+        const TraceTask *x = b[i], *p = i ? b[i - 1] : NULL;
+        bool is_first = !p || p->head != x->head || p->kv != x->kv, diag = is_diag(t, x);
+        int64_t c = x->c_end - x->c_start;
+        if (i == 0 && is_launch_block)
+            add(&ph->s[diag ? S_LAUNCH_DIAG : S_LAUNCH], c);
+        else if (!is_first) {
+            add(&ph->offset_ns, p->r_start - x->c_start);
+            add(&ph->offset_c, c * 2 + diag); /* low bit: diagonal */
+        }
+        if (x->k_end > x->s_end) {
+            bool is_gqa = t->kernel.kv_heads > 0 && t->kernel.kv_heads < t->kernel.heads_per_batch;
+            add(&ph->s[is_gqa ? S_KV_WRITE_GQA : S_KV_WRITE], x->k_end - x->s_end);
+        }
+        if (p && p->r_read <= x->c_end) /* the staging buffer was free: the deposit did not wait */
+            add(&ph->s[S_DEPOSIT], x->s_end - x->c_end);
+        if (i + 1 < n)
+            add(&ph->s[x->k_end > x->s_end ? S_KV_SWITCH : S_GAP], b[i + 1]->c_start - x->k_end);
+    }
+}
+
+/* Per row in rank order: each reduction's read and tail, split by whether it waited for its turn (its tile
+ * was staged before the previous rank released); and the hand-off where rank k waited for rank k-1 on
+ * another SM: from k-1's release to k's acquire. */
+static void handoffs(const Trace *t, Phases *ph)
+{
+    int64_t rows = (int64_t)t->wl.heads * t->wl.q_tiles;
+    int64_t *first = g_new0(int64_t, rows + 1);
+    const TraceTask **by = g_new(const TraceTask *, t->task_count);
+    for (int64_t i = 0; i < t->task_count; i++)
+        first[(int64_t)t->tasks[i].head * t->wl.q_tiles + t->tasks[i].q + 1]++;
+    for (int64_t r = 0; r < rows; r++)
+        first[r + 1] += first[r];
+    for (int64_t i = 0; i < t->task_count; i++) {
+        const TraceTask *x = &t->tasks[i];
+        int64_t row = (int64_t)x->head * t->wl.q_tiles + x->q;
+        if (first[row] + x->rank < first[row + 1])
+            by[first[row] + x->rank] = x;
+    }
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t k = first[r]; k < first[r + 1]; k++) {
+            bool is_waited = k > first[r] && by[k]->r_ready < by[k - 1]->r_end;
+            if (ph->is_beside_write[by[k] - t->tasks]) /* its whole time; the excess is fitted later */
+                add(&ph->s[is_waited ? S_BESIDE_WRITE_WAITED : S_BESIDE_WRITE], by[k]->r_end - by[k]->r_start);
+            else {
+                add(&ph->s[is_waited ? S_READ_WAITED : S_READ], by[k]->r_read - by[k]->r_start);
+                add(&ph->s[is_waited ? S_TAIL_WAITED : S_TAIL], by[k]->r_end - by[k]->r_read);
+            }
+            if (is_waited && by[k]->smid != by[k - 1]->smid)
+                add(&ph->s[S_HANDOFF], by[k]->r_start - by[k - 1]->r_end);
+        }
+    g_free(by);
+    g_free(first);
+}
+
+static void collect(const Trace *t, Phases *ph)
+{
+    TraceTask **b = g_new(TraceTask *, t->task_count);
+    ph->is_beside_write = g_new0(bool, t->task_count);
+    for (int64_t i = 0; i < t->task_count; i++)
+        b[i] = &t->tasks[i];
+    qsort(b, (size_t)t->task_count, sizeof *b, by_block_then_start);
+    int32_t prev_sm = -1;
+    for (int64_t i = 0, j; i < t->task_count; i = j) {
+        for (j = i + 1; j < t->task_count && b[j]->smid == b[i]->smid && b[j]->b_entry == b[i]->b_entry; j++)
+            ;
+        walk_block(t, b + i, j - i, b[i]->smid != prev_sm, ph); /* an SM's first block started at launch */
+        prev_sm = b[i]->smid;
+    }
+    handoffs(t, ph);
+    g_free(ph->is_beside_write);
+    ph->is_beside_write = NULL;
+    g_free(b);
+}
+
+/* The window pair that splits the interior computes into two groups with the least squared deviation from
+ * their group medians; the penalty is the difference of the medians. */
+static void fit_overlap(Phases *ph, SimOverlapRule *rule, int64_t *c_plain, int64_t *diag_plain)
+{
+    double best = INFINITY;
+    for (int a = 0; a < N_WINDOWS; a++)
+        for (int b = 0; b < N_WINDOWS; b++) {
+            Sample g[4] = { 0 };
+            for (int64_t i = 0; i < ph->offset_ns.n; i++) {
+                int64_t off = ph->offset_ns.v[i], c = ph->offset_c.v[i];
+                bool in = off >= -windows[a] && off < windows[b];
+                add(&g[(c & 1) * 2 + in], c >> 1);
+            }
+            int64_t m[4];
+            double sse = 0;
+            for (int k = 0; k < 4; k++)
+                m[k] = med(&g[k]);
+            for (int64_t i = 0; i < ph->offset_ns.n; i++) {
+                int64_t off = ph->offset_ns.v[i], c = ph->offset_c.v[i];
+                int k = (int)((c & 1) * 2 + (off >= -windows[a] && off < windows[b]));
+                sse += pow((double)((c >> 1) - m[k]), 2);
+            }
+            if (sse < best) {
+                best = sse;
+                *c_plain = m[0], *diag_plain = m[2];
+                int64_t pen = g[1].n && g[0].n ? m[1] - m[0] : 0;
+                *rule = (SimOverlapRule){ (int32_t)MAX(pen, 0), windows[a], windows[b], 0 };
+            }
+            for (int k = 0; k < 4; k++)
+                g_free(g[k].v);
+        }
+}
+
+/* Least squares y = base + slope x over n points; with one distinct x, the mean and no slope. A negative
+ * slope (noise over a narrow range of sizes) is clamped to 0 with the mean as base. */
+static KernelLinear fit_linear(const double *x, const double *y, int n)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++)
+        sx += x[i], sy += y[i], sxx += x[i] * x[i], sxy += x[i] * y[i];
+    double den = n * sxx - sx * sx;
+    if (n == 0)
+        return (KernelLinear){ 0, 0 };
+    if (den <= 1e-9 * (sxx + 1) || n * sxy - sx * sy <= 0)
+        return (KernelLinear){ sy / n, 0 };
+    double slope = (n * sxy - sx * sy) / den;
+    return (KernelLinear){ (sy - slope * sx) / n, slope };
+}
+
+static SimShape trace_shape(const Trace *t)
+{
+    const TraceKernel *k = &t->kernel;
+    return (SimShape){ .batch = k->batch, .heads = k->heads_per_batch, .kv_heads = k->kv_heads,
+                       .seqlen_q = k->seqlen, .seqlen_k = k->seqlen, .head_dim = k->head_dim, .mask = t->wl.mask };
+}
+
+/* The span of a trace's tasks: first compute start to last reduction end. */
+static int64_t trace_span(const Trace *t)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (int64_t i = 0; i < t->task_count; i++)
+        lo = MIN(lo, t->tasks[i].c_start), hi = MAX(hi, t->tasks[i].r_end);
+    return hi - lo;
+}
+
+/* The fixed costs: what a launch takes beyond its tasks' span, against the MiB its fixed stages move. The
+ * launch's time is the timed run's (timed_ns) when known, else the recorded run's cudaEvent stages (which
+ * count an event's overhead at each stage boundary: an upper bound). GQA traces give the group sums'
+ * part, over what the fit of the others predicts for them. */
+static void fit_fixed(Trace *const *tr, const int64_t *timed_ns, int n, KernelTile *tile)
+{
+    double x[2][256] = { { 0 } }, y[2][256] = { { 0 } }, mib[256][2] = { { 0 } }, over[256] = { 0 };
+    int m[2] = { 0 };
+    for (int i = 0; i < n && i < 256; i++) {
+        const TraceKernel *k = &tr[i]->kernel;
+        SimShape s = trace_shape(tr[i]);
+        sim_kernel_stage_mib(&s, mib[i]);
+        int64_t total = timed_ns && timed_ns[i] > 0 ? timed_ns[i] : k->memset_ns + k->pre_ns + k->main_ns + k->post_ns;
+        over[i] = (double)(total - trace_span(tr[i]));
+        if (mib[i][1] == 0)
+            x[0][m[0]] = mib[i][0], y[0][m[0]++] = over[i];
+    }
+    tile->fixed = fit_linear(x[0], y[0], m[0]);
+    for (int i = 0; i < n && i < 256; i++)
+        if (mib[i][1] > 0)
+            x[1][m[1]] = mib[i][1], y[1][m[1]++] = over[i] - (tile->fixed.base_ns + tile->fixed.ns_per_mib * mib[i][0]);
+    tile->fixed_gqa = fit_linear(x[1], y[1], m[1]);
+}
+
+/* One tile from the traces of one head dim. */
+static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, KernelTile *tile)
+{
+    Phases ph = { 0 };
+    for (int i = 0; i < n; i++)
+        collect(tr[i], &ph);
+    int64_t c = 0, diag = 0;
+    fit_overlap(&ph, &tile->overlap, &c, &diag);
+    int64_t gap = med(&ph.s[S_GAP]);
+    Sample extra = { 0 };
+    for (int64_t i = 0; i < ph.s[S_LAUNCH].n; i++)
+        add(&extra, ph.s[S_LAUNCH].v[i] - c);
+    for (int64_t i = 0; i < ph.s[S_LAUNCH_DIAG].n; i++)
+        add(&extra, ph.s[S_LAUNCH_DIAG].v[i] - (diag ? diag : c));
+    *tile = (KernelTile){
+        .head_dim = tr[0]->kernel.head_dim, .mask = -1, .block_m = tr[0]->kernel.tile_m,
+        .block_n = tr[0]->kernel.tile_n, .compute_ns = c + gap, .diag_ns = diag ? diag + gap : 0,
+        .launch_extra_ns = MAX(med(&extra), 0), .kv_write_ns = med(&ph.s[S_KV_WRITE]),
+        .kv_write_gqa_ns = med(&ph.s[S_KV_WRITE_GQA]),
+        .kv_switch_ns = ph.s[S_KV_SWITCH].n ? MAX(med(&ph.s[S_KV_SWITCH]) - gap, 0) : 0,
+        .deposit_ns = med(&ph.s[S_DEPOSIT]), .reduce_read_ns = MAX(med(&ph.s[S_READ]), 1),
+        .reduce_tail_ns = MAX(med(&ph.s[S_TAIL]), 1), .reduce_read_waited_ns = med(&ph.s[S_READ_WAITED]),
+        .reduce_tail_waited_ns = med(&ph.s[S_TAIL_WAITED]), .handoff_ns = MAX(med(&ph.s[S_HANDOFF]), 0),
+        .cta_prologue_ns = med(&ph.s[S_PROLOGUE]), .overlap = tile->overlap, .traces = n };
+    fit_fixed(tr, timed_ns, n, tile);
+    Sample excess = { 0 }; /* a reduction beside a dK/dV write, over the same kind of reduction alone */
+    for (int64_t i = 0; i < ph.s[S_BESIDE_WRITE].n; i++)
+        add(&excess, ph.s[S_BESIDE_WRITE].v[i] - tile->reduce_read_ns - tile->reduce_tail_ns);
+    for (int64_t i = 0; i < ph.s[S_BESIDE_WRITE_WAITED].n; i++)
+        add(&excess, ph.s[S_BESIDE_WRITE_WAITED].v[i] - (tile->reduce_read_waited_ns ? tile->reduce_read_waited_ns +
+                                                         tile->reduce_tail_waited_ns : tile->reduce_read_ns +
+                                                         tile->reduce_tail_ns));
+    tile->overlap.write_extra_ns = (int32_t)MAX(med(&excess), 0);
+    g_free(excess.v);
+    for (int k = 0; k < S_COUNT; k++)
+        g_free(ph.s[k].v);
+    g_free(ph.offset_ns.v), g_free(ph.offset_c.v), g_free(extra.v);
+}
+
+static SimStatus check_trace(const Trace *t, const Trace *first, SimError *err)
+{
+    const TraceKernel *k = &t->kernel;
+    if (!t->has_phases || !k->name[0] || !k->seqlen || !k->batch || !k->heads_per_batch || !k->tile_m || !k->tile_n)
+        return sim_error_set(err, SIM_ERR_INPUT, "%s: not a kernel trace with phase stamps (it needs the columns s_end, "
+                             "k_end, r_read, b_entry, b_exit and the metadata kernel, seqlen, batch, heads_per_batch, "
+                             "tile_m, tile_n: gpu/bwd writes them)", t->path);
+    if (strcmp(k->name, first->kernel.name) != 0 || strcmp(t->gpu_name, first->gpu_name) != 0)
+        return sim_error_set(err, SIM_ERR_INPUT, "%s: kernel %s on %s, but %s is kernel %s on %s: one profile is one "
+                             "kernel on one GPU", t->path, k->name, t->gpu_name, first->path, first->kernel.name,
+                             first->gpu_name);
+    if (t->model.reduce != REDUCE_ASYNC)
+        return sim_error_set(err, SIM_ERR_INPUT, "%s: a serial-reduction trace; kernel profiles model a store warp "
+                             "(async)", t->path);
+    return SIM_OK;
+}
+
+SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, int count, KernelProfile **out,
+                                SimError *err)
+{
+    *out = NULL;
+    if (count < 1)
+        return sim_error_set(err, SIM_ERR_USAGE, "no traces to fit a kernel profile to");
+    for (int i = 0; i < count; i++)
+        if (check_trace(traces[i], traces[0], err) != SIM_OK)
+            return err->status;
+    KernelProfile *k = g_new0(KernelProfile, 1);
+    k->version = 1, k->head_swizzle = 1, k->dq_buffers = traces[0]->model.dq_buffers;
+    k->sm_count = traces[0]->wl.n_sm, k->release = KERNEL_RELEASE_AT_COMPLETION;
+    g_strlcpy(k->kernel, traces[0]->kernel.name, sizeof k->kernel);
+    g_strlcpy(k->gpu_name, traces[0]->gpu_name, sizeof k->gpu_name);
+    g_strlcpy(k->reduce_op, traces[0]->kernel.reduce_op[0] ? traces[0]->kernel.reduce_op : "bulk", sizeof k->reduce_op);
+    g_strlcpy(k->method, "traces", sizeof k->method);
+    Trace **group = g_new(Trace *, count);
+    int64_t *group_ns = g_new0(int64_t, count);
+    bool *is_done = g_new0(bool, count);
+    for (int i = 0; i < count; i++) { /* one tile per head dim, in the order the head dims first appear */
+        if (is_done[i])
+            continue;
+        int n = 0;
+        for (int j = i; j < count; j++)
+            if (!is_done[j] && traces[j]->kernel.head_dim == traces[i]->kernel.head_dim)
+                group_ns[n] = timed_ns ? timed_ns[j] : 0, group[n++] = traces[j], is_done[j] = true;
+        k->tiles = g_renew(KernelTile, k->tiles, k->tile_count + 1);
+        fit_tile(group, group_ns, n, &k->tiles[k->tile_count++]);
+    }
+    g_free(group);
+    g_free(group_ns);
+    g_free(is_done);
+    *out = k;
+    return SIM_OK;
+}

@@ -5,7 +5,8 @@
 # (gnuplot's CPU time included: it runs as the job's child) at 131,072 tasks, each output a new file.
 # RUNS rounds (default 5): each round runs every variant in turn, 3 times; a figure is the median over
 # the rounds of the rounds' medians. ratio = (with the output - alone) / alone: the output's cost in units
-# of the simulation's own time. Targets (issue 24): CSV at most 1, Perfetto at most 2.
+# of the simulation's own time; out_mb: the CSV, the trace or the Gantt's data file (MB = 2^20 bytes).
+# Targets (issue 24): CSV at most 1, Perfetto at most 2.
 set -eu
 sim=${1:-bin/sim}
 runs=${RUNS:-5}
@@ -24,7 +25,7 @@ variant() {
         "$sim" --policy fa3 --n 132 --heads "$heads" --kv-tiles 128 --q-tiles 128 "${@/OUT/$out}")
     local bytes
     bytes=$(cat "$out".csv "$out".json "$out".dat 2>/dev/null | wc -c)
-    echo "$name ${t%% *} $((bytes / 1048576))"
+    echo "$name ${t%% *} $bytes"
 }
 
 for round in $(seq "$runs"); do
@@ -45,7 +46,7 @@ echo "# ratio = (with the output - the job alone) / the job alone (targets: CSV 
 printf "%10s %-24s %9s %9s %7s %8s\n" tasks output seconds alone_s ratio out_mb
 row() { # TASKS NAME LABEL ALONE
     awk -v t="$1" -v l="$3" -v s="$(median "$2" 2)" -v a="$(median "$4" 2)" -v mb="$(median "$2" 3)" 'BEGIN {
-        printf "%10d %-24s %9.3f %9.3f %7.2f %8d\n", t, l, s, a, (s - a) / a, mb }'
+        printf "%10d %-24s %9.3f %9.3f %7.2f %8.1f\n", t, l, s, a, (s - a) / a, mb / 1048576 }'
 }
 row 524288 csv "--csv" alone-524k
 row 524288 trace "--trace" alone-524k

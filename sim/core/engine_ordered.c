@@ -1,10 +1,8 @@
-/* The engine's fast path (engine_ordered.h). Both evaluations apply the event engine's rule: an op starts
- * at the latest of its CTA's dispatch (first op on its engine) or the end of its previous op on its
- * engine, and the ends of its in-edges' sources plus their latency (0 on one unit). Dispatched CTAs: the
- * engine dispatches once all events of a time are done, so every unit freed at time t is free when CTAs
- * are placed at t, lowest unit first: a min-heap of units on (free time, unit) gives each CTA in turn
- * its unit. A CTA that frees its unit the instant it got it would be placed in a later round of the same
- * time, which that heap does not model: such programs go to the event engine. */
+/* The engine's fast path (engine_ordered.h), with the event engine's rule: an op starts at the latest of its
+ * CTA's dispatch or its previous op's end on its engine and its in-edges' ends plus latency. The engine
+ * places CTAs once a time's events are done, so every unit freed at t is free then, lowest first: a heap
+ * of units on (free time, unit) places CTAs in turn. A CTA freeing its unit the instant it got it would be
+ * placed in a later round of the same time, which that heap does not model: the event engine takes those. */
 #include "engine_ordered.h"
 
 #include <glib.h>

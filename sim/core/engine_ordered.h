@@ -1,12 +1,8 @@
-/* The engine's fast path, for programs whose schedule can be computed without an event queue: with fixed
- * durations an op starts at the latest of its predecessors' ends (plus latency), so only the placement
- * of CTAs on units depends on the order of events, and that order is known
- *   - when every CTA's unit is known beforehand (all pinned, or all dispatched and no more of them than
- *     units: CTA c takes unit c at time 0): any order that respects the dependencies gives the schedule
- *     (a worklist);
- *   - when every CTA is dispatched by the block scheduler and every edge runs forward (to a later op):
- *     CTA by CTA, each goes to the unit that frees first (lowest number among equal times).
- * It gives the event engine's schedule op for op (tests/test_engine_paths.c checks it on every policy). */
+/* The engine's fast path: with fixed durations an op starts at the latest of its predecessors' ends, so
+ * only the placement of CTAs depends on the order of events, and that order is known where every CTA's
+ * unit is (all pinned, or no more CTAs than units: any dependency order gives the schedule, a worklist),
+ * or where CTAs are dispatched and every edge runs forward (CTA by CTA, each to the unit that frees first,
+ * the lowest among equal times). Invariant: the event engine's schedule op for op (test_engine_paths.c). */
 #ifndef SIM_ENGINE_ORDERED_H
 #define SIM_ENGINE_ORDERED_H
 

@@ -5,6 +5,9 @@
 #include "exec_loop.cuh"
 #include "gpu_device.cuh"
 #include "gpu_host.h"
+extern "C" {
+#include "stats.h" /* sim/core: the one median of dashsim */
+}
 #include "gpu_plan.h"
 
 #include <cuda_runtime.h>
@@ -64,7 +67,7 @@ static long long measure_compute_cycles(int tile_m, int head_dim, int iters, int
     float *d_sink;
     GPU_CHECK(cudaMalloc(&d_out, sizeof(long long) * 3 * sm_count));
     GPU_CHECK(cudaMalloc(&d_sink, sizeof(float) * sm_count));
-    long long *cyc = (long long *)malloc(sizeof(long long) * sm_count);
+    int64_t *cyc = (int64_t *)malloc(sizeof(int64_t) * sm_count);
     long long med = 0;
     for (int rep = 0; rep < 3; rep++) { /* the first launch warms up; the last one counts */
         k<<<sm_count, GPU_COMPUTE_THREADS, GPU_SMEM_BYTES>>>(iters, 0, d_out, d_sink);
@@ -72,7 +75,7 @@ static long long measure_compute_cycles(int tile_m, int head_dim, int iters, int
         GPU_CHECK(cudaMemcpy(h_out, d_out, sizeof(long long) * 3 * sm_count, cudaMemcpyDeviceToHost));
         for (int i = 0; i < sm_count; i++)
             cyc[i] = h_out[3 * i];
-        med = gpu_median_ll(cyc, sm_count);
+        med = sim_median_i64(cyc, sm_count);
     }
     cudaFree(d_out);
     cudaFree(d_sink);
@@ -327,7 +330,7 @@ static double measured_clock_mhz(const RunResult *r, int blocks)
         if (k[4] - k[3] >= 5000)
             mhz[n++] = (double)(k[2] - k[1]) * 1000.0 / (double)(k[4] - k[3]);
     }
-    double m = gpu_median_d(mhz, n);
+    double m = sim_median_f64(mhz, n);
     free(mhz);
     return m;
 }
@@ -541,7 +544,7 @@ static int run_plan(const char *path, const Options *o, const GpuMeta *dev_meta,
     v.is_timeout = warm.is_timeout;
     run_free(&warm);
     v.is_identical = 1;
-    long long *spans = (long long *)malloc(sizeof(long long) * o->repeats);
+    int64_t *spans = (int64_t *)malloc(sizeof(int64_t) * o->repeats);
     for (int i = 0; i < o->repeats; i++) {
         exec_run(&x, &runs[i]);
         v.is_timeout |= runs[i].is_timeout;
@@ -550,7 +553,7 @@ static int run_plan(const char *path, const Options *o, const GpuMeta *dev_meta,
             v.is_identical = 0;
     }
     const int mhz_after = gpu_nvml_sm_clock_mhz();
-    long long med = gpu_median_ll(spans, o->repeats);
+    const long long med = sim_quantile_i64(spans, o->repeats, 0.5); /* a run's own makespan, even for even counts */
     for (int i = 0; i < o->repeats; i++)
         if (runs[i].makespan_ns == med) {
             v.chosen = i;

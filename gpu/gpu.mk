@@ -8,9 +8,11 @@ GPU_ARCH ?= -gencode=arch=compute_90a,code=sm_90a
 GPU_NVCCFLAGS ?= -O3 $(GPU_ARCH) -std=c++17 -lineinfo --Werror all-warnings \
 	-Xcompiler -Wall,-Wextra,-ffp-contract=off -Xptxas -warn-spills
 GPU_BUILD := build/gpu
-# The simulator's plan reader and plan_check, compiled as C and linked, so gpu/ reads plans as sim does.
+# The simulator's plan reader and plan_check, its median (sim/core/stats.c) and JSON string escaper
+# (sim/io/format.c), compiled as C and linked, so gpu/ reads plans and writes numbers as sim does.
 GPU_INC := -Isim/core -Ipolicies -Isim/model -Isim/io
-GPU_C_OBJ := $(GPU_BUILD)/c/plan_read.o $(GPU_BUILD)/c/plan.o $(GPU_BUILD)/c/status.o
+GPU_C_OBJ := $(GPU_BUILD)/c/plan_read.o $(GPU_BUILD)/c/plan.o $(GPU_BUILD)/c/status.o $(GPU_BUILD)/c/stats.o \
+	$(GPU_BUILD)/c/format.o
 GPU_BINS := bin/gpu-calib bin/gpu-exec
 GPU_Q = $(if $(V),,@)
 
@@ -34,7 +36,10 @@ bin/gpu-exec: $(GPU_BUILD)/executor.o $(GPU_BUILD)/plan.o $(GPU_BUILD)/host.o $(
 	$(if $(V),,@echo "  NVLINK  $@")
 	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl
 
-bin/gpu-calib: $(GPU_BUILD)/calib.o $(GPU_BUILD)/host.o
+# gpu-calib: one file per calibration, named for what it measures (gpu/calib/calib.h lists them).
+GPU_CALIB_OBJ := $(patsubst gpu/calib/%.cu,$(GPU_BUILD)/calib/%.o,$(wildcard gpu/calib/*.cu))
+
+bin/gpu-calib: $(GPU_CALIB_OBJ) $(GPU_BUILD)/host.o $(GPU_BUILD)/c/stats.o $(GPU_BUILD)/c/format.o
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  NVLINK  $@")
 	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl
@@ -42,7 +47,7 @@ bin/gpu-calib: $(GPU_BUILD)/calib.o $(GPU_BUILD)/host.o
 gpu-clean:
 	rm -rf $(GPU_BUILD) $(GPU_BINS)
 
--include $(wildcard $(GPU_BUILD)/*.d $(GPU_BUILD)/c/*.d)
+-include $(wildcard $(GPU_BUILD)/*.d $(GPU_BUILD)/c/*.d $(GPU_BUILD)/calib/*.d)
 
 # The real deterministic attention backward (gpu/bwd/, docs/kernel.md) has its own rules.
 -include gpu/bwd/bwd.mk

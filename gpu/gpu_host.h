@@ -1,6 +1,6 @@
 /* Host helpers shared by gpu-calib and gpu-exec: CUDA error checks, the metadata list that --meta
  * KEY=VALUE flags fill (a later value for a key replaces the earlier one; order of first appearance is
- * kept), JSON string output, UTC dates and medians. */
+ * kept), UTC dates. Medians and JSON strings are the core's (sim/core/stats.h, sim/io/format.h). */
 #ifndef GPU_HOST_H
 #define GPU_HOST_H
 
@@ -34,12 +34,8 @@ void gpu_meta_merge(GpuMeta *m, const GpuMeta *src);
 /* Writes {"k":v,...} without a newline. */
 void gpu_meta_write(FILE *f, const GpuMeta *m);
 
-void gpu_json_string(FILE *f, const char *s);
 /* Current UTC time as YYYY-MM-DDTHH:MM:SSZ into buf (>= 21 bytes). */
 void gpu_utc_date(char *buf, size_t len);
-/* Median of n values (sorts v in place); 0 when n == 0. The lower middle for even n. */
-long long gpu_median_ll(long long *v, int n);
-double gpu_median_d(double *v, int n);
 /* Fills the device facts (gpu_name, sm_count, clocks, driver, cuda, date) into m. */
 void gpu_meta_device(GpuMeta *m, int device);
 /* Current SM clock of GPU 0 through NVML (loaded with dlopen, so nothing links against it); -1 when NVML

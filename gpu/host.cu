@@ -1,6 +1,9 @@
-/* Host helpers of the gpu/ tools: error checks, metadata, JSON strings, dates and medians.
+/* Host helpers of the gpu/ tools: error checks, metadata (written with sim/io's JSON string escaper), dates.
  * Everything here runs on the CPU; only gpu_meta_device and the checks call the CUDA runtime. */
 #include "gpu_host.h"
+extern "C" {
+#include "format.h" /* sim/io: the one JSON string escaper */
+}
 
 #include <cuda_runtime.h>
 #include <dlfcn.h>
@@ -91,33 +94,18 @@ void gpu_meta_merge(GpuMeta *m, const GpuMeta *src)
     }
 }
 
-void gpu_json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 void gpu_meta_write(FILE *f, const GpuMeta *m)
 {
     fputc('{', f);
     for (int i = 0; i < m->n; i++) {
         if (i)
             fputc(',', f);
-        gpu_json_string(f, m->e[i].key);
+        sim_write_json_string(f, m->e[i].key);
         fputc(':', f);
         if (m->e[i].is_raw)
             fputs(m->e[i].value, f);
         else
-            gpu_json_string(f, m->e[i].value);
+            sim_write_json_string(f, m->e[i].value);
     }
     fputc('}', f);
 }
@@ -128,34 +116,6 @@ void gpu_utc_date(char *buf, size_t len)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static int cmp_ll(const void *a, const void *b)
-{
-    long long x = *(const long long *)a, y = *(const long long *)b;
-    return (x > y) - (x < y);
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-long long gpu_median_ll(long long *v, int n)
-{
-    if (n <= 0)
-        return 0;
-    qsort(v, (size_t)n, sizeof *v, cmp_ll);
-    return v[(n - 1) / 2];
-}
-
-double gpu_median_d(double *v, int n)
-{
-    if (n <= 0)
-        return 0;
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return v[(n - 1) / 2];
 }
 
 /* The few NVML entry points used, declared here so that no NVML header or library is needed to build. */

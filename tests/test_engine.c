@@ -100,6 +100,96 @@ START_TEST(zero_length_ops_and_two_engines)
 }
 END_TEST
 
+/* One unit, two engines: compute C0, deposit D0, reduction R0 on the store engine, then compute C1 and a
+ * WRITE W on the compute engine; rule is the program's interference rule. */
+static SimProgram *store_overlap_program(SimOverlapRule rule, int64_t write_ns)
+{
+    SimProgram *p = sim_program_new(1, 2);
+    sim_program_add_cta(p, -1);
+    sim_program_add_op(p, 0, SIM_OP_COMPUTE, 1000, 0);
+    int64_t d0 = sim_program_add_op(p, 0, SIM_OP_SYNC, 0, 0);
+    int64_t r0 = sim_program_add_op(p, 1, SIM_OP_REDUCE, 500, 0);
+    sim_program_add_op(p, 0, SIM_OP_COMPUTE, 1000, 1);
+    if (write_ns)
+        sim_program_add_op(p, 0, SIM_OP_WRITE, write_ns, 1);
+    sim_program_add_op(p, 1, SIM_OP_REDUCE, 500, 1);
+    sim_program_add_edge(p, d0, r0, 0, SIM_EDGE_PHASE);
+    p->overlap = rule;
+    sim_program_seal(p);
+    return p;
+}
+
+START_TEST(overlap_penalty_slows_the_compute_its_reduction_starts_beside)
+{
+    /* R0 starts at 1000 with C1: inside the window, C1 pays 200 once */
+    SimProgram *p = store_overlap_program((SimOverlapRule){ 200, 100, 100, 0 }, 0);
+    SimSchedule s = { 0 };
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+    ck_assert_int_eq(s.start_ns[3], 1000);
+    ck_assert_int_eq(s.end_ns[3], 2200);
+    ck_assert_int_eq(s.end_ns[2], 1500); /* the reduction itself keeps its time */
+    sim_schedule_clear(&s);
+    sim_program_free(p);
+    p = store_overlap_program((SimOverlapRule){ 200, 0, 0, 0 }, 0); /* an empty window: no penalty */
+    ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+    ck_assert_int_eq(s.end_ns[3], 2000);
+    sim_schedule_clear(&s);
+    sim_program_free(p);
+}
+END_TEST
+
+START_TEST(write_extra_slows_the_store_engine_beside_a_write)
+{
+    /* C1 ends at 2000, W runs 2000..2600; the second reduction (program order after R0, ends 1500) starts at
+     * 1500, is running when W starts: it pays 300 more */
+    SimProgram *p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300 }, 600);
+    SimSchedule s = { 0 };
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+    ck_assert_int_eq(s.start_ns[5], 1500);
+    ck_assert_int_eq(s.end_ns[5], 2000); /* ends as W starts: not beside it */
+    sim_schedule_clear(&s);
+    sim_program_free(p);
+    p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300 }, 600);
+    p->ops[5].duration_ns = 800; /* now it runs 1500..2300, across W's start at 2000 */
+    ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+    ck_assert_int_eq(s.end_ns[5], 2600);
+    ck_assert_int_eq(s.makespan_ns, 2600);
+    sim_schedule_clear(&s);
+    sim_program_free(p);
+}
+END_TEST
+
+START_TEST(waited_reduction_takes_its_other_times)
+{
+    /* two units: R0 (unit 0) releases R1 (unit 1) through an ACCUM edge after R1's own compute ended: R1
+     * waited, so it takes read_delta more and its tail T1 tail_delta more */
+    SimProgram *p = sim_program_new(2, 2);
+    sim_program_add_cta(p, 0);
+    sim_program_add_op(p, 0, SIM_OP_COMPUTE, 1000, 0);
+    int64_t r0 = sim_program_add_op(p, 1, SIM_OP_REDUCE, 400, 0);
+    sim_program_add_cta(p, 1);
+    sim_program_add_op(p, 0, SIM_OP_COMPUTE, 100, 1);
+    int64_t r1 = sim_program_add_op(p, 1, SIM_OP_REDUCE, 400, 1);
+    int64_t t1 = sim_program_add_op(p, 1, SIM_OP_SYNC, 600, 1);
+    sim_program_add_edge(p, 0, r0, 0, SIM_EDGE_PHASE);
+    sim_program_add_edge(p, 2, r1, 0, SIM_EDGE_PHASE);
+    sim_program_add_edge(p, r0, r1, 50, SIM_EDGE_ACCUM);
+    p->waited = (SimWaitedReduce){ -100, 250 };
+    sim_program_seal(p);
+    SimSchedule s = { 0 };
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+    ck_assert_int_eq(s.end_ns[r0], 1400);   /* R0 did not wait: its own time */
+    ck_assert_int_eq(s.start_ns[r1], 1450); /* the hand-off */
+    ck_assert_int_eq(s.end_ns[r1], 1750);   /* 400 - 100 */
+    ck_assert_int_eq(s.end_ns[t1], 2600);   /* 600 + 250 */
+    sim_schedule_clear(&s);
+    sim_program_free(p);
+}
+END_TEST
+
 START_TEST(waiting_on_an_unplaced_cta_deadlocks)
 {
     SimProgram *p = sim_program_new(1, 1);
@@ -214,6 +304,9 @@ Suite *suite_engine(void)
     tcase_add_test(tc, equal_free_times_pick_the_lowest_unit);
     tcase_add_test(tc, latency_applies_only_between_units);
     tcase_add_test(tc, zero_length_ops_and_two_engines);
+    tcase_add_test(tc, overlap_penalty_slows_the_compute_its_reduction_starts_beside);
+    tcase_add_test(tc, write_extra_slows_the_store_engine_beside_a_write);
+    tcase_add_test(tc, waited_reduction_takes_its_other_times);
     tcase_add_test(tc, waiting_on_an_unplaced_cta_deadlocks);
     tcase_add_test(tc, dependency_cycle_deadlocks);
     tcase_add_test(tc, load_model_shares_reductions);

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """dashsim kernel benchmark (docs/kernel.md): correctness against an fp32 reference, 100-run bitwise
 repeatability, and TFLOPS of every dashsim policy, the atomic mode, PyTorch's cuDNN and flash backends
-(flash also deterministic), side by side in one process. Writes OUT/bench.json ("dashsim-kernel-bench"),
-OUT/traces/*.json (bin/sim validate's trace format) and prints a table. TFLOPS = 2.5 x forward FLOPs
-(4 b h s^2 d, halved for causal) / median backward time."""
+(flash also deterministic), side by side in one process, for each kernel of BENCH_KERNELS (default
+"wgmma,mma": the Hopper kernel and the mma.sync fallback); with BENCH_VARIANTS=1 also the Hopper kernel's
+variants at a few shapes. Writes OUT/bench.json ("dashsim-kernel-bench"), OUT/traces/*.json (bin/sim
+validate's trace format) and prints a table. TFLOPS = 2.5 x forward FLOPs (4 b h s^2 d, halved for causal)
+/ median backward time."""
 import ctypes, json, lzma, math, os, sys, time
 
 import torch
@@ -15,6 +17,10 @@ PLANS = os.path.join(ROOT, "build/gpu/bwd/plans")
 OUT = os.environ.get("OUT", "/tmp/bench-out")
 POLICIES = {"full": ["fa3", "descending", "shift"], "causal": ["fa3", "fa3-spt", "descending", "symmetric-shift"]}
 TIMEOUT_MS = 3000
+KERNELS = os.environ.get("BENCH_KERNELS", "wgmma,mma").split(",")
+VARIANTS = ["wgmma", "wgmma-s2b1o1p0w1", "wgmma-s2b1o0p0w1", "wgmma-s3b1o1p0w1", "wgmma-s2b2o1p0w1",
+            "wgmma-s2b1o1p1w1", "wgmma-s2b2o1p1w2", "mma"]
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))  # the grid's timing rounds, every backend once per round
 LOG = None
 
 
@@ -40,9 +46,12 @@ class Lib:
         L.bwd_error.argtypes = [ctypes.c_void_p]
         L.bwd_write_trace.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
         L.bwd_device_meta_json.argtypes = [ctypes.c_char_p, ctypes.c_int]
+        L.bwd_set_kernel.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        L.bwd_kernel_name.restype = ctypes.c_char_p
+        L.bwd_kernel_name.argtypes = [ctypes.c_void_p]
         self.L = L
 
-    def plan(self, policy, mask, s, bh):
+    def plan(self, policy, mask, s, bh, kernel="wgmma"):
         name = f"{policy}-{mask}-s{s}-bh{bh}.plan"
         path = os.path.join("/tmp/dash-plans", name)
         if not os.path.exists(path):
@@ -53,6 +62,8 @@ class Lib:
         h = self.L.bwd_new(path.encode(), err, 1024)
         if not h:
             raise RuntimeError(err.value.decode())
+        if self.L.bwd_set_kernel(h, kernel.encode()):
+            raise RuntimeError(self.L.bwd_error(h).decode())
         return h, name
 
     def run(self, h, t, scale, atomic, record=False):
@@ -131,6 +142,13 @@ def torch_fn(t, causal, scale, backend, deterministic=False):
     return fn
 
 
+LIB = None
+
+
+def lib_check(h):
+    LIB.check(h)
+
+
 def dash_fn(lib, h, t, scale, atomic, check=False):
     def fn():
         lib.run(h, t, scale, atomic)
@@ -183,8 +201,8 @@ def correctness(lib):
                 if hkv == 8:
                     yard = errors(torch_fn(t, causal, scale, SDPBackend.FLASH_ATTENTION)(), ref)
                     log(f"  d{d} {mask} mha torch-flash bf16: " + " ".join(f"{k}={v:.3g}" for k, v in yard.items()))
-                for pol in POLICIES[mask] + ["atomic"]:
-                    h, _ = lib.plan("fa3" if pol == "atomic" else pol, mask, 1024, 16)
+                for kernel, pol in ((k, p) for k in KERNELS for p in POLICIES[mask] + ["atomic"]):
+                    h, _ = lib.plan("fa3" if pol == "atomic" else pol, mask, 1024, 16, kernel)
                     for x in ("dq", "dk", "dv"):
                         t[x].fill_(float("nan"))
                     try:
@@ -197,8 +215,8 @@ def correctness(lib):
                     good = all(math.isfinite(v) for v in e.values()) and max(
                         e[k] for k in ("dq_rel_err", "dk_rel_err", "dv_rel_err")) < 0.02
                     ok &= good
-                    rows.append(dict(head_dim=d, mask=mask, kv_heads=hkv, policy=pol, ok=good, **e))
-                    log(f"  d{d} {mask} kv_heads {hkv} {pol:16s} {'ok' if good else 'FAIL'} " +
+                    rows.append(dict(kernel=kernel, head_dim=d, mask=mask, kv_heads=hkv, policy=pol, ok=good, **e))
+                    log(f"  {kernel:6s} d{d} {mask} kv_heads {hkv} {pol:16s} {'ok' if good else 'FAIL'} " +
                         " ".join(f"{k}={v:.3g}" for k, v in e.items()))
                 del t
     return ok, rows
@@ -212,8 +230,8 @@ def determinism(lib, n=100):
         for mask in ("full", "causal"):
             causal = mask == "causal"
             t, scale = make_inputs(2, 8, 8, 2048, d, causal, seed=7)
-            for pol in POLICIES[mask] + ["atomic"]:
-                h, _ = lib.plan("fa3" if pol == "atomic" else pol, mask, 2048, 16)
+            for kernel, pol in ((k, p) for k in KERNELS for p in POLICIES[mask] + ["atomic"]):
+                h, _ = lib.plan("fa3" if pol == "atomic" else pol, mask, 2048, 16, kernel)
                 fn = dash_fn(lib, h, t, scale, pol == "atomic")
                 differ = 0
                 try:
@@ -230,71 +248,139 @@ def determinism(lib, n=100):
                 same = differ == 0
                 if pol != "atomic":
                     ok &= same
-                rows.append(dict(head_dim=d, mask=mask, policy=pol, runs=n, runs_differing_from_first=differ))
-                log(f"  d{d} {mask} {pol:16s} {n} runs: {differ} differ from the first"
+                rows.append(dict(kernel=kernel, head_dim=d, mask=mask, policy=pol, runs=n,
+                                 runs_differing_from_first=differ))
+                log(f"  {kernel:6s} d{d} {mask} {pol:16s} {n} runs: {differ} differ from the first"
                     + ("" if pol == "atomic" else (" (bit-identical)" if same else " FAIL")))
             del t
     return ok, rows
 
 
-TRACE_SET = {("full", 4096, 16, 128), ("causal", 4096, 16, 128), ("causal", 8192, 16, 128)}
+TRACE_SET = {("full", 4096, 16, 128), ("causal", 4096, 16, 128), ("causal", 8192, 16, 128), ("full", 4096, 16, 64),
+             ("causal", 4096, 16, 64)}
+# The variant table (docs/kernel.md, "Variants"): each Hopper variant and the mma.sync kernel, best DASH schedule,
+# fa3 order deterministic and atomic, at the goal shape and three others.
+VARIANT_SHAPES = [("causal", 16, 8192, 128), ("full", 16, 2048, 128), ("causal", 16, 4096, 64), ("full", 16, 1024, 64),
+                  ("full", 16, 8192, 64)]
+
+
+def measure(fn, handle, fl, ref, rounds=None, **fields):
+    """One record: median time (or the median of the rounds' medians, given), bit identity over 3 more runs,
+    errors; an exception is recorded, not fatal."""
+    try:
+        if rounds:
+            ms, reps = sorted(r[0] for r in rounds)[len(rounds) // 2], sum(r[1] for r in rounds)
+            fields["ms_rounds"] = [r[0] for r in rounds]
+        else:
+            ms, reps = time_fn(fn)
+        if handle:
+            lib_check(handle)
+        rep = repeat_same(fn, 3)
+        if handle:
+            lib_check(handle)
+        e = errors(fn(), ref)
+        return dict(**fields, ms=ms, timed_reps=reps, tflops=fl / ms / 1e9, bitwise_repeatable=rep, repeat_runs=3, **e)
+    except Exception as ex:
+        return dict(**fields, error=str(ex)[:300])
+
+
+def show(rec):
+    s = rec.get
+    head = (f"  {s('mask'):6s} s{s('seqlen'):5d} bh{s('batch') * s('heads'):2d} d{s('head_dim'):3d} {s('backend'):7s} "
+            f"{str(s('kernel') or ''):13s} {str(s('policy')):16s} {s('mode'):13s} ")
+    log(head + (f"{rec['tflops']:6.1f} TFLOPS {rec['ms']:8.3f} ms rep={rec['bitwise_repeatable']} "
+                f"dq_rel={rec['dq_rel_err']:.2e} dk_rel={rec['dk_rel_err']:.2e} dv_rel={rec['dv_rel_err']:.2e}"
+                if "tflops" in rec else "ERROR " + rec["error"]))
+
+
+def shape_inputs(mask, bh, s, d, heads=16):
+    causal = mask == "causal"
+    b = bh // heads
+    t, scale = make_inputs(b, heads, heads, s, d, causal, seed=s + d + bh)
+    base = dict(seqlen=s, head_dim=d, mask=mask, batch=b, heads=heads, kv_heads=heads,
+                error_reference="fp32 math on upcast inputs, batch 0, query heads 0-1")
+    return t, scale, reference(t, causal, scale, 2), flops(b, heads, s, d, causal), base
+
+
+def torch_runs(t, causal, scale):
+    return [("cudnn", "default", torch_fn(t, causal, scale, SDPBackend.CUDNN_ATTENTION)),
+            ("flash", "default", torch_fn(t, causal, scale, SDPBackend.FLASH_ATTENTION)),
+            ("flash", "deterministic", torch_fn(t, causal, scale, SDPBackend.FLASH_ATTENTION, True))]
+
+
+def timed_rounds(runs):
+    """ROUNDS rounds, each timing every run once in turn (a drift of the clock reaches every backend alike);
+    per run the list of (median ms, reps), or the exception that stopped it."""
+    out = [[] for _ in runs]
+    for _ in range(ROUNDS):
+        for i, run in enumerate(runs):
+            if isinstance(out[i], Exception):
+                continue
+            try:
+                out[i].append(time_fn(run["fn"]))
+                if run["handle"]:
+                    lib_check(run["handle"])
+            except Exception as ex:
+                out[i] = ex
+    return out
 
 
 def bench(lib, groups, dims, records, save):
-    heads = 16
     for mask, bh, s in groups:
         causal = mask == "causal"
-        if True:
-            if True:
-                plans = {p: lib.plan(p, mask, s, bh) for p in POLICIES[mask]}
-                for d in dims:
-                    b = bh // heads
-                    t, scale = make_inputs(b, heads, heads, s, d, causal, seed=s + d + bh)
-                    ref = reference(t, causal, scale, 2)
-                    fl = flops(b, heads, s, d, causal)
-                    base = dict(seqlen=s, head_dim=d, mask=mask, batch=b, heads=heads, kv_heads=heads,
-                                error_reference="fp32 math on upcast inputs, batch 0, query heads 0-1")
-                    runs = [("dashsim", p, "deterministic", dash_fn(lib, plans[p][0], t, scale, False), plans[p])
-                            for p in POLICIES[mask]]
-                    runs.append(("dashsim", "fa3", "atomic", dash_fn(lib, plans["fa3"][0], t, scale, True), plans["fa3"]))
-                    runs.append(("cudnn", None, "default", torch_fn(t, causal, scale, SDPBackend.CUDNN_ATTENTION), None))
-                    runs.append(("flash", None, "default", torch_fn(t, causal, scale, SDPBackend.FLASH_ATTENTION), None))
-                    runs.append(("flash", None, "deterministic",
-                                 torch_fn(t, causal, scale, SDPBackend.FLASH_ATTENTION, True), None))
-                    for backend, pol, mode, fn, plan in runs:
-                        try:
-                            ms, reps = time_fn(fn)
-                            if plan:
-                                lib.check(plan[0])
-                            rep = repeat_same(fn, 3)
-                            if plan:
-                                lib.check(plan[0])
-                            e = errors(fn(), ref)
-                            rec = dict(backend=backend, policy=pol, mode=mode, **base, ms=ms, timed_reps=reps,
-                                       tflops=fl / ms / 1e9, bitwise_repeatable=rep, repeat_runs=3, **e)
-                            if plan:
-                                rec["plan_file"] = plan[1]
-                        except Exception as ex:  # a failed backend is recorded, not fatal
-                            rec = dict(backend=backend, policy=pol, mode=mode, **base, error=str(ex)[:300])
-                        records.append(rec)
-                        log(f"  {mask:6s} s{s:5d} bh{bh:2d} d{d:3d} {backend:7s} {str(pol):16s} {mode:13s} " +
-                            (f"{rec['tflops']:6.1f} TFLOPS {rec['ms']:8.3f} ms rep={rec['bitwise_repeatable']} "
-                             f"dq_rel={rec['dq_rel_err']:.2e} dk_rel={rec['dk_rel_err']:.2e} dv_rel={rec['dv_rel_err']:.2e}"
-                             if "tflops" in rec else "ERROR " + rec["error"]))
-                    if (mask, s, bh, d) in TRACE_SET:
-                        os.makedirs(os.path.join(OUT, "traces"), exist_ok=True)
-                        for p, (h, name) in plans.items():
-                            lib.run(h, t, scale, False, record=True)
-                            path = os.path.join(OUT, "traces", f"{p}-{mask}-s{s}-bh{bh}-d{d}.json")
-                            meta = (f"mode=deterministic;kernel=dashsim-bwd;seqlen={s};head_dim={d};batch={b};"
-                                    f"heads_per_batch={heads};plan_file={name}")
-                            if lib.L.bwd_write_trace(h, path.encode(), meta.encode()):
-                                log("  trace failed: " + lib.L.bwd_error(h).decode())
-                    del t, ref, runs
-                    torch.cuda.empty_cache()
-                for h, _ in plans.values():
-                    lib.L.bwd_free(h)
-                save()
+        plans = {(k, p): lib.plan(p, mask, s, bh, k) for k in KERNELS for p in POLICIES[mask]}
+        for d in dims:
+            t, scale, ref, fl, base = shape_inputs(mask, bh, s, d)
+            runs = [dict(fn=dash_fn(lib, plans[(k, p)][0], t, scale, atomic), handle=plans[(k, p)][0],
+                         fields=dict(backend="dashsim", kernel=k, policy=p, mode="atomic" if atomic else "deterministic",
+                                     **base, plan_file=plans[(k, p)][1]))
+                    for k in KERNELS for p, atomic in [(p, False) for p in POLICIES[mask]] + [("fa3", True)]]
+            runs += [dict(fn=fn, handle=None, fields=dict(backend=backend, kernel=None, policy=None, mode=mode, **base))
+                     for backend, mode, fn in torch_runs(t, causal, scale)]
+            for run, rounds in zip(runs, timed_rounds(runs)):
+                if isinstance(rounds, Exception):
+                    rec = dict(**run["fields"], error=str(rounds)[:300])
+                else:
+                    rec = measure(run["fn"], run["handle"], fl, ref, rounds=rounds, **run["fields"])
+                records.append(rec)
+                show(rec)
+            if (mask, s, bh, d) in TRACE_SET:  # the first kernel's traces (the mma.sync kernel's: shapes.py)
+                for p in POLICIES[mask]:
+                    h, name = plans[(KERNELS[0], p)]
+                    lib.run(h, t, scale, False, record=True)
+                    os.makedirs(os.path.join(OUT, "traces", f"d{d}"), exist_ok=True)
+                    path = os.path.join(OUT, "traces", f"d{d}", f"{KERNELS[0]}-{p}-{mask}-s{s}-bh{bh}-d{d}.json")
+                    meta = (f"mode=deterministic;seqlen={s};head_dim={d};batch={base['batch']};"
+                            f"heads_per_batch={base['heads']};kv_heads={base['kv_heads']};plan_file={name}")
+                    if lib.L.bwd_write_trace(h, path.encode(), meta.encode()):
+                        log("  trace failed: " + lib.L.bwd_error(h).decode())
+            del t, ref, runs
+            torch.cuda.empty_cache()
+        for h, _ in plans.values():
+            lib.L.bwd_free(h)
+        save()
+
+
+def variants(lib, records):
+    log("== variants: " + ", ".join(VARIANTS))
+    for mask, bh, s, d in VARIANT_SHAPES:
+        causal = mask == "causal"
+        t, scale, ref, fl, base = shape_inputs(mask, bh, s, d)
+        best = "symmetric-shift" if causal else "shift"
+        for k in VARIANTS:
+            for p, atomic in ((best, False), ("fa3", False), ("fa3", True)):
+                h, name = lib.plan(p, mask, s, bh, k)
+                rec = measure(dash_fn(lib, h, t, scale, atomic), h, fl, ref, backend="dashsim", kernel=k, policy=p,
+                              mode="atomic" if atomic else "deterministic", **base, plan_file=name)
+                lib.L.bwd_free(h)
+                records.append(rec)
+                show(rec)
+        backend, mode, fn = torch_runs(t, causal, scale)[0]
+        rec = measure(fn, None, fl, ref, backend=backend, kernel=None, policy=None, mode=mode, **base)
+        records.append(rec)
+        show(rec)
+        del t, ref
+        torch.cuda.empty_cache()
 
 
 def main():
@@ -302,21 +388,26 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     LOG = open(os.path.join(OUT, "log.txt"), "a")
     quick = "--quick" in sys.argv
-    lib = Lib(os.path.join(ROOT, "build/gpu/bwd/libdashbwd.so"))
+    global LIB
+    lib = LIB = Lib(os.path.join(ROOT, "build/gpu/bwd/libdashbwd.so"))
     torch.utils.deterministic.fill_uninitialized_memory = False
     buf = ctypes.create_string_buffer(4096)
     lib.L.bwd_device_meta_json(buf, 4096)
     meta = json.loads(buf.value.decode())
     meta.update(torch=torch.__version__, cudnn=torch.backends.cudnn.version(),
                 flops_convention="2.5 x forward FLOPs; forward = 4 b h s^2 d, halved for causal",
-                tiles="kBlockM 64 x kBlockN 128, mma.sync m16n8k16 bf16, cp.async double buffer",
-                timing="CUDA events per run, median; runs queued behind a 10 ms sleep kernel")
+                kernels=KERNELS, tiles="kBlockM 64 x kBlockN 128",
+                kernel_notes={"wgmma": "TMA + mbarrier stages, 2 consumer warpgroups on wgmma bf16, swap-AB, "
+                                       "P^T/dS^T as register A operands (gpu/bwd/wg)",
+                              "mma": "mma.sync m16n8k16 bf16, cp.async double buffer (gpu/bwd/bwd_kernel.cuh)"},
+                timing=f"CUDA events per run, median; runs queued behind a 10 ms sleep kernel; the grid in {ROUNDS} "
+                       "rounds (every backend of a shape once per round), ms = median of the rounds' medians")
     log("device:", json.dumps(meta))
     t0 = time.time()
     ok_c, corr = correctness(lib)
     ok_d, det = determinism(lib, 100)
     log(f"correctness {'ok' if ok_c else 'FAILED'}, determinism {'ok' if ok_d else 'FAILED'} ({time.time()-t0:.0f} s)")
-    records = []
+    records, var_records = [], []
     # The goal-ladder case first, then by cost, so that a run cut short keeps the most useful records.
     groups = [("causal", 16, 8192)] + sorted(
         ((m, bh, s) for m in ("causal", "full") for bh in (16, 64) for s in (1024, 2048, 4096, 8192, 16384)
@@ -327,11 +418,16 @@ def main():
     def save():
         doc = {"format": "dashsim-kernel-bench", "version": 1, "metadata": meta, "correctness": corr,
                "determinism": det, "correctness_ok": ok_c, "determinism_ok": ok_d, "records": records}
+        if var_records:
+            doc["variants"] = var_records
         with open(os.path.join(OUT, "bench.json.tmp"), "w") as f:
             json.dump(doc, f, indent=1)
         os.replace(os.path.join(OUT, "bench.json.tmp"), os.path.join(OUT, "bench.json"))
     if not ok_c:
         log("WARNING: gradients did not pass; timings below are of a wrong kernel")
+    if os.environ.get("BENCH_VARIANTS") == "1":
+        variants(lib, var_records)
+        save()
     bench(lib, groups, [128, 64], records, save)
     save()
     log(f"done in {time.time()-t0:.0f} s, {len(records)} records")

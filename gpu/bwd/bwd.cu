@@ -6,6 +6,8 @@
 #include "../gpu_plan.h"
 #include "bwd.h"
 #include "bwd_kernel.cuh"
+#include "wg/bwd_wg.cuh"
+#include "wg/wg_tmap.h"
 
 #include <cuda_runtime.h>
 #include <stdarg.h>
@@ -24,7 +26,8 @@ struct BwdHandle {
     float *d_acc, *d_delta, *d_lse2, *d_dk_part, *d_dv_part; /* grown on demand */
     size_t acc_bytes, row_bytes, part_bytes;
     cudaEvent_t ev[5];          /* recorded runs: before the memsets, pre, main, post, after post */
-    int is_causal, has_record, has_events;
+    int is_causal, has_record, has_events, head_dim; /* head_dim: of the last run */
+    char kernel[32]; /* "mma" (bwd_kernel.cuh) or a variant of the Hopper kernel (BWD_WG_VARIANTS) */
     char err[512];
 };
 
@@ -84,6 +87,7 @@ BwdHandle *bwd_new(const char *path, char *err, int errlen)
         return NULL;
     }
     h->is_causal = !strcmp(p->mask, "causal");
+    snprintf(h->kernel, sizeof h->kernel, "wgmma");
     const int n = p->task_count, blocks = h->order.block_count;
     int4 *tasks = (int4 *)malloc(sizeof(int4) * (n + 1));
     for (int i = 0; i < n; i++) {
@@ -147,6 +151,37 @@ const char *bwd_error(const BwdHandle *h)
     return h->err;
 }
 
+int bwd_set_kernel(BwdHandle *h, const char *name)
+{
+    int is_known = !strcmp(name, "mma");
+#define BWD_KNOWN(n, ...) is_known |= !strcmp(name, n);
+    BWD_WG_VARIANTS(BWD_KNOWN)
+#undef BWD_KNOWN
+    if (!is_known)
+        return fail(h, "unknown kernel '%s' (mma, wgmma or a wgmma variant: docs/kernel.md)", name);
+    snprintf(h->kernel, sizeof h->kernel, "%s", name);
+    return 0;
+}
+
+/* The staging geometry of h's kernel at head dim d: stages, dQ staging buffers, store warps (mma.sync: 2, 1, 1). */
+static void kernel_geometry(const BwdHandle *h, int d, int *stages, int *buffers, int *store_warps)
+{
+    *stages = 2, *buffers = 1, *store_warps = 1;
+#define BWD_GEOMETRY(n, ...)                                                                                       \
+    if (!strcmp(h->kernel, n)) {                                                                                   \
+        *stages = d == 64 ? (int)BwdWgCfg<64, __VA_ARGS__>::ST : (int)BwdWgCfg<128, __VA_ARGS__>::ST;              \
+        *buffers = d == 64 ? (int)BwdWgCfg<64, __VA_ARGS__>::NB : (int)BwdWgCfg<128, __VA_ARGS__>::NB;             \
+        *store_warps = d == 64 ? (int)BwdWgCfg<64, __VA_ARGS__>::SW : (int)BwdWgCfg<128, __VA_ARGS__>::SW;         \
+    }
+    BWD_WG_VARIANTS(BWD_GEOMETRY)
+#undef BWD_GEOMETRY
+}
+
+const char *bwd_kernel_name(const BwdHandle *h)
+{
+    return !strcmp(h->kernel, "mma") ? "dashsim-bwd" : !strcmp(h->kernel, "wgmma") ? "dashsim-bwd-wgmma" : h->kernel;
+}
+
 static void grow(void **p, size_t *have, size_t want)
 {
     if (*have >= want)
@@ -165,6 +200,43 @@ template <int D> static void launch(BwdHandle *h, BwdArgs a, cudaStream_t st)
         is_set = 1;
     }
     bwd_kernel<D><<<h->order.block_count, BWD_THREADS, sizeof(BwdSmem<D>), st>>>(a);
+}
+
+template <class C> static void launch_wg(BwdHandle *h, const BwdArgs &a, const BwdWgMaps &m, cudaStream_t st)
+{
+    static int is_set = 0;
+    if (!is_set) {
+        GPU_CHECK(cudaFuncSetAttribute((const void *)bwd_wg_kernel<C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)bwd_wg_smem_bytes<C>()));
+        is_set = 1;
+    }
+    bwd_wg_kernel<C><<<h->order.block_count, BWD_WG_THREADS, bwd_wg_smem_bytes<C>(), st>>>(a, m);
+}
+
+/* The main kernel of h->kernel on stream st; the Hopper kernel's tensor maps over q, k, v, dout. */
+template <int D>
+static int launch_kernel(BwdHandle *h, const BwdArgs &a, const void *q, const void *k, const void *v,
+                         const void *dout, long long kv_rows, cudaStream_t st)
+{
+    if (!strcmp(h->kernel, "mma")) {
+        launch<D>(h, a, st);
+        return 0;
+    }
+    BwdWgMaps m;
+    memset(&m, 0, sizeof m);
+    const long long rows = (long long)h->plan.heads * a.seqlen;
+    int rc = wg_tmap_encode(&m.q, q, rows, D, BWD_BLOCK_M);
+    rc = rc ? rc : wg_tmap_encode(&m.dout, dout, rows, D, BWD_BLOCK_M);
+    rc = rc ? rc : wg_tmap_encode(&m.k, k, kv_rows, D, BWD_BLOCK_N);
+    rc = rc ? rc : wg_tmap_encode(&m.v, v, kv_rows, D, BWD_BLOCK_N);
+    if (rc)
+        return fail(h, "cannot encode the tensor maps of the %s kernel (error %d)", h->kernel, rc);
+#define BWD_LAUNCH(n, ...)                                                                                         \
+    if (!strcmp(h->kernel, n))                                                                                     \
+        launch_wg<BwdWgCfg<D, __VA_ARGS__>>(h, a, m, st);
+    BWD_WG_VARIANTS(BWD_LAUNCH)
+#undef BWD_LAUNCH
+    return 0;
 }
 
 int bwd_run(BwdHandle *h, const void *q, const void *k, const void *v, const void *o, const void *dout,
@@ -217,6 +289,7 @@ int bwd_run(BwdHandle *h, const void *q, const void *k, const void *v, const voi
     GPU_CHECK(cudaMemsetAsync(h->d_acc, 0, sizeof(float) * rows * head_dim, st));
     GPU_CHECK(cudaMemsetAsync(h->d_sem, 0, sizeof(unsigned) * p->heads * p->q_tiles, st));
     h->has_record = is_record;
+    h->head_dim = head_dim;
     BWD_STAGE(1);
     const __nv_bfloat16 *bo = (const __nv_bfloat16 *)o, *bdo = (const __nv_bfloat16 *)dout;
     const unsigned pre_blocks = (unsigned)((rows + 7) / 8);
@@ -252,10 +325,10 @@ int bwd_run(BwdHandle *h, const void *q, const void *k, const void *v, const voi
     a.scale = scale;
     a.scale_log2 = scale * BWD_LOG2E;
     a.timeout_ns = timeout_ms * 1000000LL;
-    if (head_dim == 64)
-        launch<64>(h, a, st);
-    else
-        launch<128>(h, a, st);
+    const long long kv_rows = rows / group;
+    if (head_dim == 64 ? launch_kernel<64>(h, a, q, k, v, dout, kv_rows, st)
+                       : launch_kernel<128>(h, a, q, k, v, dout, kv_rows, st))
+        return 2;
     BWD_STAGE(3);
     const long long n8 = rows * head_dim / 8;
     const unsigned post_blocks = (unsigned)((n8 + 255) / 256);
@@ -288,8 +361,13 @@ int bwd_check(BwdHandle *h)
     GPU_CHECK(cudaMemcpy(&err, h->d_err, sizeof err, cudaMemcpyDeviceToHost));
     if (!err.flag)
         return 0;
-    fail(h, "timeout: GPU block %d waited on dQ row (head %d, q tile %d) for rank %d; the semaphore stayed at %u",
-         err.block, err.head, err.q, err.rank, err.seen);
+    static const char *const barrier[] = {"Q-full", "Q-empty", "KV-full", "KV-empty"}; /* bwd_wg.cuh, WG_WAIT_* */
+    if (err.rank < 0)
+        fail(h, "timeout: GPU block %d waited on its %s barrier (parity %u) at task (head %d, q tile %d)", err.block,
+             barrier[(-1 - err.rank) & 3], err.seen, err.head, err.q);
+    else
+        fail(h, "timeout: GPU block %d waited on dQ row (head %d, q tile %d) for rank %d; the semaphore stayed at %u",
+             err.block, err.head, err.q, err.rank, err.seen);
     GPU_CHECK(cudaMemset(h->d_err, 0, sizeof(BwdErr)));
     return 1;
 }
@@ -380,6 +458,12 @@ int bwd_write_trace(BwdHandle *h, const char *path, const char *meta)
             if (gpu_meta_parse(&m, s))
                 fprintf(stderr, "bwd_write_trace: ignoring malformed metadata '%s'\n", s);
     }
+    gpu_meta_str(&m, "kernel", bwd_kernel_name(h)); /* the handle's, whatever meta says */
+    int stages, buffers, store_warps;
+    kernel_geometry(h, h->head_dim, &stages, &buffers, &store_warps);
+    gpu_meta_raw(&m, "dq_buffers", "%d", buffers); /* the kernel's, not the plan's (sim's trace reader) */
+    gpu_meta_raw(&m, "store_warps", "%d", store_warps);
+    gpu_meta_raw(&m, "load_stages", "%d", stages);
     FILE *f = fopen(path, "w");
     if (!f) {
         free(rec);

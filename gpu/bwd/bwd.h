@@ -1,6 +1,7 @@
-/* dashsim's real attention backward (docs/kernel.md): a bf16 FlashAttention-2 style backward on the
- * tensor cores whose CTAs run a dashsim plan's task order and add their partial dQ tiles in the plan's rank
- * order. C API, also loaded by gpu/bwd/bench.py through ctypes. Invariant: in deterministic mode dQ, dK
+/* dashsim's real attention backward (docs/kernel.md): a bf16 FlashAttention backward on the tensor cores
+ * whose CTAs run a dashsim plan's task order and add their partial dQ tiles in the plan's rank order; two
+ * kernels (the Hopper kernel on TMA and wgmma, the default; the mma.sync kernel, the fallback and reference).
+ * C API, also loaded by gpu/bwd/bench.py through ctypes. Invariant: in deterministic mode dQ, dK
  * and dV are a pure function of the inputs and the plan, bit for bit, whatever the timing. */
 #ifndef GPU_BWD_H
 #define GPU_BWD_H
@@ -21,6 +22,12 @@ void bwd_free(BwdHandle *h); /* NULL is a no-op */
 /* Plan facts: heads (= batch x query heads), kv_tiles, q_tiles, is_causal, is_persistent, ctas, tasks. */
 void bwd_info(const BwdHandle *h, int out[7]);
 const char *bwd_policy(const BwdHandle *h);
+/* Selects the main kernel: "wgmma" (the Hopper kernel, the default), a variant of it (docs/kernel.md,
+ * "Variants"), or "mma" (the mma.sync kernel, the fallback and reference). Returns 0, or 2 with a sentence in
+ * bwd_error for an unknown name. */
+int bwd_set_kernel(BwdHandle *h, const char *name);
+/* The selected kernel's name in traces: "dashsim-bwd" (mma), "dashsim-bwd-wgmma", or the variant's name. */
+const char *bwd_kernel_name(const BwdHandle *h);
 
 /* Enqueues the whole backward on stream (a cudaStream_t; NULL: the legacy default stream): preprocess
  * (Delta = rowsum(dO*O), LSE in log2 units, zeroed dQaccum and semaphores), the main kernel, postprocess

@@ -411,17 +411,23 @@ __device__ static inline void bwd_wait_rank(const BwdArgs &a, const unsigned *se
     }
 }
 
-/* The store warp: per task in order, wait for the staged tile, (deterministic) wait for the row's turn,
- * bulk-add the tile into dQaccum, free the buffer once read, complete, fence and release the row. */
-template <int D> __device__ static void bwd_store(BwdSmem<D> &sm, const BwdArgs &a, int begin, int end, long long deadline)
+/* A store warp's tasks (both kernels; the Hopper kernel's wg/bwd_wg.cuh too): tasks begin + first, then
+ * every SW-th, in order; per task wait for the staged tile (named barrier FULL of its staging buffer b,
+ * NB buffers: stage0 + b tile, barriers full0 + b bar_step and empty0 + b bar_step, `threads` taking part),
+ * (deterministic) spin until the row semaphore equals the task's rank, add the tile with one bulk reduce,
+ * free the buffer once read (EMPTY), complete, fence and release the row. Stamps r_ready, r_start, r_read,
+ * r_end. With SW = 2 each of two warps owns one buffer (b = first). */
+template <int NB, int SW>
+__device__ static void bwd_store_tasks(const BwdArgs &a, float *stage0, int tile, int full0, int empty0, int bar_step,
+                                       int threads, int begin, int end, int first, long long deadline)
 {
-    const int lane = threadIdx.x & 31, tile = BWD_BLOCK_M * D;
-    for (int i = begin; i < end; i++) {
+    const int lane = threadIdx.x & 31;
+    for (int i = begin + first, b = first; i < end; i += SW, b = SW == 1 && NB == 2 ? b ^ 1 : b) {
         const int4 t = a.tasks[i];
         long long *rec = a.rec ? a.rec + (size_t)i * BWD_REC_FIELDS : NULL;
         float *dst = a.dq_accum + ((size_t)t.x * a.q_tiles + t.z) * tile;
         unsigned *sem = a.sem + (size_t)t.z * a.heads + t.x;
-        gpu_bar_sync(BWD_BAR_FULL, BWD_STORE_THREADS);
+        gpu_bar_sync(full0 + b * bar_step, threads);
         if (lane == 0) {
             if (rec)
                 rec[2] = gpu_globaltimer();
@@ -429,14 +435,14 @@ template <int D> __device__ static void bwd_store(BwdSmem<D> &sm, const BwdArgs 
                 bwd_wait_rank(a, sem, t, deadline);
             if (rec)
                 rec[3] = gpu_globaltimer();
-            gpu_reduce_bulk_issue(sm.stage, dst, tile);
+            gpu_reduce_bulk_issue(stage0 + b * tile, dst, tile);
             gpu_bulk_wait_read();
             if (rec)
                 rec[6] = gpu_globaltimer();
         }
         __syncwarp();
-        if (i + 1 < end)
-            gpu_bar_arrive(BWD_BAR_EMPTY, BWD_STORE_THREADS);
+        if (i + NB < end)
+            gpu_bar_arrive(empty0 + b * bar_step, threads);
         if (lane == 0) {
             if (!a.is_atomic) {
                 gpu_bulk_wait_done();
@@ -472,7 +478,8 @@ template <int D> __global__ void __launch_bounds__(BWD_THREADS, 1) bwd_kernel(Bw
     } else {
         bwd_setmaxnreg_producer();
         if (threadIdx.x < BWD_STORE_THREADS)
-            bwd_store<D>(sm, a, begin, end, t_entry + a.timeout_ns);
+            bwd_store_tasks<1, 1>(a, sm.stage, BWD_BLOCK_M * D, BWD_BAR_FULL, BWD_BAR_EMPTY, 0, BWD_STORE_THREADS, begin,
+                                  end, 0, t_entry + a.timeout_ns);
     }
     if (a.blk && threadIdx.x == BWD_COMPUTE_THREADS)
         a.blk[blockIdx.x * BWD_BLK_FIELDS + 2] = gpu_globaltimer();

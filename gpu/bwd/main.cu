@@ -3,6 +3,9 @@
  * forward FLOPs), optionally a per-task trace. Gradients against a reference are checked by bench.py. */
 #include "../gpu_host.h"
 #include "bwd.h"
+extern "C" {
+#include "stats.h" /* sim/core: the one median of dashsim */
+}
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -29,15 +32,16 @@ __global__ void fill_const(float *x, long long n, float v)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpu-bwd PLAN --head-dim 64|128 [--heads H] [--kv-heads K] [--atomic] [--repeats R]\n"
-               "               [--out TRACE.json] [--timeout-ms T]\n"
+               "               [--out TRACE.json] [--timeout-ms T] [--kernel wgmma|mma|VARIANT]\n"
                "Runs PLAN (tiles 64x128, tile_ratio 2) on synthetic inputs; batch = plan heads / H (H default:\n"
                "the plan's heads). Exit: 0 ok, 1 timeout, CUDA error or runs not bit-identical (deterministic\n"
-               "mode), 2 bad usage or plan.\n");
+               "mode), 2 bad usage or plan. --kernel: the Hopper kernel (default), a variant of it, or the\n"
+               "mma.sync kernel (docs/kernel.md).\n");
 }
 
 int main(int argc, char **argv)
 {
-    const char *plan = NULL, *out = NULL;
+    const char *plan = NULL, *out = NULL, *kernel = "wgmma";
     int d = 128, heads = 0, kv_heads = 0, is_atomic = 0, repeats = 5;
     long long timeout_ms = 2000;
     for (int i = 1; i < argc; i++) {
@@ -66,6 +70,8 @@ int main(int argc, char **argv)
             out = v;
         else if (!strcmp(s, "--timeout-ms"))
             timeout_ms = atoll(v);
+        else if (!strcmp(s, "--kernel"))
+            kernel = v;
         else
             return fprintf(stderr, "gpu-bwd: unknown option %s\n", s), usage(stderr), 2;
         i++;
@@ -76,6 +82,11 @@ int main(int argc, char **argv)
     BwdHandle *h = bwd_new(plan, err, sizeof err);
     if (!h)
         return fprintf(stderr, "gpu-bwd: %s\n", err), 2;
+    if (bwd_set_kernel(h, kernel)) {
+        fprintf(stderr, "gpu-bwd: %s\n", bwd_error(h));
+        bwd_free(h);
+        return 2;
+    }
     int info[7];
     bwd_info(h, info);
     heads = heads ? heads : info[0];
@@ -107,7 +118,7 @@ int main(int argc, char **argv)
     for (int j = 0; j < 3; j++)
         first[j] = malloc(bytes[j]);
     void *cur = malloc(bytes[0]);
-    float *ms = (float *)malloc(sizeof(float) * repeats);
+    double *ms = (double *)malloc(sizeof(double) * repeats);
     cudaEvent_t e0, e1;
     GPU_CHECK(cudaEventCreate(&e0));
     GPU_CHECK(cudaEventCreate(&e1));
@@ -124,7 +135,9 @@ int main(int argc, char **argv)
         }
         if (r < 0)
             continue;
-        GPU_CHECK(cudaEventElapsedTime(&ms[r], e0, e1));
+        float elapsed = 0.0f;
+        GPU_CHECK(cudaEventElapsedTime(&elapsed, e0, e1));
+        ms[r] = elapsed;
         for (int j = 0; j < 3; j++) {
             GPU_CHECK(cudaMemcpy(r == 0 ? first[j] : cur, outs[j], bytes[j], cudaMemcpyDeviceToHost));
             if (r > 0 && memcmp(cur, first[j], bytes[j]))
@@ -132,19 +145,11 @@ int main(int argc, char **argv)
         }
     }
     if (!rc) {
-        double med = 0;
-        for (int i = 0; i < repeats; i++) { /* insertion sort, small */
-            for (int j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
-                float x = ms[j];
-                ms[j] = ms[j - 1];
-                ms[j - 1] = x;
-            }
-        }
-        med = ms[repeats / 2];
+        const double med = sim_median_f64(ms, repeats);
         const double flops = 2.5 * 4.0 * info[0] * (double)s * s * d * (info[3] ? 0.5 : 1.0);
-        printf("%s: %s %s batch %d heads %d kv_heads %d seqlen %d head_dim %d %s: median %.3f ms, %.1f TFLOPS "
+        printf("%s: %s %s %s batch %d heads %d kv_heads %d seqlen %d head_dim %d %s: median %.3f ms, %.1f TFLOPS "
                "(2.5 x fwd), %d runs %s\n",
-               plan, bwd_policy(h), info[3] ? "causal" : "full", batch, heads, kv_heads, s, d,
+               plan, bwd_kernel_name(h), bwd_policy(h), info[3] ? "causal" : "full", batch, heads, kv_heads, s, d,
                is_atomic ? "atomic" : "deterministic", med, flops / med / 1e9, repeats,
                is_identical ? "bit-identical" : "DIFFER");
         if (!is_atomic && !is_identical)

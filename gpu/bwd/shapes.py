@@ -3,8 +3,9 @@
 of a JSON shape list, every policy of its mask in deterministic mode and the fa3 order in atomic mode, each
 checked against an fp32 reference slice and for bit identity over 3 runs, timed with CUDA events (median),
 and, under the list's trace limit, one recorded run per policy written as a dashsim trace (with the stage
-times of that run). Writes OUT/NAME.json ("dashsim-kernel-runs") and OUT/NAME-traces.tgz.
-Usage: OUT=DIR python3 gpu/bwd/shapes.py SHAPES.json PLANS_DIR [LIB.so]"""
+times of that run). Writes OUT/NAME.json ("dashsim-kernel-runs") and OUT/NAME-traces.tgz. BWD_KERNEL picks the
+kernel (bwd_set_kernel: "mma", the default here, as the committed runs; "wgmma" or a variant).
+Usage: OUT=DIR [BWD_KERNEL=K] python3 gpu/bwd/shapes.py SHAPES.json PLANS_DIR [LIB.so]"""
 import ctypes, json, lzma, math, os, shutil, sys, tarfile, time
 
 import torch
@@ -25,11 +26,16 @@ def plan_path(plans, policy, mask, s, bh):
     return path, name
 
 
+KERNEL = os.environ.get("BWD_KERNEL", "mma")
+
+
 def open_plan(lib, path):
     err = ctypes.create_string_buffer(1024)
     h = lib.L.bwd_new(path.encode(), err, 1024)
     if not h:
         raise RuntimeError(err.value.decode())
+    if lib.L.bwd_set_kernel(h, KERNEL.encode()):
+        raise RuntimeError(lib.L.bwd_error(h).decode())
     return h
 
 
@@ -44,7 +50,7 @@ def run_shape(lib, sh, plans, out, trace_max_tasks, records):
     runs = [(p, False) for p in sh.get("policies", POLICIES[mask])] + [("fa3", True)]
     handles = {}
     for pol, atomic in runs:
-        rec = dict(backend="dashsim", policy=pol, mode="atomic" if atomic else "deterministic", **base)
+        rec = dict(backend="dashsim", kernel=KERNEL, policy=pol, mode="atomic" if atomic else "deterministic", **base)
         try:
             if pol not in handles:
                 path, name = plan_path(plans, pol, mask, s, bh)
@@ -66,7 +72,7 @@ def run_shape(lib, sh, plans, out, trace_max_tasks, records):
                 lib.run(h, t, scale, atomic, record=True)
                 trace = f"d{d}/{pol}{'-atomic' if atomic else ''}-{tag}.json"
                 os.makedirs(os.path.join(out, "traces", f"d{d}"), exist_ok=True)
-                meta = (f"mode={rec['mode']};kernel=dashsim-bwd;seqlen={s};head_dim={d};batch={b};"
+                meta = (f"mode={rec['mode']};seqlen={s};head_dim={d};batch={b};"
                         f"heads_per_batch={hq};kv_heads={hkv};plan_file={name}")
                 if lib.L.bwd_write_trace(h, os.path.join(out, "traces", trace).encode(), meta.encode()):
                     rec["trace_error"] = lib.L.bwd_error(h).decode()

@@ -17,6 +17,7 @@
 static const char usage[] =
     "usage: sim calibrate RAW.json [--latency-matrix FILE] [-o PROFILE.json]\n"
     "       sim calibrate --kernel TRACE... [--runs RUNS.json] [--name NAME] [-o KERNEL.json]\n"
+    "       sim calibrate --kernel --baseline TIMES.json --reference KERNEL [-o KERNEL.json]\n"
     "The first form writes a hardware profile (docs/profile.md) from gpu-calib --profile output: compute per\n"
     "tile in cycles, reduction time by reductions in flight, hand-off growth with load, staging, CTA launch\n"
     "costs. The second writes a kernel profile from phase-stamped traces of one kernel on one GPU (gpu/bwd's\n"
@@ -28,15 +29,21 @@ static const char usage[] =
     "  --runs FILE            the timed runs of the same shapes (gpu/bwd/shapes.py): the fixed costs of a\n"
     "                         launch come from their times (else from the traces' cudaEvent stages)\n"
     "  --name NAME            the kernel profile's name (default: the traces' kernel metadata)\n"
+    "  --baseline FILE        fit to the baseline order's times alone (a kernel that cannot be traced, such as\n"
+    "                         a published FA3 table; docs/profile.md): one compute cost per tile, and the\n"
+    "                         fixed costs' base when the times span several shapes\n"
+    "  --reference KERNEL     with --baseline: the kernel profile (name or file) measured on the same GPU that\n"
+    "                         gives what times cannot separate (reduction, hand-off, staging, the fixed rate)\n"
     "  -o FILE                write the profile there (default: standard output)\n"
     "  --help, --version\n"
     "Exit status: 0 ok, 2 bad usage or input.\n";
 
-enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS };
+enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS, OPT_BASELINE, OPT_REFERENCE };
 static const struct option long_options[] = {
     { "latency-matrix", required_argument, NULL, OPT_MATRIX }, { "output", required_argument, NULL, 'o' },
     { "kernel", no_argument, NULL, OPT_KERNEL }, { "name", required_argument, NULL, OPT_NAME },
-    { "runs", required_argument, NULL, OPT_RUNS },
+    { "runs", required_argument, NULL, OPT_RUNS }, { "baseline", required_argument, NULL, OPT_BASELINE },
+    { "reference", required_argument, NULL, OPT_REFERENCE },
     { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
 };
 
@@ -140,9 +147,28 @@ static int calibrate_kernel(char **paths, int n, const char *name, const char *r
     return err.status ? cli_fail(&err) : 0;
 }
 
+/* A kernel profile from baseline times and a reference kernel profile. */
+static int calibrate_baseline(const char *path, const char *reference, const char *out_path)
+{
+    SimError err = { 0 };
+    KernelBaseline b = { 0 };
+    KernelProfile *ref = NULL;
+    char found[4096];
+    if (cli_find_kernel(reference, found, sizeof found, &err) == SIM_OK && sim_kernel_read(found, &ref, &err) == SIM_OK &&
+        sim_kernel_baseline_read(path, &b, &err) == SIM_OK && sim_kernel_fit_baseline(&b, ref, &err) == SIM_OK) {
+        char note[160];
+        snprintf(note, sizeof note, "; fitted by sim calibrate --kernel --baseline %s --reference %s", path, ref->name);
+        g_strlcat(b.kernel->source, note, sizeof b.kernel->source);
+        emit(b.kernel, write_kernel, out_path, &err);
+    }
+    sim_kernel_baseline_clear(&b);
+    sim_kernel_free(ref);
+    return err.status ? cli_fail(&err) : 0;
+}
+
 int sim_cmd_calibrate(int argc, char **argv)
 {
-    const char *matrix = NULL, *out_path = NULL, *name = NULL, *runs = NULL;
+    const char *matrix = NULL, *out_path = NULL, *name = NULL, *runs = NULL, *baseline = NULL, *reference = NULL;
     bool is_kernel = false;
     SimError err = { 0 };
     int opt;
@@ -163,8 +189,19 @@ int sim_cmd_calibrate(int argc, char **argv)
             name = optarg;
         else if (opt == OPT_RUNS)
             runs = optarg;
+        else if (opt == OPT_BASELINE)
+            baseline = optarg;
+        else if (opt == OPT_REFERENCE)
+            reference = optarg;
         if (err.status)
             return cli_fail(&err);
+    }
+    if (baseline || reference) {
+        if (!is_kernel || !baseline || !reference || optind != argc || runs || name || matrix)
+            return sim_error_set(&err, SIM_ERR_USAGE, "--baseline FILE goes with --kernel and --reference KERNEL, and "
+                                 "takes no traces, --runs, --name or --latency-matrix (see sim calibrate --help)"),
+                   cli_fail(&err);
+        return calibrate_baseline(baseline, reference, out_path);
     }
     if (is_kernel && (matrix || optind >= argc))
         return sim_error_set(&err, SIM_ERR_USAGE, "sim calibrate --kernel needs one or more traces and takes no "

@@ -64,7 +64,7 @@ static int rank_policies(const AttnJob *job, const CostReport *rep, ShapeRow *ro
         AttnResult r;
         SimError why = { 0 };
         if (sim_job_run(&j, &r, &why) == SIM_OK) {
-            int64_t total = r.a.makespan_ns + rep->fixed_ns;
+            int64_t total = sim_cost_time_ns(rep, r.a.makespan_ns);
             rows[n++] = (ShapeRow){ p->name, r.a.makespan_ns, total, rep->cost.bwd_flops / (double)total / 1e3 };
         } else if (is_all && why.status == SIM_ERR_SCHEDULE) {
             absent[*absent_count].policy = p->name;

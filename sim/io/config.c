@@ -180,13 +180,14 @@ bool sim_config_set(SimConfig *c, const char *assignment, SimDiag *diag)
 static const char *const root_keys[] = { "schema_version", "description", "workload", "hardware", "policies",
                                          "options", "sweep", NULL };
 static const char *const workload_keys[] = { "batch", "heads", "total_tokens", "hidden", "seqlen_q", "seqlen_k",
-                                             "head_dim", "mask", "mask_file", "dtype", "block_m", "block_n", NULL };
+                                             "head_dim", "mask", "mask_file", "dtype", "block_m", "block_n",
+                                             "kv_heads", NULL };
 static const char *const hardware_keys[] = { "preset", "sm_count", "clock_mhz", "tensor_tflops",
                                              "tensor_efficiency", "l2_bandwidth_gbps", "hbm_bandwidth_gbps",
                                              "reduce_fixed_cycles", "latency_near_ns", "latency_far_ns",
-                                             "latency_matrix", NULL };
+                                             "latency_matrix", "profile", NULL };
 static const char *const options_keys[] = { "reduce", "dq_buffers", "cta_prologue", "baseline", "max_memory_mb",
-                                            "c_ns", "r_ns", NULL };
+                                            "c_ns", "r_ns", "kernel", NULL };
 
 static bool is_in(const char *const *keys, const char *k)
 {
@@ -595,14 +596,33 @@ static void decode_workload(Ctx *x, const cJSON *doc, SimConfigPoint *p)
     get_int(x, w, "workload", "block_m", 1, 1024, &bm);
     get_int(x, w, "workload", "block_n", 1, 1024, &bn);
     s->block_m = (int)bm, s->block_n = (int)bn;
+    get_int(x, w, "workload", "kv_heads", 1, MAX_COUNT, &s->kv_heads);
     if (x->is_ok)
         check_workload(x, w, p, has_batch, has_heads);
+    if (x->is_ok && s->kv_heads && (s->kv_heads > s->heads || s->heads % s->kv_heads != 0))
+        fail(x, "/workload/kv_heads", "must divide the heads (%lld)", (long long)s->heads);
     if (x->is_ok && ((s->seqlen_k + s->block_n - 1) / s->block_n > MAX_COUNT ||
                      (s->seqlen_q + s->block_m - 1) / s->block_m > MAX_COUNT))
         fail(x, "/workload/seqlen_q", "more than %d tiles per head", MAX_COUNT);
     if (x->is_ok && s->mask == MASK_BLOCK)
         check_block_mask(x, p);
     x->is_ok &= was_ok;
+}
+
+/* A profile named by a config: a name ("h100-sxm", "gpu-bwd": found where data files are, at run time) or
+ * a file, relative to the config's own directory. */
+static void get_profile_name(Ctx *x, const cJSON *section, const char *sname, const char *key, char *out, size_t len)
+{
+    char path[128];
+    const cJSON *v = member(section, sname, key, path);
+    if (!v)
+        return;
+    if (!cJSON_IsString(v) || !v->valuestring[0] || strlen(v->valuestring) > 256)
+        fail(x, path, "must be a profile name or a file name (1 to 256 characters)");
+    else if (!strchr(v->valuestring, '/') || g_path_is_absolute(v->valuestring))
+        snprintf(out, len, "%s", v->valuestring);
+    else
+        snprintf(out, len, "%s/%s", x->c->dir, v->valuestring);
 }
 
 static void decode_hardware(Ctx *x, const cJSON *doc, SimConfigPoint *p)
@@ -633,6 +653,7 @@ static void decode_hardware(Ctx *x, const cJSON *doc, SimConfigPoint *p)
         snprintf(p->latency_matrix, sizeof p->latency_matrix, "%s", m->valuestring);
     else if (m)
         snprintf(p->latency_matrix, sizeof p->latency_matrix, "%s/%s", x->c->dir, m->valuestring);
+    get_profile_name(x, h, "hardware", "profile", p->profile, sizeof p->profile);
 }
 
 static void decode_policies(Ctx *x, const cJSON *doc, SimConfigPoint *p)
@@ -687,6 +708,7 @@ static void decode_options(Ctx *x, const cJSON *doc, SimConfigPoint *p)
     get_int(x, o, "options", "max_memory_mb", 1, 10000000, &p->max_memory_mb);
     get_int(x, o, "options", "c_ns", 0, 1000000000000LL, &p->c_ns);
     get_int(x, o, "options", "r_ns", 0, 1000000000000LL, &p->r_ns);
+    get_profile_name(x, o, "options", "kernel", p->kernel, sizeof p->kernel);
     char path[128];
     const cJSON *b = member(o, "options", "baseline", path);
     const PolicyOps *ops = b && cJSON_IsString(b) ? policy_find(b->valuestring) : NULL;

@@ -40,6 +40,9 @@ typedef struct {
     int64_t hidden;                  /* 0 or heads = hidden / head_dim */
     SimHardware hw;
     char latency_matrix[512];        /* "" or a file of sm_count x sm_count latencies (ns) */
+    char profile[512];               /* "" or a hardware profile (name or file): r, hand-off, load model */
+    char kernel[512];                /* "" or a kernel profile (name or file): tiles, per-task costs, fixed
+                                      * costs (docs/profile.md); "" and "": the cost model alone */
     const char *policies[SIM_CONFIG_MAX_POLICIES]; /* registry names, or (block masks) search orders;
                                       * static strings */
     int policy_count;

@@ -10,6 +10,7 @@
 #include "format.h"
 #include "json_file.h"
 #include "json_read.h"
+#include "kernel_runs_io.h"
 
 #define KERNEL_MAX_BYTES (16L << 20)
 #define NS_MAX 1000000000
@@ -139,6 +140,62 @@ SimStatus sim_kernel_read(const char *path, KernelProfile **out, SimError *err)
     }
     *out = k;
     return SIM_OK;
+}
+
+static void read_baseline_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *t)
+{
+    static const char *const keys[] = { "head_dim", "mask", "block_m", "block_n", NULL };
+    sim_json_known_keys(in, r, path, keys);
+    t->head_dim = (int)sim_json_int(in, r, path, "head_dim", 1, 1024);
+    t->mask = read_mask(in, r, path);
+    t->block_m = (int)sim_json_int(in, r, path, "block_m", 1, 1024);
+    t->block_n = (int)sim_json_int(in, r, path, "block_n", 1, 1024);
+}
+
+SimStatus sim_kernel_baseline_read(const char *path, KernelBaseline *out, SimError *err)
+{
+    static const char *const keys[] = { "format", "version", "name", "kernel", "gpu", "source", "geometry", "tiles",
+                                        "metadata", "records", NULL };
+    *out = (KernelBaseline){ 0 };
+    cJSON *root;
+    if (sim_json_parse_file(path, KERNEL_MAX_BYTES, &root, err) != SIM_OK)
+        return err->status;
+    JsonIn in = { path, err };
+    KernelProfile *k = g_new0(KernelProfile, 1);
+    char format[32] = "";
+    sim_json_known_keys(&in, root, "", keys);
+    sim_json_text(&in, root, "", "format", format, sizeof format);
+    if (!err->status && strcmp(format, "dashsim-kernel-baseline") != 0)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-kernel-baseline\"", path);
+    k->version = (int)sim_json_int(&in, root, "", "version", 1, 1);
+    sim_json_text(&in, root, "", "name", k->name, sizeof k->name);
+    sim_json_text(&in, root, "", "kernel", k->kernel, sizeof k->kernel);
+    sim_json_text(&in, root, "", "source", k->source, sizeof k->source);
+    const cJSON *gpu = sim_json_get(&in, root, "", "gpu");
+    static const char *const gpu_keys[] = { "name", "sm_count", "date", NULL };
+    sim_json_known_keys(&in, gpu, "/gpu", gpu_keys);
+    sim_json_text(&in, gpu, "/gpu", "name", k->gpu_name, sizeof k->gpu_name);
+    sim_json_text(&in, gpu, "/gpu", "date", k->date, sizeof k->date);
+    k->sm_count = (int)sim_json_int(&in, gpu, "/gpu", "sm_count", 1, 4096);
+    read_geometry(&in, root, k);
+    g_strlcpy(k->method, "baseline-times", sizeof k->method);
+    const cJSON *tiles = sim_json_array(&in, root, "", "tiles", 64);
+    k->tile_count = tiles ? cJSON_GetArraySize(tiles) : 0;
+    k->tiles = g_new0(KernelTile, MAX(k->tile_count, 1));
+    for (int i = 0; i < k->tile_count && !err->status; i++) {
+        char p[32];
+        snprintf(p, sizeof p, "/tiles/%d", i);
+        read_baseline_tile(&in, cJSON_GetArrayItem(tiles, i), p, &k->tiles[i]);
+    }
+    out->kernel = k;
+    if (!err->status)
+        sim_kernel_runs_parse(root, path, &out->times, err);
+    if (out->times)
+        g_strlcpy(out->times->kernel, k->kernel, sizeof out->times->kernel);
+    cJSON_Delete(root);
+    if (err->status)
+        sim_kernel_baseline_clear(out);
+    return err->status;
 }
 
 static gint cmp_name(gconstpointer a, gconstpointer b)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "kernel.h"
+#include "kernel_baseline.h"
 
 /* Reads and checks a kernel profile: every key known, every field present and in range. SIM_ERR_IO /
  * SIM_ERR_INPUT with the file and JSON path. The caller frees *out (sim_kernel_free). */
@@ -14,6 +15,10 @@ SimStatus sim_kernel_read(const char *path, KernelProfile **out, SimError *err);
 /* Every kernel profile (*.json, in name order) of directory dir into a new array *out of *count (free each
  * with sim_kernel_free, then the array with g_free). A file that is not a valid profile is an error. */
 SimStatus sim_kernel_read_dir(const char *dir, KernelProfile ***out, int *count, SimError *err);
+/* Reads a baseline-times file ("format": "dashsim-kernel-baseline", docs/profile.md): the kernel's name,
+ * GPU, source, geometry and tiles to fit (head_dim, mask, block_m, block_n), and its published or measured
+ * times as kernel-runs records. The caller clears *out (sim_kernel_baseline_clear). */
+SimStatus sim_kernel_baseline_read(const char *path, KernelBaseline *out, SimError *err);
 /* Writes k; false if a write failed. Same profile, same bytes. */
 bool sim_kernel_write(const KernelProfile *k, FILE *f);
 

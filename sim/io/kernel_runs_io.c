@@ -43,20 +43,12 @@ static void read_run(JsonIn *in, const cJSON *r, const char *path, KernelRun *x)
     }
 }
 
-SimStatus sim_kernel_runs_read(const char *path, KernelRuns **out, SimError *err)
+SimStatus sim_kernel_runs_parse(const cJSON *root, const char *path, KernelRuns **out, SimError *err)
 {
     *out = NULL;
-    cJSON *root;
-    if (sim_json_parse_file(path, RUNS_MAX_BYTES, &root, err) != SIM_OK)
-        return err->status;
     JsonIn in = { path, err };
     KernelRuns *r = g_new0(KernelRuns, 1);
     r->path = g_strdup(path);
-    char format[32] = "";
-    sim_json_text(&in, root, "", "format", format, sizeof format);
-    if (!err->status && strcmp(format, "dashsim-kernel-runs") != 0)
-        sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-kernel-runs\" (gpu/bwd/shapes.py writes one)",
-                      path);
     const cJSON *meta = sim_json_get(&in, root, "", "metadata");
     sim_json_text(&in, meta, "/metadata", "gpu_name", r->gpu_name, sizeof r->gpu_name);
     sim_json_text(&in, meta, "/metadata", "date", r->date, sizeof r->date);
@@ -72,13 +64,30 @@ SimStatus sim_kernel_runs_read(const char *path, KernelRuns **out, SimError *err
         snprintf(p, sizeof p, "/records/%d", i);
         read_run(&in, cJSON_GetArrayItem(recs, i), p, &r->runs[i]);
     }
-    cJSON_Delete(root);
     if (err->status) {
         sim_kernel_runs_free(r);
         return err->status;
     }
     *out = r;
     return SIM_OK;
+}
+
+SimStatus sim_kernel_runs_read(const char *path, KernelRuns **out, SimError *err)
+{
+    *out = NULL;
+    cJSON *root;
+    if (sim_json_parse_file(path, RUNS_MAX_BYTES, &root, err) != SIM_OK)
+        return err->status;
+    JsonIn in = { path, err };
+    char format[32] = "";
+    sim_json_text(&in, root, "", "format", format, sizeof format);
+    if (!err->status && strcmp(format, "dashsim-kernel-runs") != 0 && strcmp(format, "dashsim-kernel-baseline") != 0)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-kernel-runs\" (gpu/bwd/shapes.py writes one) "
+                      "or \"dashsim-kernel-baseline\"", path);
+    if (!err->status)
+        sim_kernel_runs_parse(root, path, out, err);
+    cJSON_Delete(root);
+    return err->status;
 }
 
 bool sim_kernel_runs_is(const char *path)
@@ -92,5 +101,5 @@ bool sim_kernel_runs_is(const char *path)
     size_t n = fread(head, 1, sizeof head - 1, f);
     fclose(f);
     head[n] = '\0';
-    return strstr(head, "\"dashsim-kernel-runs\"") != NULL;
+    return strstr(head, "\"dashsim-kernel-runs\"") || strstr(head, "\"dashsim-kernel-baseline\"");
 }

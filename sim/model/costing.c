@@ -61,7 +61,9 @@ SimStatus sim_cost_tasks(const CostQuery *q, AttnCosts *costs, CostReport *rep, 
     SimHardware hw;
     *load = (SimLoadModel){ 0 };
     *rep = (CostReport){ 0 };
-    if (!sim_cost_preset(q->preset, &hw))
+    if (q->hardware)
+        hw = *q->hardware;
+    else if (!sim_cost_preset(q->preset, &hw))
         return sim_error_set(err, SIM_ERR_USAGE, "unknown hardware preset '%s' (one of %s)", q->preset,
                              sim_cost_preset_names());
     SimShape s = q->shape;
@@ -75,9 +77,9 @@ SimStatus sim_cost_tasks(const CostQuery *q, AttnCosts *costs, CostReport *rep, 
     *costs = (AttnCosts){ .c_ns = rep->cost.c_ns, .r_ns = rep->cost.r_ns, .latency_ns = hw.latency_near_ns,
                           .reduce = q->reduce, .dq_buffers = buffers };
     snprintf(rep->compute_from, sizeof rep->compute_from, "FLOPs cost model of preset %s (an estimate: no kernel "
-             "profile)", q->preset);
+             "profile)", hw.preset);
     snprintf(rep->reduce_from, sizeof rep->reduce_from, "cost model of preset %s (tile bytes over L2 bandwidth)",
-             q->preset);
+             hw.preset);
     bool has_own_reduce = kt && kt->reduce_read_ns > 0; /* the kernel measured its own: no hardware needed */
     if (q->hw && !has_own_reduce && hw_costs(q, &rep->cost, costs, load, err) != SIM_OK)
         return err->status;
@@ -98,6 +100,11 @@ SimStatus sim_cost_tasks(const CostQuery *q, AttnCosts *costs, CostReport *rep, 
     snprintf(rep->compute_from, sizeof rep->compute_from, "kernel profile %s (%s%s)", q->kernel->name,
              q->kernel->method, kt->traces ? ", measured on traces" : "");
     return SIM_OK;
+}
+
+int64_t sim_cost_time_ns(const CostReport *rep, int64_t makespan_ns)
+{
+    return rep->fixed_ns > 0 ? rep->fixed_ns + makespan_ns - rep->first_compute_ns : makespan_ns;
 }
 
 SimStatus sim_cost_attention(const CostQuery *q, Workload *wl, AttnCosts *costs, CostReport *rep, SimLoadModel *load,

@@ -14,6 +14,7 @@
 typedef struct {
     SimShape shape;              /* block_m = block_n = 0: the kernel profile's tile, else FA3's table */
     const char *preset;          /* hardware preset: SM count, and the cost model's rates ("h100-sxm") */
+    const SimHardware *hardware; /* borrowed; a configured GPU instead of the preset (configs); NULL: preset */
     const HwProfile *hw;         /* borrowed; NULL: the cost model's r and latency, no load model */
     const KernelProfile *kernel; /* borrowed; NULL: compute from the FLOPs cost model (an estimate) */
     ReduceMode reduce;           /* FA3-like kernels: async */
@@ -29,6 +30,10 @@ typedef struct {
     char reduce_from[192];       /* where r and the hand-off came from */
 } CostReport;
 
+/* The end-to-end time of a launch whose engine run took makespan_ns: the fixed costs plus the engine's
+ * makespan less the first CTA's prologue (the fixed costs, fitted to whole launches, hold it). Every report
+ * of a predicted time uses this one rule. */
+int64_t sim_cost_time_ns(const CostReport *rep, int64_t makespan_ns);
 /* The task costs alone, for a workload given elsewhere (the tile-level command, a plan): shape.head_dim and
  * shape.mask pick the tile; with shape.seqlen_q 0 there are no fixed costs. Same rules as below. */
 SimStatus sim_cost_tasks(const CostQuery *q, AttnCosts *costs, CostReport *rep, SimLoadModel *load, SimError *err);

@@ -36,7 +36,7 @@ int64_t sim_kernel_fixed_ns(const KernelTile *t, const SimShape *shape)
 {
     double mib[2];
     sim_kernel_stage_mib(shape, mib);
-    double ns = t->fixed.base_ns + t->fixed.ns_per_mib * mib[0];
+    double ns = t->fixed.base_ns + t->fixed.ns_per_mib * (mib[0] + mib[1]); /* every stage at one rate */
     if (mib[1] > 0)
         ns += t->fixed_gqa.base_ns + t->fixed_gqa.ns_per_mib * mib[1];
     return ns > 0 ? llround(ns) : 0;

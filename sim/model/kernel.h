@@ -40,8 +40,9 @@ typedef struct {
     int64_t cta_prologue_ns;   /* a CTA's start -> its first compute */
     SimOverlapRule overlap;    /* program.h: compute slowed by the SM's own reduction starting near its start */
     KernelLinear fixed;        /* a launch beyond its tasks' span (memset, preprocess, postprocess, launch,
-                                * the first CTA's prologue, drain), over the MiB those stages move */
-    KernelLinear fixed_gqa;    /* more with fewer KV heads than heads (the dK/dV group sums), over their MiB */
+                                * the first CTA's prologue, drain, and with GQA the dK/dV group sums), over the
+                                * MiB those stages move: one rate for these memory-bound stages */
+    KernelLinear fixed_gqa;    /* what the group sums take beyond that rate (fitted to the GQA traces) */
     int traces;                /* traces it was measured on; 0: fitted to baseline times */
 } KernelTile;
 

@@ -234,7 +234,8 @@ static void fit_fixed(Trace *const *tr, const int64_t *timed_ns, int n, KernelTi
     tile->fixed = fit_linear(x[0], y[0], m[0]);
     for (int i = 0; i < n && i < 256; i++)
         if (mib[i][1] > 0)
-            x[1][m[1]] = mib[i][1], y[1][m[1]++] = over[i] - (tile->fixed.base_ns + tile->fixed.ns_per_mib * mib[i][0]);
+            x[1][m[1]] = mib[i][1], y[1][m[1]++] = over[i] - (tile->fixed.base_ns +
+                                                            tile->fixed.ns_per_mib * (mib[i][0] + mib[i][1]));
     tile->fixed_gqa = fit_linear(x[1], y[1], m[1]);
 }
 

@@ -10,8 +10,7 @@
 #include "engine.h"
 #include "stats.h"
 
-/* The predicted end-to-end time of one run: fixed costs plus the engine's makespan less the first CTA's
- * prologue (which the fixed costs already hold). */
+/* The predicted end-to-end time of one run (sim_cost_time_ns). */
 static SimStatus predict_run(const KernelRun *run, const ValidateModels *m, const KernelProfile *kernel, RunCheck *c,
                              SimError *err)
 {
@@ -43,7 +42,7 @@ static SimStatus predict_run(const KernelRun *run, const ValidateModels *m, cons
     SimSchedule s = { 0 };
     if (sim_engine_run(prog, &s, err) == SIM_OK) {
         c->has_prediction = true;
-        c->predicted_ns = rep.fixed_ns + s.makespan_ns - rep.first_compute_ns;
+        c->predicted_ns = sim_cost_time_ns(&rep, s.makespan_ns);
         c->error = (double)(c->predicted_ns - run->time_ns) / (double)run->time_ns;
     }
     sim_schedule_clear(&s);

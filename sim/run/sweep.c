@@ -17,11 +17,18 @@
 #include "output.h"
 #include "search.h"
 #include "version.h"
+#include "costing.h"
+#include "datadir.h"
+#include "kernel_io.h"
+#include "profile_io.h"
 
 struct SimSweep {
     SimConfigPoint *points;   /* owned, point_count */
     int32_t **matrices;       /* per point: latency matrix read from a file, or NULL; owned */
     BlockMask *masks;         /* per point: its block mask (keep NULL: full or causal); owned */
+    HwProfile **profiles;     /* per point: its hardware profile, or NULL; owned */
+    KernelProfile **kernels;  /* per point: its kernel profile, or NULL; owned */
+    SimLoadModel *loads;      /* per point: the load model its rows' costs borrow; owned */
     int64_t point_count;
     SimSweepRow *rows;        /* owned, grouped by point in order */
     int64_t row_count;
@@ -44,10 +51,15 @@ void sim_sweep_free(SimSweep *s)
 {
     if (!s)
         return;
-    for (int64_t i = 0; i < s->point_count; i++)
+    for (int64_t i = 0; i < s->point_count; i++) {
         free(s->matrices[i]), sim_mask_clear(&s->masks[i]);
+        sim_profile_free(s->profiles[i]), sim_kernel_free(s->kernels[i]), sim_profile_load_clear(&s->loads[i]);
+    }
     g_free(s->matrices);
     g_free(s->masks);
+    g_free(s->profiles);
+    g_free(s->kernels);
+    g_free(s->loads);
     g_free(s->points);
     g_free(s->rows);
     g_mutex_clear(&s->lock);
@@ -87,11 +99,15 @@ static AttnJob row_job(const SimSweep *s, const SimSweepRow *r, int32_t **matrix
     job.costs = (AttnCosts){ .c_ns = r->cost.c_ns, .r_ns = r->cost.r_ns, .reduce = p->reduce,
                              .dq_buffers = p->dq_buffers, .cta_prologue_ns = p->has_prologue ? r->cost.prologue_ns : 0,
                              .latency_ns = p->hw.latency_near_ns };
+    if (r->has_costs) /* the one costing path (sim/model/costing.h), as the shape front end */
+        job.costs = r->costs;
     if (matrix)
         *matrix = NULL;
     job.analysis = SIM_ANALYSIS_SUMMARY; /* a row needs the critical path and busy time, no per-op marks */
     job.has_unit_latency = p->latency_matrix[0] || p->hw.latency_near_ns != p->hw.latency_far_ns;
-    if (s->matrices[r->point])
+    if (r->has_costs) /* the profiles' measured hand-off is the latency, as in the shape front end */
+        job.has_unit_latency = false;
+    else if (s->matrices[r->point])
         job.unit_latency_ns = s->matrices[r->point];
     else if (p->hw.latency_near_ns != p->hw.latency_far_ns && matrix != NULL)
         job.unit_latency_ns = *matrix = sim_cost_latency_matrix(&p->hw, p->hw.sm_count);
@@ -124,22 +140,72 @@ static bool point_runs(const SimConfigPoint *p, const char *policy)
     return ops && (p->shape.mask == MASK_FULL ? ops->supports_full : ops->supports_causal);
 }
 
+/* A point with a kernel or hardware profile: its costs through the one costing path (the shape front end's),
+ * into *cost and *costs. False with a sentence in diag when a profile cannot be read or does not cover it. */
+static bool profile_costs(SimSweep *s, int64_t pi, SimCost *cost, AttnCosts *costs, CostReport *rep, SimDiag *diag,
+                          const char *name)
+{
+    const SimConfigPoint *p = &s->points[pi];
+    SimError err = { 0 };
+    char found[4096];
+    if (p->profile[0] && (sim_data_find_profile(p->profile, found, sizeof found, &err) != SIM_OK ||
+                          sim_profile_read(found, &s->profiles[pi], &err) != SIM_OK))
+        return sim_diag_add(diag, err.status, "%s: /hardware/profile: %s", name, err.msg), false;
+    if (p->kernel[0] && (sim_data_find_kernel(p->kernel, found, sizeof found, &err) != SIM_OK ||
+                         sim_kernel_read(found, &s->kernels[pi], &err) != SIM_OK))
+        return sim_diag_add(diag, err.status, "%s: /options/kernel: %s", name, err.msg), false;
+    CostQuery q = { .shape = p->shape, .hardware = &p->hw, .hw = s->profiles[pi], .kernel = s->kernels[pi],
+                    .reduce = p->reduce, .dq_buffers = p->dq_buffers };
+    Workload wl;
+    if (sim_cost_attention(&q, &wl, costs, rep, &s->loads[pi], &err) != SIM_OK)
+        return sim_diag_add(diag, err.status, "%s: sweep point %" PRId64 ": %s", name, pi, err.msg), false;
+    *cost = rep->cost;
+    cost->wl = wl, cost->c_ns = costs->c_ns, cost->r_ns = costs->r_ns;
+    if (p->c_ns >= 0)
+        cost->c_ns = costs->c_ns = p->c_ns;
+    if (p->r_ns >= 0)
+        cost->r_ns = costs->r_ns = p->r_ns;
+    costs->load = s->loads[pi].slowdown_ppm ? &s->loads[pi] : NULL;
+    return true;
+}
+
 static void add_rows(SimSweep *s, int64_t pi, GArray *rows, SimDiag *diag, const char *name)
 {
     const SimConfigPoint *p = &s->points[pi];
     SimCost cost;
-    sim_cost_derive(&p->shape, &p->hw, &cost);
-    if (p->c_ns >= 0)
-        cost.c_ns = p->c_ns;
-    if (p->r_ns >= 0)
-        cost.r_ns = p->r_ns;
+    AttnCosts costs = { 0 };
+    CostReport rep = { 0 };
+    bool has_costs = p->kernel[0] || p->profile[0];
+    if (has_costs && p->latency_matrix[0]) {
+        sim_diag_add(diag, SIM_ERR_USAGE, "%s: sweep point %" PRId64 ": /hardware/latency_matrix goes with the cost "
+                     "model; with /options/kernel or /hardware/profile the profiles' measured hand-off is the latency",
+                     name, pi);
+        return;
+    }
+    if (has_costs && p->shape.mask == MASK_BLOCK) {
+        sim_diag_add(diag, SIM_ERR_USAGE, "%s: sweep point %" PRId64 ": /options/kernel and /hardware/profile cost "
+                     "full and causal masks (a block mask takes the cost model)", name, pi);
+        return;
+    }
+    if (has_costs && !profile_costs(s, pi, &cost, &costs, &rep, diag, name))
+        return;
+    if (!has_costs) {
+        sim_cost_derive(&p->shape, &p->hw, &cost);
+        if (p->c_ns >= 0)
+            cost.c_ns = p->c_ns;
+        if (p->r_ns >= 0)
+            cost.r_ns = p->r_ns;
+    }
     if (p->shape.mask == MASK_BLOCK)
         add_block_mask(s, pi, &cost, diag, name);
     for (int k = 0; k < p->policy_count; k++) {
         if (!point_runs(p, p->policies[k]))
             continue;
-        SimSweepRow r = { .point = pi, .policy = p->policies[k], .cost = cost };
-        AttnJob job = row_job(s, &(SimSweepRow){ .point = pi, .cfg = p, .policy = p->policies[k], .cost = cost }, NULL);
+        SimSweepRow r = { .point = pi, .policy = p->policies[k], .cost = cost, .has_costs = has_costs, .costs = costs,
+                          .fixed_ns = rep.fixed_ns, .first_compute_ns = rep.first_compute_ns };
+        SimSweepRow sized = r;
+        sized.cfg = p;
+        AttnJob job = row_job(s, &sized, NULL);
         SimError err = { 0 }; /* the size does not depend on the policy: the same sentence is kept once */
         if (sim_job_check_size(&job, &err) != SIM_OK)
             sim_diag_add(diag, err.status, "%s: sweep point %" PRId64 ": %s", name, pi, err.msg);
@@ -232,6 +298,9 @@ SimSweep *sim_sweep_new_part(const SimConfig *cfg, bool is_sweep, const SimSweep
     s->points = g_new0(SimConfigPoint, s->point_count);
     s->matrices = g_new0(int32_t *, s->point_count);
     s->masks = g_new0(BlockMask, s->point_count);
+    s->profiles = g_new0(HwProfile *, s->point_count);
+    s->kernels = g_new0(KernelProfile *, s->point_count);
+    s->loads = g_new0(SimLoadModel, s->point_count);
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(SimSweepRow));
     s->cap_bytes = INFINITY;
     int64_t first, end;
@@ -276,7 +345,9 @@ static void run_row(SimSweep *s, SimSweepRow *r)
         r->critical_path_ns = res.a.critical_path_ns;
         r->bubble_ns = res.a.bubble_ns;
         r->busy_fraction = res.a.busy_fraction;
-        r->tflops = r->makespan_ns > 0 ? r->cost.bwd_flops / (double)r->makespan_ns / 1e3 : 0;
+        CostReport rep = { .fixed_ns = r->fixed_ns, .first_compute_ns = r->first_compute_ns };
+        r->time_ns = sim_cost_time_ns(&rep, r->makespan_ns);
+        r->tflops = r->time_ns > 0 ? r->cost.bwd_flops / (double)r->time_ns / 1e3 : 0;
     } else if (r->err.status == SIM_ERR_SCHEDULE) {
         /* the policy does not suit this workload (e.g. odd N for symmetric-shift): a skipped row */
         r->is_skipped = true;
@@ -347,7 +418,7 @@ static int64_t complete_points(SimSweep *s, int64_t next)
             if (b->point == r->point && strcmp(b->policy, r->cfg->baseline) == 0 && !b->is_skipped && !b->err.status &&
                 !r->is_skipped && !r->err.status && r->makespan_ns > 0) {
                 r->has_speedup = true;
-                r->speedup = (double)b->makespan_ns / (double)r->makespan_ns;
+                r->speedup = (double)b->time_ns / (double)r->time_ns;
             }
         }
     }
@@ -422,7 +493,7 @@ SimStatus sim_sweep_run(SimSweep *s, int jobs, volatile sig_atomic_t *stop, SimS
 static const char *const columns =
     "policy,mask,head_dim,seqlen,seqlen_k,batch,heads,dtype,hardware,sm_count,block_m,block_n,kv_tiles,"
     "q_tiles,head_swizzle,c_ns,r_ns,latency_near_ns,latency_far_ns,reduce,tasks,makespan_ns,"
-    "critical_path_ns,bubble_ns,busy_fraction,tflops,speedup,status";
+    "critical_path_ns,bubble_ns,busy_fraction,tflops,speedup,kernel,time_ns,status";
 
 /* The header line of format, newline included ("" for JSONL). */
 static void header_text(SweepFormat format, char *buf, size_t len)
@@ -540,7 +611,7 @@ void sim_sweep_write_row(FILE *f, SweepFormat format, const SimSweepRow *r)
     snprintf(status, sizeof status, "%s%s", r->is_skipped ? "skipped: " : r->err.status ? "error: " : "ok",
              r->is_skipped ? r->note : r->err.status ? r->err.msg : "");
     char **names = g_strsplit(columns, ",", -1);
-    char vals[28][64];
+    char vals[30][600];
     int k = 0;
 #define V(...) snprintf(vals[k++], sizeof vals[0], __VA_ARGS__)
     V("%s", r->policy), V("%s", sim_sweep_mask_name(r->cfg)), V("%" PRId64, sh->head_dim);
@@ -552,16 +623,17 @@ void sim_sweep_write_row(FILE *f, SweepFormat format, const SimSweepRow *r)
     V("%s", r->cfg->reduce == REDUCE_ASYNC ? "async" : "serial");
     V("%" PRId64, r->tasks), V("%" PRId64, r->makespan_ns), V("%" PRId64, r->critical_path_ns);
     V("%" PRId64, r->bubble_ns), V("%.6f", r->busy_fraction), V("%.3f", r->tflops), V("%.4f", r->speedup);
+    V("%s", r->cfg->kernel[0] ? r->cfg->kernel : "-"), V("%" PRId64, r->time_ns);
 #undef V
-    static const bool is_string[28] = { [0] = 1, [1] = 1, [7] = 1, [8] = 1, [19] = 1 };
+    static const bool is_string[30] = { [0] = 1, [1] = 1, [7] = 1, [8] = 1, [19] = 1, [27] = 1 };
     fputs(j ? "{" : "", f);
-    for (int i = 0; i < 28; i++) {
-        bool is_empty = (i >= 20 && i <= 25 && !has_result) || (i == 26 && !r->has_speedup);
+    for (int i = 0; i < 30; i++) {
+        bool is_empty = ((i >= 20 && i <= 25) || i == 28) && !has_result ? true : i == 26 && !r->has_speedup;
         if (j)
             fprintf(f, "%s\"%s\":", i ? "," : "", names[i]);
         else if (i)
             fputc(',', f);
-        if (i == 27)
+        if (i == 29)
             put_text(f, status, j);
         else if (is_empty)
             fputs(j ? "null" : "", f);

@@ -18,6 +18,9 @@ typedef struct {
     const SimConfigPoint *cfg;    /* borrowed from the sweep */
     const char *policy;           /* registry name */
     SimCost cost;                 /* tiles, c, r, workload (after options.c_ns / r_ns) */
+    bool has_costs;               /* a kernel or hardware profile costed it: costs below, not cost's c and r */
+    AttnCosts costs;              /* the costing path's task costs (costs.load borrows the sweep's) */
+    int64_t fixed_ns, first_compute_ns; /* the launch's fixed costs (kernel profile) and first CTA prologue */
     bool is_done;                 /* ran, was skipped or was interrupted */
     bool is_skipped;              /* the policy does not suit this workload: note says why */
     bool is_interrupted;          /* never ran (SIGINT) */
@@ -25,9 +28,11 @@ typedef struct {
     SimError err;                 /* a job error other than a skip */
     int64_t tasks, makespan_ns, critical_path_ns, bubble_ns;
     double busy_fraction;
-    double tflops;                /* cost.bwd_flops / makespan */
+    int64_t time_ns;              /* predicted end-to-end time: the makespan plus the kernel's fixed costs
+                                   * (sim_cost_time_ns); the makespan without a kernel profile */
+    double tflops;                /* cost.bwd_flops / time_ns */
     bool has_speedup;
-    double speedup;               /* baseline makespan / makespan, same point */
+    double speedup;               /* baseline time / time, same point */
 } SimSweepRow;
 
 typedef struct SimSweep SimSweep;

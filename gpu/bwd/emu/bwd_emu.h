@@ -56,9 +56,18 @@ struct EmuWarp {
     float f[32];
 };
 
+/* One warpgroup's exchange for the emulated wgmma (gpu/bwd/emu/wg_emu.h): each thread's accumulators and A
+ * registers, gathered behind the group's barrier. */
+struct EmuWarpgroup {
+    EmuBarrier bar;
+    float *acc[128];
+    uint32_t a[128][4];
+};
+
 struct EmuCta {
     EmuBarrier named[16];
     EmuWarp warp[16];
+    EmuWarpgroup wg[4];
     unsigned char *smem;
     int smid;
 };

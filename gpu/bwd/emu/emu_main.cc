@@ -1,14 +1,15 @@
-/* gpu-bwd-emu: runs the real backward kernel's source (gpu/bwd/bwd_kernel.cuh) on the CPU through the
- * primitive emulation of bwd_emu.h, for plans made for a few SMs: every GPU thread is an OS thread, CTAs
+/* gpu-bwd-emu: runs the real backward kernel's source (gpu/bwd/bwd_kernel.cuh, or with --kernel wgmma the
+ * Hopper kernel of gpu/bwd/wg/) on the CPU through the primitive emulation of bwd_emu.h and wg_emu.h, for plans made for a few SMs: every GPU thread is an OS thread, CTAs
  * are dispatched in launch order onto n_sm emulated SMs (persistent plans: all co-resident), and the
  * preprocess and postprocess kernels run the same way. Checks dQ, dK, dV against a float64 reference, bit
  * identity over runs with random timing jitter, and reports whether the atomic mode differs.
  * Usage: gpu-bwd-emu PLAN --head-dim D [--heads H --kv-heads K] [--runs R] [--jitter-us J] [--atomic-runs A]
+ *        [--kernel mma|wgmma|wgmma-VARIANT (BWD_WG_VARIANTS)]
  * Exit: 0 ok, 1 a check failed, 2 bad usage or plan. */
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
 
-#include "../bwd_kernel.cuh"
+#include "../wg/bwd_wg.cuh"
 #include "../../gpu_plan.h"
 
 #include <cstdio>
@@ -38,7 +39,7 @@ static void emu_grid(int blocks, int threads, int n_sm, size_t smem_bytes, const
         }
         running.emplace_back([&, b] {
             EmuCta *cta = new EmuCta();
-            cta->smem = (unsigned char *)aligned_alloc(128, (smem_bytes + 127) / 128 * 128 + 128);
+            cta->smem = (unsigned char *)aligned_alloc(1024, (smem_bytes + 1023) / 1024 * 1024 + 1024);
             cta->smid = b % n_sm;
             std::vector<std::thread> ts;
             for (int t = 0; t < threads; t++)
@@ -152,6 +153,45 @@ struct Grads {
     int timeout;
 };
 
+/* The kernel under test: "mma" (bwd_kernel.cuh) or a variant of the Hopper kernel (BWD_WG_VARIANTS). */
+static const char *emu_kernel = "mma";
+
+static bool emu_kernel_known(const char *name)
+{
+    if (!strcmp(name, "mma"))
+        return true;
+#define EMU_KNOWN(n, ...)                                                                                 \
+    if (!strcmp(name, n))                                                                                          \
+        return true;
+    BWD_WG_VARIANTS(EMU_KNOWN)
+#undef EMU_KNOWN
+    return false;
+}
+
+template <class C> static void launch_wg(const GpuPlan &plan, const GpuOrder &ord, const BwdArgs &a, const BwdWgMaps &m)
+{
+    emu_grid(ord.block_count, BWD_WG_THREADS, plan.n_sm, bwd_wg_smem_bytes<C>(), [&] { bwd_wg_kernel<C>(a, m); });
+}
+
+template <int D> static void launch(const Problem &p, const GpuPlan &plan, const GpuOrder &ord, const BwdArgs &a)
+{
+    if (!strcmp(emu_kernel, "mma")) {
+        emu_grid(ord.block_count, BWD_THREADS, plan.n_sm, sizeof(BwdSmem<D>), [&] { bwd_kernel<D>(a); });
+        return;
+    }
+    BwdWgMaps m;
+    const long long rows = (long long)p.bh * p.s, kv_rows = (long long)p.bkv * p.s;
+    m.q = EmuTmap{p.q.data(), rows, D, BWD_BLOCK_M};
+    m.dout = EmuTmap{p.dout.data(), rows, D, BWD_BLOCK_M};
+    m.k = EmuTmap{p.k.data(), kv_rows, D, BWD_BLOCK_N};
+    m.v = EmuTmap{p.v.data(), kv_rows, D, BWD_BLOCK_N};
+#define EMU_LAUNCH(n, ...)                                                                                \
+    if (!strcmp(emu_kernel, n))                                                                                    \
+        launch_wg<BwdWgCfg<D, __VA_ARGS__>>(plan, ord, a, m);
+    BWD_WG_VARIANTS(EMU_LAUNCH)
+#undef EMU_LAUNCH
+}
+
 template <int D> static Grads run_kernel(const Problem &p, const GpuPlan &plan, const GpuOrder &ord, int is_atomic)
 {
     const long long rows = (long long)p.bh * p.s;
@@ -185,9 +225,12 @@ template <int D> static Grads run_kernel(const Problem &p, const GpuPlan &plan, 
     a.is_causal = p.causal, a.is_atomic = is_atomic, a.is_dkv_fp32 = p.group > 1;
     a.scale = p.scale, a.scale_log2 = p.scale * BWD_LOG2E;
     a.timeout_ns = 3600000000000LL; /* emulated tasks are ~10^4 times slower than on a GPU */
-    emu_grid(ord.block_count, BWD_THREADS, plan.n_sm, sizeof(BwdSmem<D>), [&] { bwd_kernel<D>(a); });
+    launch<D>(p, plan, ord, a);
     g.timeout = err.flag;
-    if (err.flag)
+    if (err.flag && err.rank < 0)
+        fprintf(stderr, "timeout: block %d waited on barrier %d (parity %u) at (head %d, q %d)\n", err.block,
+                -1 - err.rank, err.seen, err.head, err.q);
+    else if (err.flag)
         fprintf(stderr, "timeout: block %d waited on (head %d, q %d) for rank %d, semaphore %u\n", err.block,
                 err.head, err.q, err.rank, err.seen);
     const long long n8 = rows * D / 8;
@@ -239,6 +282,12 @@ int main(int argc, char **argv)
             atomic_runs = atoi(v), i++;
         else if (!strcmp(argv[i], "--jitter-us"))
             emu_jitter_us = atoi(v), i++;
+        else if (!strcmp(argv[i], "--kernel")) {
+            if (!emu_kernel_known(v))
+                return fprintf(stderr, "gpu-bwd-emu: unknown kernel '%s' (mma, wgmma or a wgmma variant of "
+                                       "BWD_WG_VARIANTS)\n", v), 2;
+            emu_kernel = v, i++;
+        }
         else if (argv[i][0] != '-')
             path = argv[i];
         else
@@ -248,7 +297,7 @@ int main(int argc, char **argv)
     GpuPlan plan;
     if (!path || (d != 64 && d != 128))
         return fprintf(stderr, "usage: gpu-bwd-emu PLAN --head-dim 64|128 [--heads H --kv-heads K] [--runs R] "
-                               "[--atomic-runs A] [--jitter-us J]\n"), 2;
+                               "[--atomic-runs A] [--jitter-us J] [--kernel mma|wgmma|wgmma-VARIANT]\n"), 2;
     if (gpu_plan_read(path, &plan, err, sizeof err))
         return fprintf(stderr, "gpu-bwd-emu: %s\n", err), 2;
     GpuOrder ord;
@@ -279,9 +328,9 @@ int main(int argc, char **argv)
         atomic_differ += !same(det[0], g);
     }
     const bool ok = eq < 0.02 && ek < 0.02 && ev < 0.02 && identical && !rc;
-    printf("%s: %s %s heads %d kv_heads %d seqlen %d d %d: rel err dq %.2e dk %.2e dv %.2e (max abs %.2e %.2e %.2e) "
+    printf("%s: %s kernel, %s %s heads %d kv_heads %d seqlen %d d %d: rel err dq %.2e dk %.2e dv %.2e (max abs %.2e %.2e %.2e) "
            "vs float64; %d deterministic runs %s; atomic runs differing from deterministic: %d of %d%s\n",
-           path, plan.policy, plan.mask, p.heads, p.kv_heads, p.s, d, eq, ek, ev, mq, mk, mv, runs,
+           path, emu_kernel, plan.policy, plan.mask, p.heads, p.kv_heads, p.s, d, eq, ek, ev, mq, mk, mv, runs,
            identical ? "bit-identical" : "DIFFER", atomic_differ, atomic_runs, ok ? "" : "  FAIL");
     gpu_order_clear(&ord);
     gpu_plan_clear(&plan);

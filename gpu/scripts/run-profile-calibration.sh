@@ -6,7 +6,7 @@
 # sections, else builds them. Writes $OUT/log.txt, $OUT/calib-profile-raw.json and $OUT/calib3.tgz.
 # The plans are ignored files (.git/info/exclude): name traces/plans-predict in the device call's carry, else
 # the cross-check is skipped (the 2026-11-23 run lacked them).
-# Usage: OUT=/some/dir gpu/run-calib3.sh [PLAN_DIR]
+# Usage: OUT=/some/dir gpu/scripts/run-profile-calibration.sh [PLAN_DIR]
 set -u
 export PATH=$PATH:/usr/local/cuda/bin
 plans=${1:-traces/plans-predict}

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Emits the kernel benchmark's plans (docs/kernel.md) into build/gpu/bwd/plans/ as xz files:
 # POLICY-MASK-sSEQ-bhBH.plan.xz, tiles kBlockM 64 x kBlockN 128 (tile_ratio 2), n = 132, async reduce.
-# A plan depends on neither head dim nor batch/heads split, only on heads x batch. Usage: make-plans.sh [SIM]
+# A plan depends on neither head dim nor batch/heads split, only on heads x batch. Usage: gpu/scripts/plans-kernel-bench.sh [SIM]
 set -eu
 SIM=${1:-bin/sim}
 DIR=build/gpu/bwd/plans

@@ -4,7 +4,7 @@
 # with compute sizes for c/r = 1, 3, 8 measured in place (a probe of two sizes); then a spin-compute subset.
 # Writes $OUT/traces.tgz (calib-*.json, grid-iters.txt, h100/, h100-spin/, smoke/, probe/) and $OUT/log.txt.
 # Budget: about 8 minutes at most; later stages are skipped (and logged) when time runs short.
-# Usage: OUT=/some/dir gpu/run-grid.sh [PLAN_DIR]
+# Usage: OUT=/some/dir gpu/scripts/run-validation-grid.sh [PLAN_DIR]
 set -u
 export PATH=$PATH:/usr/local/cuda/bin
 plans=${1:-traces/plans}

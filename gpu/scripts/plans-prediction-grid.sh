@@ -1,6 +1,6 @@
 #!/bin/bash
 # Emits the prediction grid's plans (docs/gpu.md, "Prediction traces"; traces/h100-predict/README.md) into
-# traces/plans-predict/ with bin/sim --emit-plan, and a manifest that gpu/run-predict.sh follows:
+# traces/plans-predict/ with bin/sim --emit-plan, and a manifest that gpu/scripts/run-prediction-grid.sh follows:
 #   <name> <compute_iters> <reduce_op> <reduce_threads> <c_r_target> <head_swizzle> <runs>
 # (runs 1: one trace <name>.json; 3: two more separate runs as well, repeats/<name>-rep2.json and -rep3.json;
 # rep1 is <name>.json itself).
@@ -11,7 +11,7 @@
 # bulk reduce; c/r 0.3 is out of reach of the bulk reduce (the compute's fixed cost alone is 0.6-0.9 r), so
 # those traces add with ldst by one warp (async: the store warp; serial: --reduce-threads 32), r ~4.3-5.1 us.
 # With --hashes, also appends every plan's reference dQ hash (gpu-exec --dry-run --ref-hashes) for the run.
-# Usage: gpu/make-plans-predict.sh [--hashes] [OUT_DIR]   (SIM=path/to/sim, default bin/sim)
+# Usage: gpu/scripts/plans-prediction-grid.sh [--hashes] [OUT_DIR]   (SIM=path/to/sim, default bin/sim)
 set -eu
 sim=${SIM:-bin/sim}
 hashes=0
@@ -88,11 +88,11 @@ repeat symmetric-shift-causal-s1-q132-h2-cr1-serial
 repeat fa3-causal-s1-q132-h2-cr3-async
 
 n=$(grep -vc '^#' "$man")
-echo "make-plans-predict: $n plans in $out; $rows task rows to record (repeat subsets counted 3x)"
+echo "plans-prediction-grid: $n plans in $out; $rows task rows to record (repeat subsets counted 3x)"
 if [ $hashes = 1 ]; then
     exe=${GPU_EXEC:-bin/gpu-exec}
     grep -v '^#' "$man" | while read -r name k op thr cr sw runs; do echo "$name $k"; done |
         xargs -P "${JOBS:-2}" -L 1 sh -c "$exe --dry-run --ref-hashes $out/ref-hashes.\$\$ --compute-iters \$1 $out/\$0.plan >/dev/null"
     cat "$out"/ref-hashes.* >"$out/ref-hashes.txt.tmp" && rm -f "$out"/ref-hashes.[0-9]* && mv "$out/ref-hashes.txt.tmp" "$out/ref-hashes.txt"
-    echo "make-plans-predict: $(wc -l <"$out/ref-hashes.txt") reference hashes in $out/ref-hashes.txt"
+    echo "plans-prediction-grid: $(wc -l <"$out/ref-hashes.txt") reference hashes in $out/ref-hashes.txt"
 fi

@@ -1,13 +1,13 @@
 #!/bin/bash
 # On the GPU machine, one call: the predictor's profile calibration (gpu-calib --profile, calibration kernels
 # only) and then gpu-exec on every plan of the prediction grid (traces/plans-predict/manifest.txt, made by
-# gpu/make-plans-predict.sh --hashes), traces the profile never sees. Every trace is checked as in
-# run-grid.sh: dQ bit-exact against the host reference (through the reference hashes computed beforehand,
+# gpu/scripts/plans-prediction-grid.sh --hashes), traces the profile never sees. Every trace is checked as in
+# run-validation-grid.sh: dQ bit-exact against the host reference (through the reference hashes computed beforehand,
 # --ref-hashes; small smoke plans against the full reference), the timed repeats bit-identical, no timeout.
 # Writes $OUT/log.txt, $OUT/calib2.tgz (calib-profile-raw.json), $OUT/predict-{full,causal,repeats}.tgz.
 # Budget: BUDGET_S (default 330 s) for the grid; later plans are skipped (and logged) when time runs short.
 # ONLY=REGEX runs only the manifest's plans whose names match (grep -E); CALIB=0 skips the calibration.
-# Usage: OUT=/some/dir gpu/run-predict.sh [PLAN_DIR]
+# Usage: OUT=/some/dir gpu/scripts/run-prediction-grid.sh [PLAN_DIR]
 set -u
 export PATH=$PATH:/usr/local/cuda/bin
 plans=${1:-traces/plans-predict}

@@ -2,7 +2,7 @@
 # On the GPU machine: the executor on the block-mask plans of traces/plans-mask/ (sim search --emit-plan
 # and --emit-baselines: the found schedule and the hand-made orders for window, document, prefix and random
 # masks), async bulk reduction, 80x128 tiles, 5 compute rounds (c:r about 1). Expects a built bin/gpu-exec
-# (carried). Writes $OUT/mask-traces.tgz and $OUT/log.txt. Usage: OUT=DIR [PLANS=traces/plans-mask] gpu/run-mask.sh
+# (carried). Writes $OUT/mask-traces.tgz and $OUT/log.txt. Usage: OUT=DIR [PLANS=traces/plans-mask] gpu/scripts/run-mask-plans.sh
 set -u
 out=${OUT:?set OUT}
 work=$(mktemp -d)

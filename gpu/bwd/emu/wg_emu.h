@@ -1,0 +1,204 @@
+/* Host emulation of the Hopper primitives of gpu/bwd/wg/wg_ops.cuh, so that the wgmma kernel's own source
+ * runs on the CPU (docs/kernel.md, "CPU emulation"). mbarriers are one 64-bit word in the emulated shared
+ * memory (phase bit, pending arrivals, expected arrivals, transaction bytes), updated by compare-and-swap;
+ * TMA and bulk loads copy at once (writing the 128-byte swizzle of wg_swz) and complete their bytes on the
+ * barrier; wgmma runs at issue: the warpgroup's 128 threads hand over their accumulators and A registers,
+ * its first thread reads A and B from shared memory through the descriptors (PTX's canonical layouts, as
+ * read by this project) and writes every thread's accumulators. Included only with BWD_EMULATE. */
+#ifndef GPU_BWD_WG_EMU_H
+#define GPU_BWD_WG_EMU_H
+
+#include <atomic>
+#include <cassert>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+
+#ifndef __grid_constant__
+#define __grid_constant__
+#endif
+
+/* The emulated tensor map: bf16 base[rows][cols], boxes of 64 columns x box_rows rows. */
+struct EmuTmap {
+    const void *base;
+    long long rows;
+    int cols, box_rows;
+};
+typedef EmuTmap WgTmap;
+
+static inline uint32_t wg_smem(const void *p)
+{
+    return (uint32_t)((const unsigned char *)p - emu_cta->smem);
+}
+
+/* mbarrier word: bit 63 phase, bits 0-19 pending arrivals, 20-39 expected arrivals, 40-62 pending bytes. */
+static inline std::atomic_ref<uint64_t> emu_mbar(uint64_t *bar)
+{
+    return std::atomic_ref<uint64_t>(*bar);
+}
+
+static inline void __syncthreads(void)
+{
+    emu_cta->named[0].sync((int)emu_bdim.x);
+}
+
+static inline void wg_mbar_init(uint64_t *bar, unsigned count)
+{
+    emu_mbar(bar).store((uint64_t)count | (uint64_t)count << 20);
+}
+
+static inline void wg_mbar_fence_init(void)
+{
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+/* Applies -arrivals and +bytes to the current phase; completes it when both reach zero. */
+static inline void emu_mbar_update(uint64_t *bar, int arrivals, long long bytes)
+{
+    auto w = emu_mbar(bar);
+    uint64_t old = w.load(), nv;
+    do {
+        long long pending = (long long)(old & 0xFFFFF) - arrivals, tx = (long long)((old >> 40) & 0x7FFFFF) + bytes;
+        const uint64_t expected = (old >> 20) & 0xFFFFF, phase = old >> 63;
+        assert(pending >= 0 && tx >= 0);
+        if (pending == 0 && tx == 0)
+            nv = expected | expected << 20 | (phase ^ 1) << 63;
+        else
+            nv = (uint64_t)pending | expected << 20 | (uint64_t)tx << 40 | phase << 63;
+    } while (!w.compare_exchange_weak(old, nv, std::memory_order_acq_rel));
+}
+
+static inline void wg_mbar_arrive(uint64_t *bar)
+{
+    emu_mbar_update(bar, 1, 0);
+}
+
+static inline void wg_mbar_expect(uint64_t *bar, unsigned bytes)
+{
+    emu_mbar_update(bar, 0, bytes);
+    emu_mbar_update(bar, 1, 0);
+}
+
+static inline int wg_mbar_try_wait(uint64_t *bar, unsigned parity)
+{
+    if ((emu_mbar(bar).load(std::memory_order_acquire) >> 63) != parity)
+        return 1;
+    std::this_thread::yield();
+    return 0;
+}
+
+static inline void wg_tma_load(void *dst, const WgTmap *map, int c0, int c1, uint64_t *bar)
+{
+    const uint16_t *src = (const uint16_t *)map->base;
+    unsigned char *out = (unsigned char *)dst;
+    assert((wg_smem(dst) & 1023) == 0 && c0 % 64 == 0 && c1 + map->box_rows <= map->rows);
+    for (int r = 0; r < map->box_rows; r++)
+        for (int c = 0; c < 64; c++)
+            memcpy(out + wg_swz(r, 2 * c), &src[(size_t)(c1 + r) * map->cols + c0 + c], 2);
+    emu_mbar_update(bar, 0, -(long long)map->box_rows * 128);
+}
+
+static inline void wg_bulk_load(void *dst, const void *src, unsigned bytes, uint64_t *bar)
+{
+    memcpy(dst, src, bytes);
+    emu_mbar_update(bar, 0, -(long long)bytes);
+}
+
+static inline void wg_prefetch_tmap(const WgTmap *)
+{
+}
+
+static inline void wg_fence(void)
+{
+}
+
+static inline void wg_commit(void)
+{
+}
+
+template <int N> static inline void wg_wait(void)
+{
+}
+
+static inline void wg_keep(float &)
+{
+}
+
+static inline void wg_keep(uint32_t &)
+{
+}
+
+template <int R> static inline void wg_setmaxnreg_inc(void)
+{
+}
+
+template <int R> static inline void wg_setmaxnreg_dec(void)
+{
+}
+
+#define WG_SMEM_BASE(name) unsigned char *name = emu_cta->smem
+
+/* Element (row, k) of a shared operand (is_mn: M/N-major) under descriptor desc, as a float. */
+static inline float emu_desc_at(uint64_t desc, int is_mn, int mn, int k)
+{
+    const uint32_t start = (uint32_t)(desc & 0x3FFF) << 4, lbo = (uint32_t)((desc >> 16) & 0x3FFF) << 4,
+                   sbo = (uint32_t)((desc >> 32) & 0x3FFF) << 4;
+    assert(desc >> 62 == 1); /* 128-byte swizzle, the only layout the kernel uses */
+    const uint32_t a = is_mn ? start + (mn % 64) * 2 + (mn / 64) * lbo + (k % 8) * 128 + (k / 8) * sbo
+                             : start + (mn % 8) * 128 + (mn / 8) * sbo + k * 2;
+    const uint32_t phys = a ^ (((a >> 7) & 7) << 4);
+    uint16_t bits;
+    memcpy(&bits, emu_cta->smem + phys, 2);
+    return emu_bf16_half(bits, 0);
+}
+
+/* D[64 x n] (+)= A . B for the calling warpgroup; a_regs NULL: A from shared memory through da. */
+static inline void emu_wgmma(float *d, int n, const uint32_t *a_regs, uint64_t da, uint64_t db, int ta, int tb, int is_acc)
+{
+    EmuWarpgroup &g = emu_cta->wg[emu_tid.x / 128];
+    const int t = emu_tid.x % 128;
+    g.acc[t] = d;
+    if (a_regs)
+        memcpy(g.a[t], a_regs, 16);
+    g.bar.sync(128);
+    if (t == 0)
+        for (int row = 0; row < 64; row++)
+            for (int col = 0; col < n; col++) {
+                float sum = 0.0f;
+                for (int k = 0; k < 16; k++) {
+                    const float x = a_regs ? emu_bf16_half(g.a[(row / 16) * 32 + (row % 8) * 4 + (k % 8) / 2][(row % 16) / 8 + 2 * (k / 8)], k & 1)
+                                           : emu_desc_at(da, ta, row, k);
+                    sum += x * emu_desc_at(db, tb, col, k);
+                }
+                float &out = g.acc[(row / 16) * 32 + (row % 8) * 4 + (col % 8) / 2][(col / 8) * 4 + ((row % 16) / 8) * 2 + col % 2];
+                out = is_acc ? out + sum : sum;
+            }
+    g.bar.sync(128);
+}
+
+template <int TA, int TB> static inline void wg_mma_ss_n32_set(float (&d)[16], uint64_t da, uint64_t db)
+{
+    emu_wgmma(d, 32, NULL, da, db, TA, TB, 0);
+}
+template <int TA, int TB> static inline void wg_mma_ss_n32_acc(float (&d)[16], uint64_t da, uint64_t db)
+{
+    emu_wgmma(d, 32, NULL, da, db, TA, TB, 1);
+}
+template <int TA, int TB> static inline void wg_mma_ss_n64_set(float (&d)[32], uint64_t da, uint64_t db)
+{
+    emu_wgmma(d, 64, NULL, da, db, TA, TB, 0);
+}
+template <int TA, int TB> static inline void wg_mma_ss_n64_acc(float (&d)[32], uint64_t da, uint64_t db)
+{
+    emu_wgmma(d, 64, NULL, da, db, TA, TB, 1);
+}
+template <int TB> static inline void wg_mma_rs_n64(float (&d)[32], const uint32_t (&a)[4], uint64_t db)
+{
+    emu_wgmma(d, 64, a, 0, db, 0, TB, 1);
+}
+template <int TB> static inline void wg_mma_rs_n128(float (&d)[64], const uint32_t (&a)[4], uint64_t db)
+{
+    emu_wgmma(d, 128, a, 0, db, 0, TB, 1);
+}
+
+#endif

@@ -1,0 +1,488 @@
+/* Device code of the Hopper backward (docs/kernel.md, "The Hopper kernel"): the same tasks, plans, semaphore
+ * protocol and records as bwd_kernel.cuh's mma.sync kernel, on TMA and wgmma. One CTA = 3 warpgroups: warp 0
+ * of the first loads Q, dO, LSE, Delta (a stage per task, ST deep) and K, V (per KV tile) with TMA
+ * onto mbarriers, warp 1 is the store warp (row semaphore, one bulk add per task), warps 2-3 idle; the two
+ * consumer warpgroups own KV rows 64w..64w+63 each and compute, per task (head, kv, q), with swap-AB:
+ * S^T = K Q^T, dP^T = V dO^T (both operands in shared memory), P^T and dS^T in registers as the A operand of
+ * dV += P^T dO and dK += dS^T Q, dS^T to shared memory, dQ[:, 64w'..] = dS K (each warpgroup half the
+ * columns). Invariant: every wait is bounded by the block's deadline and gives up once any wait has. */
+#ifndef GPU_BWD_WG_CUH
+#define GPU_BWD_WG_CUH
+
+#include "../bwd_kernel.cuh"
+#include "wg_ops.cuh"
+#ifdef BWD_EMULATE
+#include "../emu/wg_emu.h"
+#endif
+
+#define BWD_WG_THREADS 384
+#define BWD_WG_CONSUMER0 128 /* threads 128..383: the two consumer warpgroups */
+#define BWD_WG_CONSUMERS 256
+#define BWD_WG_HANDOFF (BWD_WG_CONSUMERS + 32) /* consumers + the store warp */
+#define BWD_WG_BAR_DS 4      /* both consumer warpgroups have stored their dS^T */
+#define BWD_WG_BAR_END 5     /* consumers and the store warp are done (the block's exit stamp) */
+#define BWD_WG_BAR_FULL(b) (6 + 2 * (b))  /* staging buffer b holds a tile for the store warp */
+#define BWD_WG_BAR_EMPTY(b) (7 + 2 * (b)) /* the store warp has read staging buffer b */
+
+/* A variant of the kernel (docs/kernel.md, "Variants"): head dim; ST stages of Q/dO/LSE/Delta; NB dQ staging
+ * buffers; OVL: P^T computed while dP^T's wgmma runs; PIPE: the next task's S^T and dP^T wgmma issued
+ * before this task's dQ is staged (within a KV tile); SW store warps (2: one per staging buffer, taking
+ * alternate tasks, so that two bulk adds and their row releases overlap). */
+template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_> struct BwdWgCfg {
+    /* PIPE holds the next task's 64 score registers across the staging, and a second store warp needs more than
+     * the producer warpgroup's 24 registers at head dim 128: both are head dim 64 only (128 has no registers).
+     * Registers: consumers REG_C, producer warpgroup REG_P, 256 REG_C + 128 REG_P = 384 x 168. */
+    enum { D = D_, ST = ST_, NB = NB_, OVL = OVL_, PIPE = PIPE_ && D_ == 64, SW = D_ == 64 ? SW_ : 1,
+           REG_C = D_ == 128 ? 240 : 232, REG_P = D_ == 128 ? 24 : 40 };
+    static_assert(NB_ == 1 || NB_ == 2, "one or two dQ staging buffers");
+    static_assert(SW_ == 1 || (SW_ == 2 && NB_ == 2), "two store warps need two staging buffers");
+};
+
+/* The variants a host can select by name (bwd_set_kernel, gpu-bwd --kernel, gpu-bwd-emu --kernel): name,
+ * then ST, NB, OVL, PIPE, SW. "wgmma" is the default; the others are the variant table's rows. */
+#define BWD_WG_VARIANTS(X)                                                                                         \
+    X("wgmma", 2, 2, 1, 0, 2)                                                                                      \
+    X("wgmma-s2b1o1p0w1", 2, 1, 1, 0, 1)                                                                           \
+    X("wgmma-s2b1o0p0w1", 2, 1, 0, 0, 1)                                                                           \
+    X("wgmma-s3b1o1p0w1", 3, 1, 1, 0, 1)                                                                           \
+    X("wgmma-s2b2o1p0w1", 2, 2, 1, 0, 1)                                                                           \
+    X("wgmma-s2b1o1p1w1", 2, 1, 1, 1, 1)                                                                           \
+    X("wgmma-s2b2o1p1w2", 2, 2, 1, 1, 2)
+
+/* Shared memory (after rounding the base up to 1024 bytes). bf16 tiles are [D/64][rows][64] stacks of
+ * 128-byte-swizzled rows (wg_swz), as TMA writes them: element (r, c) at byte (c / 64) rows 128 +
+ * wg_swz(r, 2 (c % 64)). */
+template <class C> struct BwdWgSmem {
+    __nv_bfloat16 k[BWD_BLOCK_N * C::D], v[BWD_BLOCK_N * C::D];
+    __nv_bfloat16 q[C::ST][BWD_BLOCK_M * C::D], dout[C::ST][BWD_BLOCK_M * C::D];
+    __nv_bfloat16 ds[2][BWD_BLOCK_N * BWD_BLOCK_M]; /* dS^T [kv][q], one 128-byte row per kv; by task parity */
+    float stage[C::NB][BWD_BLOCK_M * C::D];          /* partial dQ, gpu_tile_pos layout (as dQaccum) */
+    float lse2[C::ST][BWD_BLOCK_M], delta[C::ST][BWD_BLOCK_M];
+    uint64_t q_full[C::ST], q_empty[C::ST], kv_full, kv_empty;
+};
+template <class C> constexpr size_t bwd_wg_smem_bytes(void)
+{
+    return sizeof(BwdWgSmem<C>) + 1024; /* + the rounding of the base */
+}
+
+typedef struct {
+    WgTmap q, k, v, dout; /* bf16 [rows][D], box 64 columns x 64 (q, dout) or 128 (k, v) rows, 128B swizzle */
+} BwdWgMaps;
+
+/* ---- the consumer warpgroups' math (also driven by the layout test, gpu/bwd/wg/wg_test.cu) ---- */
+
+/* D[64 x N] (+)= A . B by shape: SS for N 32 and 64 (IS_ACC 0: D = A . B), RS for N 64 and 128 (D +=). */
+template <int TA, int TB, int IS_ACC> __device__ static inline void wg_ss(float (&d)[16], uint64_t a, uint64_t b)
+{
+    if (IS_ACC)
+        wg_mma_ss_n32_acc<TA, TB>(d, a, b);
+    else
+        wg_mma_ss_n32_set<TA, TB>(d, a, b);
+}
+template <int TA, int TB, int IS_ACC> __device__ static inline void wg_ss(float (&d)[32], uint64_t a, uint64_t b)
+{
+    if (IS_ACC)
+        wg_mma_ss_n64_acc<TA, TB>(d, a, b);
+    else
+        wg_mma_ss_n64_set<TA, TB>(d, a, b);
+}
+__device__ static inline void wg_rs(float (&d)[32], const uint32_t (&a)[4], uint64_t b)
+{
+    wg_mma_rs_n64<1>(d, a, b);
+}
+__device__ static inline void wg_rs(float (&d)[64], const uint32_t (&a)[4], uint64_t b)
+{
+    wg_mma_rs_n128<1>(d, a, b);
+}
+
+template <int N> __device__ static inline void wg_zero(float (&d)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        d[i] = 0.0f;
+}
+
+template <int N> __device__ static inline void wg_keep_all(float (&d)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        wg_keep(d[i]);
+}
+
+/* acc[64 x 64] = rows 64w.. of A (a [D/64][128][64] tile: K or V) . B^T (b: a [D/64][64][64] tile, Q or dO);
+ * both K-major: the k-th 16 columns start 32 bytes further inside a 128-byte row. Issued and committed;
+ * after a wg_fence (this warpgroup's registers are settled). */
+template <int D>
+__device__ static inline void wg_gemm_rows_qt(float (&acc)[32], const __nv_bfloat16 *a, const __nv_bfloat16 *b, int w)
+{
+    const uint64_t da = wg_desc(wg_smem(a) + w * 64 * 128, 16, 1024), db = wg_desc(wg_smem(b), 16, 1024);
+    wg_ss<0, 0, 0>(acc, da, db);
+#pragma unroll
+    for (int k = 1; k < D / 16; k++)
+        wg_ss<0, 0, 1>(acc, da + (((k / 4) * BWD_BLOCK_N * 128 + (k % 4) * 32) >> 4),
+                       db + (((k / 4) * BWD_BLOCK_M * 128 + (k % 4) * 32) >> 4));
+    wg_commit();
+}
+
+/* acc[64 x D] += A (registers: 4 k-steps of 16 q) . B (b: a [D/64][64][64] tile, Q or dO, N-major: the
+ * k-th 16 rows start 2048 bytes further, column blocks 8192 apart). Issued, not committed. */
+template <int D>
+__device__ static inline void wg_gemm_acc(float (&acc)[D / 2], const uint32_t (&a)[4][4], const __nv_bfloat16 *b)
+{
+    const uint64_t db = wg_desc(wg_smem(b), BWD_BLOCK_M * 128, 1024);
+#pragma unroll
+    for (int k = 0; k < BWD_BLOCK_M / 16; k++)
+        wg_rs(acc, a[k], db + ((k * 2048) >> 4));
+}
+
+/* acc[64 x D/2] = dS (ds: dS^T [128][64], M-major) . K[:, w D/2 ..] (k tile, N-major; for D = 64 the half
+ * starts 64 bytes into the 128-byte rows). Issued and committed. */
+template <int D>
+__device__ static inline void wg_gemm_dq(float (&acc)[D / 4], const __nv_bfloat16 *ds, const __nv_bfloat16 *k, int w)
+{
+    const uint64_t da = wg_desc(wg_smem(ds), BWD_BLOCK_M * 128, 1024),
+                   db = wg_desc(wg_smem(k) + (D == 128 ? w * BWD_BLOCK_N * 128 : w * 64), BWD_BLOCK_N * 128, 1024);
+    wg_ss<1, 1, 0>(acc, da, db);
+#pragma unroll
+    for (int kk = 1; kk < BWD_BLOCK_N / 16; kk++)
+        wg_ss<1, 1, 1>(acc, da + ((kk * 2048) >> 4), db + ((kk * 2048) >> 4));
+    wg_commit();
+}
+
+/* The accumulator layout of m64nN (per warp 16 rows, mma.sync's C layout per 8 columns): element i of a
+ * thread is row 16 (warp % 4) + lane / 4 + 8 ((i / 2) % 2), column 8 (i / 4) + 2 (lane % 4) + i % 2. The A
+ * operand of the next wgmma takes k-step k's 16 columns as (i = 8k..8k+7) packed in pairs. */
+__device__ static inline void wg_pack_a(uint32_t (&a)[4][4], const float (&acc)[32])
+{
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+#pragma unroll
+        for (int r = 0; r < 4; r++)
+            a[k][r] = bwd_pack(acc[8 * k + 2 * r], acc[8 * k + 2 * r + 1]);
+}
+
+/* P^T (in place of S^T) of this thread's elements; rows are KV rows kv0 + .., columns Q rows q0 + .. */
+__device__ static inline void wg_softmax_p(float (&s)[32], const float *lse2, const BwdArgs &a, int kv0, int q0)
+{
+    const int lane = threadIdx.x & 31, row = kv0 + ((threadIdx.x >> 5) & 3) * 16 + (lane >> 2);
+    const bool is_masked = a.is_causal && q0 < kv0 + 63;
+#pragma unroll
+    for (int i = 0; i < 32; i++) {
+        const int col = 8 * (i / 4) + 2 * (lane & 3) + (i & 1), kv = row + 8 * ((i >> 1) & 1);
+        const float p = bwd_exp2(fmaf(s[i], a.scale_log2, -lse2[col]));
+        s[i] = is_masked && q0 + col < kv ? 0.0f : p;
+    }
+}
+
+/* dS^T = P^T (dP^T - Delta), in place of dP^T. */
+__device__ static inline void wg_softmax_ds(const float (&p)[32], float (&dp)[32], const float *delta)
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int i = 0; i < 32; i++)
+        dp[i] = p[i] * (dp[i] - delta[8 * (i / 4) + 2 * (lane & 3) + (i & 1)]);
+}
+
+/* dS^T (A fragments) into ds [128 kv][64 q], rows 64w.. (swizzled 128-byte rows). */
+__device__ static inline void wg_store_ds(const uint32_t (&a)[4][4], __nv_bfloat16 *ds, int w)
+{
+    const int lane = threadIdx.x & 31, r0 = w * 64 + ((threadIdx.x >> 5) & 3) * 16 + (lane >> 2);
+    unsigned char *base = (unsigned char *)ds;
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            const int row = r0 + 8 * (r & 1), col = 16 * k + 8 * (r >> 1) + 2 * (lane & 3);
+            *(uint32_t *)(base + wg_swz(row, 2 * col)) = a[k][r];
+        }
+}
+
+/* This warpgroup's half of the partial dQ (columns w D/2 ..) into the staging tile. */
+template <int D> __device__ static inline void wg_stage_dq(const float (&acc)[D / 4], float *stage, int w)
+{
+    const int lane = threadIdx.x & 31, r0 = ((threadIdx.x >> 5) & 3) * 16 + (lane >> 2);
+#pragma unroll
+    for (int j = 0; j < D / 16; j++) {
+        const int col = w * (D / 2) + 8 * j + 2 * (lane & 3);
+        *(float2 *)&stage[gpu_tile_pos(r0, col, D)] = make_float2(acc[4 * j], acc[4 * j + 1]);
+        *(float2 *)&stage[gpu_tile_pos(r0 + 8, col, D)] = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
+    }
+}
+
+/* Writes this thread's dK (scaled) and dV rows of KV tile kv (rows 128 kv + 64w + ..) of query head h. */
+template <int D>
+__device__ static inline void wg_write_dkv(const float (&dk)[D / 2], const float (&dv)[D / 2], const BwdArgs &a, int h,
+                                           int kv, int w)
+{
+    const int lane = threadIdx.x & 31;
+    const size_t row = (size_t)kv * BWD_BLOCK_N + w * 64 + ((threadIdx.x >> 5) & 3) * 16 + (lane >> 2);
+    const size_t head = a.is_dkv_fp32 ? (size_t)h : (size_t)(h / a.group);
+#pragma unroll
+    for (int j = 0; j < D / 8; j++)
+#pragma unroll
+        for (int half = 0; half < 2; half++) {
+            const size_t e = (head * a.seqlen + row + 8 * half) * D + 8 * j + 2 * (lane & 3);
+            const int i = 4 * j + 2 * half;
+            if (a.is_dkv_fp32) { /* GQA: per query head, summed over the group in a fixed order afterwards */
+                *(float2 *)&((float *)a.dk)[e] = make_float2(dk[i], dk[i + 1]);
+                *(float2 *)&((float *)a.dv)[e] = make_float2(dv[i], dv[i + 1]);
+            } else {
+                *(uint32_t *)&((__nv_bfloat16 *)a.dk)[e] = bwd_pack(dk[i] * a.scale, dk[i + 1] * a.scale);
+                *(uint32_t *)&((__nv_bfloat16 *)a.dv)[e] = bwd_pack(dv[i], dv[i + 1]);
+            }
+        }
+}
+
+/* ---- waits ---- */
+
+/* Waits for the phase of parity `parity` of bar. Gives up (returns 0) once another wait of the kernel has
+ * given up, or past the deadline, then recording which barrier (rank -1 - which) for which task. */
+__device__ static inline int wg_wait_phase(uint64_t *bar, unsigned parity, const BwdArgs &a, long long deadline,
+                                           int4 t, int which)
+{
+    for (unsigned n = 1;; n++) {
+        if (wg_mbar_try_wait(bar, parity))
+            return 1;
+        if ((n & 63u) == 0) {
+            if (*(volatile int *)&a.err->flag)
+                return 0;
+            if (gpu_globaltimer() > deadline) {
+                if (atomicCAS(&a.err->flag, 0, 1) == 0) {
+                    a.err->block = (int)blockIdx.x;
+                    a.err->head = t.x;
+                    a.err->q = t.z;
+                    a.err->rank = -1 - which;
+                    a.err->seen = parity;
+                }
+                return 0;
+            }
+        }
+    }
+}
+
+enum { WG_WAIT_Q_FULL, WG_WAIT_Q_EMPTY, WG_WAIT_KV_FULL, WG_WAIT_KV_EMPTY };
+
+__device__ static inline bool wg_same_kv(int4 x, int4 y)
+{
+    return x.x == y.x && x.y == y.y;
+}
+
+/* ---- the three roles ---- */
+
+/* The producer (one thread): per task, Q, dO, LSE, Delta into stage n % ST once the consumers have freed
+ * it; at a new KV tile, K and V once the consumers are done with the previous one. */
+template <class C>
+__device__ static void wg_produce(BwdWgSmem<C> &sm, const BwdArgs &a, const BwdWgMaps &m, int begin, int end,
+                                  long long deadline)
+{
+    constexpr int D = C::D;
+    int4 prev = make_int4(-1, -1, -1, -1);
+    for (int i = begin, n = 0, kv_n = 0; i < end; i++, n++) {
+        const int4 t = a.tasks[i];
+        const int s = n % C::ST, use = n / C::ST;
+        if (!wg_wait_phase(&sm.q_empty[s], (use & 1) ^ 1, a, deadline, t, WG_WAIT_Q_EMPTY))
+            return;
+        const int row = t.x * a.seqlen + t.z * BWD_BLOCK_M;
+        wg_mbar_expect(&sm.q_full[s], 2 * BWD_BLOCK_M * D * 2 + 2 * BWD_BLOCK_M * 4);
+#pragma unroll
+        for (int cb = 0; cb < D / 64; cb++) {
+            wg_tma_load(sm.q[s] + cb * BWD_BLOCK_M * 64, &m.q, cb * 64, row, &sm.q_full[s]);
+            wg_tma_load(sm.dout[s] + cb * BWD_BLOCK_M * 64, &m.dout, cb * 64, row, &sm.q_full[s]);
+        }
+        wg_bulk_load(sm.lse2[s], a.lse2 + row, BWD_BLOCK_M * 4, &sm.q_full[s]);
+        wg_bulk_load(sm.delta[s], a.delta + row, BWD_BLOCK_M * 4, &sm.q_full[s]);
+        if (!wg_same_kv(t, prev)) { /* after this task's Q: it loads while the last tile's tasks finish */
+            if (!wg_wait_phase(&sm.kv_empty, (kv_n & 1) ^ 1, a, deadline, t, WG_WAIT_KV_EMPTY))
+                return;
+            const int kv_row = (t.x / a.group) * a.seqlen + t.y * BWD_BLOCK_N;
+            wg_mbar_expect(&sm.kv_full, 2 * BWD_BLOCK_N * D * 2);
+#pragma unroll
+            for (int cb = 0; cb < D / 64; cb++) {
+                wg_tma_load(sm.k + cb * BWD_BLOCK_N * 64, &m.k, cb * 64, kv_row, &sm.kv_full);
+                wg_tma_load(sm.v + cb * BWD_BLOCK_N * 64, &m.v, cb * 64, kv_row, &sm.kv_full);
+            }
+            kv_n++;
+        }
+        prev = t;
+    }
+}
+
+/* Issues S^T = K Q^T and dP^T = V dO^T of stage s (two committed groups) into sc and dp. */
+template <class C>
+__device__ static inline void wg_issue_scores(BwdWgSmem<C> &sm, int s, int w, float (&sc)[32], float (&dp)[32])
+{
+    wg_fence();
+    wg_gemm_rows_qt<C::D>(sc, sm.k, sm.q[s], w);
+    wg_gemm_rows_qt<C::D>(dp, sm.v, sm.dout[s], w);
+}
+
+/* From S^T and dP^T in flight (the two latest groups): P^T, dS^T and the dV, dK updates of one task (stage
+ * s); C::OVL computes P^T while dP^T's wgmma runs. Leaves dV's and dK's wgmma running, with P^T's and dS^T's
+ * fragments in pa and dsa. */
+template <class C>
+__device__ static inline void wg_task_grads(BwdWgSmem<C> &sm, const BwdArgs &a, int4 t, int s, int w, float (&sc)[32],
+                                            float (&dp)[32], float (&dk)[C::D / 2], float (&dv)[C::D / 2],
+                                            uint32_t (&pa)[4][4], uint32_t (&dsa)[4][4])
+{
+    const int kv0 = t.y * BWD_BLOCK_N + w * 64, q0 = t.z * BWD_BLOCK_M;
+    if (C::OVL) {
+        wg_wait<1>();
+        wg_keep_all(sc);
+        wg_softmax_p(sc, sm.lse2[s], a, kv0, q0);
+    }
+    wg_wait<0>();
+    wg_keep_all(sc);
+    wg_keep_all(dp);
+    if (!C::OVL)
+        wg_softmax_p(sc, sm.lse2[s], a, kv0, q0);
+    wg_softmax_ds(sc, dp, sm.delta[s]);
+    wg_pack_a(pa, sc);
+    wg_pack_a(dsa, dp);
+    wg_fence();
+    wg_gemm_acc<C::D>(dv, pa, sm.dout[s]);
+    wg_gemm_acc<C::D>(dk, dsa, sm.q[s]);
+    wg_commit();
+}
+
+/* Stamps c_start (globaltimer and clock64) of task i (thread 0 of the consumers; rec NULL: none). */
+__device__ static inline void wg_stamp_start(long long *rec)
+{
+    if (rec) {
+        rec[0] = gpu_globaltimer();
+        rec[8] = clock64();
+    }
+}
+
+/* The consumer warpgroups' task loop: per task, S^T/dP^T (issued here, or during the previous task with
+ * C::PIPE), the gradients, dS^T to shared memory, the partial dQ, its hand-off to the store warp (named
+ * barriers FULL/EMPTY per staging buffer, as the executor's async mode) and dK/dV at the end of a KV tile.
+ * Longer than a screen: the order of its waits, stamps and barriers is the protocol, read best whole; and
+ * it is the code call 3 measured (a helper split off it changes the generated code). */
+template <class C>
+__device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin, int end, long long deadline)
+{
+    constexpr int D = C::D;
+    const int ct = threadIdx.x - BWD_WG_CONSUMER0, w = ct >> 7;
+    float dk[D / 2], dv[D / 2], dq[D / 4], sc[32], dp[32];
+    uint32_t pa[4][4], dsa[4][4];
+    int4 prev = make_int4(-1, -1, -1, -1);
+    bool is_issued = false; /* this task's S^T and dP^T were issued during the previous one */
+    for (int i = begin, n = 0, kv_n = 0; i < end; i++, n++) {
+        const int4 t = a.tasks[i];
+        const int4 next = i + 1 < end ? a.tasks[i + 1] : make_int4(-1, -1, -1, -1);
+        const int s = n % C::ST, b = n % C::NB;
+        const bool is_kv_end = !wg_same_kv(t, next);
+        long long *rec = a.rec && ct == 0 ? a.rec + (size_t)i * BWD_REC_FIELDS : NULL;
+        if (!is_issued) {
+            wg_stamp_start(rec);
+            if (!wg_same_kv(t, prev)) {
+                wg_wait_phase(&sm.kv_full, kv_n & 1, a, deadline, t, WG_WAIT_KV_FULL);
+                kv_n++;
+                wg_zero(dk);
+                wg_zero(dv);
+            }
+            wg_wait_phase(&sm.q_full[s], (n / C::ST) & 1, a, deadline, t, WG_WAIT_Q_FULL);
+            wg_issue_scores<C>(sm, s, w, sc, dp);
+        }
+        wg_task_grads<C>(sm, a, t, s, w, sc, dp, dk, dv, pa, dsa);
+        __nv_bfloat16 *ds = sm.ds[n & 1];
+        wg_store_ds(dsa, ds, w);
+        gpu_fence_proxy_smem(); /* generic stores, read next by wgmma (async proxy) */
+        gpu_bar_sync(BWD_WG_BAR_DS, BWD_WG_CONSUMERS);
+        wg_gemm_dq<D>(dq, ds, sm.k, w);
+        is_issued = C::PIPE && !is_kv_end;
+        if (is_issued) { /* the next task's scores run on the tensor cores while this task's dQ is staged */
+            wg_stamp_start(rec ? rec + BWD_REC_FIELDS : NULL);
+            wg_wait_phase(&sm.q_full[(n + 1) % C::ST], ((n + 1) / C::ST) & 1, a, deadline, next, WG_WAIT_Q_FULL);
+            wg_issue_scores<C>(sm, (n + 1) % C::ST, w, sc, dp);
+            wg_wait<2>();
+        } else {
+            wg_wait<0>();
+        }
+        wg_keep_all(dq);
+        wg_keep_all(dk);
+        wg_keep_all(dv);
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                wg_keep(pa[k][r]);
+                wg_keep(dsa[k][r]);
+            }
+        wg_mbar_arrive(&sm.q_empty[s]);
+        if (is_kv_end)
+            wg_mbar_arrive(&sm.kv_empty);
+        if (rec) {
+            rec[1] = gpu_globaltimer();
+            rec[9] = clock64();
+        }
+        if (n >= C::NB)
+            gpu_bar_sync(BWD_WG_BAR_EMPTY(b), BWD_WG_HANDOFF);
+        wg_stage_dq<D>(dq, sm.stage[b], w);
+        gpu_fence_proxy_smem();
+        gpu_bar_arrive(BWD_WG_BAR_FULL(b), BWD_WG_HANDOFF);
+        if (rec)
+            rec[5] = rec[7] = gpu_globaltimer();
+        if (is_kv_end) {
+            wg_wait<0>(); /* nothing runs here (no next task was issued); says so to ptxas for dK, dV */
+            wg_write_dkv<D>(dk, dv, a, t.x, t.y, w);
+            if (rec)
+                rec[7] = gpu_globaltimer(); /* thread 0's part of the write: the others end within its spread */
+        }
+        if (C::PIPE)
+            wg_wait<0>(); /* the next task's scores, carried across the loop: ptxas waits here anyway */
+        prev = t;
+    }
+}
+
+template <class C>
+__global__ void __launch_bounds__(BWD_WG_THREADS, 1) bwd_wg_kernel(const BwdArgs a, const __grid_constant__ BwdWgMaps m)
+{
+    WG_SMEM_BASE(smem_raw);
+    BwdWgSmem<C> &sm = *(BwdWgSmem<C> *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    const int begin = a.block_begin[blockIdx.x], end = a.block_begin[blockIdx.x + 1];
+    const long long t_entry = gpu_globaltimer(), deadline = t_entry + a.timeout_ns;
+    if (a.blk && threadIdx.x == 0) {
+        a.blk[blockIdx.x * BWD_BLK_FIELDS + 0] = gpu_smid();
+        a.blk[blockIdx.x * BWD_BLK_FIELDS + 1] = t_entry;
+    }
+    if (begin == end)
+        return;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < C::ST; s++) {
+            wg_mbar_init(&sm.q_full[s], 1);
+            wg_mbar_init(&sm.q_empty[s], BWD_WG_CONSUMERS);
+        }
+        wg_mbar_init(&sm.kv_full, 1);
+        wg_mbar_init(&sm.kv_empty, BWD_WG_CONSUMERS);
+        wg_mbar_fence_init();
+    }
+    __syncthreads();
+    /* Registers: 384 threads x 168 at entry; the producer warpgroup gives 128 x (168 - REG_P), the consumers
+     * take 256 x (REG_C - 168): the same 16,384 (an increase waits for registers that are free). */
+    if (threadIdx.x < BWD_WG_CONSUMER0) {
+        wg_setmaxnreg_dec<C::REG_P>();
+        if (threadIdx.x == 0) {
+            wg_prefetch_tmap(&m.q);
+            wg_prefetch_tmap(&m.k);
+            wg_prefetch_tmap(&m.v);
+            wg_prefetch_tmap(&m.dout);
+            wg_produce<C>(sm, a, m, begin, end, deadline);
+        } else if (threadIdx.x >= 32 && threadIdx.x < 32 + 32 * C::SW) {
+            /* the store warp(s): bwd_kernel.cuh's protocol, staging buffer b = task % NB */
+            bwd_store_tasks<C::NB, C::SW>(a, sm.stage[0], BWD_BLOCK_M * C::D, BWD_WG_BAR_FULL(0), BWD_WG_BAR_EMPTY(0),
+                                          BWD_WG_BAR_FULL(1) - BWD_WG_BAR_FULL(0), BWD_WG_HANDOFF, begin, end,
+                                          C::SW == 1 ? 0 : (threadIdx.x >> 5) - 1, deadline);
+        }
+    } else {
+        wg_setmaxnreg_inc<C::REG_C>();
+        wg_consume<C>(sm, a, begin, end, deadline);
+    }
+    if ((threadIdx.x >= 32 && threadIdx.x < 32 + 32 * C::SW) || threadIdx.x >= BWD_WG_CONSUMER0) {
+        gpu_bar_sync(BWD_WG_BAR_END, BWD_WG_CONSUMERS + 32 * C::SW);
+        if (a.blk && threadIdx.x == 32)
+            a.blk[blockIdx.x * BWD_BLK_FIELDS + 2] = gpu_globaltimer();
+    }
+}
+
+#endif

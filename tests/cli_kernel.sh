@@ -1,0 +1,79 @@
+#!/bin/bash
+# Kernel profiles and the one costing path (issue 22, docs/profile.md): the committed profile is what
+# `sim calibrate --kernel` makes of the committed traces; the shape front end, a config and validate give the
+# same times for the same shape; the evidence predictions committed before the device run are what the
+# profile still predicts; --predict counts unpredicted traces as misses; every bad input is one sentence.
+. "$(dirname "$0")/lib.sh"
+sim=$1
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+# The committed profile, byte for byte, from the committed traces and runs.
+expect_exit kernel-calibrate 0 "$sim" calibrate --kernel traces/kernel-cal/d128/*.json.gz traces/kernel-cal/d64/*.json.gz \
+    --runs traces/kernel-cal/runs-calibration.json --name gpu-bwd -o "$tmp/k.json"
+cmp -s "$tmp/k.json" configs/kernels/gpu-bwd.json && ok kernel-profile-reproduced ||
+    fail kernel-profile-reproduced "$(diff "$tmp/k.json" configs/kernels/gpu-bwd.json | head -5)"
+
+# The front end and a config give the same makespans and times (the same costing path).
+cat >"$tmp/cfg.json" <<'EOF'
+{ "schema_version": 1, "workload": { "batch": 2, "heads": 24, "kv_heads": 6, "seqlen_q": 3072, "head_dim": 128,
+  "mask": "causal" }, "hardware": { "preset": "h100-sxm" }, "policies": "all",
+  "options": { "reduce": "async", "kernel": "gpu-bwd" } }
+EOF
+"$sim" run "$tmp/cfg.json" --format jsonl >"$tmp/run.jsonl" 2>"$tmp/err" &&
+"$sim" --seqlen 3072 --batch 2 --heads 24 --kv-heads 6 --head-dim 128 --mask causal --kernel gpu-bwd --json \
+    >"$tmp/front.json" 2>>"$tmp/err" && python3 - "$tmp/run.jsonl" "$tmp/front.json" <<'PY' && ok kernel-config-equals-front-end || fail kernel-config-equals-front-end "$(cat "$tmp/err")"
+import json, sys
+rows = {r["policy"]: r for r in map(json.loads, open(sys.argv[1]))}
+front = json.load(open(sys.argv[2]))
+assert front["policies"] and len(rows) == len(front["policies"]), (rows.keys(), front["policies"])
+for p in front["policies"]:
+    r = rows[p["policy"]]
+    assert (r["makespan_ns"], r["time_ns"]) == (p["makespan_ns"], p["time_ns"]), (r, p)
+    assert r["kernel"] == "gpu-bwd"
+PY
+
+# validate recomputes, from the committed profile, the predictions committed before the evidence run.
+"$sim" validate traces/kernel-evidence/runs-evidence.json --predict --json >"$tmp/ev.json"
+python3 - "$tmp/ev.json" traces/kernel-evidence/predictions.json <<'PY' && ok kernel-evidence-predictions || fail kernel-evidence-predictions "differ"
+import json, sys
+ev = json.load(open(sys.argv[1]))["kernel_runs"][0]
+pred = {}
+for p in json.load(open(sys.argv[2]))["predictions"]:
+    s = p["shape"]
+    for q in p["policies"]:
+        pred[(s["mask"], s["seqlen"], s["batch"], s["heads"], s["kv_heads"], s["head_dim"], q["policy"])] = q["time_ns"]
+runs = [r for r in ev["runs"] if r["mode"] == "deterministic"]
+assert ev["summary"]["predicted"] == len(runs) == 57
+for r in runs:
+    k = (r["mask"], r["seqlen"], r["batch"], r["heads"], r["kv_heads"], r["head_dim"], r["policy"])
+    # the committed file predates sim_cost_time_ns: its times hold the first CTA's prologue once more
+    assert 0 <= pred[k] - r["predicted_ns"] <= 2000, (k, pred[k], r["predicted_ns"])
+s = ev["summary"]
+assert s["time_error"]["median_abs"] <= 0.03 and s["time_error"]["max_abs"] <= 0.06, s
+assert s["speedup_error_pp"]["median_abs"] <= 3 and s["best_picked_right"] == s["decisive_shapes"], s
+PY
+
+# --predict: a trace nothing predicts is a miss; the exit status says so.
+expect_exit kernel-miss-exit 1 "$sim" validate traces/h100-spin --predict
+grep -q "7 not predicted (misses)" "$tmp/out" && ok kernel-miss-counted || fail kernel-miss-counted "$(tail -1 "$tmp/out")"
+
+# Profiles are found from any directory.
+(cd "$tmp" && "$root/$sim" --seqlen 2048 --heads 4 --mask causal --kernel gpu-bwd >/dev/null 2>"$tmp/err") &&
+    ok kernel-from-anywhere || fail kernel-from-anywhere "$(cat "$tmp/err")"
+expect_error kernel-unknown-name "cannot find kernels/no-such.json: looked at" "$sim" --seqlen 2048 --kernel no-such
+
+# Bad profiles and bad use: one sentence, exit 2.
+sed 's/"compute_ns"/"compute_nz"/' configs/kernels/gpu-bwd.json >"$tmp/bad.json"
+expect_error kernel-unknown-key "/tiles/0/compute_nz: unknown key" "$sim" --seqlen 2048 --kernel "$tmp/bad.json"
+sed 's/"release": "completion"/"release": "later"/' configs/kernels/gpu-bwd.json >"$tmp/bad.json"
+expect_error kernel-bad-release "/geometry/release: must be" "$sim" --seqlen 2048 --kernel "$tmp/bad.json"
+expect_error kernel-no-tile "has no tile for head_dim 96" "$sim" --seqlen 2048 --head-dim 96 --kernel gpu-bwd
+expect_error kernel-kv-heads "--kv-heads 5 must divide --heads 16" "$sim" --seqlen 2048 --heads 16 --kv-heads 5 --kernel gpu-bwd
+expect_error kernel-tile-level-needs-dim "give --head-dim" "$sim" --kernel gpu-bwd --reduce async
+expect_error kernel-calibrate-plain-trace "not a kernel trace with phase stamps" "$sim" calibrate --kernel \
+    traces/h100/fa3-full-h1-r1-async.json.gz
+expect_error kernel-baseline-usage "--baseline FILE goes with --kernel and --reference" "$sim" calibrate --kernel \
+    --baseline traces/fa3-public/fa3-published.json
+expect_error kernel-atomic-trace "only deterministic runs follow a plan" "$sim" validate \
+    traces/kernel-atomic/d64/fa3-atomic-full-s2048-b1-h16-kv16-d64.json.gz
+finish

@@ -124,32 +124,40 @@ bench: deps
 # Installed as `dashsim`, with the library, its headers (in include/dashsim/), a pkg-config file, the man
 # page, the configs (share/dashsim/configs, where `dashsim run` finds presets named without a path) and the
 # documents the man page and --help name (share/doc/dashsim: README.md, docs/*.md).
-INCDIR := $(PREFIX)/include/dashsim
+# Every path is quoted in the recipes ($(QP): DESTDIR and PREFIX as one shell word), so a prefix with
+# spaces is one directory, never two for rm -rf; PREFIX must be absolute, and quotes, backslashes and '|'
+# are refused in either before anything is done.
+empty :=
+space := $(empty) $(empty)
+QP = '$(DESTDIR)$(PREFIX)'
+check_install_paths = $(if $(filter /%,$(firstword $(PREFIX))),,$(error PREFIX must be an absolute path, got \
+    '$(PREFIX)'))$(if $(or $(findstring ',$(DESTDIR)$(PREFIX)),$(findstring ",$(DESTDIR)$(PREFIX)),$(findstring \
+    \,$(DESTDIR)$(PREFIX)),$(findstring |,$(DESTDIR)$(PREFIX))),$(error DESTDIR and PREFIX may not hold quotes, \
+    backslashes or '|'))
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(INCDIR) \
-	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/dashsim/configs/profiles \
-	    $(DESTDIR)$(PREFIX)/share/dashsim/configs/kernels $(DESTDIR)$(PREFIX)/share/doc/dashsim/docs
-	install -m 755 $(BIN)/sim $(DESTDIR)$(PREFIX)/bin/dashsim
-	install -m 644 $(STATIC_LIB) $(DESTDIR)$(PREFIX)/lib/libdashsim.a
-	install -m 755 $(SHARED_LIB) $(DESTDIR)$(PREFIX)/lib/libdashsim.so.$(VERSION)
-	ln -sf libdashsim.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libdashsim.so.0
-	ln -sf libdashsim.so.0 $(DESTDIR)$(PREFIX)/lib/libdashsim.so
-	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCDIR)/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' docs/dashsim.pc.in \
-	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dashsim.pc
-	install -m 644 docs/dashsim.1 $(DESTDIR)$(PREFIX)/share/man/man1/dashsim.1
-	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/dashsim/
-	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/dashsim/docs/
-	install -m 644 configs/*.json $(DESTDIR)$(PREFIX)/share/dashsim/configs/
-	install -m 644 configs/profiles/*.json $(DESTDIR)$(PREFIX)/share/dashsim/configs/profiles/
-	install -m 644 configs/kernels/*.json $(DESTDIR)$(PREFIX)/share/dashsim/configs/kernels/
+	$(check_install_paths)
+	install -d $(QP)/bin $(QP)/lib/pkgconfig $(QP)/include/dashsim $(QP)/share/man/man1 \
+	    $(QP)/share/dashsim/configs/profiles $(QP)/share/dashsim/configs/kernels $(QP)/share/doc/dashsim/docs
+	install -m 755 $(BIN)/sim $(QP)/bin/dashsim
+	install -m 644 $(STATIC_LIB) $(QP)/lib/libdashsim.a
+	install -m 755 $(SHARED_LIB) $(QP)/lib/libdashsim.so.$(VERSION)
+	ln -sf libdashsim.so.$(VERSION) $(QP)/lib/libdashsim.so.0
+	ln -sf libdashsim.so.0 $(QP)/lib/libdashsim.so
+	install -m 644 $(PUBLIC_HEADERS) $(QP)/include/dashsim/
+	sed -e 's|@PREFIX@|$(subst $(space),@SP@,$(PREFIX))|g' -e 's|@SP@|\\ |g' -e 's|@VERSION@|$(VERSION)|g' \
+	    docs/dashsim.pc.in > $(QP)/lib/pkgconfig/dashsim.pc
+	install -m 644 docs/dashsim.1 $(QP)/share/man/man1/dashsim.1
+	install -m 644 README.md $(QP)/share/doc/dashsim/
+	install -m 644 docs/*.md $(QP)/share/doc/dashsim/docs/
+	install -m 644 configs/*.json $(QP)/share/dashsim/configs/
+	install -m 644 configs/profiles/*.json $(QP)/share/dashsim/configs/profiles/
+	install -m 644 configs/kernels/*.json $(QP)/share/dashsim/configs/kernels/
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/dashsim $(DESTDIR)$(PREFIX)/lib/libdashsim.a \
-	    $(DESTDIR)$(PREFIX)/lib/libdashsim.so $(DESTDIR)$(PREFIX)/lib/libdashsim.so.0 \
-	    $(DESTDIR)$(PREFIX)/lib/libdashsim.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/pkgconfig/dashsim.pc \
-	    $(DESTDIR)$(PREFIX)/share/man/man1/dashsim.1
-	rm -rf $(DESTDIR)$(INCDIR) $(DESTDIR)$(PREFIX)/share/dashsim $(DESTDIR)$(PREFIX)/share/doc/dashsim
+	$(check_install_paths)
+	rm -f $(QP)/bin/dashsim $(QP)/lib/libdashsim.a $(QP)/lib/libdashsim.so $(QP)/lib/libdashsim.so.0 \
+	    $(QP)/lib/libdashsim.so.$(VERSION) $(QP)/lib/pkgconfig/dashsim.pc $(QP)/share/man/man1/dashsim.1
+	rm -rf $(QP)/include/dashsim $(QP)/share/dashsim $(QP)/share/doc/dashsim
 
 clean:
 	rm -rf build build-san bin bin-san lib lib-san out

@@ -8,11 +8,13 @@ GPU_ARCH ?= -gencode=arch=compute_90a,code=sm_90a
 GPU_NVCCFLAGS ?= -O3 $(GPU_ARCH) -std=c++17 -lineinfo --Werror all-warnings \
 	-Xcompiler -Wall,-Wextra,-ffp-contract=off -Xptxas -warn-spills
 GPU_BUILD := build/gpu
-# The simulator's plan reader and plan_check, its median (sim/core/stats.c) and JSON string escaper
-# (sim/io/format.c), compiled as C and linked, so gpu/ reads plans and writes numbers as sim does.
+# The simulator's plan reader (with its bounded input reader: zlib) and plan_check, its median
+# (sim/core/stats.c) and JSON string escaper (sim/io/format.c), compiled as C and linked, so gpu/ reads
+# plans and writes numbers as sim does.
 GPU_INC := -Isim/core -Ipolicies -Isim/model -Isim/io
-GPU_C_OBJ := $(GPU_BUILD)/c/plan_read.o $(GPU_BUILD)/c/plan.o $(GPU_BUILD)/c/status.o $(GPU_BUILD)/c/stats.o \
-	$(GPU_BUILD)/c/format.o
+GPU_C_OBJ := $(GPU_BUILD)/c/plan_read.o $(GPU_BUILD)/c/input.o $(GPU_BUILD)/c/plan.o $(GPU_BUILD)/c/status.o \
+	$(GPU_BUILD)/c/stats.o $(GPU_BUILD)/c/format.o
+GPU_C_LIBS := -lz -lpthread
 GPU_BINS := bin/gpu-calib bin/gpu-exec
 GPU_Q = $(if $(V),,@)
 
@@ -34,7 +36,7 @@ $(GPU_BUILD)/c/%.o: sim/core/%.c
 bin/gpu-exec: $(GPU_BUILD)/executor.o $(GPU_BUILD)/plan.o $(GPU_BUILD)/host.o $(GPU_C_OBJ)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  NVLINK  $@")
-	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl
+	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl $(GPU_C_LIBS)
 
 # gpu-calib: one file per calibration, named for what it measures (gpu/calib/calib.h lists them).
 GPU_CALIB_OBJ := $(patsubst gpu/calib/%.cu,$(GPU_BUILD)/calib/%.o,$(wildcard gpu/calib/*.cu))

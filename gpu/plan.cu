@@ -15,7 +15,8 @@ uint64_t gpu_fnv1a64(uint64_t h, const void *data, size_t n)
     return sim_fnv1a64(h, data, n);
 }
 
-/* The simulator's reader and plan_check (linked C objects), then a copy into the executor's layout. */
+/* The simulator's reader, plan_check and plan_check_progress (linked C objects: a plan that deadlocks is
+ * refused before anything runs), then a copy into the executor's layout. */
 int gpu_plan_read(const char *path, GpuPlan *plan, char *err, size_t errlen)
 {
     memset(plan, 0, sizeof *plan);
@@ -24,6 +25,13 @@ int gpu_plan_read(const char *path, GpuPlan *plan, char *err, size_t errlen)
     SimError e = {};
     if (sim_plan_read(path, 4LL << 30, &p, &costs, &plan->hash, &e) != SIM_OK) {
         snprintf(err, errlen, "%s", e.msg);
+        return 2;
+    }
+    char where[300];
+    snprintf(where, sizeof where, "%s: ", path);
+    if (plan_check_progress(p, where, &e) != SIM_OK) { /* the simulator finds it by running; we run nothing first */
+        snprintf(err, errlen, "%s", e.msg);
+        plan_free(p);
         return 2;
     }
     if (costs.dq_buffers > GPU_MAX_BUFFERS || p->wl.n_sm > 4096) {

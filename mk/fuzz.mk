@@ -5,9 +5,15 @@
 #   plan    tests/fuzz/fuzz_plan.c    sim_plan_read                          seeds tests/fuzz/corpus-plan/
 #   trace   tests/fuzz/fuzz_trace.c   sim_trace_load_capped                  seeds tests/fuzz/corpus-trace/
 #   matrix  tests/fuzz/fuzz_matrix.c  sim_latency_matrix_load                seeds tests/fuzz/corpus-matrix/
+#   maskspec tests/fuzz/fuzz_maskspec.c sim_mask_make (--mask SPEC)          seeds tests/fuzz/corpus-maskspec/
+#   profile tests/fuzz/fuzz_profile.c sim_profile_read, write, read again    seeds tests/fuzz/corpus-profile/
+#   maskfile tests/fuzz/fuzz_maskfile.c sim_mask_read_capped (--mask-file)   seeds tests/fuzz/corpus-maskfile/
+#   gz      tests/fuzz/fuzz_gz.c      sim/io/input.h on a .gz: whole and lines seeds tests/fuzz/corpus-gz/
+#   raw     tests/fuzz/fuzz_raw.c     sim_profile_from_raw (calibrate), write, read seeds tests/fuzz/corpus-raw/
+#   merge   tests/fuzz/fuzz_merge.c   sim_sweep_merge of up to 4 slices, both orders seeds tests/fuzz/corpus-merge/
 # `make fuzz-NAME` runs one; FUZZ_JOBS=N forks N workers (libFuzzer -fork).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := config plan trace matrix
+FUZZ_TARGETS := config plan trace matrix maskspec profile maskfile gz raw merge
 FUZZ_SAN := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
 FUZZ_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 $(FUZZ_SAN) $(INC_run) $(shell pkg-config --cflags $(PKGS))
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=build-fuzz/obj/%.o)

@@ -32,5 +32,5 @@ sed 's/^heads 3$/heads 3\nheads 3/' "$plan" >"$tmp/twice.plan"
 expect_error plan-field-twice "given twice" "$sim" --plan "$tmp/twice.plan"
 sed 's/^tasks .*/tasks 2000000000/' "$plan" >"$tmp/huge.plan"
 expect_error plan-huge "over the cap" "$sim" --plan "$tmp/huge.plan" --max-memory-mb 64
-expect_error plan-missing "cannot open" "$sim" --plan "$tmp/nope.plan"
+expect_error plan-missing "cannot read .*nope.plan: No such file" "$sim" --plan "$tmp/nope.plan"
 finish

@@ -35,11 +35,12 @@ done
 expect_exit merge-to-file 0 "$sim" sweep --merge "$tmp/p1.csv" "$tmp/p2.csv" "$tmp/p3.csv" -o "$tmp/m.csv"
 cmp -s "$tmp/m.csv" "$tmp/all.csv" && [ ! -s "$tmp/out" ] && ok merge-o || fail merge-o "-o differs"
 expect_exit shard-more-than-points 0 "$sim" sweep "$ci" --set 'sweep={}' --shard 2/3
-[ "$(cat "$tmp/out")" = "$(head -1 "$tmp/all.csv")" ] && ok empty-shard-header-only || fail empty-shard-header-only "$(cat "$tmp/out")"
+[ "$(sed 1d "$tmp/out")" = "$(head -1 "$tmp/all.csv")" ] && grep -q '^# dashsim slice 2/3: rows 1-0 of ' "$tmp/out" \
+    && ok empty-shard-header-only || fail empty-shard-header-only "$(cat "$tmp/out")"
 expect_error shard-k-over-n "--shard's K expects an integer from 1 to 3" "$sim" sweep "$ci" --shard 4/3
 expect_error shard-no-slash "--shard expects K/N" "$sim" sweep "$ci" --shard 3
 expect_error merge-mixed "is in another format than" "$sim" sweep --merge "$tmp/p1.csv" "$tmp/p2.jsonl"
-expect_error merge-not-output "is not a whole sweep output" "$sim" sweep --merge "$ci"
+expect_error merge-not-output "not a slice of sim sweep --shard K/N" "$sim" sweep --merge "$ci"
 expect_error merge-option "--merge joins files and takes only -o, not --jobs" "$sim" sweep --merge --jobs 2 "$tmp/p1.csv"
 expect_error merge-no-file "--merge needs the slices' files" "$sim" sweep --merge
 expect_error merge-unreadable "cannot read" "$sim" sweep --merge "$tmp/nothing.csv"

@@ -51,7 +51,7 @@ expect_error smid-range "/tasks/2: smid 7 is not below n_sm 2" "$sim" validate "
 expect_error no-such-file "cannot read /nonexistent" "$sim" validate /nonexistent/t.json
 expect_error no-args "needs a trace file" "$sim" validate
 expect_error bad-tolerance "--tolerance expects a non-negative number" "$sim" validate "$g" --tolerance -1
-expect_error memory-cap "over the limit" "$sim" validate traces/h100 --max-memory-mb 1
+expect_error memory-cap "over the \(limit\|cap\)" "$sim" validate traces/h100 --max-memory-mb 1
 mkdir "$tmp/empty"
 expect_error empty-dir "no trace files" "$sim" validate "$tmp/empty"
 # block masks of one size are distinct shapes (a fingerprint of the task set), not repeats of one

@@ -34,18 +34,18 @@ $(GPU_BWD_BUILD)/pic/c/%.o: sim/core/%.c
 
 $(GPU_BWD_LIB): $(GPU_BWD_DEPS)
 	$(if $(V),,@echo "  NVLINK  $@")
-	$(GPU_Q)$(NVCC) $(GPU_ARCH) -shared $^ -o $@ -ldl
+	$(GPU_Q)$(NVCC) $(GPU_ARCH) -shared $^ -o $@ -ldl $(GPU_C_LIBS)
 
 bin/gpu-bwd: $(GPU_BWD_BUILD)/main.o $(GPU_BWD_DEPS)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  NVLINK  $@")
-	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl
+	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl $(GPU_C_LIBS)
 
 # The Hopper kernel's fragment-layout test (gpu/bwd/wg/wg_test.cu), run on the GPU before the kernel.
 bin/gpu-wg-test: $(GPU_BWD_BUILD)/wg/wg_test.o $(GPU_BWD_BUILD)/pic/host.o $(GPU_BWD_PIC_C)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  NVLINK  $@")
-	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl
+	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl $(GPU_C_LIBS)
 
 $(GPU_BWD_BUILD)/emu/emu_main.o: gpu/bwd/emu/emu_main.cc
 	@mkdir -p $(@D)
@@ -55,6 +55,6 @@ $(GPU_BWD_BUILD)/emu/emu_main.o: gpu/bwd/emu/emu_main.cc
 bin/gpu-bwd-emu: $(GPU_BWD_BUILD)/emu/emu_main.o $(filter-out $(GPU_BWD_BUILD)/bwd.o,$(GPU_BWD_DEPS))
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  NVLINK  $@")
-	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl
+	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl $(GPU_C_LIBS)
 
 -include $(wildcard $(GPU_BWD_BUILD)/emu/*.d $(GPU_BWD_BUILD)/wg/*.d $(GPU_BWD_BUILD)/*.d $(GPU_BWD_BUILD)/pic/*.d $(GPU_BWD_BUILD)/pic/c/*.d)

@@ -245,7 +245,7 @@ static SimStatus make_block_mask(AttnOptions *o, SimError *err)
                              "block mask is in tile units: give --kv-tiles and --q-tiles");
     if (wl->tile_ratio != 1)
         return sim_error_set(err, SIM_ERR_USAGE, "a block mask has square tiles: drop --tile-ratio");
-    if (o->mask_file ? sim_mask_read(o->mask_file, &o->block, err)
+    if (o->mask_file ? sim_mask_read_capped(o->mask_file, o->job.max_memory_mb << 20, &o->block, err)
                      : sim_mask_make(o->mask_spec, wl->kv_tiles, wl->q_tiles, &o->block, err))
         return err->status;
     if (o->mask_file && ((o->is_kv_set && wl->kv_tiles != o->block.kv_tiles) ||
@@ -450,8 +450,10 @@ int sim_cmd_attention(int argc, char **argv)
     AttnOptions o;
     SimError err = { 0 };
     int rc = parse_args(&o, argc, argv, &err);
-    if (rc >= 0)
+    if (rc >= 0) {
+        sim_mask_clear(&o.block); /* a mask file read before a later check failed */
         return rc;
+    }
     if (o.shape.is_on) { /* FA3's kernels reduce asynchronously: the default unless --reduce was given */
         o.job.costs.reduce = o.costs_set & SET_REDUCE ? o.job.costs.reduce : REDUCE_ASYNC;
         return cli_shape_run(&o.shape, &o.job, o.is_json);

@@ -25,7 +25,10 @@ static const char usage_text[] =
     "                        the output is the same for any N\n"
     "  --plot FILE.png       TFLOPS over seqlen per policy, a panel per (mask, head_dim); keeps .gp and .dat\n"
     "  --shard K/N           run the K-th of N slices of the points (contiguous, whole points), 1 <= K <= N\n"
-    "  --merge FILE...       join the slices' outputs (given in order K = 1..N) into the one-machine bytes\n"
+    "  --merge FILE...       join the slices' outputs (any order; each slice 1..N of one config once) into the\n"
+    "                        one-machine bytes\n"
+    "  --max-memory-mb MB    the memory cap of every point (options.max_memory_mb; default 4096): jobs, the\n"
+    "                        matrices and masks they read, and --jobs are sized under it\n"
     "  --row K               run only row K's point and print row K (1-based, rows of the whole config)\n"
     "  --dot FILE, --emit-plan FILE, --trace FILE.json [--trace-flows] [--trace-max-mb MB], --csv FILE,\n"
     "  --gantt FILE.png|FILE.svg  the outputs of `sim` for the job of the row --row selects (same costs and\n"
@@ -40,6 +43,7 @@ typedef struct {
     SweepFormat format;
     int jobs;
     GPtrArray *sets;           /* borrowed argv strings */
+    char memory_set[64];       /* --max-memory-mb MB as the --set it stands for, applied after the others */
     FILE *sinks[3];            /* where rows go, in this order */
     SweepFormat sink_format[3];
     int sink_count;
@@ -56,7 +60,7 @@ static volatile sig_atomic_t interrupted;
 static void on_sigint(int sig) { (void)sig; interrupted = 1; }
 
 enum { OPT_SET = 256, OPT_FORMAT, OPT_OUT, OPT_JOBS, OPT_PLOT, OPT_HELP, OPT_VERSION, OPT_SHARD, OPT_MERGE, OPT_ROW,
-       OPT_DOT, OPT_PLAN, OPT_TRACE, OPT_FLOWS, OPT_TRACE_MB, OPT_CSV, OPT_GANTT };
+       OPT_DOT, OPT_PLAN, OPT_TRACE, OPT_FLOWS, OPT_TRACE_MB, OPT_CSV, OPT_GANTT, OPT_MEM };
 static const struct option long_options[] = {
     { "set", required_argument, NULL, OPT_SET }, { "format", required_argument, NULL, OPT_FORMAT },
     { "out", required_argument, NULL, OPT_OUT }, { "jobs", required_argument, NULL, OPT_JOBS },
@@ -66,7 +70,8 @@ static const struct option long_options[] = {
     { "dot", required_argument, NULL, OPT_DOT }, { "emit-plan", required_argument, NULL, OPT_PLAN },
     { "trace", required_argument, NULL, OPT_TRACE }, { "trace-flows", no_argument, NULL, OPT_FLOWS },
     { "trace-max-mb", required_argument, NULL, OPT_TRACE_MB }, { "csv", required_argument, NULL, OPT_CSV },
-    { "gantt", required_argument, NULL, OPT_GANTT }, { NULL, 0, NULL, 0 },
+    { "gantt", required_argument, NULL, OPT_GANTT }, { "max-memory-mb", required_argument, NULL, OPT_MEM },
+    { NULL, 0, NULL, 0 },
 };
 
 /* --shard K/N: 1 <= K <= N <= 100000. */
@@ -107,6 +112,10 @@ static SimStatus parse_one(RunOptions *o, int opt, const char *arg, SimError *er
     case OPT_MERGE: o->is_merge = true; return SIM_OK;
     case OPT_ROW: return cli_parse_int64("--row", arg, 1, INT64_MAX, &o->row, err);
     case OPT_SET: g_ptr_array_add(o->sets, (gpointer)arg); return SIM_OK;
+    case OPT_MEM:
+        if (cli_parse_int64("--max-memory-mb", arg, 1, sim_job_physical_memory_mb(), &v, err) == SIM_OK)
+            snprintf(o->memory_set, sizeof o->memory_set, "options.max_memory_mb=%" G_GINT64_FORMAT, v);
+        return err->status;
     case 'o': o->out_path = arg; return SIM_OK;
     case OPT_OUT: o->out_dir = arg; return SIM_OK;
     case OPT_PLOT:
@@ -242,6 +251,8 @@ static SimSweep *load(const RunOptions *o, int *rc)
     SimConfig *cfg = sim_config_load(cli_find_config(o->file, installed, sizeof installed), diag);
     for (guint i = 0; cfg && i < o->sets->len; i++)
         sim_config_set(cfg, g_ptr_array_index(o->sets, i), diag);
+    if (cfg && o->memory_set[0])
+        sim_config_set(cfg, o->memory_set, diag);
     SimSweep *s = NULL;
     /* run and sweep both run every point; they differ in the default format */
     SimSweepPart part = { .shard_index = (int)o->shard[0], .shard_count = (int)o->shard[1], .row = o->row };
@@ -304,8 +315,10 @@ static int run_config(RunOptions *o, SimSweep *s)
         sim_error_set(&err, SIM_ERR_INPUT, "no policy of %s supports the mask of any point: nothing to plot", o->file);
     int mark = sim_output_batch_begin(); /* every file of the command, or none */
     if (!err.status && open_outputs(o, files, &err) == SIM_OK) {
-        for (int i = 0; i < o->sink_count; i++)
+        for (int i = 0; i < o->sink_count; i++) {
+            sim_sweep_write_slice_line(o->sinks[i], o->sink_format[i], s); /* --shard: for --merge */
             sim_sweep_write_header(o->sinks[i], o->sink_format[i]);
+        }
         cli_progress_begin(&o->progress, o->is_sweep ? "sweep" : "run", "jobs");
         struct sigaction sa = { .sa_handler = on_sigint }, old;
         sigemptyset(&sa.sa_mask);

@@ -202,9 +202,12 @@ static void print_summary(const SearchArgs *a, const BlockMask *m, const SearchR
         printf("  exhaustive optimum %12" PRId64 " ns\n", r->exact_ns);
 }
 
+/* The plan, the rank table and the baselines' plans as one output set: all of them or none (a failed one
+ * leaves every file as it was). */
 static SimStatus write_outputs(const SearchArgs *a, const SearchResult *r, SimError *err)
 {
     SimOutput out = { 0 };
+    int mark = sim_output_batch_begin();
     if (a->plan_path && sim_output_open(&out, a->plan_path, err) == SIM_OK) {
         if (!sim_plan_write(r->plan, &a->costs, out.f))
             sim_error_set(err, SIM_ERR_IO, "cannot write %s", a->plan_path);
@@ -237,9 +240,7 @@ static SimStatus write_outputs(const SearchArgs *a, const SearchResult *r, SimEr
         }
         plan_free(plan);
     }
-    if (err->status && a->plan_path && a->ranks_path)
-        unlink(a->plan_path);
-    return err->status;
+    return sim_output_batch_end(mark, err->status, err);
 }
 
 static void show_progress(void *ctx, int done, int total, int64_t best_ns)

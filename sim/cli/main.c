@@ -1,7 +1,9 @@
 /* bin/sim: dispatches to a subcommand; with none, runs an attention schedule (`sim --policy shift`).
  * The conventions every subcommand shares are applied here, once: --version (and -V) prints the version,
- * -h means --help, and exit codes come from sim_status_exit_code through cli_fail. A signal (SIGINT,
- * SIGTERM, SIGPIPE) removes every temporary output file before the process dies of it. */
+ * -h means --help, and exit codes come from sim_status_exit_code through cli_fail. Every command's files
+ * are one output set (sim/io/output.h), committed after its standard output was flushed without error:
+ * a full disk or a closed stdout is exit 2 and leaves the files as they were. A signal (SIGINT, SIGTERM,
+ * SIGHUP, SIGPIPE) removes every temporary output file before the process dies of it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,9 +57,25 @@ static void keep_freed_memory(void)
 #endif
 }
 
+/* Standard output checked, then the command's files committed (exit 0, 1: a check failed, 130: an
+ * interrupted sweep with its finished rows) or dropped (an error, reported by the command already). */
+static int finish(int mark, int rc)
+{
+    SimError err = { 0 };
+    bool is_done = rc == 0 || rc == 1 || rc == 130;
+    if (is_done && sim_output_end_stdout(&err) != SIM_OK) {
+        sim_output_batch_end(mark, err.status, &err);
+        return cli_fail(&err);
+    }
+    if (sim_output_batch_end(mark, is_done ? SIM_OK : SIM_ERR_IO, &err) != SIM_OK && is_done)
+        return cli_fail(&err);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     keep_freed_memory();
+    sim_output_begin_process();
     sim_output_handle_signals();
     const Subcommand *cmd = NULL;
     for (size_t i = 0; argc > 1 && argv[1][0] != '-' && i < sizeof subcommands / sizeof subcommands[0]; i++)
@@ -65,6 +83,7 @@ int main(int argc, char **argv)
             cmd = &subcommands[i];
     int shift = cmd ? 1 : 0, rc = shared_options(argc - shift, argv + shift);
     if (rc >= 0)
-        return rc;
-    return cmd ? cmd->run(argc - 1, argv + 1) : sim_cmd_attention(argc, argv);
+        return finish(sim_output_batch_begin(), rc);
+    int mark = sim_output_batch_begin();
+    return finish(mark, cmd ? cmd->run(argc - 1, argv + 1) : sim_cmd_attention(argc, argv));
 }

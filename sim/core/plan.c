@@ -201,3 +201,103 @@ SimStatus plan_check(const Plan *plan, const char *where, SimError *err)
         return err->status;
     return SIM_OK;
 }
+
+/* ---- progress ---- */
+
+typedef struct {
+    const Plan *plan;
+    int32_t *cta_of;     /* task -> its CTA */
+    int32_t *next;       /* CTA -> index of its next task to finish (task_begin + done) */
+    int32_t *row_next;   /* task -> the task of rank + 1 in its dQ row, or -1 */
+    uint8_t *is_placed;  /* CTA -> placed on an SM */
+    int64_t *stack, top; /* tasks that may have become ready */
+    int64_t done;
+    int32_t launched;    /* non-persistent: CTAs placed so far, in launch order */
+    int32_t *slot_next;  /* persistent: per slot, the next CTA of that slot in launch order (scan position) */
+    uint8_t *is_ready;   /* task -> its rank predecessor finished (rank 0: it has none) */
+} Progress;
+
+static void place(Progress *g, int32_t c)
+{
+    g->is_placed[c] = 1;
+    g->stack[g->top++] = g->plan->ctas[c].task_begin;
+}
+
+/* Places the next CTA of slot (persistent) or the next CTA in launch order (an SM freed). */
+static void place_next(Progress *g, int32_t slot)
+{
+    const Plan *p = g->plan;
+    if (!p->is_persistent) {
+        if (g->launched < p->cta_count)
+            place(g, g->launched++);
+        return;
+    }
+    while (g->slot_next[slot] < p->cta_count && p->ctas[g->slot_next[slot]].slot != slot)
+        g->slot_next[slot]++;
+    if (g->slot_next[slot] < p->cta_count)
+        place(g, g->slot_next[slot]++);
+}
+
+/* Task t finishes if it is its placed CTA's next task and its rank predecessor finished. */
+static void try_finish(Progress *g, int64_t t)
+{
+    int32_t c = g->cta_of[t];
+    if (!g->is_placed[c] || g->next[c] != t || !g->is_ready[t])
+        return;
+    g->done++;
+    g->next[c]++;
+    const PlanCta *cta = &g->plan->ctas[c];
+    if (g->next[c] < cta->task_begin + cta->task_count)
+        g->stack[g->top++] = g->next[c];
+    else
+        place_next(g, cta->slot);
+    if (g->row_next[t] >= 0)
+        g->is_ready[g->row_next[t]] = 1, g->stack[g->top++] = g->row_next[t];
+}
+
+SimStatus plan_check_progress(const Plan *plan, const char *where, SimError *err)
+{
+    const Workload *wl = &plan->wl;
+    int64_t n = plan->task_count, cells = (int64_t)wl->heads * wl->q_tiles * wl->kv_tiles;
+    int32_t *by_rank = malloc(sizeof *by_rank * (size_t)(cells > 0 ? cells : 1));
+    Progress g = { .plan = plan, .cta_of = malloc(sizeof(int32_t) * (size_t)(n + 1)),
+                   .next = malloc(sizeof(int32_t) * (size_t)(plan->cta_count + 1)),
+                   .row_next = malloc(sizeof(int32_t) * (size_t)(n + 1)), .is_placed = calloc((size_t)plan->cta_count + 1, 1),
+                   .stack = malloc(sizeof(int64_t) * (size_t)(3 * n + wl->n_sm + 1)),
+                   .slot_next = calloc((size_t)wl->n_sm + 1, sizeof(int32_t)), .is_ready = calloc((size_t)n + 1, 1) };
+    if (!by_rank || !g.cta_of || !g.next || !g.row_next || !g.is_placed || !g.stack || !g.slot_next || !g.is_ready)
+        abort();
+    for (int64_t i = 0; i < cells; i++)
+        by_rank[i] = -1;
+    for (int32_t c = 0; c < plan->cta_count; c++) {
+        g.next[c] = plan->ctas[c].task_begin;
+        for (int32_t j = 0; j < plan->ctas[c].task_count; j++)
+            g.cta_of[plan->ctas[c].task_begin + j] = c;
+    }
+    for (int64_t t = 0; t < n; t++) { /* ranks are a permutation per row (plan_check) */
+        const PlanTask *k = &plan->tasks[t];
+        by_rank[((int64_t)k->head * wl->q_tiles + k->q) * wl->kv_tiles + k->rank] = (int32_t)t;
+        g.is_ready[t] = k->rank == 0;
+    }
+    for (int64_t t = 0; t < n; t++) {
+        const PlanTask *k = &plan->tasks[t];
+        int64_t succ = k->rank + 1 < wl->kv_tiles ? ((int64_t)k->head * wl->q_tiles + k->q) * wl->kv_tiles + k->rank + 1 : -1;
+        g.row_next[t] = succ >= 0 ? by_rank[succ] : -1;
+    }
+    for (int32_t s = 0; s < wl->n_sm; s++) /* every SM takes a CTA (non-persistent: the next in launch order) */
+        place_next(&g, s);
+    while (g.top > 0)
+        try_finish(&g, g.stack[--g.top]);
+    if (g.done < n) {
+        int32_t stuck = 0;
+        while (stuck < plan->cta_count && !(g.is_placed[stuck] && g.next[stuck] < plan->ctas[stuck].task_begin +
+                                            plan->ctas[stuck].task_count))
+            stuck++;
+        sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s: it deadlocks on %d SMs: CTA %d waits forever on a dQ row's "
+                      "earlier rank (%" PRId64 " of %" PRId64 " tasks can finish)", where ? where : "", plan->policy,
+                      wl->n_sm, stuck, g.done, n);
+    }
+    free(by_rank), free(g.cta_of), free(g.next), free(g.row_next), free(g.is_placed), free(g.stack), free(g.slot_next);
+    free(g.is_ready);
+    return err->status;
+}

@@ -87,6 +87,14 @@ const char *plan_mask_name(Mask mask);
  * sentence naming the first offending task or CTA (prefixed by where, e.g. "plan.txt: ", may be "").
  * O(tasks + heads*N*M / 8) memory and time. */
 SimStatus plan_check(const Plan *plan, const char *where, SimError *err);
+/* Whether a checked plan runs to its end on n_sm SMs whatever the task times: CTAs placed in launch order
+ * (persistent: each in its slot's order) and held until their last task, a task after its CTA's previous
+ * one and after its dQ row's previous rank. It does exactly when this runs to the end with every task done
+ * as soon as it may (a finish only ever frees an SM or a rank, so earliest is best), which is what is
+ * simulated. SIM_ERR_SCHEDULE "where plan P: it deadlocks on N SMs: ..." naming a CTA that waits.
+ * O(tasks + heads*N*M) time and memory. The engine finds the same deadlocks by running the plan; gpu/
+ * calls this where it runs none (gpu-exec --dry-run). */
+SimStatus plan_check_progress(const Plan *plan, const char *where, SimError *err);
 
 #ifdef __cplusplus
 }

@@ -5,8 +5,11 @@
 
 #include "mask.h"
 
-/* Reads path into *out (owned: sim_mask_clear). SIM_ERR_IO / SIM_ERR_INPUT; sizes above 2^30 pairs are
- * refused before allocating. */
+/* Reads path (through sim/io/input.h: a regular file, .gz allowed, at most 1 GiB read or decompressed,
+ * lines streamed) into *out (owned: sim_mask_clear). SIM_ERR_IO / SIM_ERR_INPUT; SIM_ERR_LIMIT before
+ * allocating when the tiles are over 2^30 pairs or their one byte each is over max_bytes. O(file). */
+SimStatus sim_mask_read_capped(const char *path, int64_t max_bytes, BlockMask *out, SimError *err);
+/* sim_mask_read_capped with a 1 GiB mask at most. */
 SimStatus sim_mask_read(const char *path, BlockMask *out, SimError *err);
 
 #endif

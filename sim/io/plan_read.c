@@ -3,12 +3,13 @@
  * with file:line and a sentence, before anything proportional to its claimed size is allocated. */
 #include "plan_io.h"
 
+#include "input.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define PLAN_BYTES_PER_TASK 32 /* task record + its share of CTAs and plan_check's bitmaps, rounded up */
 
@@ -24,7 +25,7 @@ uint64_t sim_fnv1a64(uint64_t h, const void *data, size_t n)
 
 typedef struct {
     const char *path;
-    char *next;     /* start of the next line; lines are cut in place */
+    SimInput *in;   /* lines streamed: memory is one line, whatever the plan's size */
     int line;       /* number of the line last returned */
     SimError *err;
 } Reader;
@@ -32,6 +33,8 @@ typedef struct {
 static SimStatus fail(Reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static SimStatus fail(Reader *r, const char *fmt, ...)
 {
+    if (r->err->status) /* a read error (a NUL byte, a line over the limit) ended the lines */
+        return r->err->status;
     char msg[400];
     va_list ap;
     va_start(ap, fmt);
@@ -40,16 +43,15 @@ static SimStatus fail(Reader *r, const char *fmt, ...)
     return sim_error_set(r->err, SIM_ERR_INPUT, "%s:%d: %s", r->path, r->line, msg);
 }
 
-/* Next line with its comment removed and at least one token; tok[0..max-1] point into it. Returns the
- * token count (which may exceed max: callers reject it), 0 at end of file. */
+/* Next line with its comment removed and at least one token; tok[0..max-1] point into it (valid until
+ * the next call). Returns the token count (which may exceed max: callers reject it), 0 at end of file or
+ * on a read error (in r->err). */
 static int next_tokens(Reader *r, char **tok, int max)
 {
-    while (*r->next) {
-        char *line = r->next, *end = strchr(line, '\n');
-        r->next = end ? end + 1 : line + strlen(line);
-        if (end)
-            *end = 0;
-        r->line++;
+    char *line;
+    size_t len;
+    while (sim_input_line(r->in, &line, &len, r->err) == SIM_OK && line) {
+        r->line = (int)sim_input_line_number(r->in);
         char *hash = strchr(line, '#'), *save = NULL;
         if (hash)
             *hash = 0;
@@ -71,46 +73,6 @@ static SimStatus parse_i64(Reader *r, const char *what, const char *s, int64_t l
     if (errno || *end || end == s || v < lo || v > hi)
         return fail(r, "%s '%s' is not an integer in %" PRId64 "..%" PRId64, what, s, lo, hi);
     *out = v;
-    return SIM_OK;
-}
-
-/* A regular file (a FIFO would block) of at most max_bytes: the file's own bytes count against the
- * cap, checked before reading and again while reading (it may grow). */
-static SimStatus read_file(const char *path, int64_t max_bytes, char **text, size_t *len, SimError *err)
-{
-    bool is_stdin = strcmp(path, "-") == 0; /* standard input: read to its end, capped the same way */
-    struct stat st;
-    if (!is_stdin && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) /* before opening: opening a FIFO blocks */
-        return sim_error_set(err, SIM_ERR_IO, "%s: cannot read: not a regular file", path);
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    if (!f)
-        return sim_error_set(err, SIM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    if (!is_stdin && (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > max_bytes)) {
-        bool is_regular = S_ISREG(st.st_mode);
-        fclose(f);
-        return is_regular ? sim_error_set(err, SIM_ERR_LIMIT, "%s: the file is over the cap of %" PRId64 " MB",
-                                          path, max_bytes >> 20)
-                          : sim_error_set(err, SIM_ERR_IO, "%s: cannot read: not a regular file", path);
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    for (size_t got; buf && (int64_t)n <= max_bytes && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
-        n += got;
-        char *bigger = n == cap ? realloc(buf, (cap *= 2) + 1) : buf;
-        if (!bigger)
-            free(buf);
-        buf = bigger;
-    }
-    bool is_bad = !buf || ferror(f) || (int64_t)n > max_bytes;
-    if (!is_stdin)
-        fclose(f);
-    if (is_bad) {
-        free(buf);
-        return sim_error_set(err, SIM_ERR_IO, "%s: cannot read%s", path,
-                             (int64_t)n > max_bytes ? ": it grew over the cap while read" : "");
-    }
-    buf[n] = 0;
-    *text = buf, *len = n;
     return SIM_OK;
 }
 
@@ -247,17 +209,13 @@ SimStatus sim_plan_read(const char *path, int64_t max_bytes, Plan **plan, AttnCo
                         SimError *err)
 {
     *plan = NULL;
-    char *text = NULL;
-    size_t len = 0;
-    if (read_file(path, max_bytes, &text, &len, err) != SIM_OK)
+    SimInputLimits limits = { .max_bytes = max_bytes, .max_line = 4096, .is_hashed = true };
+    Reader r = { .path = path, .err = err };
+    if (sim_input_open(path, &limits, &r.in, err) != SIM_OK)
         return err->status;
-    *hash = sim_fnv1a64(SIM_FNV_OFFSET, text, len);
-    Reader r = { .path = path, .next = text, .err = err };
     Header h = { .wl.mask = MASK_FULL };
     Plan *p = NULL;
-    if (memchr(text, 0, len))
-        sim_error_set(err, SIM_ERR_INPUT, "%s: binary data in a plan file", path);
-    else if (read_header(&r, &h) == SIM_OK) {
+    if (read_header(&r, &h) == SIM_OK) {
         double pairs = (double)h.wl.heads * h.wl.kv_tiles * h.wl.q_tiles;
         double bytes = (double)h.value[K_TASKS] * PLAN_BYTES_PER_TASK + pairs / 8 +
                        (h.wl.mask == MASK_BLOCK ? (double)pairs_per_head(&h.wl) : 0);
@@ -278,7 +236,8 @@ SimStatus sim_plan_read(const char *path, int64_t max_bytes, Plan **plan, AttnCo
             }
         }
     }
-    free(text);
+    *hash = sim_input_fnv1a64(r.in); /* of the whole file: read to its end when the plan is good */
+    sim_input_close(r.in);
     if (err->status) {
         plan_free(p);
         return err->status;

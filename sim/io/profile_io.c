@@ -5,6 +5,7 @@
 #include <glib.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "format.h"
@@ -15,6 +16,22 @@
 #include "stats.h"
 
 #define PROFILE_MAX_BYTES (64L << 20)
+
+/* Entry i of an array of numbers, in [lo, hi] (raw calibration arrays: nothing is read unchecked). */
+static double cell(JsonIn *in, const cJSON *arr, const char *path, const char *key, int i, double lo, double hi)
+{
+    const cJSON *v = cJSON_GetArrayItem(arr, i);
+    if (!in->err->status && (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi)))
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/%s/%d: must be a number from %g to %g", in->file, path, key, i,
+                      lo, hi);
+    return in->err->status ? lo : v->valuedouble;
+}
+
+/* A measurement the profile needs that no row of the raw file gave. */
+static void none_found(JsonIn *in, const char *path, const char *what)
+{
+    sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s: %s", in->file, path, what);
+}
 
 static SimStatus load_json(const char *path, cJSON **root, uint64_t *hash, SimError *err)
 {
@@ -40,12 +57,17 @@ static void fit_cycles(JsonIn *in, const cJSON *row, const char *path, double *f
         return;
     }
     double sx = 0, sy = 0, sxx = 0, sxy = 0, stage_v[64];
-    for (int i = 0; i < n; i++) {
-        double x = cJSON_GetArrayItem(iters, i)->valuedouble;
-        double y = cJSON_GetArrayItem(ns, i)->valuedouble * cJSON_GetArrayItem(mhz, i)->valuedouble / 1000.0;
+    for (int i = 0; i < n && !in->err->status; i++) {
+        double x = cell(in, iters, path, "iters", i, 0, 1 << 20);
+        double y = cell(in, ns, path, "median_ns", i, 0, 1e9) * cell(in, mhz, path, "sm_clock_mhz", i, 100, 10000) / 1000.0;
         sx += x, sy += y, sxx += x * x, sxy += x * y;
-        stage_v[i] = cJSON_GetArrayItem(st, i)->valuedouble;
+        stage_v[i] = cell(in, st, path, "stage_serial_median_ns", i, 0, 1e9);
     }
+    if (!in->err->status && n * sxx - sx * sx == 0)
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/iters: needs two different iteration counts for a fit", in->file,
+                      path);
+    if (in->err->status)
+        return;
     *per_iter = (n * sxy - sx * sy) / (n * sxx - sx * sx);
     *fixed = (sy - *per_iter * sx) / n;
     *stage = llround(sim_median_f64(stage_v, n));
@@ -80,8 +102,10 @@ static void raw_compute(JsonIn *in, const cJSON *root, HwProfile *p)
                    is_store ? &t->per_iter_cycles_store : &t->per_iter_cycles, &t->stage_serial_ns);
         const cJSON *mhz = cJSON_GetObjectItemCaseSensitive(row, "sm_clock_mhz");
         for (const cJSON *m = mhz ? mhz->child : NULL; m && n_clock < 4096; m = m->next)
-            clocks[n_clock++] = m->valuedouble;
+            clocks[n_clock++] = m->valuedouble; /* checked by fit_cycles */
     }
+    if (!in->err->status && n_clock == 0)
+        none_found(in, "/compute/rows", "no row runs on every SM (sms = /metadata/sm_count)");
     p->clock_mhz = (int)llround(sim_median_f64(clocks, n_clock));
 }
 
@@ -95,7 +119,7 @@ static void raw_compute(JsonIn *in, const cJSON *root, HwProfile *p)
 static void raw_staging(JsonIn *in, const cJSON *root, HwProfile *p)
 {
     const cJSON *rows = sim_json_array(in, sim_json_get(in, root, "", "staging"), "/staging", "async", 1024);
-    int i = 0;
+    int i = 0, used = 0;
     for (const cJSON *row = rows ? rows->child : NULL; row && !in->err->status; row = row->next, i++) {
         char path[64];
         snprintf(path, sizeof path, "/staging/async/%d", i);
@@ -112,7 +136,10 @@ static void raw_staging(JsonIn *in, const cJSON *root, HwProfile *p)
         } else {
             t->deposit_ns = llround(sim_json_num(in, row, path, "deposit_median_ns", 0, 1e9));
         }
+        used++;
     }
+    if (!in->err->status && !used)
+        none_found(in, "/staging/async", "no bulk row with compute_iters 32 on one SM or on every SM");
 }
 
 static ProfileReduce *reduce_of(HwProfile *p, int tile_m, int head_dim, const char *op, int threads)
@@ -177,6 +204,8 @@ static void raw_handoff(JsonIn *in, const cJSON *root, HwProfile *p, int64_t *id
         p->handoff_k[p->handoff_points] = k;
         p->handoff_extra_ns[p->handoff_points++] = ns - *idle_one_way;
     }
+    if (!in->err->status && !p->handoff_points)
+        none_found(in, "/handoff_load/rows", "no row with load_op \"bulk\"");
 }
 
 /* launch: kernel -> first CTA (full first wave), the CTA gap of later waves, the prologue by task count. */
@@ -193,6 +222,8 @@ static void raw_launch(JsonIn *in, const cJSON *root, HwProfile *p)
         if (sim_json_int(in, row, path, "grid_ctas", 1, 1 << 24) == p->sm_count)
             v[n++] = sim_json_num(in, sim_json_get(in, row, path, "kernel_to_first_cta_ns"), path, "median", 0, 1e9);
     }
+    if (!in->err->status && !n)
+        none_found(in, "/launch/kernel_to_first_cta", "no row with grid_ctas = /metadata/sm_count (a full first wave)");
     p->kernel_to_first_cta_ns = llround(sim_median_f64(v, n));
     n = i = 0;
     for (const cJSON *row = gaps ? gaps->child : NULL; row && !in->err->status && n < 64; row = row->next, i++) {
@@ -207,8 +238,10 @@ static void raw_launch(JsonIn *in, const cJSON *root, HwProfile *p)
         snprintf(path, sizeof path, "/launch/prologue/%d", i);
         int tasks = (int)sim_json_int(in, row, path, "tasks", 0, 1 << 24);
         int64_t ns = llround(sim_json_num(in, sim_json_get(in, row, path, "prologue_ns"), path, "median", 0, 1e9));
-        if (!in->err->status && p->prologue_points < SIM_PROFILE_MAX_POINTS &&
-            (p->prologue_points == 0 || tasks > p->prologue_tasks[p->prologue_points - 1]))
+        if (!in->err->status && (p->prologue_points == SIM_PROFILE_MAX_POINTS ||
+                                 (p->prologue_points && tasks <= p->prologue_tasks[p->prologue_points - 1])))
+            none_found(in, path, "tasks must ascend, at most " G_STRINGIFY(SIM_PROFILE_MAX_POINTS) " rows");
+        else if (!in->err->status)
             p->prologue_tasks[p->prologue_points] = tasks, p->prologue_ns[p->prologue_points++] = ns;
     }
 }
@@ -248,6 +281,10 @@ static void raw_task_loop(JsonIn *in, const cJSON *root, HwProfile *p)
                 sx += x[a][k][j], sy += y[a][k][j], sxx += x[a][k][j] * x[a][k][j], sxy += x[a][k][j] * y[a][k][j];
             if (n < 2)
                 continue;
+            if (n * sxx - sx * sx == 0) {
+                none_found(in, "/task_loop/rows", "the bulk rows of a tile and mode need two different iters for a fit");
+                return;
+            }
             double per = (n * sxy - sx * sy) / (n * sxx - sx * sx), fixed = (sy - per * sx) / n;
             *(a ? &p->tiles[k].fixed_cycles_store : &p->tiles[k].fixed_cycles) = fixed;
             *(a ? &p->tiles[k].per_iter_cycles_store : &p->tiles[k].per_iter_cycles) = per;
@@ -271,6 +308,8 @@ static void raw_idle_handoff(JsonIn *in, const cJSON *root, const char *matrix_p
             char path[64];
             snprintf(path, sizeof path, "/handoff_stamped/rows/%d", i);
             p->handoff_k[p->handoff_points] = (int32_t)sim_json_int(in, row, path, "k", 0, 1 << 16);
+            if (!in->err->status && p->handoff_points && p->handoff_k[p->handoff_points] <= p->handoff_k[p->handoff_points - 1])
+                none_found(in, path, "k must ascend");
             p->handoff_extra_ns[p->handoff_points++] = llround(sim_json_num(in, row, path, "mean_ns", 0, 1e9)) - p->handoff_ns;
         }
         snprintf(p->handoff_source, sizeof p->handoff_source, "handoff_stamped: the executor's release stamped -> "
@@ -297,11 +336,13 @@ static void raw_idle_handoff(JsonIn *in, const cJSON *root, const char *matrix_p
              "releaser's fence)");
 }
 
+static SimStatus check_written(const HwProfile *p, const char *raw_path, SimError *err);
+
 SimStatus sim_profile_from_raw(const char *raw_path, const char *latency_matrix, HwProfile **out, SimError *err)
 {
     *out = NULL;
     cJSON *root;
-    uint64_t hash;
+    uint64_t hash = 0;
     if (load_json(raw_path, &root, &hash, err) != SIM_OK)
         return err->status;
     JsonIn in = { raw_path, err };
@@ -328,6 +369,8 @@ SimStatus sim_profile_from_raw(const char *raw_path, const char *latency_matrix,
         raw_task_loop(&in, root, p);
     if (!err->status)
         raw_idle_handoff(&in, root, latency_matrix, one_way, p);
+    if (!err->status)
+        check_written(p, raw_path, err);
     cJSON_Delete(root);
     if (err->status) {
         sim_profile_free(p);
@@ -460,13 +503,9 @@ static void read_reduces(JsonIn *in, const cJSON *root, HwProfile *p)
     }
 }
 
-SimStatus sim_profile_read(const char *path, HwProfile **out, SimError *err)
+/* The profile in root (named path in errors); *out owned by the caller. */
+static SimStatus read_root(const char *path, const cJSON *root, HwProfile **out, SimError *err)
 {
-    *out = NULL;
-    cJSON *root;
-    uint64_t hash;
-    if (load_json(path, &root, &hash, err) != SIM_OK)
-        return err->status;
     JsonIn in = { path, err };
     HwProfile *p = g_new0(HwProfile, 1);
     char format[64] = "", hash_text[32] = "";
@@ -496,11 +535,48 @@ SimStatus sim_profile_read(const char *path, HwProfile **out, SimError *err)
     p->cta_gap_ns = sim_json_int(&in, launch, "/launch", "cta_gap_ns", 0, 1000000000);
     p->prologue_points = read_curve(&in, launch, "/launch", "prologue_tasks", "prologue_ns", p->prologue_tasks,
                                     p->prologue_ns, 0);
-    cJSON_Delete(root);
     if (err->status) {
         sim_profile_free(p);
         return err->status;
     }
     *out = p;
     return SIM_OK;
+}
+
+SimStatus sim_profile_read(const char *path, HwProfile **out, SimError *err)
+{
+    *out = NULL;
+    cJSON *root;
+    uint64_t hash;
+    if (load_json(path, &root, &hash, err) != SIM_OK)
+        return err->status;
+    read_root(path, root, out, err);
+    cJSON_Delete(root);
+    return err->status;
+}
+
+/* Whether p, as sim_profile_write writes it, is a profile sim_profile_read accepts: what calibrate makes
+ * from a raw file is refused here, with the reader's sentence, rather than written and refused later. */
+static SimStatus check_written(const HwProfile *p, const char *raw_path, SimError *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return sim_error_set(err, SIM_ERR_IO, "cannot make the profile of %s: out of memory", raw_path);
+    sim_profile_write(p, f);
+    fclose(f);
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    HwProfile *again = NULL;
+    SimError why = { 0 };
+    if (!root)
+        sim_error_set(&why, SIM_ERR_INPUT, "a value is not a finite number");
+    else
+        read_root("the profile", root, &again, &why);
+    if (why.status)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: the profile made from it would be refused: %s", raw_path, why.msg);
+    cJSON_Delete(root);
+    sim_profile_free(again);
+    free(text);
+    return err->status;
 }

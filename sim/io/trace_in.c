@@ -1,6 +1,7 @@
 /* Loading a measured trace: every field is checked, with its JSON path in the error sentence, before
  * the validator trusts it: every cell is an integer in its column's range (ids below the metadata's
- * counts) before any cast. Columns are looked up by name, so extra columns are ignored. */
+ * counts) before any cast. Columns are looked up by name, so extra columns are ignored. The file is
+ * streamed (sim/io/json_stream.h): the task rows go into a flat array of numbers, never a JSON tree. */
 #include "trace_in.h"
 
 #include <glib.h>
@@ -9,7 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json_file.h"
+#include "input.h"
+#include "json_stream.h"
 
 #define TRACE_MAX_BYTES (256L << 20)
 
@@ -157,27 +159,43 @@ static void column_range(const Trace *t, int k, int64_t *lo, int64_t *hi)
         *lo = -max_time;
 }
 
+/* The task rows as read: every row's cells in order (a cell that is not a number is NaN), and the
+ * first row that is not an array. */
+typedef struct {
+    GArray *cells;       /* double */
+    GArray *ends;        /* int64: one past each row's last cell in cells */
+    int64_t not_array;   /* index of the first row that is not an array, -1 none */
+    bool is_array;       /* /tasks is an array */
+} Rows;
+
+/* Cell k of row i, NaN when the row is shorter. */
+static double cell(const Rows *rows, int64_t i, int k)
+{
+    int64_t start = i ? g_array_index(rows->ends, int64_t, i - 1) : 0, end = g_array_index(rows->ends, int64_t, i);
+    return start + k < end ? g_array_index(rows->cells, double, start + k) : NAN;
+}
+
 /* Every cell is a number, an integer, and in its column's range before it is cast. */
-static SimStatus load_row(Trace *t, const cJSON *row, int64_t i, const int *col, SimError *err)
+static SimStatus load_row(Trace *t, const Rows *rows, int64_t i, const int *col, SimError *err)
 {
     int64_t v[N_COLUMNS + N_PHASE_COLUMNS] = { 0 };
-    if (!cJSON_IsArray(row))
+    if (i == rows->not_array)
         return sim_error_set(err, SIM_ERR_INPUT, "%s: /tasks/%" G_GINT64_FORMAT ": must be an array", t->path, i);
     for (int k = 0; k < N_COLUMNS + (t->has_phases ? N_PHASE_COLUMNS : 0); k++) {
         if (col[k] < 0) /* c_cycles absent: 0 */
             continue;
-        const cJSON *x = cJSON_GetArrayItem(row, col[k]);
+        double x = cell(rows, i, col[k]);
         int64_t lo, hi;
         column_range(t, k, &lo, &hi);
-        bool is_int = cJSON_IsNumber(x) && x->valuedouble == floor(x->valuedouble) && x->valuedouble >= (double)lo;
-        if (is_int && x->valuedouble > (double)hi && k >= 2 && k <= 6) /* an id past its count */
+        bool is_int = x == floor(x) && x >= (double)lo; /* NaN: not a number */
+        if (is_int && x > (double)hi && k >= 2 && k <= 6) /* an id past its count */
             return sim_error_set(err, SIM_ERR_INPUT, "%s: /tasks/%" G_GINT64_FORMAT ": %s %.0f is not below %s %"
-                                 G_GINT64_FORMAT, t->path, i, column_names[k], x->valuedouble,
+                                 G_GINT64_FORMAT, t->path, i, column_names[k], x,
                                  (const char *[]){ "n_sm", "heads", "kv_tiles", "q_tiles", "kv_tiles" }[k - 2], hi + 1);
-        if (!is_int || !(x->valuedouble <= (double)hi))
+        if (!is_int || !(x <= (double)hi))
             return sim_error_set(err, SIM_ERR_INPUT, "%s: /tasks/%" G_GINT64_FORMAT "/%d: %s must be an integer from "
                                  "%" G_GINT64_FORMAT " to %" G_GINT64_FORMAT, t->path, i, col[k], column_names[k], lo, hi);
-        v[k] = (int64_t)x->valuedouble;
+        v[k] = (int64_t)x;
     }
     TraceTask *task = &t->tasks[i];
     *task = (TraceTask){ (int32_t)v[0], (int32_t)v[1], (int32_t)v[2], (int32_t)v[3], (int32_t)v[4], (int32_t)v[5],
@@ -212,7 +230,7 @@ static void group_add_mask(Trace *t)
     t->group = group;
 }
 
-static SimStatus load_tasks(Trace *t, const cJSON *columns, const cJSON *tasks, SimError *err)
+static SimStatus load_tasks(Trace *t, const cJSON *columns, const Rows *rows, SimError *err)
 {
     int col[N_COLUMNS + N_PHASE_COLUMNS], phases = 0;
     for (int k = 0; k < N_COLUMNS + N_PHASE_COLUMNS; k++) {
@@ -230,17 +248,16 @@ static SimStatus load_tasks(Trace *t, const cJSON *columns, const cJSON *tasks, 
         return sim_error_set(err, SIM_ERR_INPUT, "%s: /columns: the phase columns s_end, k_end, r_read, b_entry and "
                              "b_exit come all together or not at all", t->path);
     t->has_phases = phases == N_PHASE_COLUMNS - 1;
-    if (!cJSON_IsArray(tasks) || cJSON_GetArraySize(tasks) == 0)
+    if (!rows->is_array || rows->ends->len == 0)
         return sim_error_set(err, SIM_ERR_INPUT, "%s: /tasks: missing or empty", t->path);
-    t->task_count = cJSON_GetArraySize(tasks);
+    t->task_count = rows->ends->len;
     if (t->task_count > (int64_t)t->wl.heads * t->wl.kv_tiles * t->wl.q_tiles)
         return sim_error_set(err, SIM_ERR_INPUT, "%s: /tasks: %" G_GINT64_FORMAT " rows, more than the %d heads x %d "
                              "KV x %d Q tiles of the metadata", t->path, t->task_count, t->wl.heads, t->wl.kv_tiles,
                              t->wl.q_tiles);
     t->tasks = g_new(TraceTask, t->task_count);
-    int64_t i = 0;
-    for (const cJSON *row = tasks->child; row; row = row->next, i++)
-        if (load_row(t, row, i, col, err))
+    for (int64_t i = 0; i < t->task_count; i++)
+        if (load_row(t, rows, i, col, err))
             return err->status;
     if (t->wl.mask == MASK_BLOCK)
         group_add_mask(t);
@@ -260,26 +277,82 @@ static SimStatus check_claimed_size(const Trace *t, int64_t max_bytes, SimError 
     return SIM_OK;
 }
 
+/* /tasks, streamed: each row's cells straight into rows, no tree of them. */
+static SimStatus read_rows(JsonStream *js, JsonToken first, Rows *rows, SimError *err)
+{
+    rows->is_array = first == JSON_ARRAY;
+    if (!rows->is_array)
+        return sim_json_stream_skip(js, first, err);
+    JsonToken tok;
+    while (sim_json_stream_next(js, &tok, err) == SIM_OK && tok != JSON_ARRAY_END) {
+        if (tok != JSON_ARRAY && rows->not_array < 0)
+            rows->not_array = rows->ends->len;
+        while (tok == JSON_ARRAY && sim_json_stream_next(js, &tok, err) == SIM_OK && tok != JSON_ARRAY_END) {
+            double x = tok == JSON_NUMBER ? sim_json_stream_number(js) : NAN;
+            g_array_append_val(rows->cells, x);
+            if (sim_json_stream_skip(js, tok, err) != SIM_OK) /* a nested value: its cell is NaN */
+                return err->status;
+            tok = JSON_ARRAY;
+        }
+        if (tok != JSON_ARRAY_END && sim_json_stream_skip(js, tok, err) != SIM_OK)
+            return err->status;
+        int64_t end = rows->cells->len;
+        g_array_append_val(rows->ends, end);
+    }
+    return err->status;
+}
+
+/* The top-level object: /tasks into rows, every other member into root (keys checked for repeats). */
+static SimStatus read_document(SimInput *in, cJSON *root, Rows *rows, SimError *err)
+{
+    JsonStream *js = sim_json_stream_new(in);
+    JsonToken tok;
+    bool has_tasks = false;
+    if (sim_json_stream_next(js, &tok, err) == SIM_OK && tok != JSON_OBJECT)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: the trace must be a JSON object", sim_input_path(in));
+    while (!err->status && sim_json_stream_next(js, &tok, err) == SIM_OK && tok == JSON_KEY) {
+        char *key = g_strdup(sim_json_stream_text(js)), *where = g_strdup_printf("/%s", key);
+        bool is_tasks = strcmp(key, "tasks") == 0;
+        cJSON *value = NULL;
+        if ((is_tasks && has_tasks) || cJSON_GetObjectItemCaseSensitive(root, key))
+            sim_error_set(err, SIM_ERR_INPUT, "%s: %s: duplicate key", sim_input_path(in), where);
+        else if (sim_json_stream_next(js, &tok, err) == SIM_OK && is_tasks)
+            read_rows(js, tok, rows, err), has_tasks = true;
+        else if (!err->status && sim_json_stream_value(js, tok, where, &value, err) == SIM_OK)
+            cJSON_AddItemToObject(root, key, value);
+        g_free(key), g_free(where);
+    }
+    if (!err->status)
+        sim_json_stream_next(js, &tok, err); /* the end: nothing after the object */
+    sim_json_stream_free(js);
+    return err->status;
+}
+
 SimStatus sim_trace_load_capped(const char *path, int64_t max_bytes, Trace **out, SimError *err)
 {
     *out = NULL;
-    cJSON *root;
-    /* the parsed tree takes up to SIM_TRACE_PARSE_FACTOR times the file's bytes */
-    int64_t max_file = MIN(TRACE_MAX_BYTES, max_bytes / SIM_TRACE_PARSE_FACTOR);
-    if (sim_json_parse_file(path, (long)max_file, &root, err) || sim_json_check_duplicates(root, path, err)) {
-        cJSON_Delete(root);
+    /* the rows held while read take up to SIM_TRACE_PARSE_FACTOR times the text's bytes */
+    int64_t max_text = MIN(TRACE_MAX_BYTES, max_bytes / SIM_TRACE_PARSE_FACTOR);
+    SimInputLimits limits = { .max_bytes = max_text };
+    SimInput *in;
+    if (sim_input_open(path, &limits, &in, err) != SIM_OK)
         return err->status;
-    }
+    cJSON *root = cJSON_CreateObject();
+    Rows rows = { g_array_new(FALSE, FALSE, sizeof(double)), g_array_new(FALSE, FALSE, sizeof(int64_t)), -1, false };
+    read_document(in, root, &rows, err);
+    sim_input_close(in);
     Trace *t = g_new0(Trace, 1);
     t->path = g_strdup(path);
     const cJSON *format = cJSON_GetObjectItemCaseSensitive(root, "format");
-    if (!cJSON_IsString(format) || strcmp(format->valuestring, "dashsim-trace") != 0)
+    if (err->status)
+        ;
+    else if (!cJSON_IsString(format) || strcmp(format->valuestring, "dashsim-trace") != 0)
         sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-trace\"", path);
     else if (load_metadata(t, cJSON_GetObjectItemCaseSensitive(root, "metadata"), err) == SIM_OK &&
              check_claimed_size(t, max_bytes, err) == SIM_OK)
-        load_tasks(t, cJSON_GetObjectItemCaseSensitive(root, "columns"),
-                   cJSON_GetObjectItemCaseSensitive(root, "tasks"), err);
+        load_tasks(t, cJSON_GetObjectItemCaseSensitive(root, "columns"), &rows, err);
     cJSON_Delete(root);
+    g_array_free(rows.cells, TRUE), g_array_free(rows.ends, TRUE);
     if (err->status) {
         sim_trace_free(t);
         return err->status;

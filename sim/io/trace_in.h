@@ -10,7 +10,9 @@
 #include "trace.h"
 
 #define SIM_TRACE_BYTES_PER_TASK 1024      /* validating re-simulates the workload: 3 engine ops + a row */
-#define SIM_TRACE_PARSE_FACTOR 32          /* parsed JSON tree bytes per file byte, at most (measured 28) */
+#define SIM_TRACE_PARSE_FACTOR 8           /* bytes held while reading per byte of JSON text, at most: a
+                                             * one-digit cell and its comma become an 8-byte double, and
+                                             * the task records are made before the cells are freed */
 #define SIM_TRACE_DEFAULT_MAX_BYTES (INT64_C(4096) << 20)
 
 /* Loads and checks path. SIM_ERR_INPUT with the file and JSON path of the first problem (a cell that is

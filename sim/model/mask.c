@@ -14,7 +14,7 @@ static bool parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out, const
     char *e;
     errno = 0;
     long long v = strtoll(s, &e, 10);
-    if (e == s || errno || v < lo || v > hi || *s == '-' || *s == '+')
+    if (!g_ascii_isdigit(*s) || errno || v < lo || v > hi) /* strtoll alone takes " 5", "+5" */
         return false;
     *out = v, *end = e;
     return true;
@@ -47,7 +47,7 @@ static SimStatus make_document(BlockMask *m, const char *arg, const char *spec, 
         for (int64_t i = at; i < at + len && i < m->q_tiles; i++)
             segment[i] = (int)n;
         at += len, n++;
-        if (*p != ',')
+        if (*p != ',' || !p[1]) /* "4,4," ends in a comma: refused below */
             break;
         p++;
     }
@@ -65,7 +65,8 @@ static SimStatus make_random(BlockMask *m, const char *arg, const char *spec, Si
     double density = g_ascii_strtod(arg, &end);
     int64_t seed;
     const char *rest;
-    if (end == arg || *end != ':' || !(density > 0 && density <= 1) || !parse_int(end + 1, 0, UINT32_MAX, &seed, &rest) || *rest)
+    bool is_decimal = (g_ascii_isdigit(*arg) || *arg == '.') && arg + strspn(arg, "0123456789.eE+-") == end;
+    if (!is_decimal || *end != ':' || !(density > 0 && density <= 1) || !parse_int(end + 1, 0, UINT32_MAX, &seed, &rest) || *rest)
         return bad(err, spec, "random takes a density in (0, 1] and an integer seed");
     GRand *g = g_rand_new_with_seed((guint32)seed);
     for (int kv = 0; kv < m->kv_tiles; kv++)

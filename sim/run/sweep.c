@@ -14,6 +14,7 @@
 #include "gnuplot.h"
 #include "latency_matrix.h"
 #include "mask_io.h"
+#include "input.h"
 #include "output.h"
 #include "search.h"
 #include "version.h"
@@ -40,6 +41,10 @@ struct SimSweep {
     GCond cond;
     int64_t done_count;
     volatile sig_atomic_t *stop;
+    SimSweepPart part;        /* which part of the config this sweep runs */
+    uint64_t fingerprint;     /* of every job of the whole config (row_identity), for --merge */
+    int64_t total_rows;       /* rows of the whole config */
+    int64_t first_row;        /* index of this part's first row among them */
 };
 
 int64_t sim_sweep_row_count(const SimSweep *s) { return s->row_count; }
@@ -121,7 +126,7 @@ static void add_block_mask(SimSweep *s, int64_t pi, SimCost *cost, SimDiag *diag
     const SimConfigPoint *p = &s->points[pi];
     BlockMask *m = &s->masks[pi];
     SimError err = { 0 };
-    if (p->mask_file[0] ? sim_mask_read(p->mask_file, m, &err)
+    if (p->mask_file[0] ? sim_mask_read_capped(p->mask_file, p->max_memory_mb << 20, m, &err)
                         : sim_mask_make(p->mask_spec, cost->wl.kv_tiles, cost->wl.q_tiles, m, &err)) {
         sim_diag_add(diag, err.status, "%s: sweep point %" PRId64 ": %s", name, pi, err.msg);
         return;
@@ -254,6 +259,24 @@ static void shard_range(const SimSweepPart *part, int64_t point_count, int64_t *
     }
 }
 
+/* What makes a row the job it is (its point's parameters as the CSV shows them, and its policy): the
+ * slices of one config have the same rows, those of another config almost surely not. */
+static uint64_t row_identity(const SimSweep *s, const SimSweepRow *r, uint64_t h)
+{
+    const SimConfigPoint *p = &s->points[r->point];
+    const SimShape *sh = &p->shape;
+    char text[1024];
+    int n = snprintf(text, sizeof text, "%" PRId64 ",%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+                     ",%d,%s,%d,%d,%d,%d,%d,%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%d,%" PRId64 ",%d\n",
+                     r->point, r->policy, sim_sweep_mask_name(p), sh->head_dim, sh->seqlen_q, sh->seqlen_k, sh->batch,
+                     sh->heads, (int)sh->dtype, p->hw.preset, p->hw.sm_count, r->cost.block_m, r->cost.block_n,
+                     r->cost.wl.kv_tiles, r->cost.wl.q_tiles, r->cost.wl.head_swizzle, r->cost.c_ns, r->cost.r_ns,
+                     p->hw.latency_near_ns, p->hw.latency_far_ns, (int)p->reduce, p->max_memory_mb, p->dq_buffers);
+    for (int i = 0; i < n && i < (int)sizeof text; i++)
+        h = (h ^ (unsigned char)text[i]) * 0x100000001b3ull;
+    return h;
+}
+
 /* Keeps the rows of points [first, end) only (rows stay in order; their point numbers stay global). */
 static void keep_points(GArray *rows, int64_t first, int64_t end)
 {
@@ -316,6 +339,14 @@ SimSweep *sim_sweep_new_part(const SimConfig *cfg, bool is_sweep, const SimSweep
         /* sized first: read only if it fits, and only where this part runs the point */
         if (p->latency_matrix[0] && sim_diag_count(diag) == n_diag && !part->row && i >= first && i < end)
             add_matrix(s, i, sim_config_name(cfg), diag);
+    }
+    s->part = *part;
+    s->fingerprint = 0xcbf29ce484222325ull;
+    s->total_rows = rows->len;
+    for (guint i = 0; i < rows->len && sim_diag_count(diag) == before; i++) {
+        const SimSweepRow *r = &g_array_index(rows, SimSweepRow, i);
+        s->fingerprint = row_identity(s, r, s->fingerprint);
+        s->first_row += r->point < first;
     }
     if (part->row && sim_diag_count(diag) == before)
         select_row(s, rows, part->row, sim_config_name(cfg), diag);
@@ -515,52 +546,155 @@ void sim_sweep_write_header(FILE *f, SweepFormat format)
     fputs(line, f);
 }
 
-/* The format of a sweep output from its first line: the CSV or table header, or JSONL (a row object, or
- * an empty file: a JSONL slice without points); -1 if none. */
-static int output_format(const char *text, size_t len)
+/* ---- slices and --merge ---- */
+
+/* A slice's first line names it (CSV and table: a '#' comment; JSONL: an object of its own), so that
+ * --merge can check it has every slice of one config once: "dashsim slice K/N: rows A-B of R, config
+ * fnv1a64:H", rows 1-based and inclusive (B = A - 1: none). */
+#define SLICE_FORMAT "dashsim slice %d/%d: rows %" PRId64 "-%" PRId64 " of %" PRId64 ", config fnv1a64:%016" PRIx64
+
+void sim_sweep_write_slice_line(FILE *f, SweepFormat format, const SimSweep *s)
 {
-    char line[512];
-    for (int f = SWEEP_TABLE; f <= SWEEP_CSV; f++) {
-        header_text((SweepFormat)f, line, sizeof line);
-        if (len >= strlen(line) && memcmp(text, line, strlen(line)) == 0)
-            return f;
+    if (s->part.shard_count == 0)
+        return;
+    fprintf(f, format == SWEEP_JSONL ? "{\"dashsim_slice\":\"" : "# ");
+    fprintf(f, SLICE_FORMAT, s->part.shard_index, s->part.shard_count, s->first_row + 1, s->first_row + s->row_count,
+            s->total_rows, s->fingerprint);
+    fputs(format == SWEEP_JSONL ? "\"}\n" : "\n", f);
+}
+
+typedef struct {
+    const char *path;
+    int format;                /* SweepFormat */
+    int k, n;
+    int64_t first, last, total;
+    uint64_t config;
+    int64_t lines;             /* after the slice line and the header */
+} Slice;
+
+/* The slice line (and the format it is written in); false if line is none. */
+static bool parse_slice_line(const char *line, Slice *sl)
+{
+    const char *text = g_str_has_prefix(line, "# ") ? line + 2 : g_str_has_prefix(line, "{\"dashsim_slice\":\"") ?
+                       line + 18 : NULL;
+    int used = 0;
+    if (!text || sscanf(text, "dashsim slice %d/%d: rows %" SCNd64 "-%" SCNd64 " of %" SCNd64 ", config fnv1a64:%16"
+                        SCNx64 "%n", &sl->k, &sl->n, &sl->first, &sl->last, &sl->total, &sl->config, &used) != 6)
+        return false;
+    sl->format = text == line + 2 ? -1 : SWEEP_JSONL; /* -1: CSV or table, told by the header */
+    return strcmp(text + used, sl->format == SWEEP_JSONL ? "\"}" : "") == 0 && sl->k >= 1 && sl->k <= sl->n &&
+           sl->first >= 1 && sl->last >= sl->first - 1 && sl->last <= sl->total;
+}
+
+/* Reads one slice through: its slice line, its header (CSV, table), then rows to the end, each a whole
+ * line (a file cut mid-line is refused); counts them. */
+static SimStatus scan_slice(Slice *sl, SimError *err)
+{
+    SimInputLimits limits = { .max_bytes = INT64_MAX, .max_line = 1 << 20 };
+    SimInput *in;
+    if (sim_input_open(sl->path, &limits, &in, err) != SIM_OK)
+        return err->status;
+    char *line, header[512];
+    size_t len;
+    if (sim_input_line(in, &line, &len, err) == SIM_OK && (!line || !parse_slice_line(line, sl)))
+        sim_error_set(err, SIM_ERR_INPUT, "%s: not a slice of sim sweep --shard K/N (its first line names the slice)",
+                      sl->path);
+    /* CSV or table: the header's first line tells which, and its other lines (a table's) must follow */
+    for (int f = SWEEP_TABLE; sl->format < 0 && !err->status && f <= SWEEP_CSV; f++) {
+        header_text((SweepFormat)f, header, sizeof header);
+        if (f == SWEEP_TABLE && sim_input_line(in, &line, &len, err) != SIM_OK)
+            break;
+        if (line && strncmp(line, header, len) == 0 && header[len] == '\n')
+            sl->format = f;
     }
-    return len == 0 || g_str_has_prefix(text, "{\"policy\":") ? SWEEP_JSONL : -1;
+    if (!err->status && sl->format >= 0 && sl->format != SWEEP_JSONL) {
+        header_text((SweepFormat)sl->format, header, sizeof header);
+        for (const char *h = strchr(header, '\n') + 1; *h && !err->status; h = strchr(h, '\n') + 1)
+            if (sim_input_line(in, &line, &len, err) == SIM_OK && (!line || strncmp(line, h, len) || h[len] != '\n'))
+                sl->format = -1;
+    }
+    if (!err->status && sl->format < 0)
+        sim_error_set(err, SIM_ERR_INPUT, "%s:2: expected the header of a CSV or table of sim sweep", sl->path);
+    while (!err->status && sim_input_line(in, &line, &len, err) == SIM_OK && line) {
+        if (sim_input_line_was_cut(in) || (sl->format == SWEEP_JSONL && !g_str_has_prefix(line, "{\"policy\":")))
+            sim_error_set(err, SIM_ERR_INPUT, "%s:%" PRId64 ": not a whole row of sim sweep%s", sl->path,
+                          sim_input_line_number(in), sim_input_line_was_cut(in) ? " (the file ends mid-line)" : "");
+        sl->lines++;
+    }
+    sim_input_close(in);
+    if (!err->status && sl->lines != sl->last - sl->first + 1)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: has %" PRId64 " rows, its slice line says %" PRId64 " (an interrupted "
+                      "or edited slice?)", sl->path, sl->lines, sl->last - sl->first + 1);
+    return err->status;
+}
+
+static int by_k(const void *a, const void *b)
+{
+    return ((const Slice *)a)->k - ((const Slice *)b)->k;
+}
+
+/* The slices, in K order, are every slice of one config once, rows following on. */
+static SimStatus check_slices(const Slice *sl, int count, SimError *err)
+{
+    for (int i = 0; i < count && !err->status; i++) {
+        const Slice *a = &sl[i], *first = &sl[0];
+        if (a->format != first->format)
+            sim_error_set(err, SIM_ERR_INPUT, "%s is in another format than %s", a->path, first->path);
+        else if (a->n != first->n || a->config != first->config || a->total != first->total)
+            sim_error_set(err, SIM_ERR_INPUT, "%s is a slice of another run than %s (config or --shard N differ)",
+                          a->path, first->path);
+        else if (i && a->k == sl[i - 1].k)
+            sim_error_set(err, SIM_ERR_INPUT, "%s and %s are both slice %d of %d", sl[i - 1].path, a->path, a->k, a->n);
+        else if (a->k != i + 1)
+            sim_error_set(err, SIM_ERR_INPUT, "slice %d of %d is missing", i + 1, a->n);
+        else if (a->first != (i ? sl[i - 1].last + 1 : 1))
+            sim_error_set(err, SIM_ERR_INPUT, "%s: its rows do not follow on from slice %d's", a->path, i);
+    }
+    if (!err->status && count != sl[0].n)
+        sim_error_set(err, SIM_ERR_INPUT, "slice %d of %d is missing", count + 1, sl[0].n);
+    return err->status;
+}
+
+/* The rows of a checked slice to out (its slice line and header skipped). */
+static SimStatus copy_rows(const Slice *sl, FILE *out, SimError *err)
+{
+    SimInputLimits limits = { .max_bytes = INT64_MAX, .max_line = 1 << 20 };
+    SimInput *in;
+    if (sim_input_open(sl->path, &limits, &in, err) != SIM_OK)
+        return err->status;
+    char *line;
+    size_t len;
+    char header[512];
+    header_text((SweepFormat)sl->format, header, sizeof header);
+    int skip = 1; /* the slice line, then the header's lines */
+    for (const char *h = header; *h; h++)
+        skip += *h == '\n';
+    while (sim_input_line(in, &line, &len, err) == SIM_OK && line)
+        if (sim_input_line_number(in) > skip)
+            fwrite(line, 1, len, out), fputc('\n', out);
+    if (!err->status && sim_input_line_number(in) - skip != sl->lines)
+        sim_error_set(err, SIM_ERR_INPUT, "%s changed while it was merged", sl->path);
+    sim_input_close(in);
+    return err->status;
 }
 
 SimStatus sim_sweep_merge(const char *const *paths, int count, FILE *out, SimError *err)
 {
-    int format = -1;
-    GPtrArray *texts = g_ptr_array_new_with_free_func(g_free);
-    for (int i = 0; i < count && !err->status; i++) {
-        gchar *text = NULL;
-        gsize len = 0;
-        if (!g_file_get_contents(paths[i], &text, &len, NULL)) {
-            sim_error_set(err, SIM_ERR_IO, "cannot read %s", paths[i]);
-            break;
-        }
-        g_ptr_array_add(texts, text);
-        int f = output_format(text, len);
-        if (f < 0 || (len && text[len - 1] != '\n'))
-            sim_error_set(err, SIM_ERR_INPUT, "%s is not a whole sweep output (CSV, JSONL or table of sim sweep)",
-                          paths[i]);
-        else if (format >= 0 && f != format && len)
-            sim_error_set(err, SIM_ERR_INPUT, "%s is in another format than %s", paths[i], paths[0]);
-        else if (len || format < 0)
-            format = len ? f : format;
+    Slice *sl = g_new0(Slice, count);
+    for (int i = 0; i < count && !err->status; i++)
+        sl[i] = (Slice){ .path = paths[i], .format = -1 }, scan_slice(&sl[i], err);
+    if (!err->status) {
+        qsort(sl, (size_t)count, sizeof *sl, by_k);
+        check_slices(sl, count, err);
     }
     char header[512];
-    header_text(format < 0 ? SWEEP_JSONL : (SweepFormat)format, header, sizeof header);
-    for (guint i = 0; i < texts->len && !err->status; i++)
-        if (!*(const char *)g_ptr_array_index(texts, i) && header[0])
-            sim_error_set(err, SIM_ERR_INPUT, "%s is empty, not a slice with a header like %s", paths[i], paths[0]);
-    if (!err->status)
-        fputs(header, out); /* once; every slice's own copy is skipped below */
-    for (guint i = 0; i < texts->len && !err->status; i++)
-        fputs((const char *)g_ptr_array_index(texts, i) + strlen(header), out);
-    if (!err->status && (fflush(out) || ferror(out)))
-        sim_error_set(err, SIM_ERR_IO, "cannot write the merged output");
-    g_ptr_array_free(texts, TRUE);
+    if (!err->status) {
+        header_text((SweepFormat)sl[0].format, header, sizeof header);
+        fputs(header, out); /* once; every slice's own copy is skipped */
+    }
+    for (int i = 0; i < count && !err->status; i++)
+        copy_rows(&sl[i], out, err);
+    g_free(sl);
     return err->status;
 }
 

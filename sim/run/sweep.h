@@ -78,10 +78,15 @@ SimStatus sim_sweep_run(SimSweep *s, int jobs, volatile sig_atomic_t *stop, SimS
                         SimSweepProgress progress, void *ctx, SimError *err);
 
 void sim_sweep_write_header(FILE *f, SweepFormat format);
-/* Joins the outputs of sim sweep --shard K/N, given in order K = 1..N, into what one run writes: the
- * header once (CSV, table), then every slice's rows in order. The speedups are already right, since a
- * slice holds whole points. Errors: SIM_ERR_IO (unreadable, writing), SIM_ERR_INPUT (not a sweep
- * output, formats mixed). Reads every file before writing. O(total bytes). */
+/* A part of a config (--shard K/N) opens its output with a line naming it (docs/configs.md): K/N, its
+ * rows among the whole config's, and a fingerprint of the whole config's jobs. Nothing for a whole run. */
+void sim_sweep_write_slice_line(FILE *f, SweepFormat format, const SimSweep *s);
+/* Joins the outputs of sim sweep --shard K/N, in any order, into what one run writes: the header once
+ * (CSV, table), then every slice's rows in K order. Each file must be a regular file holding one slice
+ * whole (its slice line, header and every row it announces, each a whole line, no NUL); together they
+ * must be slices 1..N of one config, each once. Errors: SIM_ERR_IO (unreadable), SIM_ERR_INPUT (one
+ * sentence: which file and what). Reads every file through before writing a byte, then again to copy:
+ * O(total bytes) time, O(longest line) memory. */
 SimStatus sim_sweep_merge(const char *const *paths, int count, FILE *out, SimError *err);
 void sim_sweep_write_row(FILE *f, SweepFormat format, const SimSweepRow *row);
 /* TFLOPS over seqlen per policy, one panel per (mask, head_dim), through gnuplot: writes png_path and,

@@ -8,16 +8,23 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* The path of a file holding data[0..size); the same path on every call of one process. */
-static const char *fuzz_input_file(const uint8_t *data, size_t size)
+/* The path of a file holding data[0..size), its name ending in suffix ("" or ".json.gz": the readers go
+ * by it); the same path on every call of one process with that suffix. path: room for the name, kept by
+ * the caller across calls. */
+static const char *fuzz_file_as(char *path, size_t len, const char *suffix, const uint8_t *data, size_t size)
 {
-    static char path[64];
     if (!path[0])
-        snprintf(path, sizeof path, "/tmp/dashsim-fuzz-%d", (int)getpid());
+        snprintf(path, len, "/tmp/dashsim-fuzz-%d%s", (int)getpid(), suffix);
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
         abort();
     return path;
+}
+
+static const char *fuzz_input_file(const uint8_t *data, size_t size)
+{
+    static char path[64];
+    return fuzz_file_as(path, sizeof path, "", data, size);
 }
 
 #endif

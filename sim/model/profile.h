@@ -97,8 +97,8 @@ typedef struct {
 
 /* The model's costs for q: c (compute, plus serial staging and the loop), r (one reduction alone plus the acquire),
  * the hand-off as the accumulation-edge latency, the async deposit, the CTA prologue (gap + task list),
- * and in *load the load model (slowdown of a reduction with k in flight relative to alone, linear between
- * measured k, and the hand-off growth), owned by the caller (sim_profile_load_clear). SIM_ERR_INPUT when
+ * and in *load the load model (the reductions' queue and extra, sim_profile_load, and the hand-off growth,
+ * linear between measured k), owned by the caller (sim_profile_load_clear). SIM_ERR_INPUT when
  * the profile has no measurement for the tile or the method. O(n_sm). */
 SimStatus sim_profile_costs(const HwProfile *p, const ProfileQuery *q, AttnCosts *costs, SimLoadModel *load,
                             SimError *err);

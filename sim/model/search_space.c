@@ -110,19 +110,22 @@ static bool is_plain(const AttnCosts *c)
 
 /* The plain model no op of which is longer than under c: the cheapest compute (a cut diagonal), a reduction
  * only as long as its read where it is split (the buffer is freed there, and maybe the row), as short as a
- * waiting one may be, as fast as the load model ever makes it. The extra ops and penalties of a kernel
+ * waiting one may be, as fast as the load model ever makes it (its queue only adds; its extra may not). The extra ops and penalties of a kernel
  * profile only add time. So any schedule takes at least as long under c as under this model: its bounds
  * and timings bound c's. */
 static AttnCosts plain_below(const AttnCosts *c)
 {
     int64_t r = c->reduce == REDUCE_ASYNC && c->reduce_read_ns > 0 ? MIN(c->reduce_read_ns, c->r_ns) : c->r_ns;
     r = MAX(0, r + MIN(0, c->waited.read_delta_ns) + MIN(0, c->waited.tail_delta_ns));
-    int64_t fastest_ppm = 1000000; /* a load model whose reductions run faster than alone: never measured */
-    for (int32_t k = 1; c->load && k <= c->load->slowdown_len; k++)
-        fastest_ppm = MIN(fastest_ppm, c->load->slowdown_ppm[k]);
-    r = r * fastest_ppm / 1000000;
+    int64_t least_extra = 0; /* a load model's extra below 0 (never fitted so): faster than alone */
+    for (int32_t k = 1; c->load && k <= c->load->extra_len; k++)
+        least_extra = MIN(least_extra, c->load->extra_ns[k]);
+    r = MAX(0, r + least_extra);
+    int64_t least_handoff = 0;
+    for (int32_t k = 0; c->load && c->load->handoff_extra_ns && k <= c->load->handoff_len; k++)
+        least_handoff = MIN(least_handoff, c->load->handoff_extra_ns[k]);
     return (AttnCosts){ .c_ns = c->c_diag_ns > 0 ? MIN(c->c_ns, c->c_diag_ns) : c->c_ns, .r_ns = r,
-                        .latency_ns = c->latency_ns, .reduce = c->reduce, .dq_buffers = c->dq_buffers,
+                        .latency_ns = MAX(0, c->latency_ns + least_handoff), .reduce = c->reduce, .dq_buffers = c->dq_buffers,
                         .cta_prologue_ns = c->cta_prologue_ns, .deposit_ns = c->deposit_ns };
 }
 
@@ -250,8 +253,8 @@ int64_t search_layout_bound(const Search *s, const Item *items, int n)
 bool search_is_monotone(const Search *s)
 {
     const SimLoadModel *m = s->costs->load;
-    for (int32_t k = 1; m && k <= m->slowdown_len; k++)
-        if (m->slowdown_ppm[k] < 1000000)
+    for (int32_t k = 1; m && k <= m->extra_len; k++) /* the queue's wait is never negative; the extra may be */
+        if (m->extra_ns[k] < 0)
             return false;
     for (int32_t k = 0; m && m->handoff_extra_ns && k <= m->handoff_len; k++)
         if (m->handoff_extra_ns[k] < 0)

@@ -120,9 +120,8 @@ int64_t search_layout_bound(const Search *s, const Item *items, int n);
  * owned by the caller), of makespan *plan_ns. */
 bool search_exact(Search *s, const Item *items, int n, int64_t upper_ns, const SearchOptions *o, Plan **plan,
                   int64_t *plan_ns, int64_t *nodes);
-/* Whether makespans only grow when work or constraints are added (fixed durations, or a load model
- * whose reductions are never faster than alone and hand-offs never shorter): pruning by the walk's
- * timings (under model) is then valid. */
+/* Whether the load model (if any) never makes a reduction faster than alone nor a hand-off shorter: then
+ * no schedule is faster under the costs than under model, and pruning by the walk's timings is valid. */
 bool search_is_monotone(const Search *s);
 
 #endif

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "json_file.h"
@@ -399,7 +400,8 @@ static int verdict(const ValidateOptions *o, Trace **traces, const TraceCheck *c
 }
 
 /* The plan a trace ran, when no registered policy builds it (a block mask, a searched or hand-written
- * schedule): its plan file, which must still hash as the run recorded. NULL with nothing to do. */
+ * schedule): its plan file (or that file gzipped, FILE.gz, as committed plans are), which must still hash
+ * as the run recorded (the hash is of the plan's text). NULL with nothing to do. */
 static Plan *given_plan(const Trace *t, int64_t max_memory_mb, SimError *err)
 {
     if (t->wl.mask != MASK_BLOCK && policy_find(t->policy))
@@ -413,7 +415,10 @@ static Plan *given_plan(const Trace *t, int64_t max_memory_mb, SimError *err)
                       "plan_file", t->path, t->policy);
         return NULL;
     }
-    if (sim_plan_read(t->kernel.plan_file, max_memory_mb << 20, &plan, &costs, &hash, err) != SIM_OK)
+    char gz[sizeof t->kernel.plan_file + 3];
+    snprintf(gz, sizeof gz, "%s.gz", t->kernel.plan_file);
+    const char *path = access(t->kernel.plan_file, F_OK) != 0 && access(gz, F_OK) == 0 ? gz : t->kernel.plan_file;
+    if (sim_plan_read(path, max_memory_mb << 20, &plan, &costs, &hash, err) != SIM_OK)
         return NULL;
     snprintf(text, sizeof text, "fnv1a64:%016" PRIx64, hash);
     if (strcmp(text, t->kernel.plan_hash) != 0) {

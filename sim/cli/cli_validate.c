@@ -266,14 +266,25 @@ static void print_model_line(const ValidateReport *r, int m, const char *label)
     printf("\n");
 }
 
-static void print_summary(const ValidateReport *r, const char *profile_path)
+/* The prediction's source: the hardware profile for the executor's traces, each real kernel's own kernel
+ * profile for its traces. */
+static void print_summary(const ValidateReport *r, const char *profile_path, Trace **traces, int count)
 {
     print_model_line(r, VMODEL_PLACED, "fitted to each trace");
     print_model_line(r, VMODEL_UNIFORM, "fitted to each trace");
     print_model_line(r, VMODEL_PAPER, "fitted to each trace");
     if (profile_path) {
-        char label[300];
-        snprintf(label, sizeof label, "from %s alone", profile_path);
+        char label[400];
+        int real = 0;
+        for (int i = 0; i < count; i++)
+            real += traces[i]->kernel.name[0] != 0;
+        if (real == 0)
+            snprintf(label, sizeof label, "from %s alone", profile_path);
+        else if (real == count)
+            snprintf(label, sizeof label, "from each kernel's kernel profile alone");
+        else
+            snprintf(label, sizeof label, "from %s (executor traces) and each kernel's kernel profile (%d real "
+                     "kernels' traces) alone", profile_path, real);
         print_model_line(r, VMODEL_PROFILE, label);
     }
     const ErrorStats *sp = &r->speedup_pp[0], *psp = &r->speedup_pp[1];
@@ -387,7 +398,7 @@ static int verdict(const ValidateOptions *o, Trace **traces, const TraceCheck *c
         cJSON_free(s);
     } else {
         print_table(traces, checks, count, r);
-        print_summary(r, o->profile_path);
+        print_summary(r, o->profile_path, traces, count);
         char miss[64] = "";
         if (missed)
             snprintf(miss, sizeof miss, ", %d not predicted (misses)", missed);

@@ -1,15 +1,34 @@
 /* `make bench`'s stopwatch: runs a command REPS times and prints the median CPU time (user + system, from
  * wait4's rusage: microsecond resolution, and unlike wall time it does not count the time the process waits
  * for a core on a loaded machine) in seconds and the median peak RSS in KB. The command's standard output
- * goes to /dev/null. Exit 2 on bad usage or when a run fails.
+ * goes to /dev/null. Exit 2 on bad usage or when a run fails. CPU_TIME_REMOVE=PATH[:PATH...] removes those
+ * files before each run (outside the time measured): an output the command writes then goes to a new
+ * file each time, as it would for a user, rather than replacing the last run's (freeing its pages in the
+ * kernel would count as the command's system time).
  * Usage: cpu_time REPS COMMAND [ARG...]. Plain C11 + POSIX; not part of libdashsim. */
 #define _DEFAULT_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* Removes each path of the colon-separated list (missing ones are fine). */
+static void remove_outputs(const char *list)
+{
+    char path[4096];
+    for (const char *p = list; p && *p;) {
+        size_t n = strcspn(p, ":");
+        if (n < sizeof path) {
+            memcpy(path, p, n);
+            path[n] = '\0';
+            unlink(path);
+        }
+        p += n + (p[n] == ':');
+    }
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -26,6 +45,7 @@ int main(int argc, char **argv)
     }
     double *cpu = malloc(sizeof(double) * (size_t)reps), *rss = malloc(sizeof(double) * (size_t)reps);
     for (int i = 0; cpu && rss && i < reps; i++) {
+        remove_outputs(getenv("CPU_TIME_REMOVE"));
         pid_t pid = fork();
         if (pid == 0) {
             int null = open("/dev/null", O_WRONLY);

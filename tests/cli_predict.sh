@@ -1,15 +1,33 @@
 #!/bin/bash
 # The hardware profile and validation that predicts: sim calibrate reproduces the committed profile from
-# the committed raw calibration (same bytes), bad raw files and profiles are refused with their JSON path,
+# the committed raw calibrations (same bytes; the load rule's queue from calib6's staggered runs), bad raw files and profiles are refused with their JSON path,
 # validate --predict reports the profile's prediction (no per-trace fit), and the multi-wave prologue fit
 # stays fixed (the fitted model on a 32-wave trace, which the old prologue median missed by hundreds of %).
 . "$(dirname "$0")/lib.sh"
 sim=$1
-raw=traces/calib3/calib-profile-raw.json profile=configs/profiles/h100-sxm.json
-expect_exit calibrate 0 "$sim" calibrate "$raw"
+raw=traces/calib3/calib-profile-raw.json profile=configs/profiles/h100-sxm.json load=traces/calib6/calib-profile-raw.json
+expect_exit calibrate 0 "$sim" calibrate "$raw" --load "$load"
 cmp -s "$tmp/out" "$profile" && ok calibrate-reproduces-profile || fail calibrate-reproduces-profile "differs from $profile"
-expect_exit calibrate-file 0 "$sim" calibrate "$raw" -o "$tmp/p.json"
+expect_exit calibrate-file 0 "$sim" calibrate "$raw" --load "$load" -o "$tmp/p.json"
 cmp -s "$tmp/p.json" "$profile" && ok calibrate-output-file || fail calibrate-output-file "differs"
+# the load rule's fit on the staggered runs it was fitted to, against processor sharing's (docs/profile.md)
+python3 -c '
+import json, sys
+f = {q["op"]: q for q in json.load(open(sys.argv[1]))["load"]["families"]}
+assert f["bulk"]["fit_runs"] == 28 and f["bulk"]["fit_max_error"] < 0.08 < 0.15 < f["bulk"]["ps_max_error"], f
+assert f["ldst"]["fit_max_error"] < f["ldst"]["ps_max_error"], f
+' "$tmp/p.json" && ok calibrate-load-fit || fail calibrate-load-fit "$(tail -4 "$tmp/p.json")"
+# a raw file without the load rule's queue: none (every reduction pays the curve for what issues beside it)
+expect_exit calibrate-no-load 0 "$sim" calibrate "$raw" -o "$tmp/p0.json"
+grep -q '"load"' "$tmp/p0.json" && fail calibrate-no-load-block "a load block without staggered runs" || ok calibrate-no-load-block
+expect_error calibrate-load-no-staggered "/reduce_staggered: missing" "$sim" calibrate "$raw" --load "$raw"
+expect_error calibrate-load-kernel "--load goes with a raw calibration file" "$sim" calibrate --kernel --load "$load" x.json
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); d["load"]["families"][0]["issue_share"] = 0; json.dump(d, open(sys.argv[2], "w"))
+' "$profile" "$tmp/share0.json"
+expect_error profile-load-share "/load/families/0/issue_share: must be a number from 0.01 to 1" "$sim" validate \
+    traces/h100-predict/fa3-full-q8-h2-cr1-serial.json.gz --profile "$tmp/share0.json"
 expect_error calibrate-not-raw '/format: must be "dashsim-calib-profile-raw"' "$sim" calibrate "$profile"
 expect_error calibrate-missing "cannot" "$sim" calibrate "$tmp/none.json"
 python3 -c '

@@ -4,6 +4,7 @@
 #include "tests.h"
 
 #include <check.h>
+#include <glib.h>
 #include <string.h>
 
 /* k CTAs of one op each, durations d[i], on n units, dispatched by the block scheduler. */
@@ -228,45 +229,63 @@ START_TEST(dependency_cycle_deadlocks)
 }
 END_TEST
 
-/* Processor sharing: k equal reductions that start together each take d * slowdown(k) (rounded up to a
- * whole ns); when one leaves, the others speed up. Checked against the closed form of PS. */
-START_TEST(load_model_shares_reductions)
+/* Runs one REDUCE of duration d per unit, unit i's starting at start[i], under load; returns each one's
+ * realised duration in took[]. */
+static void run_reductions(const SimLoadModel *load, int n, const int64_t *start, const int64_t *d, int64_t *took)
 {
-    const int32_t slowdown[] = { 0, 1000000, 1500000, 2000000, 2500000 }; /* k = 1..4 */
-    for (int k = 1; k <= 4; k++) {
-        SimProgram *p = sim_program_new(k, 1);
-        for (int i = 0; i < k; i++) {
-            sim_program_add_cta(p, -1);
-            sim_program_add_op(p, 0, SIM_OP_REDUCE, 1001, i);
-        }
-        sim_program_set_load(p, slowdown, 4, NULL, 0);
-        sim_program_seal(p);
-        SimSchedule s = { 0 };
-        SimError err = { 0 };
-        ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
-        int64_t want = (1001LL * slowdown[k] + 999999) / 1000000;
-        for (int i = 0; i < k; i++)
-            ck_assert_int_eq(s.end_ns[i] - s.start_ns[i], want);
-        sim_schedule_clear(&s);
-        sim_program_free(p);
+    SimProgram *p = sim_program_new(n, 1);
+    int64_t *r = g_new(int64_t, n);
+    for (int i = 0; i < n; i++) {
+        sim_program_add_cta(p, i);
+        if (start[i] > 0)
+            sim_program_add_op(p, 0, SIM_OP_SYNC, start[i], i);
+        r[i] = sim_program_add_op(p, 0, SIM_OP_REDUCE, d[i], i);
     }
-    /* two reductions, 1000 and 3000 ns alone, slowdown 1.5 when both run: the short one ends at 1500 (1000
-     * of work at 2/3 speed); the long one has done 1000 of its 3000 then and runs alone: ends at 3500 */
-    SimProgram *p = sim_program_new(2, 1);
-    const int64_t d[] = { 1000, 3000 };
-    for (int i = 0; i < 2; i++) {
-        sim_program_add_cta(p, -1);
-        sim_program_add_op(p, 0, SIM_OP_REDUCE, d[i], i);
-    }
-    sim_program_set_load(p, slowdown, 2, NULL, 0);
+    sim_program_set_load(p, load);
     sim_program_seal(p);
     SimSchedule s = { 0 };
     SimError err = { 0 };
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
-    ck_assert_int_eq(s.end_ns[0], 1500);
-    ck_assert_int_eq(s.end_ns[1], 3500);
+    for (int i = 0; i < n; i++) {
+        ck_assert_int_eq(s.start_ns[r[i]], start[i]);
+        took[i] = s.end_ns[r[i]] - s.start_ns[r[i]];
+    }
     sim_schedule_clear(&s);
     sim_program_free(p);
+    g_free(r);
+}
+
+/* The reductions' queue (program.h), against its closed forms. */
+START_TEST(load_model_queues_reductions)
+{
+    int32_t extra[] = { 0, 0, 400, 400, 400, 400 };
+    int64_t zero[5] = { 0 }, d[5] = { 1000, 1000, 1000, 1000, 1000 }, took[5];
+    /* k starting together, a queue of capacity 2 (issue 800 of the 1000, then the wait, then 200): each
+     * waits for the backlog (k - 2) * 800 over 2, the same for all: d + (k / 2 - 1) * issue */
+    SimLoadModel q = { .extra_ns = extra, .extra_len = 1, .issue_ppm = 800000, .capacity_milli = 2000 };
+    for (int k = 1; k <= 5; k++) {
+        run_reductions(&q, k, zero, d, took);
+        for (int i = 0; i < k; i++)
+            ck_assert_int_eq(took[i], 1000 + MAX(0, (k * 1000 - 2000) * 800 / 2000));
+    }
+    /* staggered by 500, capacity 1.5: the early one issues alone, then beside the late one (backlog
+     * 500 * 500 at its issue end: waits ceil(250000 / 1500) = 167); the queue drains while the late one
+     * issues alone, so it waits for nothing: the early one pays for the overlap */
+    q = (SimLoadModel){ .extra_ns = extra, .extra_len = 1, .issue_ppm = 1000000, .capacity_milli = 1500 };
+    int64_t stagger[2] = { 0, 500 };
+    run_reductions(&q, 2, stagger, d, took);
+    ck_assert_int_eq(took[0], 1167);
+    ck_assert_int_eq(took[1], 1000);
+    /* no queue, extra(2) = 400 averaged over each issue: both issue beside the other for half of theirs */
+    q = (SimLoadModel){ .extra_ns = extra, .extra_len = 2, .issue_ppm = 1000000 };
+    run_reductions(&q, 2, stagger, d, took);
+    ck_assert_int_eq(took[0], 1200);
+    ck_assert_int_eq(took[1], 1200);
+    /* a reduction that issues alone, with no queue and no extra: exactly its duration, whatever its shares */
+    q = (SimLoadModel){ .extra_ns = extra, .extra_len = 1, .issue_ppm = 300000, .capacity_milli = 1000 };
+    int64_t d1[1] = { 1001 };
+    run_reductions(&q, 1, zero, d1, took);
+    ck_assert_int_eq(took[0], 1001);
 }
 END_TEST
 
@@ -274,7 +293,9 @@ END_TEST
  * reductions still running when it ends; the schedule records it and sim_engine_edge_latency reports it. */
 START_TEST(load_model_grows_handoffs)
 {
-    const int32_t slowdown[] = { 0, 1000000 }, extra[] = { 7, 11, 13 };
+    int32_t none[] = { 0, 0 }, extra[] = { 7, 11, 13 };
+    SimLoadModel load = { .extra_ns = none, .extra_len = 1, .handoff_extra_ns = extra, .handoff_len = 2,
+                          .issue_ppm = 1000000 };
     SimProgram *p = sim_program_new(3, 1);
     int64_t r[3];
     for (int i = 0; i < 3; i++) {
@@ -282,7 +303,7 @@ START_TEST(load_model_grows_handoffs)
         r[i] = sim_program_add_op(p, 0, SIM_OP_REDUCE, i == 2 ? 500 : 1000, i);
     }
     sim_program_add_edge(p, r[0], r[2], 100, SIM_EDGE_ACCUM);
-    sim_program_set_load(p, slowdown, 1, extra, 2);
+    sim_program_set_load(p, &load);
     sim_program_seal(p);
     SimSchedule s = { 0 };
     SimError err = { 0 };
@@ -309,7 +330,7 @@ Suite *suite_engine(void)
     tcase_add_test(tc, waited_reduction_takes_its_other_times);
     tcase_add_test(tc, waiting_on_an_unplaced_cta_deadlocks);
     tcase_add_test(tc, dependency_cycle_deadlocks);
-    tcase_add_test(tc, load_model_shares_reductions);
+    tcase_add_test(tc, load_model_queues_reductions);
     tcase_add_test(tc, load_model_grows_handoffs);
     suite_add_tcase(s, tc);
     return s;

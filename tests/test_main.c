@@ -8,7 +8,7 @@
 #include "tests.h"
 
 static Suite *(*const suites[])(void) = {
-    suite_policies, suite_engine, suite_dag, suite_closed_forms, suite_conformance,
+    suite_policies, suite_engine, suite_engine_paths, suite_dag, suite_closed_forms, suite_conformance,
     suite_decode,
     suite_config,
     suite_render,

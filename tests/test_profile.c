@@ -43,10 +43,13 @@ START_TEST(costs_from_curves)
     ck_assert_int_eq(c.r_ns, 1000 + 20);            /* alone, plus the acquire */
     ck_assert_int_eq(c.latency_ns, 300);
     ck_assert_int_eq(c.cta_prologue_ns, 100 + 250); /* gap + task list of 6 (between 1 and 11) */
-    ck_assert_int_eq(load.slowdown_ppm[1], 1000000);
-    ck_assert_int_eq(load.slowdown_ppm[2], 1250000); /* halfway from k 1 to 3 */
-    ck_assert_int_eq(load.slowdown_ppm[5], 2250000);
-    ck_assert_int_eq(load.slowdown_ppm[8], 3000000); /* flat past the last point */
+    /* no queue: k together take r * curve(k) / curve(1), all of it extra(k) */
+    ck_assert_int_eq(load.capacity_milli, 0);
+    ck_assert_int_eq(load.issue_ppm, 1000000);
+    ck_assert_int_eq(load.extra_ns[1], 0);
+    ck_assert_int_eq(load.extra_ns[2], 255);  /* halfway from k 1 to 3: 1.25 x 1020 */
+    ck_assert_int_eq(load.extra_ns[5], 1275);
+    ck_assert_int_eq(load.extra_ns[8], 2040); /* flat past the last point: 3 x 1020 */
     ck_assert_int_eq(load.handoff_extra_ns[2], 20);
     ck_assert_int_eq(load.handoff_extra_ns[8], 40);
     sim_profile_load_clear(&load);
@@ -55,8 +58,19 @@ START_TEST(costs_from_curves)
     ck_assert_int_eq(c.c_ns, 1650);
     ck_assert_int_eq(c.deposit_ns, 70);
     ck_assert_int_eq(c.r_ns, 1200 + 20);             /* the reduction beside the SM's compute */
-    ck_assert_int_eq(load.slowdown_ppm[1], 1000000); /* the curve is below it: no slowdown */
-    ck_assert_int_eq(load.slowdown_ppm[3], 1250000); /* 1500 of the shared L2 over 1200 alone */
+    ck_assert_int_eq(load.extra_ns[1], 0);   /* the curve is below it: no slowdown */
+    ck_assert_int_eq(load.extra_ns[3], 305); /* 1500 of the shared L2 over 1200 alone: 1.25 x 1220 */
+    sim_profile_load_clear(&load);
+    /* with a queue (issue half of a reduction): its service time is the
+     * curve's, (3000 - 1000 + 500) / 7 ns a reduction, so its capacity is 510 over that; k = 7 together
+     * wait ceil((7000 - 1428) * 510 / 1428) = 1990 and the extra makes up the rest of 3 x 1020 */
+    q.reduce = REDUCE_SERIAL, q.clock_mhz = 1000;
+    p->queues[0] = (ProfileQueue){ .op = "bulk", .issue_share = 0.5 }, p->queue_count = 1;
+    ck_assert_int_eq(sim_profile_costs(p, &q, &c, &load, &err), SIM_OK);
+    ck_assert_int_eq(load.issue_ppm, 500000);
+    ck_assert_int_eq(load.capacity_milli, 1428);
+    ck_assert_int_eq(load.extra_ns[7], 3060 - 1020 - 1990);
+    ck_assert_ptr_null(sim_profile_queue(p, "ldst")); /* another family: none */
     sim_profile_load_clear(&load);
     q.tile_m = 80; /* not measured: an error naming the tile */
     ck_assert_int_eq(sim_profile_costs(p, &q, &c, &load, &err), SIM_ERR_INPUT);
@@ -65,30 +79,82 @@ START_TEST(costs_from_curves)
 }
 END_TEST
 
-/* Predicting a kernel of one task per CTA, all SMs at once: the profile's own reduce curve at k = n. */
+/* Predicting a kernel of one task per CTA, all SMs at once: the profile's own reduce curve at k = n
+ * (scaled from the reduction alone to the reduction and its acquire), with and without a queue. */
 START_TEST(all_at_once_reproduces_the_curve)
 {
     HwProfile *p = tiny_profile();
-    ProfileQuery q = { .tile_m = 64, .head_dim = 128, .compute_iters = 0, .reduce = REDUCE_SERIAL,
-                       .reduce_op = "bulk", .clock_mhz = 2000, .tasks_per_cta = 1, .n_sm = 7 };
-    AttnCosts c;
-    SimLoadModel load;
-    SimError err = { 0 };
-    ck_assert_int_eq(sim_profile_costs(p, &q, &c, &load, &err), SIM_OK);
-    c.r_ns -= p->acquire_ns, c.load = &load;
-    SimProgram *prog = sim_program_new(7, 1);
-    for (int i = 0; i < 7; i++) {
-        sim_program_add_cta(prog, -1);
-        sim_program_add_op(prog, 0, SIM_OP_REDUCE, c.r_ns, i);
+    for (int with_queue = 0; with_queue < 2; with_queue++) {
+        p->queues[0] = (ProfileQueue){ .op = "bulk", .issue_share = 0.6 };
+        p->queue_count = with_queue;
+        ProfileQuery q = { .tile_m = 64, .head_dim = 128, .compute_iters = 0, .reduce = REDUCE_SERIAL,
+                           .reduce_op = "bulk", .clock_mhz = 2000, .tasks_per_cta = 1, .n_sm = 7 };
+        AttnCosts c;
+        SimLoadModel load;
+        SimError err = { 0 };
+        ck_assert_int_eq(sim_profile_costs(p, &q, &c, &load, &err), SIM_OK);
+        SimProgram *prog = sim_program_new(7, 1);
+        for (int i = 0; i < 7; i++) {
+            sim_program_add_cta(prog, -1);
+            sim_program_add_op(prog, 0, SIM_OP_REDUCE, c.r_ns, i);
+        }
+        sim_program_set_load(prog, &load);
+        sim_program_seal(prog);
+        SimSchedule s = { 0 };
+        ck_assert_int_eq(sim_engine_run(prog, &s, &err), SIM_OK);
+        ck_assert_int_eq(s.makespan_ns, 3000 * 1020 / 1000);
+        sim_schedule_clear(&s);
+        sim_program_free(prog);
+        sim_profile_load_clear(&load);
     }
-    sim_program_set_load(prog, load.slowdown_ppm, load.slowdown_len, NULL, 0);
-    sim_program_seal(prog);
-    SimSchedule s = { 0 };
-    ck_assert_int_eq(sim_engine_run(prog, &s, &err), SIM_OK);
-    ck_assert_int_eq(s.makespan_ns, 3000);
-    sim_schedule_clear(&s);
-    sim_program_free(prog);
-    sim_profile_load_clear(&load);
+    sim_profile_free(p);
+}
+END_TEST
+
+/* The queue's fit recovers the shares that made its staggered runs (the runs timed by the engine under
+ * known shares), and processor sharing, which cannot tell the early half from the late one, misses them. */
+START_TEST(queue_fit_recovers_its_shares)
+{
+    HwProfile *p = tiny_profile();
+    ProfileReduce *r = &p->reduces[0];
+    *r = (ProfileReduce){ .tile_m = 64, .head_dim = 128, .op = "bulk", .threads = 1, .points = 3,
+                          .k = { 1, 8, 16 }, .ns = { 1000, 1000, 1500 } };
+    const ProfileQueue truth = { .op = "bulk", .issue_share = 0.7 };
+    StaggerRun runs[5];
+    for (int i = 0; i < 5; i++) {
+        int64_t stagger = 200 * i, took[2];
+        for (int half = 0; half < 2; half++) {
+            SimProgram *prog = sim_program_new(16, 1);
+            int64_t mine = -1;
+            for (int u = 0; u < 16; u++) {
+                sim_program_add_cta(prog, u);
+                if (u % 2 && stagger > 0)
+                    sim_program_add_op(prog, 0, SIM_OP_SYNC, stagger, -1);
+                int64_t op = sim_program_add_op(prog, 0, SIM_OP_REDUCE, 1000, -1);
+                if (u == half)
+                    mine = op;
+            }
+            SimLoadModel load;
+            sim_profile_load(r, &truth, 1000, 1000, 16, &load);
+            sim_program_set_load(prog, &load);
+            sim_profile_load_clear(&load);
+            sim_program_seal(prog);
+            SimSchedule s = { 0 };
+            SimError err = { 0 };
+            ck_assert_int_eq(sim_engine_run(prog, &s, &err), SIM_OK);
+            took[half] = s.end_ns[mine] - s.start_ns[mine];
+            sim_schedule_clear(&s);
+            sim_program_free(prog);
+        }
+        runs[i] = (StaggerRun){ .reduce = r, .k = 16, .stagger_ns = stagger, .early_ns = took[0], .late_ns = took[1] };
+    }
+    ck_assert_int_gt(runs[2].early_ns, runs[2].late_ns); /* the asymmetry is there to be fitted */
+    ProfileQueue fit = { .op = "bulk" };
+    sim_profile_fit_queue(runs, 5, &fit);
+    ck_assert_double_eq_tol(fit.issue_share, 0.7, 1e-9);
+    ck_assert_double_eq_tol(fit.fit_max_error, 0, 1e-12);
+    ck_assert_int_eq(fit.fit_runs, 10);
+    ck_assert_double_gt(fit.ps_max_error, 0.02);
     sim_profile_free(p);
 }
 END_TEST
@@ -99,6 +165,7 @@ Suite *suite_profile(void)
     TCase *tc = tcase_create("costs");
     tcase_add_test(tc, costs_from_curves);
     tcase_add_test(tc, all_at_once_reproduces_the_curve);
+    tcase_add_test(tc, queue_fit_recovers_its_shares);
     suite_add_tcase(s, tc);
     return s;
 }

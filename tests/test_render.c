@@ -1,4 +1,4 @@
-/* Renderers (sim/render.h): the trace parses and no two slices of a track overlap, flows and critical
+/* Renderers (sim/render.h): the writer's hand-formatted numbers and strings are printf's bytes, the trace parses and no two slices of a track overlap, flows and critical
  * marks match the program, the CSV's last end is the makespan and its waits follow the closed form of
  * FA3's full-mask staircase, gnuplot draws PNG and SVG, and every error leaves no file behind. */
 #include <check.h>
@@ -7,6 +7,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "format.h"
 #include "job.h"
 #include "render.h"
 #include "tests.h"
@@ -351,6 +352,54 @@ START_TEST(gantt_samples_rows_above_the_threshold)
 }
 END_TEST
 
+/* One unit of 2400 ops of 1 ns, compute and reduction in turn: boxes of 0.46 px, so a raster of 5 lines.
+ * Pixel column 0 spans [0, 2) ns (2400 * 1 / 1100), one op of each kind: their colours' mean, rounded, on
+ * every line but the middle one, the stripe, blended halfway to black (op 0 is critical: half the column's
+ * time); the last column, past the ops, idle grey; the gaps between rows are white rectangles over it. */
+START_TEST(gantt_rasters_boxes_below_a_pixel)
+{
+    SimProgram *p = sim_program_new(1, 1);
+    sim_program_add_cta(p, -1);
+    for (int i = 0; i < 2400; i++)
+        sim_program_add_op(p, 0, i % 2 ? SIM_OP_REDUCE : SIM_OP_COMPUTE, 1, i);
+    sim_program_seal(p);
+    SimSchedule s = { 0 };
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+    s.makespan_ns = 2500; /* a last stretch with no op: idle */
+    uint8_t critical[2400] = { 1 };      /* op 0 only: half of column 0's time */
+    SimAnalysis a = { .is_critical = critical };
+    SimRenderSpec spec = { .program = p, .schedule = &s, .analysis = &a, .unit_name = "SM" };
+    char *dir = g_dir_make_tmp("render-XXXXXX", NULL), *png = tmp_path(dir, "g.png");
+    char *gp = tmp_path(dir, "g.gp"), *dat = tmp_path(dir, "g.dat");
+    ck_assert_int_eq(sim_render_gantt(&spec, &(SimGanttOptions){ 0 }, png, &err), SIM_OK);
+    ck_assert(file_starts_with(png, "\x89PNG\r\n", 6));
+    char *text;
+    gsize len;
+    ck_assert(g_file_get_contents(gp, &text, NULL, NULL));
+    ck_assert_ptr_nonnull(strstr(text, "datafile binary array=(1100,5) format='%uchar'"));
+    ck_assert_ptr_nonnull(strstr(text, "set object 1 rect from 0,-0.55 to 2500,-0.45 fc rgb 'white'"));
+    g_free(text);
+    ck_assert(g_file_get_contents(dat, &text, &len, NULL));
+    ck_assert_uint_eq(len, 3 * 1100 * 5);
+    const uint8_t *px = (const uint8_t *)text;
+    const uint32_t compute = 0x1f77b4, reduce = 0xff7f0e; /* palette by kind; a reduction gets its tint */
+    for (int ch = 0; ch < 3; ch++) {
+        uint32_t c = compute >> (16 - 8 * ch) & 0xff, r = ((reduce >> (16 - 8 * ch) & 0xff) + 0xff) / 2;
+        for (int line = 0; line < 5; line++) { /* line 2, the stripe, halfway to black */
+            uint32_t mean = (c + r + 1) / 2;
+            ck_assert_uint_eq(px[3 * 1100 * line + ch], line == 2 ? (mean + 1) / 2 : mean); /* column 0 */
+            ck_assert_uint_eq(px[3 * 1100 * line + 3 * 1099 + ch], 0xe8);                  /* the last: idle */
+        }
+    }
+    g_free(text);
+    g_free(png), g_free(gp), g_free(dat);
+    remove_dir(dir);
+    sim_schedule_clear(&s);
+    sim_program_free(p);
+}
+END_TEST
+
 START_TEST(gantt_errors_leave_no_file)
 {
     Run r;
@@ -372,6 +421,53 @@ START_TEST(gantt_errors_leave_no_file)
     g_free(png), g_free(jpg), g_free(quote);
     remove_dir(dir);
     run_free(&r);
+}
+END_TEST
+
+/* sim_format_i64 and sim_format_us against printf on edges (powers of ten and two, their neighbours, the
+ * extremes) and pseudo-random values of every length; the writer's JSON strings against the stream's. */
+START_TEST(writer_formats_as_printf)
+{
+    char a[64], b[64];
+    uint64_t x = 88172645463325252ULL;
+    for (int i = 0; i < 400000; i++) {
+        int64_t v;
+        if (i < 3 * 64)
+            v = (int64_t)((1ULL << (i / 3)) + (uint64_t)(i % 3) - 1);
+        else if (i < 3 * 64 + 3 * 19) {
+            uint64_t p10 = 1;
+            for (int k = 0; k < (i - 3 * 64) / 3; k++)
+                p10 *= 10;
+            v = (int64_t)(p10 + (uint64_t)((i - 3 * 64) % 3) - 1);
+        } else {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            v = (int64_t)(x >> (x % 64));
+        }
+        for (int sign = 0; sign < 2; sign++, v = v == INT64_MIN ? INT64_MAX : -v) {
+            *sim_format_i64(a, v) = '\0';
+            snprintf(b, sizeof b, "%" G_GINT64_FORMAT, v);
+            ck_assert_str_eq(a, b);
+            *sim_format_us(a, v) = '\0'; /* negative counts too, in printf's odd form */
+            snprintf(b, sizeof b, "%" G_GINT64_FORMAT ".%03" G_GINT64_FORMAT, v / 1000, v % 1000);
+            ck_assert_str_eq(a, b);
+        }
+    }
+    *sim_format_i64(a, INT64_MIN) = '\0';
+    ck_assert_str_eq(a, "-9223372036854775808");
+    static const char *const texts[] = { "", "C h0 kv3 q5", "say \"hi\"\\", "tab\there\x01\x1f", "\xc3\xa9t\xc3\xa9" };
+    for (size_t i = 0; i < G_N_ELEMENTS(texts); i++) {
+        char *stream = NULL, *buffered = NULL;
+        size_t len1 = 0, len2 = 0;
+        FILE *f = open_memstream(&stream, &len1), *g = open_memstream(&buffered, &len2);
+        sim_write_json_string(f, texts[i]);
+        SimWriter w;
+        sim_writer_init(&w, g);
+        sim_writer_json_string(&w, texts[i]);
+        ck_assert(sim_writer_done(&w));
+        fclose(f), fclose(g);
+        ck_assert_str_eq(stream, buffered);
+        free(stream), free(buffered);
+    }
 }
 END_TEST
 
@@ -425,6 +521,7 @@ Suite *suite_render(void)
 {
     Suite *s = suite_create("render");
     TCase *tc = tcase_create("outputs");
+    tcase_add_test(tc, writer_formats_as_printf);
     tcase_add_test(tc, trace_parses_and_no_slices_overlap);
     tcase_add_test(tc, trace_estimate_and_cap);
     tcase_add_test(tc, trace_set_two_processes);
@@ -432,6 +529,7 @@ Suite *suite_render(void)
     tcase_add_test(tc, wait_counts_only_other_ctas);
     tcase_add_test(tc, gantt_draws_png_and_svg);
     tcase_add_test(tc, gantt_samples_rows_above_the_threshold);
+    tcase_add_test(tc, gantt_rasters_boxes_below_a_pixel);
     tcase_add_test(tc, gantt_errors_leave_no_file);
     suite_add_tcase(s, tc);
     return s;

@@ -6,6 +6,7 @@
 
 Suite *suite_policies(void);
 Suite *suite_engine(void);
+Suite *suite_engine_paths(void);
 Suite *suite_dag(void);
 Suite *suite_closed_forms(void);
 Suite *suite_conformance(void);

@@ -15,7 +15,7 @@
 #include "trace_in.h"
 
 static const char usage[] =
-    "usage: sim calibrate RAW.json [--latency-matrix FILE] [-o PROFILE.json]\n"
+    "usage: sim calibrate RAW.json [--latency-matrix FILE] [--load RAW.json] [-o PROFILE.json]\n"
     "       sim calibrate --kernel TRACE... [--runs RUNS.json] [--name NAME] [-o KERNEL.json]\n"
     "       sim calibrate --kernel --baseline TIMES.json --reference KERNEL [-o KERNEL.json]\n"
     "The first form writes a hardware profile (docs/profile.md) from gpu-calib --profile output: compute per\n"
@@ -25,6 +25,8 @@ static const char usage[] =
     "costs and the fixed costs of a launch, one tile per head dim found.\n"
     "  --latency-matrix FILE  gpu-calib latency matrix: its median is the idle hand-off when RAW has no\n"
     "                         stamped hand-off measurement\n"
+    "  --load RAW.json        fit the load rule (the reductions' queue) to this raw file's staggered runs\n"
+    "                         (reduce_staggered) instead of RAW's own; without either, no queue\n"
     "  --kernel               fit a kernel profile to the traces given\n"
     "  --runs FILE            the timed runs of the same shapes (gpu/bwd/shapes.py): the fixed costs of a\n"
     "                         launch come from their times (else from the traces' cudaEvent stages)\n"
@@ -38,12 +40,12 @@ static const char usage[] =
     "  --help, --version\n"
     "Exit status: 0 ok, 2 bad usage or input.\n";
 
-enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS, OPT_BASELINE, OPT_REFERENCE };
+enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS, OPT_BASELINE, OPT_REFERENCE, OPT_LOAD };
 static const struct option long_options[] = {
     { "latency-matrix", required_argument, NULL, OPT_MATRIX }, { "output", required_argument, NULL, 'o' },
     { "kernel", no_argument, NULL, OPT_KERNEL }, { "name", required_argument, NULL, OPT_NAME },
     { "runs", required_argument, NULL, OPT_RUNS }, { "baseline", required_argument, NULL, OPT_BASELINE },
-    { "reference", required_argument, NULL, OPT_REFERENCE },
+    { "reference", required_argument, NULL, OPT_REFERENCE }, { "load", required_argument, NULL, OPT_LOAD },
     { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
 };
 
@@ -169,6 +171,7 @@ static int calibrate_baseline(const char *path, const char *reference, const cha
 int sim_cmd_calibrate(int argc, char **argv)
 {
     const char *matrix = NULL, *out_path = NULL, *name = NULL, *runs = NULL, *baseline = NULL, *reference = NULL;
+    const char *load = NULL;
     bool is_kernel = false;
     SimError err = { 0 };
     int opt;
@@ -193,6 +196,8 @@ int sim_cmd_calibrate(int argc, char **argv)
             baseline = optarg;
         else if (opt == OPT_REFERENCE)
             reference = optarg;
+        else if (opt == OPT_LOAD)
+            load = optarg;
         if (err.status)
             return cli_fail(&err);
     }
@@ -203,6 +208,9 @@ int sim_cmd_calibrate(int argc, char **argv)
                    cli_fail(&err);
         return calibrate_baseline(baseline, reference, out_path);
     }
+    if (load && is_kernel)
+        return sim_error_set(&err, SIM_ERR_USAGE, "--load goes with a raw calibration file, not --kernel (see sim "
+                             "calibrate --help)"), cli_fail(&err);
     if (is_kernel && (matrix || optind >= argc))
         return sim_error_set(&err, SIM_ERR_USAGE, "sim calibrate --kernel needs one or more traces and takes no "
                              "--latency-matrix (see sim calibrate --help)"), cli_fail(&err);
@@ -212,7 +220,8 @@ int sim_cmd_calibrate(int argc, char **argv)
         return sim_error_set(&err, SIM_ERR_USAGE, "sim calibrate needs one raw calibration file (see sim calibrate "
                              "--help)"), cli_fail(&err);
     HwProfile *p = NULL;
-    if (sim_profile_from_raw(argv[optind], matrix, &p, &err) == SIM_OK)
+    if (sim_profile_from_raw(argv[optind], matrix, &p, &err) == SIM_OK &&
+        (!load || sim_profile_fit_load(p, load, &err) == SIM_OK))
         emit(p, write_hw, out_path, &err);
     sim_profile_free(p);
     return err.status ? cli_fail(&err) : 0;

@@ -1,42 +1,34 @@
-/* Event engine. Each op has pending = (its incoming edges) + 1 (program-order predecessor, or its CTA's
- * dispatch); it starts the moment pending reaches 0, at ready = max over those predecessors' ends plus
- * edge latency. Latency depends on where both ends run, so edges into a CTA not yet placed are folded in
- * when it is dispatched. Events are op completions (and, with a load model, reduction starts); dispatch runs
- * once per time step. Load-dependent reductions: see "Processor sharing" below. */
+/* Event engine, for what the fast path (engine_ordered.c, tried first) turns down. Each op has pending =
+ * (its incoming edges) + 1 (program-order predecessor, or its CTA's dispatch); it starts the moment
+ * pending reaches 0, at ready = max over those predecessors' ends plus edge latency. Latency depends on
+ * where both ends run, so edges into a CTA not yet placed are folded in when it is dispatched. Events are
+ * op completions (and, with a load model, a reduction's issue start and end); dispatch runs once per time
+ * step. Load-dependent reductions: see "The reductions' queue" below. */
 #include "engine.h"
 
 #include <glib.h>
 #include <string.h>
 
+#include "engine_ordered.h"
+#include "event_queue.h"
 #include "prefault.h"
 
+/* The reductions' queue (SimLoadModel, program.h), as integers: the backlog in ns x milli-issuers, the
+ * area under extra(n) in ns x ns. A reduction's issue_mark is the area at its issue start (-1 before). */
 typedef struct {
-    int64_t time;
-    uint32_t seq;   /* events scheduled before it; < 2^32 since ops < 2^31 and each op schedules <= 2 */
-    int32_t op;     /* op >= 0: op completes; op < 0: reduction ~op joins the shared resource */
-} Event;
-
-/* Processor sharing of the reductions (SimLoadModel). With k running, each does PS_WORK_PER_NS * 1e6 /
- * slowdown_ppm(k) units of work per ns; a reduction of duration d (ns alone) holds d * PS_WORK_PER_NS units.
- * vclock counts the work every running reduction has done since time 0, so one that joins at vclock v
- * ends when vclock reaches mark = v + d * PS_WORK_PER_NS: all run at the same rate, hence they end in mark
- * order. Alone (slowdown 1e6) this is exactly d ns: the fixed-duration engine is the special case. */
-#define PS_WORK_PER_NS 1000000
-typedef struct {
-    int64_t mark, seq, op;
-} PsJob;
+    int64_t backlog, area, at;  /* at: the time both were brought to */
+    int32_t issuing, in_flight; /* in flight: issue started, not yet complete */
+} ReduceQueue;
 
 /* Per-op state lives in the schedule's own arrays, so that the running CTAs' ops are as few interleaved
  * streams as can be: until an op starts, s->start_ns holds its ready time and s->end_ns minus the count
  * of predecessors still pending (<= -1); from its start, its end (ENDS_UNKNOWN for a reduction under
- * processor sharing, until it is done). Everything else per op is the program's, read-only. */
+ * a load model, until its issue ends). Everything else per op is the program's, read-only. */
 #define ENDS_UNKNOWN INT64_MAX
 typedef struct {
     const SimProgram *p;
     SimSchedule *s;
-    Event *heap;                      /* min-heap on (time, seq), grown to the events in flight */
-    int64_t heap_len, heap_cap;
-    uint32_t seq;
+    SimEventQueue queue;              /* op completions (op) and reduction issue events (~op), on (time, seq) */
     int32_t *cta_left;                /* ops not yet completed per CTA */
     uint64_t *free_units;             /* bit u: unit u is free and may still get a CTA */
     int32_t *pinned_first, *pinned;   /* CSR: pinned CTAs per unit, in CTA order */
@@ -46,8 +38,8 @@ typedef struct {
     bool has_free_unit;
     int64_t ops_done, order_len;
     const SimLoadModel *load;         /* NULL: every duration fixed */
-    PsJob *ps;                        /* running reductions, a min-heap on (mark, seq) */
-    int64_t ps_len, vclock, vclock_at;
+    ReduceQueue rq;
+    int64_t *issue_mark;              /* per op, with a load model */
     int64_t now;                      /* the time of the events being processed */
     /* The overlap rule (program.h), when the program has one: per unit, the latest start of a REDUCE on
      * engine 1, and the latest COMPUTE on engine 0 with whether it already paid the penalty. */
@@ -61,99 +53,6 @@ typedef struct {
      * set by an ACCUM edge (it waited for its turn) */
     bool *is_accum_bound;
 } Engine;
-
-static inline bool event_less(const Event *a, const Event *b)
-{
-    return a->time != b->time ? a->time < b->time : a->seq < b->seq;
-}
-
-static void heap_push(Engine *e, int64_t time, int64_t op)
-{
-    if (e->heap_len == e->heap_cap)
-        e->heap = g_renew(Event, e->heap, e->heap_cap *= 2);
-    Event ev = { time, e->seq++, (int32_t)op };
-    int64_t i = e->heap_len++;
-    while (i > 0 && event_less(&ev, &e->heap[(i - 1) / 2])) {
-        e->heap[i] = e->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    e->heap[i] = ev;
-}
-
-static Event heap_pop(Engine *e)
-{
-    Event top = e->heap[0], last = e->heap[--e->heap_len];
-    int64_t i = 0;
-    for (;;) {
-        int64_t c = 2 * i + 1;
-        if (c >= e->heap_len)
-            break;
-        if (c + 1 < e->heap_len && event_less(&e->heap[c + 1], &e->heap[c]))
-            c++;
-        if (!event_less(&e->heap[c], &last))
-            break;
-        e->heap[i] = e->heap[c];
-        i = c;
-    }
-    if (e->heap_len > 0)
-        e->heap[i] = last;
-    return top;
-}
-
-static bool ps_less(const PsJob *a, const PsJob *b)
-{
-    return a->mark != b->mark ? a->mark < b->mark : a->seq < b->seq;
-}
-
-static void ps_push(Engine *e, int64_t op)
-{
-    PsJob job = { e->vclock + e->p->ops[op].duration_ns * PS_WORK_PER_NS, e->seq++, op };
-    int64_t i = e->ps_len++;
-    while (i > 0 && ps_less(&job, &e->ps[(i - 1) / 2])) {
-        e->ps[i] = e->ps[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    e->ps[i] = job;
-}
-
-static int64_t ps_pop(Engine *e)
-{
-    PsJob top = e->ps[0], last = e->ps[--e->ps_len];
-    int64_t i = 0;
-    for (int64_t c; (c = 2 * i + 1) < e->ps_len; i = c) {
-        if (c + 1 < e->ps_len && ps_less(&e->ps[c + 1], &e->ps[c]))
-            c++;
-        if (!ps_less(&e->ps[c], &last))
-            break;
-        e->ps[i] = e->ps[c];
-    }
-    if (e->ps_len > 0)
-        e->ps[i] = last;
-    return top.op;
-}
-
-static int64_t ps_slowdown_ppm(const Engine *e)
-{
-    const SimLoadModel *m = e->load;
-    return m->slowdown_ppm[e->ps_len < m->slowdown_len ? e->ps_len : m->slowdown_len];
-}
-
-/* Moves the virtual clock to now at the current load. */
-static void ps_advance(Engine *e, int64_t now)
-{
-    if (e->ps_len > 0)
-        e->vclock += (int64_t)((__int128)(now - e->vclock_at) * PS_WORK_PER_NS * 1000000 / ps_slowdown_ppm(e));
-    e->vclock_at = now;
-}
-
-/* When the first running reduction ends at the current load (rounded up to whole ns); INT64_MAX if none. */
-static int64_t ps_next_end(const Engine *e)
-{
-    if (e->ps_len == 0)
-        return INT64_MAX;
-    __int128 scale = (__int128)PS_WORK_PER_NS * 1000000, work = (__int128)(e->ps[0].mark - e->vclock) * ps_slowdown_ppm(e);
-    return e->vclock_at + (int64_t)((work + scale - 1) / scale);
-}
 
 /* Latency of edge from op 'from' on from_unit to to_unit, with the hand-off growth it got at its release
  * (sim_program_edge_latency and sim_engine_edge_latency, inlined for the hot loop). */
@@ -174,7 +73,7 @@ static inline int64_t edge_latency(const Engine *e, int64_t edge, int64_t from, 
 static void lengthen(Engine *e, int32_t op, int64_t extra)
 {
     e->s->end_ns[op] += extra;
-    heap_push(e, e->s->end_ns[op], op);
+    sim_event_queue_push(&e->queue, e->s->end_ns[op], op);
 }
 
 /* The interference rules at a start (program.h's SimOverlapRule), between a unit's compute engine (0) and
@@ -240,6 +139,43 @@ static int64_t waited_at_start(const Engine *e, int64_t op)
     return 0;
 }
 
+/* Brings the reductions' queue to now: the backlog moves at (issuing - capacity) per ns, never below 0,
+ * and the area grows by extra(issuing) per ns. */
+static void queue_advance(Engine *e, int64_t now)
+{
+    const SimLoadModel *m = e->load;
+    int64_t dt = now - e->rq.at, n = e->rq.issuing;
+    if (n > 0)
+        e->rq.area += dt * m->extra_ns[MIN(n, (int64_t)m->extra_len)];
+    if (m->capacity_milli > 0 && (n > 0 || e->rq.backlog > 0))
+        e->rq.backlog = MAX(0, e->rq.backlog + (n * 1000 - m->capacity_milli) * dt);
+    e->rq.at = now;
+}
+
+/* Reduction op's issue starts (issue_mark -1) or ends at now; at its end, its completion is known: the
+ * queue's wait, the rest of its time alone, and the extra averaged over the issue (rounded up). */
+static void queue_event(Engine *e, int64_t op, int64_t now)
+{
+    const SimLoadModel *m = e->load;
+    queue_advance(e, now);
+    int64_t d = e->p->ops[op].duration_ns, issue = d * m->issue_ppm / 1000000;
+    if (e->issue_mark[op] < 0) {
+        e->issue_mark[op] = e->rq.area;
+        e->rq.issuing++;
+        e->rq.in_flight++;
+        if (e->unit_compute) /* the reduction's own time is the load model's */
+            interfere_at_start(e, op, now);
+        sim_event_queue_push(&e->queue, now + issue, (int32_t)~op);
+        return;
+    }
+    e->rq.issuing--;
+    int64_t wait = m->capacity_milli > 0 ? (e->rq.backlog + m->capacity_milli - 1) / m->capacity_milli : 0;
+    int64_t area = e->rq.area - e->issue_mark[op];
+    int64_t extra = issue > 0 ? (area + issue - 1) / issue : m->extra_ns[MIN(e->rq.issuing + 1, (int64_t)m->extra_len)];
+    e->s->end_ns[op] = now + wait + (d - issue) + extra;
+    sim_event_queue_push(&e->queue, e->s->end_ns[op], (int32_t)op);
+}
+
 /* One predecessor of op is satisfied no earlier than at (is_accum: through an ACCUM edge); start op when it
  * was the last one. A reduction under a load model joins the shared resource at its start (an event) and
  * ends when its work is done. */
@@ -254,14 +190,14 @@ static inline void release(Engine *e, int64_t op, int64_t at, bool is_accum)
     if (++e->s->end_ns[op] == 0) {
         if (G_UNLIKELY(e->load) && e->p->ops[op].kind == SIM_OP_REDUCE) {
             e->s->end_ns[op] = ENDS_UNKNOWN;
-            heap_push(e, *ready, ~op);
+            sim_event_queue_push(&e->queue, *ready, (int32_t)~op);
             return;
         }
         int64_t extra = G_UNLIKELY(e->unit_compute != NULL) ? interfere_at_start(e, op, *ready) : 0;
         if (G_UNLIKELY(e->is_accum_bound != NULL))
             extra += waited_at_start(e, op);
         e->s->end_ns[op] = *ready + e->p->ops[op].duration_ns + extra;
-        heap_push(e, e->s->end_ns[op], op);
+        sim_event_queue_push(&e->queue, e->s->end_ns[op], (int32_t)op);
     }
 }
 
@@ -323,8 +259,11 @@ static void complete(Engine *e, int64_t op, int64_t now)
     int32_t c = p->ops[op].cta, unit = e->s->cta_unit[c];
     e->s->order[e->order_len++] = (int32_t)op;
     e->ops_done++;
-    if (G_UNLIKELY(e->s->handoff_extra_ns) && p->ops[op].kind == SIM_OP_REDUCE) /* k = still in flight */
-        e->s->handoff_extra_ns[op] = e->load->handoff_extra_ns[MIN(e->ps_len, (int64_t)e->load->handoff_len)];
+    if (G_UNLIKELY(e->load) && p->ops[op].kind == SIM_OP_REDUCE) {
+        int32_t k = --e->rq.in_flight; /* still in flight */
+        if (e->s->handoff_extra_ns)
+            e->s->handoff_extra_ns[op] = e->load->handoff_extra_ns[MIN(k, e->load->handoff_len)];
+    }
     for (int64_t k = p->first_out[op]; k < p->first_out[op + 1]; k++) {
         int64_t edge = p->out_edge[k], to = p->edges[edge].to;
         /* The target usually lies in a CTA that runs behind this one (the next KV tile of the dQ row), ahead
@@ -380,13 +319,32 @@ static void init_ctas(Engine *e)
     memcpy(e->pinned_next, e->pinned_first, sizeof *e->pinned_next * p->n_units);
 }
 
+/* What an event may lie past the current time beyond the longest duration (the queue's horizon is their
+ * sum): the largest latency an edge can get (its own or the unit matrix's, plus the largest hand-off
+ * growth), and what the interference and waited-reduction rules can add to an op. */
+static int64_t longest_extra(const SimProgram *p)
+{
+    int64_t lat = 0, handoff = 0;
+    for (int64_t e = 0; e < p->edge_count; e++)
+        lat = MAX(lat, p->edges[e].latency_ns);
+    for (int64_t i = 0; p->unit_latency_ns && i < (int64_t)p->n_units * p->n_units; i++)
+        lat = MAX(lat, p->unit_latency_ns[i]);
+    for (int32_t k = 0; p->load && p->load->handoff_extra_ns && k <= p->load->handoff_len; k++)
+        handoff = MAX(handoff, p->load->handoff_extra_ns[k]);
+    int64_t rules = MAX(p->overlap.penalty_ns, 0) + MAX(p->overlap.write_extra_ns, 0) +
+                    MAX(p->waited.read_delta_ns, 0) + MAX(p->waited.tail_delta_ns, 0);
+    return lat + handoff + rules;
+}
+
 static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
 {
     *e = (Engine){ .p = p, .s = s, .load = p->load };
+    s->handoff_extra_ns = NULL;
     int64_t n = p->op_count;
     g_assert(n < INT32_MAX && n + p->cta_count < INT32_MAX);
     if (e->load) {
-        e->ps = g_new(PsJob, n + 1);
+        e->issue_mark = SIM_PREFAULT_NEW(int64_t, n);
+        memset(e->issue_mark, 0xff, sizeof *e->issue_mark * n);
         if (e->load->handoff_extra_ns)
             s->handoff_extra_ns = g_new0(int32_t, n);
     }
@@ -397,10 +355,13 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
     s->cta_dispatch_ns = g_new(int64_t, p->cta_count);
     s->cta_end_ns = g_new(int64_t, p->cta_count);
     s->makespan_ns = 0;
-    e->heap_cap = 2 * (int64_t)p->n_units * p->engines_per_unit + 16;
-    e->heap = g_new(Event, e->heap_cap);
-    for (int64_t op = 0; op < n; op++) /* pending: the incoming edges and the op before it (or the dispatch) */
+    int64_t longest = 0;
+    for (int64_t op = 0; op < n; op++) { /* pending: the incoming edges and the op before it (or the dispatch) */
         s->end_ns[op] = -(p->first_in[op + 1] - p->first_in[op] + 1);
+        longest = MAX(longest, p->ops[op].duration_ns);
+    }
+    /* a queued reduction's wait has no bound known up front: the heap */
+    sim_event_queue_init(&e->queue, e->load ? -1 : longest + longest_extra(p), 2 * (int64_t)p->n_units * p->engines_per_unit);
     e->cta_left = g_new(int32_t, p->cta_count);
     e->dynamic = g_new(int32_t, p->cta_count);
     e->pinned_first = g_new0(int32_t, p->n_units + 1);
@@ -428,14 +389,14 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
 
 static void engine_clear(Engine *e)
 {
-    g_free(e->heap);
+    sim_event_queue_clear(&e->queue);
     g_free(e->cta_left);
     g_free(e->dynamic);
     g_free(e->pinned_first);
     g_free(e->pinned);
     g_free(e->pinned_next);
     g_free(e->free_units);
-    g_free(e->ps);
+    g_free(e->issue_mark);
     g_free(e->unit_reduce_start);
     g_free(e->unit_compute);
     g_free(e->is_unit_compute_slowed);
@@ -473,43 +434,35 @@ static SimStatus report_deadlock(const Engine *e, SimError *err)
 /* Fixed durations: every event is a completion. The loop the engine spends its time in. */
 static void run_fixed(Engine *e)
 {
-    while (e->heap_len > 0) {
-        int64_t now = e->now = e->heap[0].time;
+    SimEventQueue *q = &e->queue;
+    while (!sim_event_queue_is_empty(q)) {
+        int64_t now = e->now = sim_event_queue_min_time(q);
         do {
-            Event ev = heap_pop(e);
-            if (G_LIKELY(e->s->end_ns[ev.op] == now)) /* else stale: the overlap rule moved its end */
-                complete(e, ev.op, now);
-        } while (e->heap_len > 0 && e->heap[0].time == now);
+            int64_t at;
+            int32_t op = sim_event_queue_pop(q, &at);
+            if (G_LIKELY(e->s->end_ns[op] == now)) /* else stale: the overlap rule moved its end */
+                complete(e, op, now);
+        } while (!sim_event_queue_is_empty(q) && sim_event_queue_min_time(q) == now);
         e->s->makespan_ns = now;
         if (e->has_free_unit)
             dispatch(e, now);
     }
 }
 
-/* With a load model: reductions whose work is done, then this time's events (a zero-work join ends at
- * once), then dispatch. */
+/* With a load model: a reduction's issue start and end are events too (~op). */
 static void run_shared(Engine *e)
 {
-    while (e->heap_len > 0 || e->ps_len > 0) {
-        int64_t now = e->now = MIN(e->heap_len > 0 ? e->heap[0].time : INT64_MAX, ps_next_end(e));
-        ps_advance(e, now);
+    SimEventQueue *q = &e->queue;
+    while (!sim_event_queue_is_empty(q)) {
+        int64_t now = e->now = sim_event_queue_min_time(q);
         do {
-            while (e->ps_len > 0 && e->ps[0].mark <= e->vclock) {
-                int64_t op = ps_pop(e);
-                e->s->end_ns[op] = now;
+            int64_t at;
+            int32_t op = sim_event_queue_pop(q, &at);
+            if (op < 0)
+                queue_event(e, ~op, now);
+            else if (e->s->end_ns[op] == now) /* else stale: the overlap rule moved its end */
                 complete(e, op, now);
-            }
-            while (e->heap_len > 0 && e->heap[0].time == now) {
-                Event ev = heap_pop(e);
-                if (ev.op < 0) {
-                    ps_push(e, ~ev.op);
-                    if (e->unit_compute)
-                        interfere_at_start(e, ~ev.op, now); /* a shared reduction's own time is the load model's */
-                } else if (e->s->end_ns[ev.op] == now) { /* else stale: the overlap rule moved its end */
-                    complete(e, ev.op, now);
-                }
-            }
-        } while (e->ps_len > 0 && e->ps[0].mark <= e->vclock);
+        } while (!sim_event_queue_is_empty(q) && sim_event_queue_min_time(q) == now);
         e->s->makespan_ns = now;
         if (e->has_free_unit)
             dispatch(e, now);
@@ -517,6 +470,13 @@ static void run_shared(Engine *e)
 }
 
 SimStatus sim_engine_run(const SimProgram *p, SimSchedule *out, SimError *err)
+{
+    if (sim_engine_ordered_run(p, out))
+        return SIM_OK;
+    return sim_engine_run_events(p, out, err);
+}
+
+SimStatus sim_engine_run_events(const SimProgram *p, SimSchedule *out, SimError *err)
 {
     Engine e;
     engine_init(&e, p, out);

@@ -4,8 +4,10 @@
  * hand-off latencies are in the schedule, so the DAG of the realised schedule still explains the makespan.
  * Units run one CTA at a time; CTAs are dispatched in CTA order to the lowest-numbered free unit, or run
  * on their pinned unit in CTA order; an op starts as soon as its program-order predecessor, its CTA's
- * dispatch and all its incoming edges (plus their latency) allow. Events are popped from a min-heap on
- * (time, sequence), so equal times fire in the order they were scheduled: same inputs, same schedule. */
+ * dispatch and all its incoming edges (plus their latency) allow. Events are popped in (time, sequence)
+ * order (event_queue.h), so equal times fire in the order they were scheduled: same inputs, same schedule.
+ * Where that order is known beforehand (engine_ordered.h: fixed durations, and the CTAs' units known or
+ * every edge forward), the schedule is computed without events. */
 #ifndef SIM_ENGINE_H
 #define SIM_ENGINE_H
 
@@ -23,13 +25,19 @@ typedef struct {
                                    * got at its release (sim_engine_edge_latency); else NULL */
     int32_t *order;               /* op_count + cta_count entries: ops in completion order, with CTA c's
                                    * dispatch as op_count + c where it happened; a topological order of the
-                                   * realised DAG (sim/model/analyze.h), so its analysis needs no sort */
+                                   * realised DAG (sim/model/analyze.h), so its analysis needs no sort.
+                                   * NULL where every program edge runs forward and the fast path ran:
+                                   * CTA order (each dispatch, then its ops) is topological then */
 } SimSchedule;
 
 /* Runs p. A plan that can never finish (a CTA waits on one that cannot be placed, or a dependency cycle)
- * is reported as SIM_ERR_SCHEDULE with a sentence naming a stuck CTA. O((ops + edges) log(in flight));
- * besides the schedule (28 bytes per op), a heap of the events in flight. */
+ * is reported as SIM_ERR_SCHEDULE with a sentence naming a stuck CTA. Through the fast path where it
+ * applies (O(ops + edges), 16 bytes per op besides the program), else the event engine: O(ops + edges)
+ * with the calendar queue, O((ops + edges) log(in flight)) with the heap; 20 bytes per op. */
 SimStatus sim_engine_run(const SimProgram *p, SimSchedule *out, SimError *err);
+/* The event engine alone, never the fast path: the same schedule (out->order always set), for tests and
+ * comparisons. */
+SimStatus sim_engine_run_events(const SimProgram *p, SimSchedule *out, SimError *err);
 void sim_schedule_clear(SimSchedule *s);
 /* The latency edge e had in schedule s: the program's latency between the two units plus, with a load
  * model, the hand-off growth at its source's release. */

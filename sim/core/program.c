@@ -24,7 +24,7 @@ void sim_program_free(SimProgram *p)
     g_free(p->edges);
     g_free(p->unit_latency_ns);
     if (p->load) {
-        g_free(p->load->slowdown_ppm);
+        g_free(p->load->extra_ns);
         g_free(p->load->handoff_extra_ns);
         g_free(p->load);
     }
@@ -81,28 +81,29 @@ void sim_program_add_edge(SimProgram *p, int64_t from, int64_t to, int32_t laten
 }
 
 /* Counting sort of edge ids by both endpoints, in one pass over the edges for the counts and one for the
- * ids: first_in[v]..first_in[v+1] index v's incoming edges in in_edge, likewise out. */
+ * ids: first_in[v]..first_in[v+1] index v's incoming edges in in_edge, likewise out. The fill pass moves
+ * each first_*[v] to the end of v's run, where v + 1's starts: one shift puts them back, no copy needed. */
 static void build_csr(SimProgram *p)
 {
-    int32_t *fi = SIM_PREFAULT_NEW0(int32_t, p->op_count + 1), *fo = SIM_PREFAULT_NEW0(int32_t, p->op_count + 1);
-    for (int64_t e = 0; e < p->edge_count; e++)
+    int64_t n = p->op_count;
+    int32_t *fi = SIM_PREFAULT_NEW0(int32_t, n + 1), *fo = SIM_PREFAULT_NEW0(int32_t, n + 1);
+    for (int64_t e = 0; e < p->edge_count; e++) {
+        g_assert(p->edges[e].from < n && p->edges[e].to < n);
         fi[p->edges[e].to + 1]++, fo[p->edges[e].from + 1]++;
-    for (int64_t v = 0; v < p->op_count; v++)
+    }
+    for (int64_t v = 0; v < n; v++)
         fi[v + 1] += fi[v], fo[v + 1] += fo[v];
     int32_t *in = SIM_PREFAULT_NEW(int32_t, p->edge_count), *out = SIM_PREFAULT_NEW(int32_t, p->edge_count);
-    int32_t *fill_in = SIM_PREFAULT_NEW(int32_t, p->op_count), *fill_out = SIM_PREFAULT_NEW(int32_t, p->op_count);
-    memcpy(fill_in, fi, sizeof *fi * p->op_count), memcpy(fill_out, fo, sizeof *fo * p->op_count);
     for (int64_t e = 0; e < p->edge_count; e++)
-        in[fill_in[p->edges[e].to]++] = (int32_t)e, out[fill_out[p->edges[e].from]++] = (int32_t)e;
-    g_free(fill_in), g_free(fill_out);
+        in[fi[p->edges[e].to]++] = (int32_t)e, out[fo[p->edges[e].from]++] = (int32_t)e;
+    memmove(fi + 1, fi, sizeof *fi * (size_t)n), memmove(fo + 1, fo, sizeof *fo * (size_t)n);
+    fi[0] = fo[0] = 0;
     p->first_in = fi, p->in_edge = in, p->first_out = fo, p->out_edge = out;
 }
 
 void sim_program_seal(SimProgram *p)
 {
     g_assert(!p->first_in && p->op_count < INT32_MAX && p->edge_count < INT32_MAX);
-    for (int64_t e = 0; e < p->edge_count; e++)
-        g_assert(p->edges[e].from < p->op_count && p->edges[e].to < p->op_count);
     build_csr(p);
     if (p->engines_per_unit == 1) /* program order is op order: sim_program_next_on_engine */
         return;
@@ -133,16 +134,18 @@ int64_t sim_program_edge_latency(const SimProgram *p, int64_t e, int32_t u_from,
     return edge->latency_ns;
 }
 
-void sim_program_set_load(SimProgram *p, const int32_t *slowdown_ppm, int32_t slowdown_len,
-                          const int32_t *handoff_extra_ns, int32_t handoff_len)
+void sim_program_set_load(SimProgram *p, const SimLoadModel *load)
 {
-    g_assert(!p->load && slowdown_len >= 1);
-    p->load = g_new0(SimLoadModel, 1);
-    p->load->slowdown_ppm = g_memdup2(slowdown_ppm, sizeof(int32_t) * (slowdown_len + 1));
-    p->load->slowdown_len = slowdown_len;
-    if (handoff_extra_ns && handoff_len >= 1) {
-        p->load->handoff_extra_ns = g_memdup2(handoff_extra_ns, sizeof(int32_t) * (handoff_len + 1));
-        p->load->handoff_len = handoff_len;
+    g_assert(!p->load && load->extra_len >= 1 && load->issue_ppm >= 1 && load->issue_ppm <= 1000000 &&
+             load->capacity_milli >= 0);
+    p->load = g_new(SimLoadModel, 1);
+    *p->load = *load;
+    p->load->extra_ns = g_memdup2(load->extra_ns, sizeof(int32_t) * (load->extra_len + 1));
+    p->load->handoff_extra_ns = NULL;
+    p->load->handoff_len = 0;
+    if (load->handoff_extra_ns && load->handoff_len >= 1) {
+        p->load->handoff_extra_ns = g_memdup2(load->handoff_extra_ns, sizeof(int32_t) * (load->handoff_len + 1));
+        p->load->handoff_len = load->handoff_len;
     }
 }
 

@@ -44,16 +44,26 @@ typedef struct {
     int32_t op_begin, op_count;
 } SimCta;
 
-/* Load-dependent reductions (docs/profile.md). REDUCE ops share one resource by processor sharing: while k
- * run at once, each progresses at 1/slowdown(k) of its alone rate, so its duration_ns is its time alone and
- * its realised duration depends on how many run beside it. The hand-off of a row (an ACCUM edge between
- * different units) gets handoff_extra(k) ns more, k = reductions still in flight at the release. Tables
- * are indexed by k (slowdown's entry 0 unused); a k past the end uses the last entry. */
+/* Load-dependent reductions (docs/profile.md): the reductions share one queue. A REDUCE op of duration d
+ * (its time alone) issues its bytes for issue = d * issue_ppm / 1e6 ns from its start, then waits for
+ * the queue to drain what it issued, then spends the rest of d (its latency: a shift that staggered runs
+ * cannot place, so it comes last). The queue is a fluid FIFO: while n reductions issue, its backlog grows at n - capacity issuers'
+ * worth per ns (capacity = capacity_milli / 1000; 0: no queue), never below 0, so a reduction's wait is
+ * the backlog at its issue end over the capacity: the ones that issued first wait for each other, and a
+ * reduction that issues after the others have drained waits little (the early/late asymmetry measured in
+ * traces/calib6). On top, extra_ns(n): the time a reduction that issues with n issuing throughout takes
+ * beyond its time alone and the queue's wait (the measured curve's rise below the queue's knee),
+ * averaged over its issue window. Alone (n 1, no backlog, extra 0) a reduction takes exactly d: the
+ * fixed-duration engine is the special case. The hand-off of a row (an ACCUM edge between different
+ * units) gets handoff_extra(k) ns more, k = reductions still in flight at the release. Tables are indexed
+ * by k (entry 0 unused); a k past the end uses the last entry. */
 typedef struct {
-    int32_t *slowdown_ppm;      /* slowdown(k) in parts per million (1000000 = as fast as alone); owned */
-    int32_t slowdown_len;
+    int32_t *extra_ns;          /* extra(n), ns; owned */
+    int32_t extra_len;
     int32_t *handoff_extra_ns;  /* handoff_extra(k), ns; owned; may be NULL */
     int32_t handoff_len;
+    int32_t issue_ppm;          /* share of a reduction's time alone spent issuing, 1..1000000 */
+    int32_t capacity_milli;     /* reductions issuing at once that the queue drains without a backlog, x1000 */
 } SimLoadModel;
 
 /* Optional: a unit's COMPUTE op on engine 0 takes penalty_ns longer when one of the unit's REDUCE ops on
@@ -127,9 +137,8 @@ static inline bool sim_program_is_first_on_engine(const SimProgram *p, int64_t o
 /* Latency of edge e when its ends run on units u_from and u_to. */
 int64_t sim_program_edge_latency(const SimProgram *p, int64_t e, int32_t u_from, int32_t u_to);
 
-/* Takes ownership of a load model (copies of the tables, each len + 1 entries indexed by k). */
-void sim_program_set_load(SimProgram *p, const int32_t *slowdown_ppm, int32_t slowdown_len,
-                          const int32_t *handoff_extra_ns, int32_t handoff_len);
+/* Gives the program a copy of a load model (its tables, each len + 1 entries indexed by k). */
+void sim_program_set_load(SimProgram *p, const SimLoadModel *load);
 
 const char *sim_op_kind_name(SimOpKind kind);
 const char *sim_edge_kind_name(SimEdgeKind kind);

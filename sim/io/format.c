@@ -40,59 +40,70 @@ void sim_write_csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-#define WRITER_BYTES (1 << 20)
-
 void sim_writer_init(SimWriter *w, FILE *f)
 {
-    *w = (SimWriter){ .f = f, .buf = malloc(WRITER_BYTES) };
+    *w = (SimWriter){ .f = f, .buf = malloc(SIM_WRITER_BYTES) };
     if (!w->buf)
         abort();
 }
 
-/* Room for at least n more bytes (n < WRITER_BYTES). */
-static void reserve(SimWriter *w, size_t n)
+void sim_writer_flush(SimWriter *w)
 {
-    if (w->len + n <= WRITER_BYTES)
-        return;
-    w->is_bad |= fwrite(w->buf, 1, w->len, w->f) != w->len;
+    if (w->len)
+        w->is_bad |= fwrite(w->buf, 1, w->len, w->f) != w->len;
     w->len = 0;
 }
 
 void sim_writer_i64(SimWriter *w, int64_t v)
 {
-    char digits[24];
-    int n = 0;
-    uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
-    do
-        digits[n++] = (char)('0' + u % 10);
-    while ((u /= 10) > 0);
-    reserve(w, (size_t)n + 1);
-    if (v < 0)
-        w->buf[w->len++] = '-';
-    while (n > 0)
-        w->buf[w->len++] = digits[--n];
+    sim_writer_end(w, sim_format_i64(sim_writer_room(w, 20), v));
 }
 
 void sim_writer_str(SimWriter *w, const char *s)
 {
     for (size_t n = strlen(s); n > 0;) {
-        size_t k = n < WRITER_BYTES / 2 ? n : WRITER_BYTES / 2;
-        reserve(w, k);
-        memcpy(w->buf + w->len, s, k);
+        size_t k = n < SIM_WRITER_MAX_ROOM ? n : SIM_WRITER_MAX_ROOM;
+        memcpy(sim_writer_room(w, k), s, k);
         w->len += k, s += k, n -= k;
     }
 }
 
 void sim_writer_char(SimWriter *w, char c)
 {
-    reserve(w, 1);
-    w->buf[w->len++] = c;
+    *sim_writer_room(w, 1) = c;
+    w->len++;
+}
+
+void sim_writer_json_string(SimWriter *w, const char *s)
+{
+    size_t n = 0;
+    for (unsigned char c; (c = (unsigned char)s[n]) >= 0x20 && c != '"' && c != '\\';)
+        n++;
+    if (s[n] == '\0' && n + 2 <= SIM_WRITER_MAX_ROOM) { /* nothing to escape: the common case */
+        char *p = sim_writer_room(w, n + 2);
+        *p++ = '"';
+        memcpy(p, s, n);
+        p[n] = '"';
+        sim_writer_end(w, p + n + 1);
+        return;
+    }
+    sim_writer_char(w, '"');
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        char *p = sim_writer_room(w, 7); /* "\\u00XX" and snprintf's NUL */
+        if (*c == '"' || *c == '\\')
+            p[0] = '\\', p[1] = (char)*c, p += 2;
+        else if (*c < 0x20)
+            p += snprintf(p, 7, "\\u%04x", *c);
+        else
+            *p++ = (char)*c;
+        sim_writer_end(w, p);
+    }
+    sim_writer_char(w, '"');
 }
 
 bool sim_writer_done(SimWriter *w)
 {
-    if (w->len)
-        w->is_bad |= fwrite(w->buf, 1, w->len, w->f) != w->len;
+    sim_writer_flush(w);
     free(w->buf);
     *w = (SimWriter){ .is_bad = w->is_bad };
     return !w->is_bad;

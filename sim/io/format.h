@@ -1,11 +1,15 @@
 /* The one JSON string escaper and the one CSV field writer of dashsim's hand-streamed outputs (Chrome
- * traces, sweep rows, per-phase CSV). Whole JSON documents are built with cJSON instead. */
+ * traces, sweep rows, per-phase CSV), and the buffered writer the large ones go through: numbers
+ * formatted by hand into a 1 MB buffer, the same bytes printf's %lld and "%lld.%03lld" give.
+ * Whole JSON documents are built with cJSON instead. */
 #ifndef SIM_FORMAT_H
 #define SIM_FORMAT_H
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* s as a JSON string: quotes, '"' and '\' escaped, control bytes as \u00XX; other bytes (UTF-8) as is. */
 void sim_write_json_string(FILE *f, const char *s);
@@ -15,8 +19,53 @@ void sim_write_json_value(FILE *f, const char *v);
 /* s as an RFC 4180 CSV field: as is, or quoted with '"' doubled when it holds ',', '"', CR or LF. */
 void sim_write_csv_field(FILE *f, const char *s);
 
-/* A buffered writer for large outputs: integers formatted by hand into a 1 MB buffer written in one go,
- * the same bytes as printf's %d / %s. Errors are sticky: sim_writer_done reports any. */
+/* Decimal digits of u (1 to 20): the bit length gives the digits within one, a table decides (its entry 0
+ * is 0, not 1: a number below 8 has one digit, 0 included). */
+static inline int sim_format_digits(uint64_t u)
+{
+    static const uint64_t pow10[20] = { 0ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+                                        100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+                                        1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
+                                        1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+                                        1000000000000000000ULL, 10000000000000000000ULL };
+    int d = ((64 - __builtin_clzll(u | 1)) * 1233) >> 12; /* floor(bits * log10(2)) */
+    return d + (u >= pow10[d]);
+}
+
+/* v in decimal at p, as printf's %lld; returns the end (at most 20 bytes written). Two digits a step. */
+static inline char *sim_format_i64(char *p, int64_t v)
+{
+    static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                   "8081828384858687888990919293949596979899";
+    uint64_t u = (uint64_t)v;
+    if (v < 0)
+        *p++ = '-', u = -u;
+    char *end = p + sim_format_digits(u);
+    for (p = end; u >= 100; u /= 100) {
+        p -= 2;
+        memcpy(p, &pairs[2 * (u % 100)], 2);
+    }
+    if (u >= 10)
+        memcpy(p - 2, &pairs[2 * u], 2);
+    else
+        p[-1] = (char)('0' + u);
+    return end;
+}
+
+/* A nanosecond count as microseconds with three decimals (printf's "%lld.%03lld" of ns / 1000 and
+ * ns % 1000, whose odd form for a negative count is kept) at p; returns the end (at most 41 bytes). */
+static inline char *sim_format_us(char *p, int64_t ns)
+{
+    if (ns < 0)
+        return p + sprintf(p, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
+    p = sim_format_i64(p, ns / 1000);
+    int frac = (int)(ns % 1000);
+    p[0] = '.', p[1] = (char)('0' + frac / 100), p[2] = (char)('0' + frac / 10 % 10), p[3] = (char)('0' + frac % 10);
+    return p + 4;
+}
+
+/* A buffered writer for large outputs. Errors are sticky: sim_writer_done reports any. */
 typedef struct {
     FILE *f;
     char *buf;       /* owned */
@@ -24,10 +73,29 @@ typedef struct {
     bool is_bad;     /* a write failed */
 } SimWriter;
 
+#define SIM_WRITER_BYTES (1 << 20)
+#define SIM_WRITER_MAX_ROOM (SIM_WRITER_BYTES / 2) /* the most one sim_writer_room may ask for */
+
 void sim_writer_init(SimWriter *w, FILE *f);
+/* Writes the buffer out (the next bytes go to its start). */
+void sim_writer_flush(SimWriter *w);
+/* Room for n more bytes (n <= SIM_WRITER_MAX_ROOM): returns where they go; sim_writer_end then takes the
+ * end of what was written there. For a row of known greatest length: one check for all its fields. */
+static inline char *sim_writer_room(SimWriter *w, size_t n)
+{
+    if (w->len + n > SIM_WRITER_BYTES)
+        sim_writer_flush(w);
+    return w->buf + w->len;
+}
+static inline void sim_writer_end(SimWriter *w, const char *end)
+{
+    w->len = (size_t)(end - w->buf);
+}
 void sim_writer_i64(SimWriter *w, int64_t v);
 void sim_writer_str(SimWriter *w, const char *s);
 void sim_writer_char(SimWriter *w, char c);
+/* s as a JSON string (sim_write_json_string's bytes). */
+void sim_writer_json_string(SimWriter *w, const char *s);
 /* Writes what is buffered and frees the buffer; false if any write failed. */
 bool sim_writer_done(SimWriter *w);
 

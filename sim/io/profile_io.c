@@ -338,6 +338,76 @@ static void raw_idle_handoff(JsonIn *in, const cJSON *root, const char *matrix_p
 
 static SimStatus check_written(const HwProfile *p, const char *raw_path, SimError *err);
 
+/* reduce_staggered: each row's two halves, against the curve (reduce_inflight) of the same method and
+ * tile in the same file; rows grouped by family (bulk; ldst, red: ldst) and each family's queue fitted. */
+static void raw_staggered(JsonIn *in, const cJSON *root, const HwProfile *curves, HwProfile *p)
+{
+    const cJSON *rows = sim_json_array(in, sim_json_get(in, root, "", "reduce_staggered"), "/reduce_staggered", "rows", 1024);
+    int n = rows ? cJSON_GetArraySize(rows) : 0;
+    StaggerRun *runs = g_new0(StaggerRun, MAX(n, 1));
+    bool *is_bulk = g_new0(bool, MAX(n, 1));
+    for (int i = 0; i < n && !in->err->status; i++) {
+        const cJSON *row = cJSON_GetArrayItem(rows, i);
+        char path[64], op[16];
+        snprintf(path, sizeof path, "/reduce_staggered/rows/%d", i);
+        sim_json_text(in, row, path, "op", op, sizeof op);
+        op[strcspn(op, "-")] = 0;
+        int tm = (int)sim_json_int(in, row, path, "tile_m", 1, 1024), hd = (int)sim_json_int(in, row, path, "head_dim", 1, 1024);
+        int threads = (int)sim_json_int(in, row, path, "threads", 1, 1024);
+        runs[i].k = (int)sim_json_int(in, row, path, "k", 2, 1 << 16);
+        runs[i].stagger_ns = sim_json_int(in, row, path, "stagger_ns", 0, 1000000000);
+        runs[i].early_ns = llround(sim_json_num(in, row, path, "early_median_ns", 1, 1e9));
+        runs[i].late_ns = llround(sim_json_num(in, row, path, "late_median_ns", 1, 1e9));
+        is_bulk[i] = strcmp(op, "bulk") == 0;
+        for (int j = 0; j < curves->reduce_count && !in->err->status; j++) {
+            const ProfileReduce *r = &curves->reduces[j];
+            if (r->tile_m == tm && r->head_dim == hd && r->threads == threads && strcmp(r->op, op) == 0)
+                runs[i].reduce = r;
+        }
+        if (!in->err->status && !runs[i].reduce)
+            none_found(in, path, "no reduce_inflight curve for this method and tile in the same file");
+    }
+    for (int family = 0; family < 2 && !in->err->status; family++) {
+        StaggerRun *mine = g_new(StaggerRun, MAX(n, 1));
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (is_bulk[i] == (family == 0))
+                mine[m++] = runs[i];
+        if (m > 0) {
+            ProfileQueue *q = &p->queues[p->queue_count++];
+            *q = (ProfileQueue){ 0 };
+            snprintf(q->op, sizeof q->op, "%s", family == 0 ? "bulk" : "ldst");
+            sim_profile_fit_queue(mine, m, q);
+        }
+        g_free(mine);
+    }
+    if (!in->err->status && p->queue_count == 0)
+        none_found(in, "/reduce_staggered/rows", "no staggered runs to fit the load rule's queue to");
+    g_free(runs);
+    g_free(is_bulk);
+}
+
+SimStatus sim_profile_fit_load(HwProfile *p, const char *raw_path, SimError *err)
+{
+    cJSON *root;
+    uint64_t hash;
+    if (load_json(raw_path, &root, &hash, err) != SIM_OK)
+        return err->status;
+    JsonIn in = { raw_path, err };
+    HwProfile *curves = g_new0(HwProfile, 1);
+    p->queue_count = 0;
+    raw_reduce(&in, root, curves);
+    if (!err->status)
+        raw_staggered(&in, root, curves, p);
+    snprintf(p->queue_source, sizeof p->queue_source, "%s", raw_path);
+    p->queue_source_hash = hash;
+    sim_profile_free(curves);
+    cJSON_Delete(root);
+    if (err->status)
+        p->queue_count = 0;
+    return err->status;
+}
+
 SimStatus sim_profile_from_raw(const char *raw_path, const char *latency_matrix, HwProfile **out, SimError *err)
 {
     *out = NULL;
@@ -433,7 +503,20 @@ bool sim_profile_write(const HwProfile *p, FILE *f)
             ", \"cta_gap_ns\": %" PRId64 ", ", p->acquire_ns, p->loop_gap_ns, p->kernel_to_first_cta_ns, p->cta_gap_ns);
     write_curve(f, "prologue_tasks", p->prologue_tasks, p->prologue_points), fputs(", ", f);
     write_values(f, "prologue_ns", p->prologue_ns, p->prologue_points);
-    fputs("}\n}\n", f);
+    fputc('}', f);
+    if (p->queue_count > 0) {
+        fputs(",\n  \"load\": {\"rule\": \"queue\", \"source\": {\"file\": ", f);
+        sim_write_json_string(f, p->queue_source);
+        fprintf(f, ", \"fnv1a64\": \"%016" PRIx64 "\"}, \"families\": [", p->queue_source_hash);
+        for (int i = 0; i < p->queue_count; i++) {
+            const ProfileQueue *q = &p->queues[i];
+            fprintf(f, "%s\n    {\"op\": \"%s\", \"issue_share\": %.2f, \"fit_runs\": %d, "
+                    "\"fit_max_error\": %.4f, \"fit_median_error\": %.4f, \"ps_max_error\": %.4f}", i ? "," : "", q->op,
+                    q->issue_share, q->fit_runs, q->fit_max_error, q->fit_median_error, q->ps_max_error);
+        }
+        fputs("\n  ]}", f);
+    }
+    fputs("\n}\n", f);
     return !ferror(f);
 }
 
@@ -504,6 +587,33 @@ static void read_reduces(JsonIn *in, const cJSON *root, HwProfile *p)
 }
 
 /* The profile in root (named path in errors); *out owned by the caller. */
+/* The optional load rule: the queue of each family of methods. */
+static void read_load(JsonIn *in, const cJSON *root, HwProfile *p)
+{
+    const cJSON *load = sim_json_get(in, root, "", "load"), *src = sim_json_get(in, load, "/load", "source");
+    char rule[16] = "", hash_text[32] = "";
+    sim_json_text(in, load, "/load", "rule", rule, sizeof rule);
+    if (!in->err->status && strcmp(rule, "queue") != 0)
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: /load/rule: must be \"queue\"", in->file);
+    sim_json_text(in, src, "/load/source", "file", p->queue_source, sizeof p->queue_source);
+    sim_json_text(in, src, "/load/source", "fnv1a64", hash_text, sizeof hash_text);
+    p->queue_source_hash = strtoull(hash_text, NULL, 16);
+    const cJSON *rows = sim_json_array(in, load, "/load", "families", SIM_PROFILE_MAX_QUEUES);
+    for (const cJSON *r = rows ? rows->child : NULL; r && !in->err->status; r = r->next) {
+        ProfileQueue *q = &p->queues[p->queue_count];
+        char path[48];
+        snprintf(path, sizeof path, "/load/families/%d", p->queue_count++);
+        sim_json_text(in, r, path, "op", q->op, sizeof q->op);
+        if (!in->err->status && strcmp(q->op, "bulk") != 0 && strcmp(q->op, "ldst") != 0)
+            sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/op: must be \"bulk\" or \"ldst\"", in->file, path);
+        q->issue_share = sim_json_num(in, r, path, "issue_share", 0.01, 1);
+        q->fit_runs = (int)sim_json_int(in, r, path, "fit_runs", 0, 1 << 20);
+        q->fit_max_error = sim_json_num(in, r, path, "fit_max_error", 0, 1e6);
+        q->fit_median_error = sim_json_num(in, r, path, "fit_median_error", 0, 1e6);
+        q->ps_max_error = sim_json_num(in, r, path, "ps_max_error", 0, 1e6);
+    }
+}
+
 static SimStatus read_root(const char *path, const cJSON *root, HwProfile **out, SimError *err)
 {
     JsonIn in = { path, err };
@@ -535,6 +645,8 @@ static SimStatus read_root(const char *path, const cJSON *root, HwProfile **out,
     p->cta_gap_ns = sim_json_int(&in, launch, "/launch", "cta_gap_ns", 0, 1000000000);
     p->prologue_points = read_curve(&in, launch, "/launch", "prologue_tasks", "prologue_ns", p->prologue_tasks,
                                     p->prologue_ns, 0);
+    if (!err->status && cJSON_GetObjectItemCaseSensitive(root, "load"))
+        read_load(&in, root, p);
     if (err->status) {
         sim_profile_free(p);
         return err->status;

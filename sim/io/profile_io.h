@@ -12,6 +12,10 @@
  * has no stamped hand-off measurement (NULL: the raw file's own). SIM_ERR_IO / SIM_ERR_INPUT with the
  * JSON path of what is missing. The caller frees *out (sim_profile_free). */
 SimStatus sim_profile_from_raw(const char *raw_path, const char *latency_matrix, HwProfile **out, SimError *err);
+/* Fits p's load rule (its queue per family of methods) to the staggered runs of another raw calibration
+ * file (reduce_staggered, with the reduce_inflight curves of the same methods); p names it as the queue's
+ * source. sim_profile_from_raw does this itself when its raw file has staggered runs. */
+SimStatus sim_profile_fit_load(HwProfile *p, const char *raw_path, SimError *err);
 /* Reads and checks a profile file: every field present, numbers in range, curves ascending. */
 SimStatus sim_profile_read(const char *path, HwProfile **out, SimError *err);
 /* Writes p as a profile file; false if a write failed. Same profile, same bytes. */

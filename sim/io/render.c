@@ -5,13 +5,16 @@
 #include <glib.h>
 #include <string.h>
 
-void sim_render_label(const SimRenderSpec *spec, int64_t op, SimRenderLabel *out)
+void sim_render_label(const SimRenderSpec *spec, int64_t op, bool is_name_wanted, SimRenderLabel *out)
 {
     const char *kind = sim_op_kind_name(spec->program->ops[op].kind);
-    memset(out, 0, sizeof *out);
-    snprintf(out->name, sizeof out->name, "%s", kind);
+    out->is_name_wanted = is_name_wanted;
+    out->name[0] = '\0';
+    if (is_name_wanted)
+        memcpy(out->name, kind, strlen(kind) + 1); /* a kind's name: a short word */
     out->phase = kind;
     out->group = -1;
+    memset(out->args, 0, sizeof out->args);
     if (spec->label)
         spec->label(spec->label_ctx, op, out);
 }

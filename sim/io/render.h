@@ -17,9 +17,12 @@
 #define SIM_RENDER_MAX_ARGS 6     /* integer arguments a labeller may attach to each op */
 #define SIM_RENDER_MAX_ENGINES 8  /* engines per unit the renderers name */
 
-/* What the labeller says about one op. The renderer zeroes it and sets the defaults before the call:
- * name = phase = sim_op_kind_name(kind), group = -1, args = 0. */
+/* What the labeller says about one op. The renderer sets the defaults before the call: name = phase =
+ * sim_op_kind_name(kind), group = -1, args = 0; name only where it is read (is_name_wanted). */
 typedef struct {
+    bool is_name_wanted;              /* set by the renderer: false when no one reads name (CSV, Gantt),
+                                       * and then the labeller may leave it (formatting it costs more than
+                                       * the rest of a CSV row) */
     char name[64];                    /* slice name, e.g. "C h0 kv3 q5" */
     const char *phase;                /* static: CSV 'phase' column and trace category, e.g. "compute" */
     int32_t group;                    /* colour key (attention: head); -1: colour by phase */
@@ -71,8 +74,8 @@ typedef struct {
                                        * to hold them, "a,b" (attention: "kv", "q"); NULL: no labels */
 } SimGanttOptions;
 
-/* Fills out for op: the defaults above, then spec->label if set. */
-void sim_render_label(const SimRenderSpec *spec, int64_t op, SimRenderLabel *out);
+/* Fills out for op: the defaults above, then spec->label if set; the name only if is_name_wanted. */
+void sim_render_label(const SimRenderSpec *spec, int64_t op, bool is_name_wanted, SimRenderLabel *out);
 
 /* Per op, the time it sat ready within its own CTA but did not start: start minus the latest of its
  * CTA's dispatch, the end of the previous op of its CTA on the same engine, and the ends of incoming

@@ -50,6 +50,31 @@ static SimStatus write_sidecar(const SimRenderSpec *spec, const char *csv_path, 
     return sim_output_commit(&out, err);
 }
 
+/* One row: the numbers go straight into the writer's buffer, one room check per part of the row. */
+static void write_row(SimWriter *w, const SimRenderSpec *spec, int64_t op, int64_t wait_ns)
+{
+    const SimProgram *p = spec->program;
+    const SimSchedule *s = spec->schedule;
+    SimRenderLabel l;
+    sim_render_label(spec, op, false, &l);
+    enum { NUMBER = 21 }; /* a number and its comma */
+    char *c = sim_writer_room(w, NUMBER * (3 + SIM_RENDER_MAX_ARGS));
+    const int64_t head[] = { op, p->ops[op].cta, s->cta_unit[p->ops[op].cta] };
+    for (int i = 0; i < 3; i++)
+        c = sim_format_i64(c, head[i]), *c++ = ',';
+    for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++)
+        c = sim_format_i64(c, l.args[i]), *c++ = ',';
+    sim_writer_end(w, c);
+    sim_writer_str(w, l.phase);
+    c = sim_writer_room(w, NUMBER * 5 + 1);
+    const int64_t tail[] = { p->ops[op].engine, s->start_ns[op], s->end_ns[op], wait_ns,
+                             spec->analysis ? spec->analysis->is_critical[op] : 0 };
+    for (int i = 0; i < 5; i++)
+        *c++ = ',', c = sim_format_i64(c, tail[i]);
+    *c++ = '\n';
+    sim_writer_end(w, c);
+}
+
 SimStatus sim_render_csv(const SimRenderSpec *spec, const char *path, SimError *err)
 {
     SimOutput out;
@@ -57,25 +82,12 @@ SimStatus sim_render_csv(const SimRenderSpec *spec, const char *path, SimError *
     if (sim_output_open(&out, path, err) != SIM_OK)
         return sim_output_batch_end(mark, err->status, err);
     const SimProgram *p = spec->program;
-    const SimSchedule *s = spec->schedule;
-    int64_t *wait = sim_render_waits_new(p, s);
+    int64_t *wait = sim_render_waits_new(p, spec->schedule);
     write_header(out.f, spec);
     SimWriter w;
     sim_writer_init(&w, out.f);
-    for (int64_t op = 0; op < p->op_count; op++) {
-        SimRenderLabel l;
-        sim_render_label(spec, op, &l);
-        const int64_t head[] = { op, p->ops[op].cta, s->cta_unit[p->ops[op].cta] };
-        for (int i = 0; i < 3; i++)
-            sim_writer_i64(&w, head[i]), sim_writer_char(&w, ',');
-        for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++)
-            sim_writer_i64(&w, l.args[i]), sim_writer_char(&w, ',');
-        sim_writer_str(&w, l.phase), sim_writer_char(&w, ',');
-        const int64_t tail[] = { p->ops[op].engine, s->start_ns[op], s->end_ns[op], wait[op],
-                                 spec->analysis ? spec->analysis->is_critical[op] : 0 };
-        for (int i = 0; i < 5; i++)
-            sim_writer_i64(&w, tail[i]), sim_writer_char(&w, i < 4 ? ',' : '\n');
-    }
+    for (int64_t op = 0; op < p->op_count; op++)
+        write_row(&w, spec, op, wait[op]);
     sim_writer_done(&w); /* a failed write sets the stream's error flag, which sim_output_commit reports */
     g_free(wait);
     bool has_sidecar = !out.is_in_place && (spec->title || spec->meta_count);

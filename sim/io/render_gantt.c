@@ -1,7 +1,9 @@
 /* Gantt chart through gnuplot: STEM.dat holds one block per box class (idle bands, compute, reductions,
  * critical outlines; empty classes are left out), STEM.gp draws them, and gnuplot is run in the image's
  * directory on the temporary names; all three files are renamed into place only if gnuplot succeeded.
- * Above max_rows units every k-th unit is drawn (k = ceil(units / max_rows)) and the caption says so. */
+ * Above max_rows units every k-th unit is drawn (k = ceil(units / max_rows)) and the caption says so.
+ * Boxes narrower than a pixel on average are drawn as a raster instead: STEM.dat is then an RGB image,
+ * each pixel the mean colour of what its time span holds (one image for gnuplot, not an object a box). */
 #include "render.h"
 
 #include <glib.h>
@@ -15,6 +17,9 @@
 
 enum { CLASS_IDLE, CLASS_COMPUTE, CLASS_REDUCE, CLASS_CRITICAL, CLASS_COUNT };
 enum { PALETTE_SIZE = 16, LEGEND_GROUPS = 16 };
+enum { PLOT_PX = 1100,          /* the plot's width in pixels, about (1400 wide with the key) */
+       BAND_LINES = 5 };        /* raster lines per engine band: the middle one holds the critical stripe */
+#define IDLE_RGB 0xe8e8e8u
 
 /* Tableau 10, then six dark colours of Vega's category20b (dark, so that their lighter reduction tints
  * do not pass for another group's compute); idle is a lighter grey than its grey. */
@@ -28,6 +33,7 @@ typedef struct {
     bool is_us;                    /* x in microseconds (else ns) */
     bool is_svg;
     bool is_dense;                 /* boxes a few pixels wide: no borders, critical ops as a black stripe */
+    bool is_raster;                /* boxes below a pixel wide on average: drawn as an image */
     int64_t count[CLASS_COUNT];    /* boxes per class */
     int32_t max_group;             /* largest label group seen; -1 none */
     bool has_kind[SIM_OP_KIND_COUNT];
@@ -99,10 +105,11 @@ static void write_box(FILE *f, const Layout *g, int64_t op, uint32_t rgb, bool i
     fprintf(f, " %.3f %.3f %" PRIu32 "\n", lo, hi, rgb);
 }
 
-/* Box labels "a,b" (opt->box_label_args): counts them (f NULL) or writes "x y text" lines, for compute
- * and reduction boxes at least about 7 px per character wide (of a 1100 px plot). */
-static void scan_labels(Layout *g, FILE *f)
+/* Box labels "a,b" (opt->box_label_args): counts them (f NULL) or writes "x y text" lines (the raster's
+ * script: "set label" commands), for boxes at least about 7 px per character wide (of a 1100 px plot). */
+static int64_t scan_labels(const Layout *g, FILE *f)
 {
+    int64_t count = 0;
     const SimRenderSpec *spec = g->spec;
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
@@ -110,19 +117,25 @@ static void scan_labels(Layout *g, FILE *f)
         if (!is_drawn(g, op))
             continue;
         SimRenderLabel l;
-        sim_render_label(spec, op, &l);
+        sim_render_label(spec, op, false, &l);
         char text[48];
         snprintf(text, sizeof text, "%" PRId64 ",%" PRId64, l.args[g->label_arg[0]], l.args[g->label_arg[1]]);
-        if (1100.0 * (double)p->ops[op].duration_ns < (7.0 * (double)strlen(text) + 4) * (double)s->makespan_ns)
+        if ((double)PLOT_PX * (double)p->ops[op].duration_ns < (7.0 * (double)strlen(text) + 4) * (double)s->makespan_ns)
             continue;
-        g->label_count += f == NULL;
+        count++;
         if (f) {
             double lo, hi;
             band(g, op, false, &lo, &hi);
+            if (g->is_raster)
+                fprintf(f, "set label \"%s\" at ", text);
             print_x(f, g, (s->start_ns[op] + s->end_ns[op]) / 2);
-            fprintf(f, " %.3f \"%s\"\n", (lo + hi) / 2, text);
+            if (g->is_raster)
+                fprintf(f, ", %.3f center font ',7' tc rgb 'black' front\n", (lo + hi) / 2);
+            else
+                fprintf(f, " %.3f \"%s\"\n", (lo + hi) / 2, text);
         }
     }
+    return count;
 }
 
 /* Counts boxes per class (first pass) or writes the block of one class (second pass). */
@@ -136,7 +149,7 @@ static void scan_class(Layout *g, int cls, FILE *f)
             if (f) {
                 fputs("0 ", f);
                 print_x(f, g, spec->schedule->makespan_ns);
-                fprintf(f, " %.3f %.3f %" PRIu32 "\n", r - 0.45, r + 0.45, 0xe8e8e8u);
+                fprintf(f, " %.3f %.3f %" PRIu32 "\n", r - 0.45, r + 0.45, IDLE_RGB);
             }
         }
         return;
@@ -148,7 +161,7 @@ static void scan_class(Layout *g, int cls, FILE *f)
             (cls == CLASS_CRITICAL && !is_critical))
             continue;
         SimRenderLabel l;
-        sim_render_label(spec, op, &l);
+        sim_render_label(spec, op, false, &l);
         if (!f) {
             g->count[cls]++;
             g->max_group = MAX(g->max_group, l.group);
@@ -158,6 +171,98 @@ static void scan_class(Layout *g, int cls, FILE *f)
             write_box(f, g, op, is_outline ? 0u : colour_of(&l, p->ops[op].kind), is_outline && g->is_dense);
         }
     }
+}
+
+/* Raster: per drawn row, engine band and pixel column, the time boxes cover there (ns) and that time
+ * times each colour channel; integer sums, so the same bytes on any machine. */
+typedef struct {
+    int64_t rgb[3], busy_ns, critical_ns;
+} Cell;
+
+/* Where pixel column i starts, in ns (columns split the makespan evenly, to the ns). */
+static int64_t column_start(int64_t makespan_ns, int64_t i)
+{
+    return (int64_t)((__int128)makespan_ns * i / PLOT_PX);
+}
+
+static Cell *raster_cells(const Layout *g)
+{
+    const SimRenderSpec *spec = g->spec;
+    const SimProgram *p = spec->program;
+    const SimSchedule *s = spec->schedule;
+    int64_t m = s->makespan_ns;
+    Cell *cells = g_new0(Cell, (size_t)g->rows * p->engines_per_unit * PLOT_PX);
+    for (int64_t op = 0; op < p->op_count; op++) {
+        if (!is_drawn(g, op))
+            continue;
+        SimRenderLabel l;
+        sim_render_label(spec, op, false, &l);
+        uint32_t rgb = colour_of(&l, p->ops[op].kind);
+        bool is_critical = spec->analysis && spec->analysis->is_critical[op];
+        int32_t row = s->cta_unit[p->ops[op].cta] / g->stride;
+        Cell *band_cells = cells + ((int64_t)row * p->engines_per_unit + p->ops[op].engine) * PLOT_PX;
+        for (int64_t i = (int64_t)((__int128)s->start_ns[op] * PLOT_PX / m); i < PLOT_PX; i++) {
+            int64_t lo = MAX(s->start_ns[op], column_start(m, i)), hi = MIN(s->end_ns[op], column_start(m, i + 1));
+            if (lo >= s->end_ns[op])
+                break;
+            Cell *c = &band_cells[i];
+            for (int k = 0; k < 3; k++)
+                c->rgb[k] += (hi - lo) * (rgb >> (16 - 8 * k) & 0xff);
+            c->busy_ns += hi - lo;
+            c->critical_ns += is_critical ? hi - lo : 0;
+        }
+    }
+    return cells;
+}
+
+/* A band's pixels over its columns: the boxes' mean colour over idle grey, and (stripe) that blended
+ * toward black by the share of critical ops. */
+static void band_pixels(const Cell *cells, int64_t makespan_ns, uint8_t *plain, uint8_t *stripe)
+{
+    for (int64_t i = 0; i < PLOT_PX; i++) {
+        const Cell *c = &cells[i];
+        int64_t width = column_start(makespan_ns, i + 1) - column_start(makespan_ns, i);
+        for (int ch = 0; ch < 3; ch++) {
+            int64_t idle = IDLE_RGB >> (16 - 8 * ch) & 0xff;
+            int64_t v = (c->rgb[ch] + (width - c->busy_ns) * idle + width / 2) / width;
+            plain[3 * i + ch] = (uint8_t)v;
+            stripe[3 * i + ch] = (uint8_t)((v * (width - c->critical_ns) + width / 2) / width);
+        }
+    }
+}
+
+/* The image, top line first: BAND_LINES lines per engine band of each drawn row, the bands filling the
+ * row; the middle line of each is its stripe. The white gaps between rows are drawn over it (raster_gaps). */
+static void write_raster(FILE *f, const Layout *g)
+{
+    const SimProgram *p = g->spec->program;
+    int64_t engines = p->engines_per_unit;
+    Cell *cells = raster_cells(g);
+    uint8_t *plain = g_new(uint8_t, 3 * PLOT_PX), *stripe = g_new(uint8_t, 3 * PLOT_PX);
+    for (int64_t band = 0; band < g->rows * engines; band++) {
+        band_pixels(&cells[band * PLOT_PX], g->spec->schedule->makespan_ns, plain, stripe);
+        for (int j = 0; j < BAND_LINES; j++)
+            fwrite(j == BAND_LINES / 2 ? stripe : plain, 3, PLOT_PX, f);
+    }
+    g_free(plain), g_free(stripe);
+    g_free(cells);
+}
+
+/* The raster's plot: white rectangles over the 0.1 between rows (as the boxes leave it), then the
+ * image, pixel centres on the columns' and lines' middles. */
+static void write_raster_plot(FILE *f, const Layout *g)
+{
+    double width = (double)g->spec->schedule->makespan_ns / (g->is_us ? 1000.0 : 1.0) / PLOT_PX;
+    int64_t lines = (int64_t)BAND_LINES * g->spec->program->engines_per_unit;
+    fputs("set border front\n", f); /* over the image's edges */
+    for (int32_t r = 0; r <= g->rows; r++) {
+        fprintf(f, "set object %d rect from 0,%.2f to ", r + 1, r - 0.55);
+        print_x(f, g, g->spec->schedule->makespan_ns);
+        fprintf(f, ",%.2f fc rgb 'white' fs solid noborder front\n", r - 0.45);
+    }
+    fprintf(f, "plot datafile binary array=(%d,%" PRId64 ") format='%%uchar' dx=%.9g dy=%.9g origin=(%.9g,%.9g) "
+               "with rgbimage notitle", PLOT_PX, lines * g->rows, width, 1.0 / (double)lines, width / 2,
+            -0.5 + 0.5 / (double)lines);
 }
 
 /* A gnuplot double-quoted string: the text has no quotes or backslashes of its own after this. */
@@ -249,9 +354,15 @@ static void write_script(FILE *f, const Layout *g, const char *dat_base, const c
     int32_t every = g->rows > 48 ? (g->rows + 47) / 48 : 1;
     for (int32_t r = 0; r < g->rows; r += every)
         fprintf(f, "%s\"%s %d\" %d", r ? ", " : "", spec->unit_name ? spec->unit_name : "unit", r * g->stride, r);
-    fprintf(f, ") noenhanced\nset ytics scale 0\nset key outside right top noenhanced\nset style fill solid 1.0 %s\n"
-          "box = '(($1+$2)/2):(($3+$4)/2):1:2:3:4'\nrgb = '(($1+$2)/2):(($3+$4)/2):1:2:3:4:5'\nplot ",
+    fprintf(f, ") noenhanced\nset ytics scale 0\nset key outside right top noenhanced\nset style fill solid 1.0 %s\n",
             g->is_dense ? "noborder" : "border rgb 'white'");
+    if (g->is_raster) {
+        scan_labels(g, f);
+        write_raster_plot(f, g);
+        write_legend(f, g);
+        return;
+    }
+    fputs("box = '(($1+$2)/2):(($3+$4)/2):1:2:3:4'\nrgb = '(($1+$2)/2):(($3+$4)/2):1:2:3:4:5'\nplot ", f);
     const char *style[CLASS_COUNT] = { "@rgb with boxxyerror fc rgb variable", "@rgb with boxxyerror fc rgb variable",
                                        "@rgb with boxxyerror fc rgb variable",
                                        g->is_dense ? "@box with boxxyerror fc rgb 'black' fs solid"
@@ -295,14 +406,17 @@ static void layout(Layout *g, const SimRenderSpec *spec, const SimGanttOptions *
                 g->label_arg[k] = i;
     if (g->label_arg[0] < 0 || g->label_arg[1] < 0)
         g->label_arg[0] = g->label_arg[1] = -1;
-    scan_labels(g, NULL);
-    /* Mean drawn box about 1100 px * duration / makespan wide; below 6 px outlines would hide colours. */
+    g->label_count = scan_labels(g, NULL);
+    /* Mean drawn box about 1100 px * duration / makespan wide; below 6 px outlines would hide colours, below
+     * one a pixel shows several boxes: a raster says what they average to, at a cost that does not grow
+     * with the boxes. */
     const SimProgram *p = spec->program;
     int64_t drawn = 0, busy = 0;
     for (int64_t op = 0; op < p->op_count; op++)
         if (is_drawn(g, op))
             drawn++, busy += p->ops[op].duration_ns;
-    g->is_dense = drawn > 0 && 1100.0 * (double)busy / (double)drawn < 6.0 * (double)spec->schedule->makespan_ns;
+    g->is_dense = drawn > 0 && (double)PLOT_PX * (double)busy / (double)drawn < 6.0 * (double)spec->schedule->makespan_ns;
+    g->is_raster = drawn > 0 && PLOT_PX * (double)busy / (double)drawn < 1.0 * (double)spec->schedule->makespan_ns;
 }
 
 /* Writes STEM.dat and STEM.gp, runs gnuplot on them; commits all three (one batch) only if everything worked. */
@@ -314,14 +428,16 @@ static SimStatus draw(Layout *g, const SimGanttOptions *opt, const char *path, S
     SimOutput dat = { 0 }, gp = { 0 }, img = { 0 };
     if (sim_output_open(&dat, dat_path, err) == SIM_OK && sim_output_open(&gp, gp_path, err) == SIM_OK &&
         sim_output_open(&img, path, err) == SIM_OK) {
-        for (int cls = 0; cls < CLASS_COUNT; cls++)
+        if (g->is_raster)
+            write_raster(dat.f, g);
+        for (int cls = 0; cls < CLASS_COUNT && !g->is_raster; cls++)
             if (g->count[cls]) {
                 fprintf(dat.f, "# %s: x_lo x_hi y_lo y_hi rgb\n", (const char *[]){ "idle", "compute", "reductions",
                                                                                    "critical path" }[cls]);
                 scan_class(g, cls, dat.f);
                 fputs("\n\n", dat.f);
             }
-        if (g->label_count) {
+        if (g->label_count && !g->is_raster) {
             fputs("# box labels: x y text\n", dat.f);
             scan_labels(g, dat.f);
             fputs("\n\n", dat.f);

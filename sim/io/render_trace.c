@@ -1,11 +1,13 @@
 /* Chrome Trace Event JSON for Perfetto and chrome://tracing. One track (thread) per unit and engine, so
  * the slices of a track never overlap: an engine runs one op at a time. Written by hand, not through
  * cJSON, so a trace of millions of slices streams in constant memory and numbers print exactly
- * (ts and dur in microseconds with three decimals = integer nanoseconds). */
+ * (ts and dur in microseconds with three decimals = integer nanoseconds); events go through the buffered
+ * writer (format.h), numbers formatted by hand. */
 #include "render.h"
 
 #include <glib.h>
 #include <inttypes.h>
+#include <string.h>
 
 #include "format.h"
 #include "output.h"
@@ -15,11 +17,6 @@
  * arrows grow with d, the digits of the makespan in ns: a slice prints six times, an arrow two. */
 enum { SLICE_BYTES = 220, SLICE_BYTES_PER_DIGIT = 6, FLOW_BYTES = 150, FLOW_BYTES_PER_DIGIT = 4,
        TRACK_BYTES = 200, FIXED_BYTES = 4096 };
-
-static void json_us(FILE *f, int64_t ns)
-{
-    fprintf(f, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
-}
 
 static bool is_flow(const SimRenderSpec *spec, const SimTraceOptions *opt, int64_t e)
 {
@@ -94,65 +91,161 @@ static void write_process(FILE *f, const SimRenderSpec *spec, int pid, bool is_f
         }
 }
 
-static void write_slice(FILE *f, const SimRenderSpec *spec, int pid, int64_t op, int64_t wait_ns)
+/* What every slice repeats, escaped once: each label arg's JSON key with its colon, and each op kind's
+ * name as a JSON string (the phase most labels keep). */
+typedef struct {
+    char *arg_keys[SIM_RENDER_MAX_ARGS]; /* owned; NULL past the last arg */
+    size_t arg_key_len[SIM_RENDER_MAX_ARGS];
+    char *kinds[SIM_OP_KIND_COUNT];      /* owned */
+    size_t kind_len[SIM_OP_KIND_COUNT];
+} SliceKeys;
+
+/* s as a JSON string (sim_write_json_string's bytes), then tail; a new string and its length. */
+static char *json_text(const char *s, const char *tail, size_t *len)
+{
+    GString *t = g_string_new("\"");
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        if (*c == '"' || *c == '\\')
+            g_string_append_printf(t, "\\%c", *c);
+        else if (*c < 0x20)
+            g_string_append_printf(t, "\\u%04x", *c);
+        else
+            g_string_append_c(t, (char)*c);
+    g_string_append_c(t, '"');
+    g_string_append(t, tail);
+    *len = t->len;
+    return g_string_free(t, FALSE);
+}
+
+static void keys_init(SliceKeys *k, const SimRenderSpec *spec)
+{
+    *k = (SliceKeys){ 0 };
+    for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++)
+        k->arg_keys[i] = json_text(spec->arg_names[i], ":", &k->arg_key_len[i]);
+    for (int i = 0; i < SIM_OP_KIND_COUNT; i++)
+        k->kinds[i] = json_text(sim_op_kind_name(i), "", &k->kind_len[i]);
+}
+
+static void keys_clear(SliceKeys *k)
+{
+    for (int i = 0; i < SIM_RENDER_MAX_ARGS; i++)
+        g_free(k->arg_keys[i]);
+    for (int i = 0; i < SIM_OP_KIND_COUNT; i++)
+        g_free(k->kinds[i]);
+}
+
+/* Appends the literal text lit (a string constant) at c. */
+#define PUT(c, lit) (memcpy((c), (lit), sizeof(lit) - 1), (c) += sizeof(lit) - 1)
+
+static void write_slice(SimWriter *w, const SimRenderSpec *spec, const SliceKeys *keys, int pid, int64_t op,
+                        int64_t wait_ns)
 {
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
     bool is_critical = spec->analysis && spec->analysis->is_critical[op];
     SimRenderLabel l;
-    sim_render_label(spec, op, &l);
-    fprintf(f, ",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":%" PRId64 ",\"ts\":", pid, track_of(p, s, op));
-    json_us(f, s->start_ns[op]);
-    fputs(",\"dur\":", f);
-    json_us(f, s->end_ns[op] - s->start_ns[op]);
-    fputs(",\"name\":", f);
-    sim_write_json_string(f, l.name);
-    fputs(",\"cat\":", f);
-    sim_write_json_string(f, l.phase);
-    if (is_critical)
-        fputs(",\"cname\":\"terrible\"", f);
-    fputs(",\"args\":{", f);
-    for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++) {
-        sim_write_json_string(f, spec->arg_names[i]);
-        fprintf(f, ":%" PRId64 ",", l.args[i]);
+    sim_render_label(spec, op, true, &l);
+    char *c = sim_writer_room(w, 192);
+    PUT(c, ",\n{\"ph\":\"X\",\"pid\":");
+    c = sim_format_i64(c, pid);
+    PUT(c, ",\"tid\":");
+    c = sim_format_i64(c, track_of(p, s, op));
+    PUT(c, ",\"ts\":");
+    c = sim_format_us(c, s->start_ns[op]);
+    PUT(c, ",\"dur\":");
+    c = sim_format_us(c, s->end_ns[op] - s->start_ns[op]);
+    PUT(c, ",\"name\":");
+    sim_writer_end(w, c);
+    sim_writer_json_string(w, l.name);
+    SimOpKind kind = p->ops[op].kind;
+    c = sim_writer_room(w, 256 + keys->kind_len[kind]);
+    PUT(c, ",\"cat\":");
+    if (l.phase == sim_op_kind_name(kind)) { /* the default, escaped once */
+        memcpy(c, keys->kinds[kind], keys->kind_len[kind]);
+        c += keys->kind_len[kind];
+    } else {
+        sim_writer_end(w, c);
+        sim_writer_json_string(w, l.phase);
+        c = sim_writer_room(w, 256);
     }
-    fprintf(f, "\"op\":%" PRId64 ",\"cta\":%d,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"wait_ns\":%"
-            PRId64 ",\"critical\":%s}}", op, p->ops[op].cta, s->start_ns[op], s->end_ns[op], wait_ns,
-            is_critical ? "true" : "false");
+    if (is_critical)
+        PUT(c, ",\"cname\":\"terrible\"");
+    PUT(c, ",\"args\":{");
+    for (int i = 0; i < SIM_RENDER_MAX_ARGS && keys->arg_keys[i]; i++) {
+        sim_writer_end(w, c);
+        c = sim_writer_room(w, keys->arg_key_len[i] + 22);
+        memcpy(c, keys->arg_keys[i], keys->arg_key_len[i]);
+        c = sim_format_i64(c + keys->arg_key_len[i], l.args[i]);
+        *c++ = ',';
+    }
+    sim_writer_end(w, c);
+    c = sim_writer_room(w, 192);
+    PUT(c, "\"op\":");
+    c = sim_format_i64(c, op);
+    PUT(c, ",\"cta\":");
+    c = sim_format_i64(c, p->ops[op].cta);
+    PUT(c, ",\"start_ns\":");
+    c = sim_format_i64(c, s->start_ns[op]);
+    PUT(c, ",\"end_ns\":");
+    c = sim_format_i64(c, s->end_ns[op]);
+    PUT(c, ",\"wait_ns\":");
+    c = sim_format_i64(c, wait_ns);
+    if (is_critical)
+        PUT(c, ",\"critical\":true}}");
+    else
+        PUT(c, ",\"critical\":false}}");
+    sim_writer_end(w, c);
 }
 
 /* One arrow: "s" inside the source slice, "f" (bound to its enclosing slice) inside the target; its id is
  * id_base + e (flow ids are global to the file: each process gets its own range). */
-static void write_flow(FILE *f, const SimRenderSpec *spec, int pid, int64_t id_base, int64_t e)
+static void write_flow(SimWriter *w, const SimRenderSpec *spec, int pid, int64_t id_base, int64_t e)
 {
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
     const SimEdge *edge = &p->edges[e];
-    const char *kind = sim_edge_kind_name(edge->kind);
-    int64_t from = edge->from, to = edge->to;
-    int64_t id = id_base + e;
-    fprintf(f, ",\n{\"ph\":\"s\",\"id\":%" PRId64 ",\"pid\":%d,\"tid\":%" PRId64 ",\"ts\":", id, pid,
-            track_of(p, s, from));
-    json_us(f, s->start_ns[from] + (s->end_ns[from] - s->start_ns[from]) / 2);
-    fprintf(f, ",\"name\":\"%s\",\"cat\":\"%s\"},\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":%" PRId64 ",\"pid\":%d,"
-            "\"tid\":%" PRId64 ",\"ts\":", kind, kind, id, pid, track_of(p, s, to));
-    json_us(f, s->start_ns[to] + (s->end_ns[to] - s->start_ns[to]) / 2);
-    fprintf(f, ",\"name\":\"%s\",\"cat\":\"%s\"}", kind, kind);
+    const char *kind = sim_edge_kind_name(edge->kind); /* a short name of letters */
+    size_t kind_len = strlen(kind);
+    char *c = sim_writer_room(w, 400 + 4 * kind_len);
+    for (int end = 0; end < 2; end++) {
+        int64_t op = end ? edge->to : edge->from;
+        if (end)
+            PUT(c, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":");
+        else
+            PUT(c, ",\n{\"ph\":\"s\",\"id\":");
+        c = sim_format_i64(c, id_base + e);
+        PUT(c, ",\"pid\":");
+        c = sim_format_i64(c, pid);
+        PUT(c, ",\"tid\":");
+        c = sim_format_i64(c, track_of(p, s, op));
+        PUT(c, ",\"ts\":");
+        c = sim_format_us(c, s->start_ns[op] + (s->end_ns[op] - s->start_ns[op]) / 2);
+        PUT(c, ",\"name\":\"");
+        c = (char *)memcpy(c, kind, kind_len) + kind_len;
+        PUT(c, "\",\"cat\":\"");
+        c = (char *)memcpy(c, kind, kind_len) + kind_len;
+        PUT(c, "\"}");
+    }
+    sim_writer_end(w, c);
 }
 
 /* Every op that lasted (an engine's op of nonzero duration; a measured one that has a span) as a slice,
  * then the arrows, of one process. */
-static void write_events(FILE *f, const SimRenderSpec *spec, const SimTraceOptions *opt, int pid, int64_t id_base)
+static void write_events(SimWriter *w, const SimRenderSpec *spec, const SimTraceOptions *opt, int pid,
+                         int64_t id_base)
 {
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
     int64_t *wait = sim_render_waits_new(p, s);
+    SliceKeys keys;
+    keys_init(&keys, spec);
     for (int64_t op = 0; op < p->op_count; op++)
         if (s->end_ns[op] > s->start_ns[op])
-            write_slice(f, spec, pid, op, wait[op]);
+            write_slice(w, spec, &keys, pid, op, wait[op]);
     for (int64_t e = 0; opt->has_flows && e < p->edge_count; e++)
         if (is_flow(spec, opt, e))
-            write_flow(f, spec, pid, id_base, e);
+            write_flow(w, spec, pid, id_base, e);
+    keys_clear(&keys);
     g_free(wait);
 }
 
@@ -172,10 +265,13 @@ SimStatus sim_render_trace_set(const SimRenderSpec *specs, int count, const SimT
     write_file_metadata(out.f, &specs[0]);
     for (int i = 0; i < count; i++)
         write_process(out.f, &specs[i], i + 1, i == 0);
+    SimWriter w;
+    sim_writer_init(&w, out.f);
     int64_t id_base = 0;
     for (int i = 0; i < count; id_base += specs[i++].program->edge_count)
-        write_events(out.f, &specs[i], opt, i + 1, id_base);
-    fputs("\n]}\n", out.f);
+        write_events(&w, &specs[i], opt, i + 1, id_base);
+    sim_writer_str(&w, "\n]}\n");
+    sim_writer_done(&w); /* a failed write sets the stream's error flag, which sim_output_commit reports */
     return sim_output_commit(&out, err);
 }
 

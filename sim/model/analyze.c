@@ -167,7 +167,7 @@ SimStatus sim_analyze_level(const SimProgram *p, const SimSchedule *s, SimAnalys
     int64_t capacity = (int64_t)p->n_units * s->makespan_ns;
     if (level == SIM_ANALYSIS_NONE)
         return SIM_OK;
-    if (dot || !s->order || !sim_analyze_order(p, s, level == SIM_ANALYSIS_FULL, out)) {
+    if (dot || !sim_analyze_order(p, s, level == SIM_ANALYSIS_FULL, out)) {
         sim_analysis_clear(out);
         *out = (SimAnalysis){ .makespan_ns = s->makespan_ns };
         if (analyze_dag(p, s, out, dot, err) != SIM_OK)

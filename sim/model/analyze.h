@@ -39,8 +39,9 @@ typedef struct {
 /* Solves the DAG of s (sim_analyze_level with SIM_ANALYSIS_FULL). */
 SimStatus sim_analyze(const SimProgram *p, const SimSchedule *s, SimAnalysis *out, const SimDotSpec *dot,
                       SimError *err);
-/* Solves the DAG of s at the given level. With the engine's completion order (s->order) and no dot, the
- * DAG is never built: O(ops + edges) in that order, 5 bytes per op and CTA, no lock (safe from several
+/* Solves the DAG of s at the given level. In CTA order where every program edge runs forward, else in the
+ * engine's completion order (s->order), and with no dot, the DAG is never built: O(ops + edges) in that
+ * order, 5 bytes per op and CTA, no lock (safe from several
  * threads). If dot is not NULL, builds the graph through dag/ (about 150 bytes per op, igraph's topological
  * sort under its global lock) and writes it to dot->f as Graphviz DOT, headed by a comment naming the
  * dashsim version; the figures are the same either way. */

@@ -290,6 +290,8 @@ static bool solve(Solver *sv, bool has_critical)
     int64_t nodes = sv->n + sv->p->cta_count;
     if (is_edge_order_forward(sv->p))
         return solve_in_cta_order(sv, has_critical, nodes);
+    if (!order) /* the engine leaves it out only where edges run forward */
+        return false;
     for (int64_t i = 0; i < nodes; i++)
         if (!forward_node(sv, order[i], nodes))
             return false;

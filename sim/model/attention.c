@@ -143,8 +143,7 @@ SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs)
     }
     add_accumulation_edges(prog, plan, reduce_op, release_op, (int32_t)costs->latency_ns);
     if (costs->load)
-        sim_program_set_load(prog, costs->load->slowdown_ppm, costs->load->slowdown_len,
-                             costs->load->handoff_extra_ns, costs->load->handoff_len);
+        sim_program_set_load(prog, costs->load);
     prog->overlap = costs->overlap;
     prog->waited = costs->waited;
     g_free(has_unit_started);

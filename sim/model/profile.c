@@ -2,6 +2,9 @@
  * last one; compute scales with the clock (it is stored in cycles), everything else is in ns. */
 #include "profile.h"
 
+#include "engine.h"
+#include "program.h"
+
 #include <glib.h>
 #include <math.h>
 #include <string.h>
@@ -41,19 +44,133 @@ static int default_threads(const ProfileQuery *q)
     return q->reduce == REDUCE_ASYNC ? 32 : 256;
 }
 
-/* A reduction takes the larger of its time alone (on its SM: alone_ns) and the time the curve gives with k
- * in flight (the shared L2), so the slowdown is curve(k) / alone_ns, at least 1. */
-static void fill_load(const HwProfile *p, const ProfileReduce *r, int64_t alone_ns, int n_sm, SimLoadModel *load)
+void sim_profile_load(const ProfileReduce *r, const ProfileQueue *queue, int64_t d_ns, int64_t alone_ns, int n_sm,
+                      SimLoadModel *load)
 {
-    *load = (SimLoadModel){ .slowdown_len = n_sm, .handoff_len = n_sm };
-    load->slowdown_ppm = g_new0(int32_t, n_sm + 1);
-    load->handoff_extra_ns = g_new0(int32_t, n_sm + 1);
-    double alone = (double)alone_ns;
-    for (int k = 1; k <= n_sm; k++)
-        load->slowdown_ppm[k] = (int32_t)MAX(1000000, llround(1e6 * interp(r->k, r->ns, r->points, k) / alone));
-    for (int k = 0; k <= n_sm; k++)
-        load->handoff_extra_ns[k] = p->handoff_points ?
-            (int32_t)MAX(0, llround(interp(p->handoff_k, p->handoff_extra_ns, p->handoff_points, k))) : 0;
+    *load = (SimLoadModel){ .extra_len = n_sm, .extra_ns = g_new0(int32_t, n_sm + 1) };
+    double base = (double)r->ns[0], share = queue ? queue->issue_share : 1.0;
+    load->issue_ppm = (int32_t)CLAMP(llround(share * 1e6), 1, 1000000);
+    int64_t issue = d_ns * load->issue_ppm / 1000000;
+    int k_max = r->k[r->points - 1];
+    double service = (double)(r->ns[r->points - 1] - r->ns[0]) / k_max + share * base / k_max;
+    if (queue && k_max > 1 && service > 0)
+        load->capacity_milli = (int32_t)CLAMP(llround(1000.0 * (double)issue / service), 1, INT32_MAX);
+    for (int k = 1; k <= n_sm; k++) {
+        /* k starting together: the engine's wait is the backlog at their issue end over the capacity */
+        int64_t cap = load->capacity_milli, backlog = MAX(0, ((int64_t)k * 1000 - cap) * issue);
+        int64_t wait = cap > 0 ? (backlog + cap - 1) / cap : 0;
+        double target = (double)d_ns * MAX(1.0, interp(r->k, r->ns, r->points, k) / (double)alone_ns);
+        load->extra_ns[k] = (int32_t)MAX(0, llround(target - (double)d_ns - (double)wait));
+    }
+}
+
+const ProfileQueue *sim_profile_queue(const HwProfile *p, const char *op)
+{
+    const char *family = strcmp(op, "bulk") == 0 ? "bulk" : "ldst";
+    for (int i = 0; i < p->queue_count; i++)
+        if (strcmp(p->queues[i].op, family) == 0)
+            return &p->queues[i];
+    return NULL;
+}
+
+/* The engine's times of one staggered run under queue q: the early and the late half's reduction. */
+static void staggered_engine(const StaggerRun *run, const ProfileQueue *q, double *early, double *late)
+{
+    const ProfileReduce *r = run->reduce;
+    int64_t d = r->ns[0];
+    SimProgram *prog = sim_program_new(run->k, 1);
+    for (int u = 0; u < run->k; u++) {
+        sim_program_add_cta(prog, u);
+        if (u % 2 && run->stagger_ns > 0)
+            sim_program_add_op(prog, 0, SIM_OP_SYNC, run->stagger_ns, -1);
+        sim_program_add_op(prog, 0, SIM_OP_REDUCE, d, -1);
+    }
+    sim_program_seal(prog);
+    SimLoadModel load;
+    sim_profile_load(r, q, d, d, run->k, &load);
+    sim_program_set_load(prog, &load);
+    sim_profile_load_clear(&load);
+    SimSchedule sched = { 0 };
+    SimError err = { 0 };
+    SimStatus st = sim_engine_run(prog, &sched, &err);
+    g_assert(st == SIM_OK);
+    int64_t last_early = prog->ctas[0].op_count - 1, last_late = prog->ctas[1].op_begin + prog->ctas[1].op_count - 1;
+    *early = (double)(sched.end_ns[last_early] - sched.start_ns[last_early]);
+    *late = (double)(sched.end_ns[last_late] - sched.start_ns[last_late]);
+    sim_schedule_clear(&sched);
+    sim_program_free(prog);
+}
+
+/* The same run under processor sharing (the rule before the queue): with n running, each progresses at
+ * 1 / max(1, curve(n) / alone) of its rate alone. A fluid simulation of the two halves. */
+static void staggered_ps(const StaggerRun *run, double *early, double *late)
+{
+    const ProfileReduce *r = run->reduce;
+    double alone = (double)r->ns[0], left[2] = { alone, alone }, start[2] = { 0, (double)run->stagger_ns }, t = 0;
+    double *done[2] = { early, late };
+    int count[2] = { run->k - run->k / 2, run->k / 2 };
+    bool is_done[2] = { false, false };
+    while (!is_done[0] || !is_done[1]) {
+        int n = 0;
+        for (int h = 0; h < 2; h++)
+            n += !is_done[h] && start[h] <= t ? count[h] : 0;
+        if (n == 0) {
+            t = start[1];
+            continue;
+        }
+        double rate = 1.0 / MAX(1.0, interp(r->k, r->ns, r->points, n) / alone), dt = INFINITY;
+        for (int h = 0; h < 2; h++)
+            if (!is_done[h] && start[h] <= t)
+                dt = MIN(dt, left[h] / rate);
+        if (start[1] > t && start[1] < t + dt)
+            dt = start[1] - t;
+        for (int h = 0; h < 2; h++)
+            if (!is_done[h] && start[h] <= t && (left[h] -= rate * dt) <= 1e-9)
+                is_done[h] = true, *done[h] = t + dt - start[h];
+        t += dt;
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The largest and the median |error| of a rule's early and late times over the runs. */
+static void staggered_errors(const StaggerRun *runs, int n, const ProfileQueue *q, bool is_ps, double *max, double *median)
+{
+    double *e = g_new(double, 2 * n);
+    for (int i = 0; i < n; i++) {
+        double early, late;
+        if (is_ps)
+            staggered_ps(&runs[i], &early, &late);
+        else
+            staggered_engine(&runs[i], q, &early, &late);
+        e[2 * i] = fabs(early / (double)runs[i].early_ns - 1), e[2 * i + 1] = fabs(late / (double)runs[i].late_ns - 1);
+    }
+    qsort(e, 2 * n, sizeof *e, cmp_double);
+    *max = e[2 * n - 1];
+    *median = n ? (e[n - 1] + e[n]) / 2 : 0;
+    g_free(e);
+}
+
+void sim_profile_fit_queue(const StaggerRun *runs, int n, ProfileQueue *q)
+{
+    double best_max = INFINITY, best_median = INFINITY;
+    ProfileQueue c = *q;
+    for (int issue = 1; issue <= 100; issue++) {
+        c.issue_share = issue / 100.0;
+        double max, median;
+        staggered_errors(runs, n, &c, false, &max, &median);
+        if (max < best_max - 1e-12 || (max < best_max + 1e-12 && median < best_median)) {
+            best_max = max, best_median = median;
+            q->issue_share = c.issue_share;
+        }
+    }
+    q->fit_max_error = best_max, q->fit_median_error = best_median, q->fit_runs = 2 * n;
+    double ps_median;
+    staggered_errors(runs, n, NULL, true, &q->ps_max_error, &ps_median);
 }
 
 SimStatus sim_profile_costs(const HwProfile *p, const ProfileQuery *q, AttnCosts *costs, SimLoadModel *load,
@@ -83,13 +200,19 @@ SimStatus sim_profile_costs(const HwProfile *p, const ProfileQuery *q, AttnCosts
                           .r_ns = alone + p->acquire_ns, .latency_ns = p->handoff_ns, .reduce = q->reduce,
                           .dq_buffers = q->dq_buffers > 0 ? q->dq_buffers : 1,
                           .cta_prologue_ns = p->cta_gap_ns + prologue, .deposit_ns = is_async ? tile->deposit_ns : 0 };
-    fill_load(p, r, alone, q->n_sm > 0 ? q->n_sm : p->sm_count, load);
+    int n_sm = q->n_sm > 0 ? q->n_sm : p->sm_count;
+    sim_profile_load(r, sim_profile_queue(p, r->op), costs->r_ns, alone, n_sm, load);
+    load->handoff_len = n_sm;
+    load->handoff_extra_ns = g_new0(int32_t, n_sm + 1);
+    for (int k = 0; k <= n_sm; k++)
+        load->handoff_extra_ns[k] = p->handoff_points ?
+            (int32_t)MAX(0, llround(interp(p->handoff_k, p->handoff_extra_ns, p->handoff_points, k))) : 0;
     return SIM_OK;
 }
 
 void sim_profile_load_clear(SimLoadModel *load)
 {
-    g_free(load->slowdown_ppm);
+    g_free(load->extra_ns);
     g_free(load->handoff_extra_ns);
     *load = (SimLoadModel){ 0 };
 }

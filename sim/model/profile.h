@@ -39,6 +39,20 @@ typedef struct {
     int64_t ns[SIM_PROFILE_MAX_POINTS];
 } ProfileReduce;
 
+/* The reductions' queue for one family of methods (docs/profile.md, "The load rule"): the share of a
+ * reduction's time alone spent issuing its bytes and the share of the rest before the issue, fitted to runs
+ * in which half the SMs reduce a stagger after the other half (gpu-calib's reduce_staggered). The queue's
+ * capacity comes from each method's own load curve. "ldst" also serves "red". */
+typedef struct {
+    char op[16];                          /* "bulk" or "ldst" */
+    double issue_share;
+    double fit_max_error, fit_median_error; /* |error| on the staggered runs it was fitted to */
+    double ps_max_error;                  /* the same for processor sharing (the rule it replaced) */
+    int fit_runs;                         /* staggered early/late medians it was fitted to */
+} ProfileQueue;
+
+#define SIM_PROFILE_MAX_QUEUES 4
+
 typedef struct {
     int version;
     char gpu_name[96], driver[32], cuda[16], date[32];
@@ -62,6 +76,10 @@ typedef struct {
     int prologue_points;
     int32_t prologue_tasks[SIM_PROFILE_MAX_POINTS];  /* tasks per CTA (its task list copied to shared memory) */
     int64_t prologue_ns[SIM_PROFILE_MAX_POINTS];     /* CTA start -> its first compute */
+    ProfileQueue queues[SIM_PROFILE_MAX_QUEUES];     /* the load rule's queue per family; none: no queue */
+    int queue_count;
+    char queue_source[256];               /* the raw calibration file the queue was fitted on */
+    uint64_t queue_source_hash;
 } HwProfile;
 
 /* A kernel configuration to cost. */
@@ -79,12 +97,37 @@ typedef struct {
 
 /* The model's costs for q: c (compute, plus serial staging and the loop), r (one reduction alone plus the acquire),
  * the hand-off as the accumulation-edge latency, the async deposit, the CTA prologue (gap + task list),
- * and in *load the load model (slowdown of a reduction with k in flight relative to alone, linear between
- * measured k, and the hand-off growth), owned by the caller (sim_profile_load_clear). SIM_ERR_INPUT when
+ * and in *load the load model (the reductions' queue and extra, sim_profile_load, and the hand-off growth,
+ * linear between measured k), owned by the caller (sim_profile_load_clear). SIM_ERR_INPUT when
  * the profile has no measurement for the tile or the method. O(n_sm). */
 SimStatus sim_profile_costs(const HwProfile *p, const ProfileQuery *q, AttnCosts *costs, SimLoadModel *load,
                             SimError *err);
 void sim_profile_load_clear(SimLoadModel *load);
+
+/* The load model of reductions that take d_ns alone (alone_ns of it the reduction itself, the rest the
+ * acquire) measured by row r, with the family's queue (NULL: none). With k reductions starting together it
+ * reproduces the measured curve: d * max(1, curve(k) / alone) (the larger of the SM's time and the shared
+ * L2's); the queue decides how staggered starts share it. The queue's service time per reduction is the
+ * curve's own: (curve(k_max) - curve(1) + issue) / k_max with issue = issue_share * curve(1). Hand-off
+ * growth is left empty (sim_profile_costs fills it). O(n_sm). */
+void sim_profile_load(const ProfileReduce *r, const ProfileQueue *queue, int64_t d_ns, int64_t alone_ns, int n_sm,
+                      SimLoadModel *load);
+
+/* One staggered run (reduce_staggered): every SM reduces, the odd half starting stagger_ns after the
+ * even half; the medians of each half's reduction time. */
+typedef struct {
+    const ProfileReduce *reduce;          /* the method's load curve (reduce_inflight), same tile */
+    int k;                                /* SMs reducing */
+    int64_t stagger_ns, early_ns, late_ns;
+} StaggerRun;
+
+/* Fits a family's queue to its staggered runs: the issue share (steps of 0.01) whose engine runs
+ * minimise the largest |error| of the two halves' times over all runs (ties: the median); fills q's share
+ * and its errors (and processor sharing's for comparison). O(runs * k) per candidate, 100 candidates. */
+void sim_profile_fit_queue(const StaggerRun *runs, int n, ProfileQueue *q);
+
+/* The family's queue in p for a method ("ldst" and "red": ldst's); NULL if none. */
+const ProfileQueue *sim_profile_queue(const HwProfile *p, const char *op);
 void sim_profile_free(HwProfile *p);
 
 #endif

@@ -170,7 +170,7 @@ static bool profile_costs(SimSweep *s, int64_t pi, SimCost *cost, AttnCosts *cos
         cost->c_ns = costs->c_ns = p->c_ns;
     if (p->r_ns >= 0)
         cost->r_ns = costs->r_ns = p->r_ns;
-    costs->load = s->loads[pi].slowdown_ppm ? &s->loads[pi] : NULL;
+    costs->load = s->loads[pi].extra_ns ? &s->loads[pi] : NULL;
     return true;
 }
 

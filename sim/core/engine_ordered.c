@@ -1,0 +1,258 @@
+/* The engine's fast path (engine_ordered.h), with the event engine's rule: an op starts at the latest of its
+ * CTA's dispatch or its previous op's end on its engine and its in-edges' ends plus latency. The engine
+ * places CTAs once a time's events are done, so every unit freed at t is free then, lowest first: a heap
+ * of units on (free time, unit) places CTAs in turn. A CTA freeing its unit the instant it got it would be
+ * placed in a later round of the same time, which that heap does not model: the event engine takes those. */
+#include "engine_ordered.h"
+
+#include <glib.h>
+#include <string.h>
+
+#include "prefault.h"
+
+typedef struct {
+    int64_t time;   /* when the unit is free */
+    int32_t unit;
+} FreeUnit;
+
+/* Latency of edge ed between units (sim_program_edge_latency, inlined). */
+static inline int64_t latency(const SimProgram *p, const SimEdge *ed, int32_t uf, int32_t ut)
+{
+    if (uf == ut)
+        return 0;
+    if (ed->kind != SIM_EDGE_ACCUM || !p->unit_latency_ns)
+        return ed->latency_ns;
+    return p->unit_latency_ns[(int64_t)uf * p->n_units + ut];
+}
+
+static inline bool free_less(FreeUnit a, FreeUnit b)
+{
+    return a.time != b.time ? a.time < b.time : a.unit < b.unit;
+}
+
+/* Replaces the heap's top (the unit just given a CTA) by x, which is not less than it. */
+static void replace_top(FreeUnit *h, size_t n, FreeUnit x)
+{
+    size_t i = 0;
+    for (size_t c; (c = 2 * i + 1) < n; i = c) {
+        if (c + 1 < n && free_less(h[c + 1], h[c]))
+            c++;
+        if (!free_less(h[c], x))
+            break;
+        h[i] = h[c];
+    }
+    h[i] = x;
+}
+
+/* Times the ops of CTA c, placed on unit at time d; returns when its last op ends, or -1 at an in-edge
+ * from this op or a later one (its source has no time yet). */
+static int64_t run_cta(const SimProgram *p, SimSchedule *s, int32_t c, int32_t unit, int64_t d)
+{
+    int64_t last[256], cta_end = d; /* last[k]: end of the CTA's previous op on engine k */
+    for (int k = 0; k < p->engines_per_unit; k++)
+        last[k] = d;
+    int64_t *start = s->start_ns, *end = s->end_ns;
+    for (int64_t op = p->ctas[c].op_begin; op < p->ctas[c].op_begin + p->ctas[c].op_count; op++) {
+        const SimOp *o = &p->ops[op];
+        int64_t ready = last[o->engine];
+        for (int64_t k = p->first_in[op]; k < p->first_in[op + 1]; k++) {
+            const SimEdge *ed = &p->edges[p->in_edge[k]];
+            if (ed->from >= op)
+                return -1;
+            int64_t at = end[ed->from]; /* plus the latency, where there can be one: find the source's unit */
+            if (ed->latency_ns > 0 || (p->unit_latency_ns && ed->kind == SIM_EDGE_ACCUM))
+                at += latency(p, ed, s->cta_unit[p->ops[ed->from].cta], unit);
+            ready = MAX(ready, at);
+        }
+        start[op] = ready;
+        end[op] = last[o->engine] = ready + o->duration_ns;
+        cta_end = MAX(cta_end, end[op]);
+    }
+    return cta_end;
+}
+
+/* The unit CTA c runs on when it is known beforehand: its pin, or with no CTA waiting for a unit (no
+ * more CTAs than units, none pinned) the block scheduler's pick at time 0, unit c. */
+static inline int32_t unit_of(const SimProgram *p, int32_t c)
+{
+    return p->ctas[c].pinned_unit >= 0 ? p->ctas[c].pinned_unit : c;
+}
+
+/* CTA by CTA; false at a back edge or, where the block scheduler picks units, a CTA of zero length. */
+static bool run_in_cta_order(const SimProgram *p, SimSchedule *s, bool is_known)
+{
+    FreeUnit *units = g_new(FreeUnit, p->n_units); /* known units: per unit; else a heap (unit order is one) */
+    for (int32_t u = 0; u < p->n_units; u++)
+        units[u] = (FreeUnit){ 0, u };
+    bool ok = true;
+    s->makespan_ns = 0;
+    for (int32_t c = 0; c < p->cta_count && ok; c++) {
+        FreeUnit *slot = &units[is_known ? unit_of(p, c) : 0];
+        int32_t u = slot->unit;
+        int64_t d = slot->time;
+        s->cta_unit[c] = u;
+        s->cta_dispatch_ns[c] = d;
+        int64_t end = run_cta(p, s, c, u, d);
+        ok = end >= 0 && (is_known || end > d);
+        s->cta_end_ns[c] = end;
+        s->makespan_ns = MAX(s->makespan_ns, end);
+        if (is_known)
+            slot->time = end;
+        else
+            replace_top(units, (size_t)p->n_units, (FreeUnit){ end, u });
+    }
+    g_free(units);
+    return ok;
+}
+
+/* CTAs on known units in any order the dependencies allow: the event engine without its queue. Per op,
+ * until it is released, start_ns holds its ready time and end_ns minus its pending predecessors
+ * (engine.c's layout); ready holds the released ops not yet completed (at most one per engine of each
+ * unit). */
+typedef struct {
+    const SimProgram *p;
+    SimSchedule *s;
+    int32_t *ready;
+    int64_t ready_len, ready_cap;
+    int32_t *cta_left;               /* ops of the CTA not yet completed */
+    int32_t *pinned_first, *pinned;  /* CSR: the CTAs of each unit, in CTA order */
+    int32_t *pinned_next;            /* per unit: its next CTA's index in pinned */
+    int64_t done, order_len;
+} Worklist;
+
+static void release(Worklist *w, int64_t op, int64_t at)
+{
+    int64_t *ready = &w->s->start_ns[op];
+    *ready = MAX(*ready, at);
+    if (++w->s->end_ns[op] == 0) {
+        w->s->end_ns[op] = *ready + w->p->ops[op].duration_ns;
+        if (w->ready_len == w->ready_cap)
+            w->ready = g_renew(int32_t, w->ready, w->ready_cap *= 2);
+        w->ready[w->ready_len++] = (int32_t)op;
+    }
+}
+
+/* Places unit u's next CTA, if any, at time t: in-edges from ops with a known end are folded in now (the
+ * others release their target when they complete), then its first op on each engine is released. */
+static void place_next(Worklist *w, int32_t u, int64_t t)
+{
+    const SimProgram *p = w->p;
+    SimSchedule *s = w->s;
+    if (w->pinned_next[u] == w->pinned_first[u + 1])
+        return;
+    int32_t c = w->pinned[w->pinned_next[u]++];
+    s->cta_unit[c] = u;
+    s->cta_dispatch_ns[c] = t;
+    s->order[w->order_len++] = (int32_t)(p->op_count + c);
+    int64_t op_end = p->ctas[c].op_begin + p->ctas[c].op_count;
+    for (int64_t k = p->first_in[p->ctas[c].op_begin]; k < p->first_in[op_end]; k++) {
+        const SimEdge *ed = &p->edges[p->in_edge[k]];
+        if (s->end_ns[ed->from] >= 0) {
+            int64_t at = s->end_ns[ed->from] + latency(p, ed, s->cta_unit[p->ops[ed->from].cta], u);
+            s->start_ns[ed->to] = MAX(s->start_ns[ed->to], at);
+        }
+    }
+    for (int64_t op = p->ctas[c].op_begin; op < op_end; op++)
+        if (sim_program_is_first_on_engine(p, op))
+            release(w, op, t);
+}
+
+static void complete(Worklist *w, int64_t op)
+{
+    const SimProgram *p = w->p;
+    SimSchedule *s = w->s;
+    int32_t c = p->ops[op].cta, u = s->cta_unit[c];
+    int64_t end = s->end_ns[op];
+    s->order[w->order_len++] = (int32_t)op;
+    w->done++;
+    for (int64_t k = p->first_out[op]; k < p->first_out[op + 1]; k++) {
+        const SimEdge *ed = &p->edges[p->out_edge[k]];
+        int32_t to_unit = s->cta_unit[p->ops[ed->to].cta];
+        if (to_unit >= 0)
+            release(w, ed->to, end + latency(p, ed, u, to_unit));
+        else
+            s->end_ns[ed->to]++; /* one pending less; its time is folded in when its CTA is placed */
+    }
+    int64_t next = sim_program_next_on_engine(p, op);
+    if (next >= 0)
+        release(w, next, end);
+    s->cta_end_ns[c] = MAX(s->cta_end_ns[c], end);
+    s->makespan_ns = MAX(s->makespan_ns, end);
+    if (--w->cta_left[c] == 0)
+        place_next(w, u, s->cta_end_ns[c]);
+}
+
+/* False on a dependency cycle (the event engine then reports it). */
+static bool run_worklist(const SimProgram *p, SimSchedule *s)
+{
+    Worklist w = { .p = p, .s = s, .ready_cap = (int64_t)p->n_units * p->engines_per_unit + 16 };
+    w.ready = g_new(int32_t, w.ready_cap);
+    w.cta_left = g_new(int32_t, p->cta_count);
+    w.pinned_first = g_new0(int32_t, p->n_units + 1);
+    w.pinned = g_new(int32_t, p->cta_count);
+    w.pinned_next = g_new(int32_t, p->n_units);
+    memset(s->start_ns, 0, sizeof *s->start_ns * (size_t)p->op_count);
+    for (int64_t op = 0; op < p->op_count; op++) /* pending: in-edges and the op before it (or the dispatch) */
+        s->end_ns[op] = -(p->first_in[op + 1] - p->first_in[op] + 1);
+    for (int32_t c = 0; c < p->cta_count; c++) {
+        w.cta_left[c] = p->ctas[c].op_count;
+        s->cta_unit[c] = -1;
+        s->cta_end_ns[c] = -1;
+        w.pinned_first[unit_of(p, c) + 1]++;
+    }
+    for (int32_t u = 0; u < p->n_units; u++)
+        w.pinned_first[u + 1] += w.pinned_first[u];
+    memcpy(w.pinned_next, w.pinned_first, sizeof *w.pinned_next * (size_t)p->n_units);
+    for (int32_t c = 0; c < p->cta_count; c++)
+        w.pinned[w.pinned_next[unit_of(p, c)]++] = c;
+    memcpy(w.pinned_next, w.pinned_first, sizeof *w.pinned_next * (size_t)p->n_units);
+    s->makespan_ns = 0;
+    for (int32_t u = 0; u < p->n_units; u++)
+        place_next(&w, u, 0);
+    while (w.ready_len > 0)
+        complete(&w, w.ready[--w.ready_len]);
+    g_free(w.ready), g_free(w.cta_left), g_free(w.pinned_first), g_free(w.pinned), g_free(w.pinned_next);
+    return w.done == p->op_count;
+}
+
+/* 1: every CTA pinned, 0: none, -1: some of each. */
+static int pinning(const SimProgram *p)
+{
+    int32_t pinned = 0;
+    for (int32_t c = 0; c < p->cta_count; c++) {
+        g_assert(p->ctas[c].op_count > 0 && p->ctas[c].pinned_unit < p->n_units);
+        pinned += p->ctas[c].pinned_unit >= 0;
+    }
+    return pinned == p->cta_count ? 1 : pinned == 0 ? 0 : -1;
+}
+
+/* Whether every CTA's unit is known beforehand (unit_of). */
+static bool is_placement_known(const SimProgram *p, int is_pinned)
+{
+    return is_pinned == 1 || (is_pinned == 0 && p->cta_count <= p->n_units);
+}
+
+bool sim_engine_ordered_run(const SimProgram *p, SimSchedule *out)
+{
+    int is_pinned = pinning(p);
+    bool has_rules = p->overlap.penalty_ns || p->overlap.write_extra_ns || p->waited.read_delta_ns ||
+                     p->waited.tail_delta_ns; /* they depend on which ops start near each other, in what order */
+    if (p->load || has_rules || is_pinned < 0)
+        return false;
+    g_assert(p->op_count < INT32_MAX && p->op_count + p->cta_count < INT32_MAX && p->engines_per_unit <= 256);
+    *out = (SimSchedule){ .start_ns = SIM_PREFAULT_NEW(int64_t, p->op_count),
+                          .end_ns = SIM_PREFAULT_NEW(int64_t, p->op_count),
+                          .cta_unit = g_new(int32_t, p->cta_count),
+                          .cta_dispatch_ns = g_new(int64_t, p->cta_count),
+                          .cta_end_ns = g_new(int64_t, p->cta_count) };
+    bool is_known = is_placement_known(p, is_pinned);
+    if (run_in_cta_order(p, out, is_known))
+        return true;
+    if (is_known) {
+        out->order = SIM_PREFAULT_NEW(int32_t, p->op_count + p->cta_count);
+        if (run_worklist(p, out))
+            return true;
+    }
+    sim_schedule_clear(out);
+    return false;
+}

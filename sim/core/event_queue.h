@@ -1,0 +1,110 @@
+/* The event engine's queue: pops events in (time, sequence) order, sequence = push order, so equal times
+ * fire in the order they were scheduled. Where every event is pushed at most horizon_ns after the time
+ * being processed (durations plus latencies bound it), a ring of 1 ns buckets (a calendar queue) holds
+ * them: a bucket then holds one time only, and its FIFO list is push order, the heap's order exactly.
+ * Elsewhere a binary heap. Internal to sim/core; the struct is here so that push and pop inline. */
+#ifndef SIM_EVENT_QUEUE_H
+#define SIM_EVENT_QUEUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    int64_t time;
+    uint32_t seq;   /* events pushed before it; < 2^32 since ops < 2^31 and each op pushes <= 2 */
+    int32_t op;
+} SimEvent;
+
+/* Private fields: use the functions below. */
+typedef struct {
+    size_t len;                   /* events queued */
+    /* heap (ring_mask == 0): a min-heap on (time, seq) */
+    SimEvent *heap;
+    size_t heap_cap;
+    uint32_t seq;
+    /* ring: bucket b holds the events of the one queued time t with t & ring_mask == b */
+    int64_t ring_mask;
+    int64_t cursor;               /* a lower bound of every queued time, and above the largest minus the ring */
+    int32_t *first, *last;        /* per bucket: its FIFO list (node ids), -1 when empty */
+    uint64_t *is_full;            /* bit b: bucket b holds events */
+    int32_t *node_op, *node_next; /* the list nodes; free ones chained from free_node */
+    int32_t free_node, node_cap;
+} SimEventQueue;
+
+/* An empty queue for events pushed at most horizon_ns after the current time (the time of the last event
+ * popped, or any earlier time pushed since); a horizon too large for a ring of at most 2^17 buckets (or
+ * negative: unknown) takes the heap. in_flight: the expected events queued at once (a hint). */
+void sim_event_queue_init(SimEventQueue *q, int64_t horizon_ns, int64_t in_flight);
+void sim_event_queue_clear(SimEventQueue *q);
+/* Whether the ring was chosen (for tests). */
+static inline bool sim_event_queue_is_ring(const SimEventQueue *q)
+{
+    return q->ring_mask != 0;
+}
+
+void sim_event_queue_grow(SimEventQueue *q);
+int64_t sim_event_queue_ring_advance(SimEventQueue *q);
+void sim_event_queue_heap_push(SimEventQueue *q, int64_t time, int32_t op);
+SimEvent sim_event_queue_heap_pop(SimEventQueue *q);
+
+static inline bool sim_event_queue_is_empty(const SimEventQueue *q)
+{
+    return q->len == 0;
+}
+
+/* Schedules op at time: no earlier than the current time, at most the horizon after it. O(1) (ring),
+ * O(log len) (heap). */
+static inline void sim_event_queue_push(SimEventQueue *q, int64_t time, int32_t op)
+{
+    if (!q->ring_mask) {
+        sim_event_queue_heap_push(q, time, op);
+        return;
+    }
+    if (q->free_node < 0)
+        sim_event_queue_grow(q);
+    if (q->len == 0 || time < q->cursor)
+        q->cursor = time;
+    int32_t n = q->free_node, b = (int32_t)(time & q->ring_mask);
+    q->free_node = q->node_next[n];
+    q->node_op[n] = op, q->node_next[n] = -1;
+    if (q->first[b] < 0) {
+        q->first[b] = n;
+        q->is_full[b >> 6] |= UINT64_C(1) << (b & 63);
+    } else {
+        q->node_next[q->last[b]] = n;
+    }
+    q->last[b] = n;
+    q->len++;
+}
+
+/* The earliest queued time; the queue must not be empty. O(1) while that time's bucket holds events,
+ * else a scan of the ring's occupancy bits up to the next full bucket. */
+static inline int64_t sim_event_queue_min_time(SimEventQueue *q)
+{
+    if (!q->ring_mask)
+        return q->heap[0].time;
+    if (q->first[q->cursor & q->ring_mask] >= 0)
+        return q->cursor;
+    return sim_event_queue_ring_advance(q);
+}
+
+/* Removes the first event in (time, seq) order and returns its op; *time gets its time. */
+static inline int32_t sim_event_queue_pop(SimEventQueue *q, int64_t *time)
+{
+    if (!q->ring_mask) {
+        SimEvent ev = sim_event_queue_heap_pop(q);
+        *time = ev.time;
+        return ev.op;
+    }
+    *time = sim_event_queue_min_time(q);
+    int32_t b = (int32_t)(*time & q->ring_mask), n = q->first[b], op = q->node_op[n];
+    q->first[b] = q->node_next[n];
+    if (q->first[b] < 0)
+        q->is_full[b >> 6] &= ~(UINT64_C(1) << (b & 63));
+    q->node_next[n] = q->free_node, q->free_node = n;
+    q->len--;
+    return op;
+}
+
+#endif

@@ -1,0 +1,346 @@
+/* The event queue's ring pops in the heap's (time, sequence) order, and the engine's two paths give the
+ * same schedule op for op: the fast path (engine_ordered.h), where it
+ * applies, against the event engine (sim_engine_run_events) on every registered policy and each mask it
+ * supports, serial and async, several shapes, equal and unequal per-op durations, block-mask plans (the
+ * hand-made orders and a search's), and random programs; and the fast path turns down what it cannot
+ * reproduce (back edges under the block scheduler, a load model, zero-length CTAs). */
+#include "engine_ordered.h"
+#include "event_queue.h"
+#include "mask.h"
+#include "pipeline.h"
+#include "policy.h"
+#include "search.h"
+#include "tests.h"
+
+#include <check.h>
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Schedules a and b are the same, field by field. */
+static void assert_same(const SimProgram *p, const SimSchedule *a, const SimSchedule *b, const char *what)
+{
+    ck_assert_msg(a->makespan_ns == b->makespan_ns, "%s: makespan %" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT,
+                  what, a->makespan_ns, b->makespan_ns);
+    for (int64_t op = 0; op < p->op_count; op++)
+        ck_assert_msg(a->start_ns[op] == b->start_ns[op] && a->end_ns[op] == b->end_ns[op],
+                      "%s: op %" G_GINT64_FORMAT " [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ") vs [%" G_GINT64_FORMAT
+                      ", %" G_GINT64_FORMAT ")", what, op, a->start_ns[op], a->end_ns[op], b->start_ns[op], b->end_ns[op]);
+    for (int32_t c = 0; c < p->cta_count; c++)
+        ck_assert_msg(a->cta_unit[c] == b->cta_unit[c] && a->cta_dispatch_ns[c] == b->cta_dispatch_ns[c] &&
+                      a->cta_end_ns[c] == b->cta_end_ns[c], "%s: CTA %d on unit %d at %" G_GINT64_FORMAT " vs unit %d at %"
+                      G_GINT64_FORMAT, what, c, a->cta_unit[c], a->cta_dispatch_ns[c], b->cta_unit[c], b->cta_dispatch_ns[c]);
+}
+
+static int deadlocks; /* programs the event engine found deadlocked */
+
+/* Runs p both ways (and through sim_engine_run) and compares; returns whether the fast path took it. */
+static bool compare_paths(const SimProgram *p, const char *what)
+{
+    SimSchedule events = { 0 }, fast = { 0 }, chosen = { 0 };
+    SimError err = { 0 }, err2 = { 0 };
+    SimStatus st = sim_engine_run_events(p, &events, &err);
+    bool is_fast = sim_engine_ordered_run(p, &fast);
+    ck_assert_msg(!is_fast || st == SIM_OK, "%s: the fast path ran a schedule the event engine rejects", what);
+    if (is_fast)
+        assert_same(p, &events, &fast, what);
+    ck_assert_int_eq(sim_engine_run(p, &chosen, &err2), st);
+    deadlocks += st != SIM_OK;
+    if (st == SIM_OK)
+        assert_same(p, &events, &chosen, what);
+    sim_schedule_clear(&events), sim_schedule_clear(&fast), sim_schedule_clear(&chosen);
+    return is_fast;
+}
+
+/* Durations that differ per op (a test's change to a sealed program: the engine reads them per op). */
+static void vary_durations(SimProgram *p, uint32_t seed)
+{
+    GRand *rng = g_rand_new_with_seed(seed);
+    for (int64_t op = 0; op < p->op_count; op++)
+        p->ops[op].duration_ns = g_rand_int_range(rng, 0, 4) == 0 ? 0 : g_rand_int_range(rng, 1, 2000);
+    g_rand_free(rng);
+}
+
+typedef struct {
+    int n, heads, kv, q, ratio;
+} Shape;
+
+static const Shape shapes[] = { { 4, 1, 4, 4, 1 }, { 8, 3, 8, 8, 1 }, { 5, 2, 6, 12, 2 }, { 132, 2, 16, 16, 1 } };
+
+/* One plan under serial and async costs, fixed and varied durations; counts the cases the fast path took. */
+static int compare_plan(const Plan *plan, const char *name, int *cases)
+{
+    int taken = 0;
+    for (int k = 0; k < 6; k++) {
+        AttnCosts costs = { .c_ns = 1000, .r_ns = 500, .latency_ns = k % 3 == 1 ? 0 : 300,
+                            .reduce = k % 2 ? REDUCE_ASYNC : REDUCE_SERIAL, .dq_buffers = 1 + k / 4,
+                            .cta_prologue_ns = k == 2 ? 150 : 0, .deposit_ns = k == 3 ? 40 : 0 };
+        SimProgram *p = sim_attention_program(plan, &costs);
+        if (k >= 4)
+            vary_durations(p, (uint32_t)(k + 17 * plan->task_count));
+        char what[160];
+        snprintf(what, sizeof what, "%s, %s mask, %d SMs, costs %d", name, plan_mask_name(plan->wl.mask),
+                 plan->wl.n_sm, k);
+        taken += compare_paths(p, what);
+        (*cases)++;
+        sim_program_free(p);
+    }
+    return taken;
+}
+
+START_TEST(every_policy_and_mask_same_schedule)
+{
+    int cases = 0, taken = 0;
+    for (int i = 0; i < policy_count(); i++)
+        for (Mask mask = MASK_FULL; mask <= MASK_CAUSAL; mask++)
+            for (size_t s = 0; s < G_N_ELEMENTS(shapes); s++) {
+                const Shape *sh = &shapes[s];
+                Workload wl = { .n_sm = sh->n, .heads = sh->heads, .kv_tiles = sh->kv, .q_tiles = sh->q,
+                                .mask = mask, .tile_ratio = mask == MASK_CAUSAL ? sh->ratio : 1, .head_swizzle = 1 };
+                SimError err = { 0 };
+                Plan *plan = policy_build(policy_at(i), &wl, &err);
+                if (!plan)
+                    continue; /* the policy does not take this mask or shape */
+                int t = compare_plan(plan, policy_at(i)->name, &cases);
+                taken += t;
+                /* Forward-edge policies take the fast path always; shift's rows run across CTAs of a wave */
+                if (strcmp(policy_at(i)->name, "shift") == 0 && sh->n < sh->kv * sh->heads)
+                    ck_assert_int_eq(t, 0);
+                if (strcmp(policy_at(i)->name, "fa3") == 0 || strcmp(policy_at(i)->name, "symmetric-shift") == 0)
+                    ck_assert_int_eq(t, 6);
+                plan_free(plan);
+            }
+    ck_assert_int_gt(cases, 100);
+    ck_assert_int_gt(taken, cases / 2);
+}
+END_TEST
+
+START_TEST(block_mask_plans_same_schedule)
+{
+    static const char *const specs[] = { "window:3", "random:0.3:7", "document:5,7", "prefix:2" };
+    int cases = 0, taken = 0;
+    for (size_t i = 0; i < G_N_ELEMENTS(specs); i++) {
+        BlockMask m;
+        SimError err = { 0 };
+        ck_assert_int_eq(sim_mask_make(specs[i], 12, 12, &m, &err), SIM_OK);
+        Workload wl = { .n_sm = 5, .heads = 3, .head_swizzle = 1 };
+        sim_mask_apply(&m, &wl);
+        for (int k = 0; k < SIM_SEARCH_ORDER_COUNT; k++) {
+            Plan *plan = NULL;
+            if (strcmp(sim_search_orders[k], "search") == 0) {
+                AttnCosts costs = { .c_ns = 1000, .r_ns = 500, .latency_ns = 300, .dq_buffers = 1 };
+                SearchOptions o = { .iterations = 20, .seed = 5 };
+                SearchResult r;
+                ck_assert_int_eq(sim_search(&wl, &costs, &o, &r, &err), SIM_OK);
+                plan = r.plan, r.plan = NULL;
+                sim_search_result_clear(&r);
+            } else {
+                plan = sim_search_handmade(&wl, sim_search_orders[k], 1);
+            }
+            ck_assert_ptr_nonnull(plan);
+            taken += compare_plan(plan, sim_search_orders[k], &cases);
+            plan_free(plan);
+        }
+        sim_mask_clear(&m);
+    }
+    ck_assert_int_gt(taken, 0);
+}
+END_TEST
+
+START_TEST(pipeline_policies_same_schedule)
+{
+    int cases = 0, taken = 0;
+    deadlocks = 0;
+    for (int i = 0; i < pipe_policy_count(); i++)
+        for (int n = 2; n <= 3; n++)
+            for (int ring = 0; ring <= 2; ring++) {
+                PipeWorkload wl = { .n_pairs = n, .blocks = 7, .n_cube = 1, .n_vector = 2, .ring_slots = ring };
+                for (int j = 0; j < n; j++)
+                    wl.c_ns[j] = 300 + 70 * j, wl.v_ns[j] = 500 - 90 * j;
+                PipeCycle cy;
+                SimError err = { 0 };
+                if (pipe_policy_prepare(pipe_policy_at(i), &wl, &err) != SIM_OK ||
+                    pipe_policy_build(pipe_policy_at(i), &wl, NULL, &cy, &err) != SIM_OK)
+                    continue;
+                SimProgram *p = pipe_program_new(&wl, &cy, NULL);
+                taken += compare_paths(p, pipe_policy_at(i)->name);
+                cases++;
+                sim_program_free(p);
+            }
+    ck_assert_int_gt(cases, 5);
+    ck_assert_int_eq(taken, cases - deadlocks); /* one CTA on one unit: its placement is known */
+}
+END_TEST
+
+/* A random program: CTAs all pinned, all dispatched or mixed, one to three engines, zero-length ops,
+ * latencies (and a unit matrix), edges forward or any way (then it may deadlock: both paths must say so). */
+static SimProgram *random_program(GRand *rng, int pinning, bool is_forward)
+{
+    int32_t units = g_rand_int_range(rng, 1, 6), engines = g_rand_int_range(rng, 1, 4);
+    SimProgram *p = sim_program_new(units, engines);
+    int32_t ctas = g_rand_int_range(rng, 1, 14);
+    for (int32_t c = 0; c < ctas; c++) {
+        bool is_pinned = pinning == 1 || (pinning == 2 && g_rand_boolean(rng));
+        sim_program_add_cta(p, is_pinned ? g_rand_int_range(rng, 0, units) : -1);
+        for (int k = g_rand_int_range(rng, 1, 6); k > 0; k--)
+            sim_program_add_op(p, g_rand_int_range(rng, 0, engines), SIM_OP_COMPUTE,
+                               g_rand_int_range(rng, 0, 3) == 0 ? 0 : g_rand_int_range(rng, 1, 50), c);
+    }
+    for (int k = g_rand_int_range(rng, 0, (int32_t)p->op_count * 2); k > 0; k--) {
+        int32_t a = g_rand_int_range(rng, 0, (int32_t)p->op_count), b = g_rand_int_range(rng, 0, (int32_t)p->op_count);
+        if (is_forward && a >= b)
+            continue;
+        sim_program_add_edge(p, a, b, g_rand_int_range(rng, 0, 30),
+                             g_rand_boolean(rng) ? SIM_EDGE_ACCUM : SIM_EDGE_DATA);
+    }
+    if (g_rand_boolean(rng)) {
+        p->unit_latency_ns = g_new(int32_t, units * units);
+        for (int32_t i = 0; i < units * units; i++)
+            p->unit_latency_ns[i] = g_rand_int_range(rng, 0, 40);
+    }
+    sim_program_seal(p);
+    return p;
+}
+
+START_TEST(random_programs_same_schedule)
+{
+    GRand *rng = g_rand_new_with_seed(20240611);
+    int taken[3] = { 0 };
+    for (int i = 0; i < 1500; i++) {
+        int pinning = i % 3;
+        SimProgram *p = random_program(rng, pinning, i % 2 == 0);
+        char what[64];
+        snprintf(what, sizeof what, "random program %d", i);
+        bool is_fast = compare_paths(p, what);
+        taken[pinning] += is_fast;
+        int32_t pinned = 0;
+        for (int32_t c = 0; c < p->cta_count; c++)
+            pinned += p->ctas[c].pinned_unit >= 0;
+        if (pinned > 0 && pinned < p->cta_count) /* some of each: the fast path does not model it */
+            ck_assert(!is_fast);
+        sim_program_free(p);
+    }
+    g_rand_free(rng);
+    ck_assert_int_gt(taken[0], 150); /* of 500 programs of each pinning */
+    ck_assert_int_gt(taken[1], 250);
+}
+END_TEST
+
+START_TEST(fast_path_turns_down_what_it_cannot_order)
+{
+    SimSchedule s = { 0 };
+    /* a back edge under the block scheduler, more CTAs than units */
+    SimProgram *p = sim_program_new(1, 1);
+    sim_program_add_cta(p, -1);
+    int64_t a = sim_program_add_op(p, 0, SIM_OP_REDUCE, 5, 0);
+    sim_program_add_cta(p, -1);
+    int64_t b = sim_program_add_op(p, 0, SIM_OP_REDUCE, 5, 1);
+    sim_program_add_edge(p, b, a, 0, SIM_EDGE_ACCUM);
+    sim_program_seal(p);
+    ck_assert(!sim_engine_ordered_run(p, &s));
+    ck_assert_ptr_null(s.start_ns);
+    sim_program_free(p);
+    /* a zero-length dispatched CTA: placed in a second round of its time, which the unit heap does not model */
+    p = sim_program_new(2, 1);
+    const int64_t d[] = { 0, 5, 3 };
+    for (int c = 0; c < 3; c++) {
+        sim_program_add_cta(p, -1);
+        sim_program_add_op(p, 0, SIM_OP_COMPUTE, d[c], c);
+    }
+    sim_program_seal(p);
+    ck_assert(!sim_engine_ordered_run(p, &s));
+    ck_assert(!compare_paths(p, "zero-length CTA"));
+    sim_program_free(p);
+    /* a load model */
+    p = sim_program_new(2, 1);
+    sim_program_add_cta(p, -1);
+    sim_program_add_op(p, 0, SIM_OP_REDUCE, 5, 0);
+    int32_t extra[] = { 0, 0, 500 };
+    SimLoadModel load = { .extra_ns = extra, .extra_len = 2, .issue_ppm = 1000000 };
+    sim_program_set_load(p, &load);
+    sim_program_seal(p);
+    ck_assert(!sim_engine_ordered_run(p, &s));
+    sim_program_free(p);
+    /* the interference and waited-reduction rules (their times depend on the order ops start in) */
+    for (int rule = 0; rule < 2; rule++) {
+        p = sim_program_new(1, 2);
+        sim_program_add_cta(p, 0);
+        sim_program_add_op(p, 0, SIM_OP_COMPUTE, 5, 0);
+        sim_program_add_op(p, 1, SIM_OP_REDUCE, 5, 0);
+        if (rule == 0)
+            p->overlap = (SimOverlapRule){ .penalty_ns = 3, .before_ns = 10, .after_ns = 10 };
+        else
+            p->waited = (SimWaitedReduce){ .read_delta_ns = 2 };
+        sim_program_seal(p);
+        ck_assert(!sim_engine_ordered_run(p, &s));
+        ck_assert(!compare_paths(p, "a rule"));
+        sim_program_free(p);
+    }
+    /* a cycle among pinned CTAs: the event engine reports it */
+    p = sim_program_new(2, 1);
+    sim_program_add_cta(p, 0);
+    a = sim_program_add_op(p, 0, SIM_OP_REDUCE, 1, 0);
+    sim_program_add_cta(p, 1);
+    b = sim_program_add_op(p, 0, SIM_OP_REDUCE, 1, 1);
+    sim_program_add_edge(p, a, b, 0, SIM_EDGE_ACCUM);
+    sim_program_add_edge(p, b, a, 0, SIM_EDGE_ACCUM);
+    sim_program_seal(p);
+    ck_assert(!sim_engine_ordered_run(p, &s));
+    sim_program_free(p);
+}
+END_TEST
+
+/* Random pushes within the horizon of the time last popped (or lowered by a push, as the engine does
+ * between a load model's steps), popped in bursts: the ring and the heap give the same (time, op) order. */
+START_TEST(ring_pops_in_heap_order)
+{
+    GRand *rng = g_rand_new_with_seed(7);
+    for (int round = 0; round < 30; round++) {
+        int64_t horizon = g_rand_int_range(rng, 0, 3000), now = g_rand_int_range(rng, 0, 100000);
+        SimEventQueue ring, heap;
+        sim_event_queue_init(&ring, horizon, 4);
+        sim_event_queue_init(&heap, -1, 4);
+        ck_assert(sim_event_queue_is_ring(&ring) && !sim_event_queue_is_ring(&heap));
+        for (int32_t op = 0; op < 1000; op++) {
+            int64_t t = now + (g_rand_boolean(rng) ? 0 : g_rand_int_range(rng, 0, (int32_t)horizon + 1));
+            sim_event_queue_push(&ring, t, op);
+            sim_event_queue_push(&heap, t, op);
+            while (!sim_event_queue_is_empty(&heap) && g_rand_int_range(rng, 0, 3) == 0) {
+                int64_t t_ring, t_heap;
+                ck_assert_int_eq(sim_event_queue_min_time(&ring), sim_event_queue_min_time(&heap));
+                int32_t a = sim_event_queue_pop(&ring, &t_ring), b = sim_event_queue_pop(&heap, &t_heap);
+                ck_assert(a == b && t_ring == t_heap);
+                now = t_ring;
+            }
+            if (!sim_event_queue_is_empty(&ring) && g_rand_boolean(rng)) /* a peek moves the ring past now */
+                ck_assert_int_eq(sim_event_queue_min_time(&ring), sim_event_queue_min_time(&heap));
+        }
+        while (!sim_event_queue_is_empty(&heap)) {
+            int64_t t_ring, t_heap;
+            ck_assert_int_eq(sim_event_queue_pop(&ring, &t_ring), sim_event_queue_pop(&heap, &t_heap));
+            ck_assert_int_eq(t_ring, t_heap);
+        }
+        ck_assert(sim_event_queue_is_empty(&ring));
+        sim_event_queue_clear(&ring), sim_event_queue_clear(&heap);
+    }
+    SimEventQueue far;
+    sim_event_queue_init(&far, 1 << 20, 4); /* too long a horizon for the ring */
+    ck_assert(!sim_event_queue_is_ring(&far));
+    sim_event_queue_clear(&far);
+    g_rand_free(rng);
+}
+END_TEST
+
+Suite *suite_engine_paths(void)
+{
+    Suite *s = suite_create("engine_paths");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, ring_pops_in_heap_order);
+    tcase_add_test(tc, every_policy_and_mask_same_schedule);
+    tcase_add_test(tc, block_mask_plans_same_schedule);
+    tcase_add_test(tc, pipeline_policies_same_schedule);
+    tcase_add_test(tc, random_programs_same_schedule);
+    tcase_add_test(tc, fast_path_turns_down_what_it_cannot_order);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -52,6 +52,10 @@ TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 STATIC_LIB := $(LIB)/libdashsim.a
 SHARED_LIB := $(LIB)/libdashsim.so
+# The tree's own programs (bin/sim, the tests, bench/) use every module, so they link this archive; the
+# installed one is the same objects joined into one (ld -r) with all but the DASHSIM_API names made local.
+INTERNAL_LIB := $(BUILD)/libdashsim-internal.a
+OBJCOPY ?= objcopy
 # The installed headers, in PREFIX/include/dashsim/ (clients include <dashsim/dashsim.h>; docs/api.md).
 PUBLIC_HEADERS := include/dashsim/dashsim.h include/dashsim/version.h
 
@@ -61,10 +65,15 @@ all: $(BIN)/sim $(STATIC_LIB) $(SHARED_LIB)
 deps:
 	$(Q)scripts/install-deps.sh
 
+$(INTERNAL_LIB): $(LIB_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
 $(STATIC_LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  AR      $@")
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+	$(Q)$(LD) -r -o $(BUILD)/libdashsim.o $^ && $(OBJCOPY) --localize-hidden $(BUILD)/libdashsim.o && \
+	    rm -f $@ && $(AR) rcs $@ $(BUILD)/libdashsim.o
 
 $(SHARED_LIB): $(LIB_OBJ) sim/api/exports.map
 	@mkdir -p $(@D)
@@ -72,15 +81,15 @@ $(SHARED_LIB): $(LIB_OBJ) sim/api/exports.map
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libdashsim.so.$(SOVERSION) \
 	    -Wl,--version-script,sim/api/exports.map -o $@ $(LIB_OBJ) $(DASH_LDLIBS)
 
-$(BIN)/sim: $(CLI_OBJ) $(STATIC_LIB)
+$(BIN)/sim: $(CLI_OBJ) $(INTERNAL_LIB)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC_LIB) $(DASH_LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(INTERNAL_LIB) $(DASH_LDLIBS)
 
-$(BIN)/test-sim: $(TEST_OBJ) $(STATIC_LIB)
+$(BIN)/test-sim: $(TEST_OBJ) $(INTERNAL_LIB)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJ) $(STATIC_LIB) $(shell pkg-config --libs check) $(DASH_LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJ) $(INTERNAL_LIB) $(shell pkg-config --libs check) $(DASH_LDLIBS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)

@@ -31,7 +31,8 @@ upward=$(cd "$top" && grep -rl 'dashsim/dashsim\.h' sim policies dag gpu --inclu
 [ -z "$upward" ] && ok api-layer || fail api-layer "below sim/api: $upward"
 
 # Exports: exactly the functions the header declares (each must carry DASHSIM_API: one without it stays
-# hidden and fails here), and the soname the header names.
+# hidden and fails here), in the shared library and as the static archive's globals; the soname the
+# header names.
 sed -n 's/^[A-Za-z][^(]*[ *]\(dashsim_[a-z0-9_]*\)(.*/\1/p' "$header" | sort >"$tmp/declared"
 nm -D --defined-only "$prefix/lib/libdashsim.so" | awk '{ print $3 }' | sort >"$tmp/exported"
 if [ "$(wc -l <"$tmp/declared")" -ge 15 ] && cmp -s "$tmp/declared" "$tmp/exported"; then
@@ -39,6 +40,9 @@ if [ "$(wc -l <"$tmp/declared")" -ge 15 ] && cmp -s "$tmp/declared" "$tmp/export
 else
     fail exports "$(diff "$tmp/declared" "$tmp/exported" | head -5 | tr '\n' ' ') ($(wc -l <"$tmp/declared") declared)"
 fi
+nm -g --defined-only "$prefix/lib/libdashsim.a" | awk 'NF == 3 { print $3 }' | sort >"$tmp/archived"
+cmp -s "$tmp/declared" "$tmp/archived" && ok archive-globals ||
+    fail archive-globals "libdashsim.a: $(diff "$tmp/declared" "$tmp/archived" | head -5 | tr '\n' ' ')"
 so=$(sed -n 's/^#define DASHSIM_SOVERSION \([0-9]*\)$/\1/p' "$prefix/include/dashsim/version.h")
 soname=$(readelf -d "$prefix/lib/libdashsim.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ -n "$so" ] && [ "$soname" = "libdashsim.so.$so" ] && grep -q "^SOVERSION := $so$" "$top/Makefile" && ok soname ||

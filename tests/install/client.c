@@ -1,10 +1,14 @@
 /* A C client of the installed library (tests/cli_install.sh): only <dashsim/dashsim.h> and the flags of
  * `pkg-config dashsim`. Without arguments it runs the shift schedule on 8 SMs through a job handle; with a
  * config file ("-": standard input) it prints what dashsim_run_json returns for it, or the error and the
- * status's name on standard error (exit 2). */
+ * status's name on standard error (exit 2). It defines globals named as the library's internals are, which
+ * a client may: the library, shared or static, exports only its dashsim_ names. */
 #include <dashsim/dashsim.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+int plan_free = 1;                        /* sim/core/plan.c's plan_free(), inside the library */
+int policy_count(void) { return plan_free; } /* policies/registry.c's */
 
 /* The whole of f as a string (NULL if it cannot be read). */
 static char *read_all(FILE *f)
@@ -41,6 +45,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1)
         return run_config(argv[1]);
+    if (policy_count() != 1 || dashsim_policy_count() < 2) /* each its own */
+        return fprintf(stderr, "policy_count() is the library's\n"), 2;
     DashsimJob *job = dashsim_job_new();
     DashsimError err;
     DashsimResult r;

@@ -53,7 +53,8 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 STATIC_LIB := $(LIB)/libdashsim.a
 SHARED_LIB := $(LIB)/libdashsim.so
 # The tree's own programs (bin/sim, the tests, bench/) use every module, so they link this archive; the
-# installed one is the same objects joined into one (ld -r) with all but the DASHSIM_API names made local.
+# installed one is the same objects joined into one (ld -r) with every global but dashsim_* made local (as
+# sim/api/exports.map does for the shared library, whatever flags the objects were built with).
 INTERNAL_LIB := $(BUILD)/libdashsim-internal.a
 OBJCOPY ?= objcopy
 # The installed headers, in PREFIX/include/dashsim/ (clients include <dashsim/dashsim.h>; docs/api.md).
@@ -72,7 +73,7 @@ $(INTERNAL_LIB): $(LIB_OBJ)
 $(STATIC_LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  AR      $@")
-	$(Q)$(LD) -r -o $(BUILD)/libdashsim.o $^ && $(OBJCOPY) --localize-hidden $(BUILD)/libdashsim.o && \
+	$(Q)$(LD) -r -o $(BUILD)/libdashsim.o $^ && $(OBJCOPY) --wildcard --keep-global-symbol='dashsim_*' $(BUILD)/libdashsim.o && \
 	    rm -f $@ && $(AR) rcs $@ $(BUILD)/libdashsim.o
 
 $(SHARED_LIB): $(LIB_OBJ) sim/api/exports.map

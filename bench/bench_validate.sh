@@ -8,12 +8,15 @@ sim=${1:-bin/sim}
 runs=${RUNS:-5}
 here=$(dirname "$0")
 root=$here/..
+# every module's names: the tree's internal archive (a tree from before issue 26 has only lib/libdashsim.a)
+archive=$root/build/libdashsim-internal.a
+[ -f "$archive" ] || archive=$root/lib/libdashsim.a
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 # shellcheck disable=SC2046 # pkg-config's flags are words
 ${CC:-cc} -O2 -std=c11 -D_DEFAULT_SOURCE -I"$root/sim/core" -I"$root/include" -I"$root/policies" -I"$root/dag" \
     -I"$root/sim/model" -I"$root/sim/io" -I"$root/sim/run" $(pkg-config --cflags glib-2.0 libcjson) \
-    -o "$t/load_traces" "$here/load_traces.c" "$root/lib/libdashsim.a" \
+    -o "$t/load_traces" "$here/load_traces.c" "$archive" \
     $(pkg-config --libs igraph glib-2.0 libcjson zlib) -lm -lpthread
 dirs=()
 for d in traces/h100 traces/h100-spin traces/h100-predict traces/h100-mask traces/h100-mask16 traces/kernel/traces; do

@@ -8,9 +8,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "trace_view.h"
 #include "json_file.h"
 #include "datadir.h"
 #include "kernel_io.h"
@@ -411,33 +411,13 @@ static int verdict(const ValidateOptions *o, Trace **traces, const TraceCheck *c
 }
 
 /* The plan a trace ran, when no registered policy builds it (a block mask, a searched or hand-written
- * schedule): its plan file (or that file gzipped, FILE.gz, as committed plans are), which must still hash
- * as the run recorded (the hash is of the plan's text). NULL with nothing to do. */
+ * schedule; sim_trace_plan). NULL with nothing to do. */
 static Plan *given_plan(const Trace *t, int64_t max_memory_mb, SimError *err)
 {
     if (t->wl.mask != MASK_BLOCK && policy_find(t->policy))
         return NULL;
     Plan *plan = NULL;
-    AttnCosts costs;
-    uint64_t hash;
-    char text[40];
-    if (!t->kernel.plan_file[0]) {
-        sim_error_set(err, SIM_ERR_INPUT, "%s: /metadata/policy: unknown policy '%s', and the trace names no "
-                      "plan_file", t->path, t->policy);
-        return NULL;
-    }
-    char gz[sizeof t->kernel.plan_file + 3];
-    snprintf(gz, sizeof gz, "%s.gz", t->kernel.plan_file);
-    const char *path = access(t->kernel.plan_file, F_OK) != 0 && access(gz, F_OK) == 0 ? gz : t->kernel.plan_file;
-    if (sim_plan_read(path, max_memory_mb << 20, &plan, &costs, &hash, err) != SIM_OK)
-        return NULL;
-    snprintf(text, sizeof text, "fnv1a64:%016" PRIx64, hash);
-    if (strcmp(text, t->kernel.plan_hash) != 0) {
-        sim_error_set(err, SIM_ERR_INPUT, "%s: /metadata/plan_hash: %s is %s now, not the %s the run used", t->path,
-                      t->kernel.plan_file, text, t->kernel.plan_hash);
-        plan_free(plan);
-        return NULL;
-    }
+    sim_trace_plan(t, max_memory_mb << 20, &plan, err);
     return plan;
 }
 

@@ -41,7 +41,7 @@ expect_error wrong-plan "not this policy's plan" "$sim" validate "$tmp/wrongplan
 sed 's/1600,2600,2600,2600,3100/2600,1600,2600,2600,3100/' "$g/fa3-tiny.json" >"$tmp/order.json"
 expect_error time-order "/tasks/1: times must satisfy" "$sim" validate "$tmp/order.json"
 sed 's/"policy":"fa3"/"policy":"fa9"/' "$g/fa3-tiny.json" >"$tmp/policy.json"
-expect_error unknown-policy "/metadata/policy: unknown policy 'fa9'" "$sim" validate "$tmp/policy.json"
+expect_error unknown-policy "/metadata/policy: 'fa9' is no registered policy, and the trace names no plan_file" "$sim" validate "$tmp/policy.json"
 sed 's/"heads":1/"heads":0/' "$g/fa3-tiny.json" >"$tmp/heads.json"
 expect_error bad-heads "/metadata/heads: must be an integer" "$sim" validate "$tmp/heads.json"
 sed 's/"heads":1/"heads":2/' "$g/fa3-tiny.json" >"$tmp/count.json"

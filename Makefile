@@ -4,6 +4,8 @@
 # Layers (docs/architecture.md) are enforced here: each folder compiles with the include paths of the
 # layers below it only, so an upward #include does not build.
 VERSION := 0.2.0
+# The ABI's number (include/dashsim/version.h, docs/api.md): the shared library's soname is libdashsim.so.N.
+SOVERSION := 1
 PREFIX ?= /usr/local
 DESTDIR ?=
 CC ?= cc
@@ -13,8 +15,9 @@ BUILD ?= build
 BIN ?= bin
 LIB ?= lib
 
-# What dashsim itself needs, whatever the user's CFLAGS say.
-DASH_CFLAGS = -std=c11 -fPIC -Wall -Wextra -Werror -MMD -MP
+# What dashsim itself needs, whatever the user's CFLAGS say. Hidden visibility: the shared library exports
+# only what include/dashsim/dashsim.h marks DASHSIM_API.
+DASH_CFLAGS = -std=c11 -fPIC -fvisibility=hidden -Wall -Wextra -Werror -MMD -MP
 DASH_CPPFLAGS = -D_DEFAULT_SOURCE -DDASHSIM_DATADIR='"$(PREFIX)/share/dashsim/configs"' $(shell pkg-config --cflags $(PKGS))
 DASH_LDLIBS = $(shell pkg-config --libs $(PKGS)) -lm -lpthread
 
@@ -24,21 +27,24 @@ else
 Q := @
 endif
 
-# Include paths per layer: a layer sees itself and the layers below it.
+# Include paths per layer: a layer sees itself and the layers below it. include/ holds the installed headers:
+# every layer reads <dashsim/version.h> there; only sim/api implements <dashsim/dashsim.h> (tests/cli_install.sh
+# checks that nothing below it includes that one).
 INC_core := -Isim/core -Iinclude
 INC_policies := $(INC_core) -Ipolicies
 INC_dag := $(INC_core) -Idag
 INC_model := $(INC_policies) -Idag -Isim/model
 INC_io := $(INC_model) -Isim/io
 INC_run := $(INC_io) -Isim/run
+INC_api := $(INC_run) -Isim/api
 INC_cli := $(INC_run) -Isim/cli
-INC_tests := $(INC_run) -Itests
+INC_tests := $(INC_api) -Itests
 layer_of = $(if $(filter sim/core/%,$1),core,$(if $(filter policies/%,$1),policies,$(if $(filter dag/%,$1),dag,$(if \
            $(filter sim/model/%,$1),model,$(if $(filter sim/io/%,$1),io,$(if $(filter sim/run/%,$1),run,$(if \
-           $(filter sim/cli/%,$1),cli,tests)))))))
+           $(filter sim/api/%,$1),api,$(if $(filter sim/cli/%,$1),cli,tests))))))))
 
 LIB_SRC := $(wildcard sim/core/*.c) $(wildcard policies/*.c) $(wildcard dag/*.c) $(wildcard sim/model/*.c) \
-           $(wildcard sim/io/*.c) $(wildcard sim/run/*.c)
+           $(wildcard sim/io/*.c) $(wildcard sim/run/*.c) $(wildcard sim/api/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_SRC := $(wildcard sim/cli/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -46,9 +52,13 @@ TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 STATIC_LIB := $(LIB)/libdashsim.a
 SHARED_LIB := $(LIB)/libdashsim.so
-# The installed headers: the public one and the module headers it includes (docs/architecture.md).
-PUBLIC_HEADERS := include/dashsim.h sim/core/version.h sim/core/status.h sim/core/plan.h sim/core/program.h sim/core/engine.h \
-                  policies/policy.h sim/model/attention.h sim/model/analyze.h sim/run/job.h
+# The tree's own programs (bin/sim, the tests, bench/) use every module, so they link this archive; the
+# installed one is the same objects joined into one (ld -r) with every global but dashsim_* made local (as
+# sim/api/exports.map does for the shared library, whatever flags the objects were built with).
+INTERNAL_LIB := $(BUILD)/libdashsim-internal.a
+OBJCOPY ?= objcopy
+# The installed headers, in PREFIX/include/dashsim/ (clients include <dashsim/dashsim.h>; docs/api.md).
+PUBLIC_HEADERS := include/dashsim/dashsim.h include/dashsim/version.h
 
 .PHONY: all deps run test check check-asan sanitize validate docs bench figures gpu install uninstall clean
 all: $(BIN)/sim $(STATIC_LIB) $(SHARED_LIB)
@@ -56,25 +66,31 @@ all: $(BIN)/sim $(STATIC_LIB) $(SHARED_LIB)
 deps:
 	$(Q)scripts/install-deps.sh
 
-$(STATIC_LIB): $(LIB_OBJ)
-	@mkdir -p $(@D)
+$(INTERNAL_LIB): $(LIB_OBJ)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(SHARED_LIB): $(LIB_OBJ)
+$(STATIC_LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libdashsim.so.0 -o $@ $^ $(DASH_LDLIBS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)$(LD) -r -o $(BUILD)/libdashsim.o $^ && $(OBJCOPY) --wildcard --keep-global-symbol='dashsim_*' $(BUILD)/libdashsim.o && \
+	    rm -f $@ && $(AR) rcs $@ $(BUILD)/libdashsim.o
 
-$(BIN)/sim: $(CLI_OBJ) $(STATIC_LIB)
+$(SHARED_LIB): $(LIB_OBJ) sim/api/exports.map
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC_LIB) $(DASH_LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libdashsim.so.$(SOVERSION) \
+	    -Wl,--version-script,sim/api/exports.map -o $@ $(LIB_OBJ) $(DASH_LDLIBS)
 
-$(BIN)/test-sim: $(TEST_OBJ) $(STATIC_LIB)
+$(BIN)/sim: $(CLI_OBJ) $(INTERNAL_LIB)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJ) $(STATIC_LIB) $(shell pkg-config --libs check) $(DASH_LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(INTERNAL_LIB) $(DASH_LDLIBS)
+
+$(BIN)/test-sim: $(TEST_OBJ) $(INTERNAL_LIB)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJ) $(INTERNAL_LIB) $(shell pkg-config --libs check) $(DASH_LDLIBS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -141,8 +157,8 @@ install: all
 	install -m 755 $(BIN)/sim $(QP)/bin/dashsim
 	install -m 644 $(STATIC_LIB) $(QP)/lib/libdashsim.a
 	install -m 755 $(SHARED_LIB) $(QP)/lib/libdashsim.so.$(VERSION)
-	ln -sf libdashsim.so.$(VERSION) $(QP)/lib/libdashsim.so.0
-	ln -sf libdashsim.so.0 $(QP)/lib/libdashsim.so
+	ln -sf libdashsim.so.$(VERSION) $(QP)/lib/libdashsim.so.$(SOVERSION)
+	ln -sf libdashsim.so.$(SOVERSION) $(QP)/lib/libdashsim.so
 	install -m 644 $(PUBLIC_HEADERS) $(QP)/include/dashsim/
 	sed -e 's|@PREFIX@|$(subst $(space),@SP@,$(PREFIX))|g' -e 's|@SP@|\\ |g' -e 's|@VERSION@|$(VERSION)|g' \
 	    docs/dashsim.pc.in > $(QP)/lib/pkgconfig/dashsim.pc
@@ -155,7 +171,7 @@ install: all
 
 uninstall:
 	$(check_install_paths)
-	rm -f $(QP)/bin/dashsim $(QP)/lib/libdashsim.a $(QP)/lib/libdashsim.so $(QP)/lib/libdashsim.so.0 \
+	rm -f $(QP)/bin/dashsim $(QP)/lib/libdashsim.a $(QP)/lib/libdashsim.so $(QP)/lib/libdashsim.so.$(SOVERSION) \
 	    $(QP)/lib/libdashsim.so.$(VERSION) $(QP)/lib/pkgconfig/dashsim.pc $(QP)/share/man/man1/dashsim.1
 	rm -rf $(QP)/include/dashsim $(QP)/share/dashsim $(QP)/share/doc/dashsim
 

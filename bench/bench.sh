@@ -8,7 +8,7 @@
 # median over the rounds. Then every bench/bench_*.sh.
 # Columns: tasks, seconds, ns per task, floor ns per event, ratio = seconds / (events x floor), peak MB,
 # peak bytes per task, and hot ns/task: the same job run again in one process (bench/hot_job.c, linked to
-# lib/libdashsim.a), its memory already mapped, so without the cost of fresh pages. Targets: 524288 tasks
+# build/libdashsim-internal.a), its memory already mapped, so without the cost of fresh pages. Targets: 524288 tasks
 # at most 1.6x the floor and 80 bytes a task (issue 24); ns/task flat within 20% from 16k to 10M tasks
 # (issue 17).
 set -eu
@@ -21,10 +21,13 @@ trap 'rm -rf "$tmp"' EXIT
 ${CC:-cc} -O2 -std=c11 -o "$tmp/floor_heap" "$here/floor_heap.c"
 ${CC:-cc} -O2 -std=c11 -o "$tmp/cpu_time" "$here/cpu_time.c"
 root=$here/..
+# every module's names: the tree's internal archive (a tree from before issue 26 has only lib/libdashsim.a)
+archive=$root/build/libdashsim-internal.a
+[ -f "$archive" ] || archive=$root/lib/libdashsim.a
 # shellcheck disable=SC2046 # pkg-config's flags are words
 ${CC:-cc} -O2 -std=c11 -D_DEFAULT_SOURCE -I"$root/sim/core" -I"$root/include" -I"$root/policies" -I"$root/dag" \
     -I"$root/sim/model" -I"$root/sim/io" -I"$root/sim/run" $(pkg-config --cflags glib-2.0) -o "$tmp/hot_job" \
-    "$here/hot_job.c" "$root/lib/libdashsim.a" $(pkg-config --libs igraph glib-2.0 libcjson zlib) -lm -lpthread
+    "$here/hot_job.c" "$archive" $(pkg-config --libs igraph glib-2.0 libcjson zlib) -lm -lpthread
 
 # one HEADS KV Q: median CPU seconds and peak KB of the attention command over a round's runs
 one() {

@@ -4,7 +4,8 @@
  * ones find them in the heap, already mapped. Prints the first run's CPU seconds and the median of the
  * later ones (CLOCK_PROCESS_CPUTIME_ID): their difference is what fresh pages cost the job, the rest is
  * the simulator's own work with its data in whatever cache level holds it.
- * Usage: hot_job HEADS REPS. Built by bench/bench.sh against lib/libdashsim.a; not part of libdashsim. */
+ * Usage: hot_job HEADS REPS. Built by bench/bench.sh against build/libdashsim-internal.a (every module's
+ * names: the installed archive keeps only the API's global); not part of libdashsim. */
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>

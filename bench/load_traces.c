@@ -1,6 +1,6 @@
 /* `make bench`'s trace-loading stopwatch (bench/bench_validate.sh): loads every trace named on the command
  * line with sim_trace_load, as sim validate does, and prints the CPU seconds that took (this process's
- * clock) and the number loaded. Linked to lib/libdashsim.a; not part of it. */
+ * clock) and the number loaded. Linked to build/libdashsim-internal.a; not part of it. */
 #include <stdio.h>
 #include <time.h>
 

@@ -71,7 +71,8 @@ draws \fB\-\-gantt\fR and \fB\-\-plot\fR,
 (Graphviz) draws \fB\-\-dot\fR, and
 .BR pkg\-config (1)
 gives the flags of the library:
-\fBpkg\-config \-\-cflags \-\-libs dashsim\fR for \fI<dashsim.h>\fR.
+\fBpkg\-config \-\-cflags \-\-libs dashsim\fR for \fI<dashsim/dashsim.h>\fR
+(docs/api.md).
 The documents under \fIPREFIX/share/doc/dashsim\fR (README.md, and docs/NAME.md as the options name them)
 give the formats and the models in full.
 """.strip("\n")

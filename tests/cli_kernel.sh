@@ -12,6 +12,18 @@ expect_exit kernel-calibrate 0 "$sim" calibrate --kernel traces/kernel-cal/d128/
     --runs traces/kernel-cal/runs-calibration.json --name gpu-bwd -o "$tmp/k.json"
 cmp -s "$tmp/k.json" configs/kernels/gpu-bwd.json && ok kernel-profile-reproduced ||
     fail kernel-profile-reproduced "$(diff "$tmp/k.json" configs/kernels/gpu-bwd.json | head -5)"
+# the Hopper kernel's profile (call 4, H100) from its 4 committed traces; in sample its DASH schedules come
+# out within 4% and the fa3 order over (docs/kernel.md)
+expect_exit kernel-calibrate-wgmma 0 "$sim" calibrate --kernel traces/kernel-wg/h100/traces/*.json.gz -o "$tmp/kw.json"
+cmp -s "$tmp/kw.json" configs/kernels/gpu-bwd-wgmma.json && ok kernel-profile-wgmma-reproduced ||
+    fail kernel-profile-wgmma-reproduced "$(diff "$tmp/kw.json" configs/kernels/gpu-bwd-wgmma.json | head -5)"
+expect_exit kernel-validate-wgmma 1 "$sim" validate traces/kernel-wg/h100/traces/*.json.gz --predict --json
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); e = {t["policy"]: t["predicted"]["makespan_error"] for t in d["traces"]
+                                         if "d128" in t["trace"]}
+assert d["not_predicted"] == 0 and abs(e["symmetric-shift"]) < 0.04 and 0.05 < e["fa3"] < 0.12, e
+' "$tmp/out" && ok kernel-wgmma-in-sample || fail kernel-wgmma-in-sample "$(head -c 300 "$tmp/out")"
 
 # The front end and a config give the same makespans and times (the same costing path).
 cat >"$tmp/cfg.json" <<'EOF'

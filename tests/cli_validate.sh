@@ -41,7 +41,7 @@ expect_error wrong-plan "not this policy's plan" "$sim" validate "$tmp/wrongplan
 sed 's/1600,2600,2600,2600,3100/2600,1600,2600,2600,3100/' "$g/fa3-tiny.json" >"$tmp/order.json"
 expect_error time-order "/tasks/1: times must satisfy" "$sim" validate "$tmp/order.json"
 sed 's/"policy":"fa3"/"policy":"fa9"/' "$g/fa3-tiny.json" >"$tmp/policy.json"
-expect_error unknown-policy "/metadata/policy: unknown policy 'fa9'" "$sim" validate "$tmp/policy.json"
+expect_error unknown-policy "/metadata/policy: 'fa9' is no registered policy, and the trace names no plan_file" "$sim" validate "$tmp/policy.json"
 sed 's/"heads":1/"heads":0/' "$g/fa3-tiny.json" >"$tmp/heads.json"
 expect_error bad-heads "/metadata/heads: must be an integer" "$sim" validate "$tmp/heads.json"
 sed 's/"heads":1/"heads":2/' "$g/fa3-tiny.json" >"$tmp/count.json"
@@ -65,4 +65,21 @@ else
     skip mask-groups "no traces/h100-mask"
     skip mask-repeats "no traces/h100-mask"
 fi
+# --jobs: the traces are checked on threads while the rest load; the output and the first error are those of
+# one thread
+if [ -d traces/h100-mask ]; then
+    "$sim" validate traces/h100-mask traces/h100/fa3-full-h4-r1-async.json.gz --predict --json --jobs 1 >"$tmp/j1" 2>&1
+    "$sim" validate traces/h100-mask traces/h100/fa3-full-h4-r1-async.json.gz --predict --json --jobs 3 >"$tmp/j3" 2>&1
+    cmp -s "$tmp/j1" "$tmp/j3" && [ -s "$tmp/j1" ] && ok jobs-same-output || fail jobs-same-output "differs or empty"
+    mkdir -p "$tmp/jobs" && cp traces/h100-mask/window-16/*.json.gz "$tmp/jobs/" &&
+        printf '{"metadata": {"policy": "fa9"}, "tasks": []}\n' >"$tmp/jobs/b.json"  # sorts between them
+    "$sim" validate "$tmp/jobs" --jobs 1 >/dev/null 2>"$tmp/e1"; r1=$?
+    "$sim" validate "$tmp/jobs" --jobs 4 >/dev/null 2>"$tmp/e4"; r4=$?
+    [ "$r1" = 2 ] && [ "$r4" = 2 ] && cmp -s "$tmp/e1" "$tmp/e4" && ok jobs-same-error ||
+        fail jobs-same-error "rc $r1/$r4: $(cat "$tmp/e1") / $(cat "$tmp/e4")"
+else
+    skip jobs-same-output "no traces/h100-mask"
+    skip jobs-same-error "no traces/h100-mask"
+fi
+expect_error jobs-zero "--jobs expects" "$sim" validate traces --jobs 0
 finish

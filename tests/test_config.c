@@ -178,7 +178,7 @@ START_TEST(semantic_errors)
                           "kBlockM (64)"));
     sim_diag_free(d);
     d = check_text("[1]", NULL);
-    ck_assert(has_line(d, "t.json: : the config must be a JSON object"));
+    ck_assert(has_line(d, "t.json: the config must be a JSON object"));
     sim_diag_free(d);
     d = check_text("{\"workload\": {}}", NULL);
     ck_assert(has_line(d, "t.json: /schema_version: missing (this sim reads schema version 1)"));

@@ -16,6 +16,7 @@ static Suite *(*const suites[])(void) = {
     suite_profile,
     suite_io,
     suite_search,
+    suite_api,
 };
 
 int main(void)

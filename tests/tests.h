@@ -17,5 +17,6 @@ Suite *suite_pipeline(void);
 Suite *suite_profile(void);
 Suite *suite_io(void);
 Suite *suite_search(void);
+Suite *suite_api(void);
 
 #endif

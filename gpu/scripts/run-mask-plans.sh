@@ -14,8 +14,9 @@ fails=0
 for dir in "${PLANS:-traces/plans-mask}"/*/; do
     mask=$(basename "$dir")
     mkdir -p "$work/$mask"
-    for plan in "$dir"*.plan; do
-        name=$(basename "$plan" .plan)
+    for plan in "$dir"*.plan "$dir"*.plan.gz; do # committed plans are gzipped (the reader takes either)
+        [ -e "$plan" ] || continue
+        name=$(basename "${plan%.gz}" .plan)
         timeout 60 bin/gpu-exec "$plan" --out "$work/$mask/$name.json" --tile-m 80 --head-dim 128 --compute-iters 5 \
             --reduce-op bulk --repeats 5 --meta "gpu_name=$gpu_name" --meta "driver=$driver" --meta "mask_spec=$mask" \
             --meta "grid=mask-search" || { echo "FAILED: $plan"; fails=$((fails + 1)); }

@@ -11,7 +11,8 @@
 
 #include "status.h"
 
-#include "dashsim.h"
+#include "dashsim/version.h"
+#include "job.h"
 
 #define SIM_VERSION DASHSIM_VERSION
 

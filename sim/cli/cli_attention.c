@@ -136,8 +136,8 @@ static const struct option long_options[] = {
     { NULL, 0, NULL, 0 },
 };
 
-#define MAX_SIZE 1000000
-#define MAX_COST_NS 1000000000000LL
+#define MAX_SIZE SIM_JOB_MAX_COUNT      /* the job's ranges (job.h), which the library's setters share */
+#define MAX_COST_NS SIM_JOB_MAX_COST_NS
 
 /* Workload flags (the plan file's business under --plan) and cost flags (which override the file). */
 static void note_flag(AttnOptions *o, int opt, const char *flag)
@@ -170,7 +170,7 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
         parse_enum(flag, arg, "profile", "paper", &v, err);
         o->shape.is_paper = v;
         return err->status;
-    case 'n': return parse_int(flag, arg, 1, 100000, &o->job.wl.n_sm, err);
+    case 'n': return parse_int(flag, arg, 1, SIM_JOB_MAX_SMS, &o->job.wl.n_sm, err);
     case 'm': return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.heads, err);
     case OPT_KV: o->is_kv_set = true; return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.kv_tiles, err);
     case OPT_Q: o->is_q_set = true; return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.q_tiles, err);
@@ -183,7 +183,7 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
     case OPT_SWIZZLE: return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.head_swizzle, err);
     case 'c': return cli_parse_int64(flag, arg, 0, MAX_COST_NS, &o->job.costs.c_ns, err);
     case 'r': return cli_parse_int64(flag, arg, 0, MAX_COST_NS, &o->job.costs.r_ns, err);
-    case OPT_LAT: return cli_parse_int64(flag, arg, 0, 1000000000, &o->job.costs.latency_ns, err);
+    case OPT_LAT: return cli_parse_int64(flag, arg, 0, SIM_JOB_MAX_LATENCY_NS, &o->job.costs.latency_ns, err);
     case OPT_REDUCE:
         parse_enum(flag, arg, "serial", "async", &v, err);
         o->job.costs.reduce = v ? REDUCE_ASYNC : REDUCE_SERIAL;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "trace_view.h"
 #include "json_file.h"
 #include "datadir.h"
 #include "kernel_io.h"
@@ -24,6 +25,7 @@
 typedef struct {
     bool is_json, has_tolerance, is_predict;
     int64_t max_memory_mb;   /* every trace held at once, and each plan read, within this */
+    int64_t jobs;            /* traces checked at once (threads); the output does not depend on it */
     double tolerance, speedup_tolerance_pp;
     const char *matrix_path, *baseline_path, *profile_path, *kernel_path;
     GPtrArray *paths;   /* trace files, sorted */
@@ -48,6 +50,8 @@ static const char usage[] =
     "  --latency-matrix FILE    per-SM-pair signal latency (gpu-calib output); its median is the model's\n"
     "  --baseline FILE          compare with an earlier --json output instead: exit 1 on any regression\n"
     "  --max-memory-mb MB       refuse traces that would need more in all (default 4096)\n"
+    "  --jobs N                 check N traces at once (threads; default: the processors, at most 8); the\n"
+    "                           output is the same for any N\n"
     "Exit status: 0 within tolerance, 1 beyond it (or a regression), 2 bad usage or input.\n";
 
 static int cmp_str(gconstpointer a, gconstpointer b)
@@ -89,9 +93,10 @@ static int parse_args(ValidateOptions *o, int argc, char **argv, SimError *err)
         { "baseline", required_argument, NULL, 'b' }, { "help", no_argument, NULL, 'h' },
         { "profile", required_argument, NULL, 'p' }, { "predict", no_argument, NULL, 'P' },
         { "max-memory-mb", required_argument, NULL, 'm' }, { "kernel", required_argument, NULL, 'k' },
+        { "jobs", required_argument, NULL, 'J' },
         { NULL, 0, NULL, 0 },
     };
-    *o = (ValidateOptions){ .max_memory_mb = 4096, .tolerance = 0.03, .speedup_tolerance_pp = 2.0, .paths = g_ptr_array_new_with_free_func(g_free) };
+    *o = (ValidateOptions){ .max_memory_mb = 4096, .jobs = MIN(8, (int64_t)g_get_num_processors()), .tolerance = 0.03, .speedup_tolerance_pp = 2.0, .paths = g_ptr_array_new_with_free_func(g_free) };
     opterr = 0, optind = 1;
     int opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -113,6 +118,8 @@ static int parse_args(ValidateOptions *o, int argc, char **argv, SimError *err)
             o->kernel_path = optarg;
         else if (opt == 'm')
             cli_parse_int64("--max-memory-mb", optarg, 1, INT64_MAX >> 20, &o->max_memory_mb, err);
+        else if (opt == 'J')
+            cli_parse_int64("--jobs", optarg, 1, 256, &o->jobs, err);
         else if (opt == 't' || opt == 's') {
             *target = g_ascii_strtod(optarg, &end);
             o->has_tolerance |= opt == 't';
@@ -265,14 +272,25 @@ static void print_model_line(const ValidateReport *r, int m, const char *label)
     printf("\n");
 }
 
-static void print_summary(const ValidateReport *r, const char *profile_path)
+/* The prediction's source: the hardware profile for the executor's traces, each real kernel's own kernel
+ * profile for its traces. */
+static void print_summary(const ValidateReport *r, const char *profile_path, Trace **traces, int count)
 {
     print_model_line(r, VMODEL_PLACED, "fitted to each trace");
     print_model_line(r, VMODEL_UNIFORM, "fitted to each trace");
     print_model_line(r, VMODEL_PAPER, "fitted to each trace");
     if (profile_path) {
-        char label[300];
-        snprintf(label, sizeof label, "from %s alone", profile_path);
+        char label[400];
+        int real = 0;
+        for (int i = 0; i < count; i++)
+            real += traces[i]->kernel.name[0] != 0;
+        if (real == 0)
+            snprintf(label, sizeof label, "from %s alone", profile_path);
+        else if (real == count)
+            snprintf(label, sizeof label, "from each kernel's kernel profile alone");
+        else
+            snprintf(label, sizeof label, "from %s (executor traces) and each kernel's kernel profile (%d real "
+                     "kernels' traces) alone", profile_path, real);
         print_model_line(r, VMODEL_PROFILE, label);
     }
     const ErrorStats *sp = &r->speedup_pp[0], *psp = &r->speedup_pp[1];
@@ -386,7 +404,7 @@ static int verdict(const ValidateOptions *o, Trace **traces, const TraceCheck *c
         cJSON_free(s);
     } else {
         print_table(traces, checks, count, r);
-        print_summary(r, o->profile_path);
+        print_summary(r, o->profile_path, traces, count);
         char miss[64] = "";
         if (missed)
             snprintf(miss, sizeof miss, ", %d not predicted (misses)", missed);
@@ -399,29 +417,13 @@ static int verdict(const ValidateOptions *o, Trace **traces, const TraceCheck *c
 }
 
 /* The plan a trace ran, when no registered policy builds it (a block mask, a searched or hand-written
- * schedule): its plan file, which must still hash as the run recorded. NULL with nothing to do. */
+ * schedule; sim_trace_plan). NULL with nothing to do. */
 static Plan *given_plan(const Trace *t, int64_t max_memory_mb, SimError *err)
 {
     if (t->wl.mask != MASK_BLOCK && policy_find(t->policy))
         return NULL;
     Plan *plan = NULL;
-    AttnCosts costs;
-    uint64_t hash;
-    char text[40];
-    if (!t->kernel.plan_file[0]) {
-        sim_error_set(err, SIM_ERR_INPUT, "%s: /metadata/policy: unknown policy '%s', and the trace names no "
-                      "plan_file", t->path, t->policy);
-        return NULL;
-    }
-    if (sim_plan_read(t->kernel.plan_file, max_memory_mb << 20, &plan, &costs, &hash, err) != SIM_OK)
-        return NULL;
-    snprintf(text, sizeof text, "fnv1a64:%016" PRIx64, hash);
-    if (strcmp(text, t->kernel.plan_hash) != 0) {
-        sim_error_set(err, SIM_ERR_INPUT, "%s: /metadata/plan_hash: %s is %s now, not the %s the run used", t->path,
-                      t->kernel.plan_file, text, t->kernel.plan_hash);
-        plan_free(plan);
-        return NULL;
-    }
+    sim_trace_plan(t, max_memory_mb << 20, &plan, err);
     return plan;
 }
 
@@ -527,6 +529,50 @@ static GPtrArray *take_runs_files(ValidateOptions *o)
     return runs;
 }
 
+/* The checks run on a thread pool (o->jobs at a time) while the main thread goes on loading traces in order:
+ * a trace is checked as soon as it is loaded. The error reported is what a sequential run reports: a load
+ * error first (loading comes first there), else the check error of the first trace in order. */
+typedef struct {
+    const ValidateOptions *o;
+    Trace **traces;
+    int32_t *const *matrix;      /* set while trace 0 loads, before any check starts */
+    const ValidateModels *models;
+    TraceCheck *checks;
+    SimError *errs;
+    GThreadPool *pool;           /* NULL: check in the calling thread */
+    bool has_failed;             /* without a pool: a check failed, the rest are skipped */
+} CheckWork;
+
+static void check_one(gpointer index, gpointer work)
+{
+    const CheckWork *w = work;
+    int i = GPOINTER_TO_INT(index) - 1;
+    Plan *plan = given_plan(w->traces[i], w->o->max_memory_mb, &w->errs[i]);
+    if (!w->errs[i].status)
+        sim_validate_trace(w->traces[i], plan, w->traces[i]->wl.n_sm == w->traces[0]->wl.n_sm ? *w->matrix : NULL,
+                           w->models, &w->checks[i], &w->errs[i]);
+    plan_free(plan);
+}
+
+static void check_start(CheckWork *w, int i)
+{
+    if (w->pool)
+        g_thread_pool_push(w->pool, GINT_TO_POINTER(i + 1), NULL);
+    else if (!w->has_failed)
+        check_one(GINT_TO_POINTER(i + 1), w), w->has_failed = w->errs[i].status != SIM_OK;
+}
+
+/* Waits for the checks; the first failed one's error into err unless err already holds a load error. */
+static void check_finish(CheckWork *w, int count, SimError *err)
+{
+    if (w->pool)
+        g_thread_pool_free(w->pool, FALSE, TRUE);
+    for (int i = 0; i < count && !err->status; i++)
+        if (w->errs[i].status)
+            *err = w->errs[i];
+    g_free(w->errs);
+}
+
 int sim_cmd_validate(int argc, char **argv)
 {
     ValidateOptions o;
@@ -547,6 +593,9 @@ int sim_cmd_validate(int argc, char **argv)
         load_kernels(&o, &kernels, &kernel_count, &err);
     ValidateModels models = { profile, kernels, kernel_count };
     int64_t room = o.max_memory_mb << 20; /* the traces are all held at once: one budget for them */
+    CheckWork work = { &o, traces, &matrix, &models, checks, g_new0(SimError, MAX(count, 1)),
+                       o.jobs > 1 && count > 1 ? g_thread_pool_new(check_one, &work, (int)MIN(o.jobs, count), TRUE, NULL)
+                                               : NULL, false };
     for (int i = 0; rc < 0 && i < count && !err.status; i++) {
         if (sim_trace_load_capped(o.paths->pdata[i], room, &traces[i], &err) != SIM_OK)
             break;
@@ -559,14 +608,10 @@ int sim_cmd_validate(int argc, char **argv)
                  is_legacy)
             fprintf(stderr, "sim: note: %s is in the older plain latency-matrix format; gpu-calib's JSON "
                     "(docs/gpu.md) is the one format written now\n", o.matrix_path);
-    }
-    for (int i = 0; rc < 0 && i < count && !err.status; i++) {
-        Plan *plan = given_plan(traces[i], o.max_memory_mb, &err);
         if (!err.status)
-            sim_validate_trace(traces[i], plan, traces[i]->wl.n_sm == traces[0]->wl.n_sm ? matrix : NULL, &models,
-                               &checks[i], &err);
-        plan_free(plan);
+            check_start(&work, i);
     }
+    check_finish(&work, count, &err);
     if (rc < 0 && err.status)
         rc = cli_fail(&err);
     int runs_rc = 0;

@@ -336,6 +336,23 @@ static int64_t longest_extra(const SimProgram *p)
     return lat + handoff + rules;
 }
 
+/* What a load model may add to a reduction beyond its duration: the largest extra, and the queue's wait.
+ * The backlog holds only bytes of reductions not yet complete, at most one per engine of a unit at a time,
+ * each issuing at most `longest` worth: so a wait is at most units x engines x longest over the capacity. */
+static int64_t longest_queued(const SimProgram *p, int64_t longest)
+{
+    const SimLoadModel *m = p->load;
+    if (!m)
+        return 0;
+    int64_t extra = 0;
+    for (int32_t k = 1; k <= m->extra_len; k++)
+        extra = MAX(extra, m->extra_ns[k]);
+    if (m->capacity_milli <= 0)
+        return extra + 1;
+    __int128 wait = (__int128)p->n_units * p->engines_per_unit * longest * 1000 / m->capacity_milli + 1;
+    return wait > INT64_MAX / 4 ? INT64_MAX / 4 : extra + 1 + (int64_t)wait; /* too large: the heap */
+}
+
 static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
 {
     *e = (Engine){ .p = p, .s = s, .load = p->load };
@@ -360,8 +377,8 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
         s->end_ns[op] = -(p->first_in[op + 1] - p->first_in[op] + 1);
         longest = MAX(longest, p->ops[op].duration_ns);
     }
-    /* a queued reduction's wait has no bound known up front: the heap */
-    sim_event_queue_init(&e->queue, e->load ? -1 : longest + longest_extra(p), 2 * (int64_t)p->n_units * p->engines_per_unit);
+    sim_event_queue_init(&e->queue, longest + longest_extra(p) + longest_queued(p, longest),
+                         2 * (int64_t)p->n_units * p->engines_per_unit);
     e->cta_left = g_new(int32_t, p->cta_count);
     e->dynamic = g_new(int32_t, p->cta_count);
     e->pinned_first = g_new0(int32_t, p->n_units + 1);

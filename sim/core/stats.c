@@ -1,42 +1,112 @@
-/* Order statistics by sorting (inputs are per-trace samples: thousands, not millions). */
+/* Order statistics by selection (Hoare's quickselect with a median-of-three pivot): O(n) expected, and the
+ * same values a sort would give (validate takes hundreds of thousands of medians' worth of samples). */
 #include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
+/* name(v, n, k) moves the k-th smallest of v[0..n-1] to v[k], the smaller ones before it, the larger after;
+ * name##_max_below(v, k) is the largest of v[0..k-1] (k >= 1): after a selection, the (k-1)-th smallest. */
+#define DEFINE_SELECT(name, T)                                                                                 \
+static T name##_max_below(const T *v, int64_t k)                                                               \
+{                                                                                                              \
+    T m = v[0];                                                                                                \
+    for (int64_t i = 1; i < k; i++)                                                                            \
+        m = m < v[i] ? v[i] : m;                                                                               \
+    return m;                                                                                                  \
+}                                                                                                              \
+static void name(T *v, int64_t n, int64_t k)                                                                   \
+{                                                                                                              \
+    int64_t lo = 0, hi = n - 1;                                                                                \
+    while (hi - lo > 16) {                                                                                     \
+        int64_t mid = lo + (hi - lo) / 2;                                                                      \
+        T a = v[lo], b = v[mid], c = v[hi];                                                                    \
+        T pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);                           \
+        int64_t i = lo, j = hi;                                                                                \
+        while (i <= j) {                                                                                       \
+            while (v[i] < pivot)                                                                               \
+                i++;                                                                                           \
+            while (pivot < v[j])                                                                               \
+                j--;                                                                                           \
+            if (i <= j) {                                                                                      \
+                T t = v[i];                                                                                    \
+                v[i++] = v[j], v[j--] = t;                                                                     \
+            }                                                                                                  \
+        }                                                                                                      \
+        if (k <= j)                                                                                            \
+            hi = j;                                                                                            \
+        else if (k >= i)                                                                                       \
+            lo = i;                                                                                            \
+        else                                                                                                   \
+            return;                                                                                            \
+    }                                                                                                          \
+    for (int64_t i = lo + 1; i <= hi; i++) { /* a short range: insertion sort */                              \
+        T t = v[i];                                                                                            \
+        int64_t j = i;                                                                                         \
+        for (; j > lo && t < v[j - 1]; j--)                                                                    \
+            v[j] = v[j - 1];                                                                                   \
+        v[j] = t;                                                                                              \
+    }                                                                                                          \
 }
 
-static int cmp_f64(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+DEFINE_SELECT(select_i64, int64_t)
+DEFINE_SELECT(select_f64, double)
 
 int64_t sim_median_i64(int64_t *v, int64_t n)
 {
     if (n <= 0)
         return 0;
-    qsort(v, (size_t)n, sizeof *v, cmp_i64);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    select_i64(v, n, n / 2);
+    return n % 2 ? v[n / 2] : (select_i64_max_below(v, n / 2) + v[n / 2]) / 2;
 }
 
 double sim_median_f64(double *v, int64_t n)
 {
     if (n <= 0)
         return 0;
-    qsort(v, (size_t)n, sizeof *v, cmp_f64);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    select_f64(v, n, n / 2);
+    return n % 2 ? v[n / 2] : (select_f64_max_below(v, n / 2) + v[n / 2]) / 2;
 }
 
 int64_t sim_quantile_i64(int64_t *v, int64_t n, double q)
 {
     if (n <= 0)
         return 0;
-    qsort(v, (size_t)n, sizeof *v, cmp_i64);
     int64_t k = (int64_t)ceil(q * (double)n);
-    return v[k < 1 ? 0 : k > n ? n - 1 : k - 1];
+    k = k < 1 ? 0 : k > n ? n - 1 : k - 1;
+    select_i64(v, n, k);
+    return v[k];
+}
+
+void sim_sort_i64(int64_t *v, int64_t n)
+{
+    if (n < 2)
+        return;
+    /* flip the sign bit so that unsigned digit order is signed order */
+    uint64_t *u = (uint64_t *)v, *tmp = malloc(sizeof *tmp * (size_t)n), *src = u, *dst = tmp;
+    int64_t *count = malloc(sizeof *count * 65537);
+    if (!tmp || !count)
+        abort();
+    for (int64_t i = 0; i < n; i++)
+        u[i] ^= UINT64_C(1) << 63;
+    for (int shift = 0; shift < 64; shift += 16) {
+        memset(count, 0, sizeof *count * 65537);
+        for (int64_t i = 0; i < n; i++)
+            count[((src[i] >> shift) & 0xffff) + 1]++;
+        if (count[((src[0] >> shift) & 0xffff) + 1] == n)
+            continue; /* every value has this digit: the pass would change nothing */
+        for (int d = 0; d < 65536; d++)
+            count[d + 1] += count[d];
+        for (int64_t i = 0; i < n; i++)
+            dst[count[(src[i] >> shift) & 0xffff]++] = src[i];
+        uint64_t *t = src;
+        src = dst, dst = t;
+    }
+    if (src != u)
+        memcpy(u, src, sizeof *u * (size_t)n);
+    for (int64_t i = 0; i < n; i++)
+        u[i] ^= UINT64_C(1) << 63;
+    free(tmp);
+    free(count);
 }

@@ -374,7 +374,8 @@ static void fail(Ctx *x, const char *path, const char *fmt, ...)
     for (int i = x->override_count - 1; !is_from_axis && i >= 0; i--) /* recorded last axis first */
         if (strcmp(x->target[i], "/policies") != 0 && !strstr(point->str, x->source[i]))
             g_string_append_printf(point, "%s%s", point->len ? ", " : "", x->source[i]);
-    char *plain = g_strdup_printf("%s: %s: %s", x->c->name, where, msg);
+    char *plain = where[0] ? g_strdup_printf("%s: %s: %s", x->c->name, where, msg) /* the root has no path */
+                           : g_strdup_printf("%s: %s", x->c->name, msg);
     if (point->len && !x->base) {
         /* an error the config has without its axes is not about this point: keep it once, unlabelled */
         x->base = sim_diag_new();

@@ -11,7 +11,7 @@
 
 #include "gnuplot.h"
 #include "output.h"
-#include "version.h"
+#include "dashsim/version.h"
 
 static const char *dtype_name(DecodeDtype t)
 {

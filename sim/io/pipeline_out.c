@@ -8,7 +8,7 @@
 
 #include "output.h"
 #include "render.h"
-#include "version.h"
+#include "dashsim/version.h"
 
 static cJSON *int_array(const int64_t *x, int n)
 {

@@ -10,7 +10,7 @@
 
 #include "format.h"
 #include "output.h"
-#include "version.h"
+#include "dashsim/version.h"
 
 static void write_header(FILE *f, const SimRenderSpec *spec)
 {

@@ -13,7 +13,7 @@
 
 #include "gnuplot.h"
 #include "output.h"
-#include "version.h"
+#include "dashsim/version.h"
 
 enum { CLASS_IDLE, CLASS_COMPUTE, CLASS_REDUCE, CLASS_CRITICAL, CLASS_COUNT };
 enum { PALETTE_SIZE = 16, LEGEND_GROUPS = 16 };

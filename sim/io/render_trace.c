@@ -11,7 +11,7 @@
 
 #include "format.h"
 #include "output.h"
-#include "version.h"
+#include "dashsim/version.h"
 
 /* Bytes per item, rounded up from traces of the attention policies (slices carry 4 args); slices and
  * arrows grow with d, the digits of the makespan in ns: a slice prints six times, an arrow two. */

@@ -141,6 +141,11 @@ static SimStatus load_metadata(Trace *t, const cJSON *meta, SimError *err)
                                cJSON_IsNumber(iters) ? iters->valueint : 0, t->kernel.reduce_op[0] ? " " : "",
                                t->kernel.reduce_op, t->kernel.reduce_threads ? (t->kernel.reduce_threads == 1 ? " t1" :
                                t->kernel.reduce_threads == 32 ? " t32" : " t256") : "");
+    if (t->kernel.name[0]) { /* a real kernel: its traces at other head dims are other shapes, not repeats */
+        char *g = g_strdup_printf("%s %s d%d", t->group, t->kernel.name, t->kernel.head_dim);
+        g_free(t->group);
+        t->group = g;
+    }
     return SIM_OK;
 }
 

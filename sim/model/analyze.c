@@ -11,7 +11,7 @@
 
 #include "analyze_order.h"
 #include "dag.h"
-#include "version.h"
+#include "dashsim/version.h"
 
 enum { KIND_PROGRAM = SIM_EDGE_KIND_COUNT, KIND_DISPATCH, KIND_LAUNCH };
 

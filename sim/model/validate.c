@@ -14,12 +14,6 @@
 
 #include "engine.h"
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 typedef struct {
     int64_t cta, c_start, row;
 } TaskKey;
@@ -42,7 +36,11 @@ static SimStatus match_plan(const Trace *t, const Plan *plan, int64_t *order, Si
     TaskKey *keys = g_new(TaskKey, t->task_count);
     for (int64_t i = 0; i < t->task_count; i++)
         keys[i] = (TaskKey){ t->tasks[i].cta, t->tasks[i].c_start, i };
-    qsort(keys, t->task_count, sizeof *keys, cmp_task);
+    bool is_sorted = true; /* the executors write each CTA's tasks in order: then no sort */
+    for (int64_t i = 1; i < t->task_count && is_sorted; i++)
+        is_sorted = cmp_task(&keys[i - 1], &keys[i]) <= 0;
+    if (!is_sorted)
+        qsort(keys, t->task_count, sizeof *keys, cmp_task);
     int64_t k = 0;
     for (int32_t c = 0; c < plan->cta_count && !err->status; c++)
         for (int32_t j = 0; j < plan->ctas[c].task_count && !err->status; j++, k++) {
@@ -111,8 +109,8 @@ int64_t sim_validate_handoffs_by_load(const Trace *t, int64_t *in_flight, int64_
     int64_t n = t->task_count, *starts = g_new(int64_t, n), *ends = g_new(int64_t, n);
     for (int64_t i = 0; i < n; i++)
         starts[i] = t->tasks[i].r_start, ends[i] = t->tasks[i].r_end;
-    qsort(starts, n, sizeof *starts, cmp_i64);
-    qsort(ends, n, sizeof *ends, cmp_i64);
+    sim_sort_i64(starts, n);
+    sim_sort_i64(ends, n);
     GArray *release = g_array_new(FALSE, FALSE, sizeof(int64_t)), *handoff = g_array_new(FALSE, FALSE, sizeof(int64_t));
     waited_handoffs(t, release, handoff);
     for (guint k = 0; k < release->len; k++) { /* reductions started and not yet ended at the release */
@@ -235,19 +233,29 @@ static void per_sm_costs(const Trace *t, const FittedCosts *f, int64_t *c_of_sm,
 {
     int32_t n_sm = t->wl.n_sm;
     bool is_async = t->model.reduce == REDUCE_ASYNC;
-    int64_t *compute = g_new(int64_t, t->task_count), *add = g_new(int64_t, t->task_count);
+    /* the tasks bucketed by SM in one pass (counting sort), each SM's phases in trace order */
+    int64_t n = t->task_count, *first = g_new0(int64_t, n_sm + 1);
+    int64_t *compute = g_new(int64_t, n), *add = g_new(int64_t, n);
+    for (int64_t i = 0; i < n; i++)
+        if (t->tasks[i].smid >= 0 && t->tasks[i].smid < n_sm)
+            first[t->tasks[i].smid + 1]++;
+    for (int32_t sm = 0; sm < n_sm; sm++)
+        first[sm + 1] += first[sm];
+    int64_t *next = g_memdup2(first, sizeof *first * n_sm);
+    for (int64_t i = 0; i < n; i++)
+        if (t->tasks[i].smid >= 0 && t->tasks[i].smid < n_sm) {
+            int64_t at = next[t->tasks[i].smid]++;
+            compute[at] = t->tasks[i].c_end - t->tasks[i].c_start;
+            add[at] = t->tasks[i].r_end - t->tasks[i].r_start;
+        }
     for (int32_t sm = 0; sm < n_sm; sm++) {
-        int64_t k = 0;
-        for (int64_t i = 0; i < t->task_count; i++)
-            if (t->tasks[i].smid == sm) {
-                compute[k] = t->tasks[i].c_end - t->tasks[i].c_start;
-                add[k++] = t->tasks[i].r_end - t->tasks[i].r_start;
-            }
-        int64_t comp = k ? sim_median_i64(compute, k) : f->compute_ns, sum = k ? sim_median_i64(add, k) : f->add_ns;
+        int64_t k = first[sm + 1] - first[sm];
+        int64_t comp = k ? sim_median_i64(compute + first[sm], k) : f->compute_ns;
+        int64_t sum = k ? sim_median_i64(add + first[sm], k) : f->add_ns;
         c_of_sm[sm] = comp + f->gap_ns + (is_async ? 0 : f->stage_ns);
         r_of_sm[sm] = sum + f->acquire_ns;
     }
-    g_free(compute), g_free(add);
+    g_free(compute), g_free(add), g_free(first), g_free(next);
 }
 
 /* The placed model: CTAs pinned where they ran, per-SM durations, per-pair latency. */

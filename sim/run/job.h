@@ -42,6 +42,12 @@ typedef struct {
     int64_t closed_form_ns;
 } AttnResult;
 
+/* The ranges every front end (the CLI's flags, the library's setters) accepts for a job's sizes and costs. */
+#define SIM_JOB_MAX_SMS 100000
+#define SIM_JOB_MAX_COUNT 1000000                 /* heads, KV tiles, Q tiles */
+#define SIM_JOB_MAX_COST_NS INT64_C(1000000000000) /* c and r */
+#define SIM_JOB_MAX_LATENCY_NS 1000000000
+
 /* A job with the defaults of the CLI (132 SMs, one head, N = M = n, full mask, c 1000, r 500). */
 AttnJob sim_job_default(void);
 /* Time bound: every simulated time, and the SM count times the makespan (summed over SMs), must stay

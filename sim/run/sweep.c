@@ -17,7 +17,7 @@
 #include "input.h"
 #include "output.h"
 #include "search.h"
-#include "version.h"
+#include "dashsim/version.h"
 #include "costing.h"
 #include "datadir.h"
 #include "kernel_io.h"

@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <inttypes.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "job_render.h"
@@ -27,8 +28,10 @@ SimStatus sim_trace_plan(const Trace *t, int64_t max_bytes, Plan **plan, SimErro
                              "names no plan_file", t->path, t->policy);
     AttnCosts costs;
     uint64_t hash;
-    char text[40];
-    if (sim_plan_read(t->kernel.plan_file, max_bytes, plan, &costs, &hash, &why) != SIM_OK)
+    char text[40], gz[sizeof t->kernel.plan_file + 3];
+    snprintf(gz, sizeof gz, "%s.gz", t->kernel.plan_file); /* committed plans are stored gzipped */
+    const char *path = access(t->kernel.plan_file, F_OK) != 0 && access(gz, F_OK) == 0 ? gz : t->kernel.plan_file;
+    if (sim_plan_read(path, max_bytes, plan, &costs, &hash, &why) != SIM_OK)
         return sim_error_set(err, why.status, "%s: /metadata/plan_file: %s", t->path, why.msg);
     snprintf(text, sizeof text, "fnv1a64:%016" PRIx64, hash);
     if (strcmp(text, t->kernel.plan_hash) != 0) {

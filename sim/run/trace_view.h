@@ -16,7 +16,8 @@ typedef struct {
 } SimTraceView;
 
 /* The plan t ran: its registered policy's plan for its workload, or (a block mask, a schedule no policy
- * builds) the plan file its metadata names, which must still hash as the run recorded. *plan is new
+ * builds) the plan file its metadata names (or, when only that is there, the same path with .gz: committed
+ * plans are gzipped), which must still hash as the run recorded (the hash is of the plan's text). *plan is new
  * (plan_free it). SIM_ERR_INPUT with the trace's path and a sentence otherwise. */
 SimStatus sim_trace_plan(const Trace *t, int64_t max_bytes, Plan **plan, SimError *err);
 

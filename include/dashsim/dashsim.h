@@ -1,0 +1,150 @@
+/* dashsim: the public interface of libdashsim, the whole of it: `#include <dashsim/dashsim.h>` with the
+ * flags of `pkg-config --cflags --libs dashsim`. Every name starts with dashsim_, Dashsim or DASHSIM_; the
+ * shared library exports exactly the functions declared here (DASHSIM_API) and nothing else. Two ways in:
+ * a job handle for one attention schedule (the tile-level model of `dashsim --policy P --n N`), and a JSON
+ * request for anything a config can say (what `dashsim run CONFIG` runs). Reference: docs/api.md.
+ *
+ *   DashsimJob *job = dashsim_job_new();              // 132 SMs, 1 head, 132 x 132 tiles, full, fa3
+ *   DashsimError err;
+ *   DashsimResult r;
+ *   if (dashsim_job_set_policy(job, "shift", &err) == DASHSIM_OK &&
+ *       dashsim_job_run(job, &r, &err) == DASHSIM_OK)
+ *       printf("%lld ns\n", (long long)r.makespan_ns);
+ *   else
+ *       fprintf(stderr, "%s\n", err.message);
+ *   dashsim_job_free(job);
+ *
+ * Errors: every call that can fail returns a DashsimStatus and, when err is not NULL, fills it with the
+ * status and one sentence. Ownership: handles are freed with their _free (NULL is a no-op), strings the
+ * library returns with dashsim_free; strings passed in are copied. Memory: the library aborts when an
+ * allocation fails (GLib's allocator); inputs whose simulation would need more than the job's memory cap
+ * are refused before anything is allocated. Threads: calls on different handles may run at once. */
+#ifndef DASHSIM_DASHSIM_H
+#define DASHSIM_DASHSIM_H
+
+#include <stdint.h>
+
+#include "version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Marks the exported functions: the library is built with -fvisibility=hidden, so only these are in the
+ * shared library's dynamic symbol table. */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define DASHSIM_API __attribute__((visibility("default")))
+#else
+#define DASHSIM_API
+#endif
+
+/* ---- version and errors ---- */
+
+/* The library's version, "MAJOR.MINOR.PATCH": compare with DASHSIM_VERSION to catch a program built
+ * against other headers than the library it runs with. Static storage. */
+DASHSIM_API const char *dashsim_version(void);
+
+/* What went wrong. The values are part of the ABI (never renumbered). */
+typedef enum {
+    DASHSIM_OK = 0,
+    DASHSIM_ERR_USAGE = 1,    /* a bad argument: unknown policy, value out of range, NULL where a value is needed */
+    DASHSIM_ERR_INPUT = 2,    /* a bad request or file: JSON syntax, unknown key, wrong type (with its location) */
+    DASHSIM_ERR_SCHEDULE = 3, /* the policy is not defined for the workload (e.g. odd N for symmetric-shift) */
+    DASHSIM_ERR_LIMIT = 4,    /* over a stated size or memory cap (the sentence says which) */
+    DASHSIM_ERR_IO = 5,       /* a file could not be read or written */
+    DASHSIM_ERR_CHECK = 6     /* a check failed */
+} DashsimStatus;
+
+/* A status and its sentence (no trailing newline). A small record the caller owns. */
+typedef struct {
+    DashsimStatus status;
+    char message[512];
+} DashsimError;
+
+/* A short name for the status ("bad input", ...). Static storage; "unknown status" outside the enum. */
+DASHSIM_API const char *dashsim_strerror(DashsimStatus status);
+
+/* ---- policies (schedules) ---- */
+
+/* The registered attention policies, in the registry's order: i from 0 to count - 1. name and summary
+ * return static strings, NULL for i out of range. O(1). */
+DASHSIM_API int dashsim_policy_count(void);
+DASHSIM_API const char *dashsim_policy_name(int i);
+DASHSIM_API const char *dashsim_policy_summary(int i);
+
+/* ---- one attention job ---- */
+
+/* One schedule of the deterministic attention backward on the tile-level model: SMs, heads, tiles, mask,
+ * the cost of one tile pair's compute (c) and of one ordered dQ reduction (r), in integer ns. Opaque. */
+typedef struct DashsimJob DashsimJob;
+
+/* A job with the defaults of `dashsim`: policy fa3, 132 SMs, 1 head, 132 KV x 132 Q tiles, full mask,
+ * c 1000 ns, r 500 ns, latency 0, serial reduction, memory cap 4096 MB. Free with dashsim_job_free. */
+DASHSIM_API DashsimJob *dashsim_job_new(void);
+DASHSIM_API void dashsim_job_free(DashsimJob *job);
+
+/* Each setter checks its arguments and changes nothing on an error. */
+/* A registered policy (dashsim_policy_name); with a block mask, ascending, descending, spt or search. */
+DASHSIM_API DashsimStatus dashsim_job_set_policy(DashsimJob *job, const char *policy, DashsimError *err);
+/* sm_count 1..100000; heads (heads x batch), kv_tiles and q_tiles 1..1000000. */
+DASHSIM_API DashsimStatus dashsim_job_set_shape(DashsimJob *job, int sm_count, int heads, int kv_tiles, int q_tiles,
+                                                DashsimError *err);
+/* "full", "causal" or a block mask in tile units (docs/masks.md: window:W, window:L:R, document:L1,L2,...,
+ * prefix:P, random:DENSITY:SEED). A block mask is made for the tiles the job has when it runs. */
+DASHSIM_API DashsimStatus dashsim_job_set_mask(DashsimJob *job, const char *mask, DashsimError *err);
+/* c_ns and r_ns 0..10^12; latency_ns (each cross-SM accumulation edge) 0..10^9. */
+DASHSIM_API DashsimStatus dashsim_job_set_costs(DashsimJob *job, int64_t c_ns, int64_t r_ns, int64_t latency_ns,
+                                                DashsimError *err);
+/* "serial" (a reduction blocks the next compute: the DASH paper's model) or "async" (FA3's store warp with
+ * a dq_buffers deep staging buffer, 1..64; ignored for serial). */
+DASHSIM_API DashsimStatus dashsim_job_set_reduce(DashsimJob *job, const char *mode, int dq_buffers, DashsimError *err);
+/* Refuse runs estimated above this many MB (1..this machine's memory). */
+DASHSIM_API DashsimStatus dashsim_job_set_max_memory_mb(DashsimJob *job, int64_t max_memory_mb, DashsimError *err);
+
+/* Files a run writes (docs/outputs.md), all or none of them. */
+typedef enum {
+    DASHSIM_OUTPUT_TRACE = 0, /* Chrome trace JSON for Perfetto */
+    DASHSIM_OUTPUT_CSV = 1,   /* one row per phase */
+    DASHSIM_OUTPUT_DOT = 2,   /* the schedule's DAG as Graphviz DOT */
+    DASHSIM_OUTPUT_PLAN = 3,  /* the plan (docs/plan-format.md) */
+    DASHSIM_OUTPUT_GANTT = 4  /* .png or .svg through gnuplot, with its .gp and .dat beside it */
+} DashsimOutput;
+/* Writes that output to path at the next run; NULL: not written. Paths may not repeat one another. */
+DASHSIM_API DashsimStatus dashsim_job_set_output(DashsimJob *job, DashsimOutput output, const char *path,
+                                                 DashsimError *err);
+
+/* What a run found. Times in integer ns. A small record the caller owns. */
+typedef struct {
+    int64_t tasks;              /* tile pairs simulated */
+    int64_t makespan_ns;        /* launch to the last reduction's end */
+    int64_t critical_path_ns;   /* longest path of the realised DAG (equals the makespan) */
+    int64_t busy_ns;            /* summed over SMs: time some engine of the SM is busy */
+    int64_t bubble_ns;          /* sm_count x makespan - busy */
+    double busy_fraction;
+    int64_t lemma1_violations;  /* accumulation edges against the DAG's depth order (the DASH paper's Lemma 1) */
+    int has_closed_form;        /* the DASH paper gives a formula for this policy and mask: */
+    int is_closed_form_exact;   /* and the simulator reproduces it exactly for this input */
+    int64_t closed_form_ns;
+} DashsimResult;
+
+/* Builds the policy's plan, simulates it and analyses its DAG; writes the outputs set. The same job gives
+ * the same result and the same bytes every time. O(tasks log SMs) time, about 100 bytes per task. */
+DASHSIM_API DashsimStatus dashsim_job_run(const DashsimJob *job, DashsimResult *result, DashsimError *err);
+
+/* ---- JSON in, JSON out (for other languages) ---- */
+
+/* Runs a config given as JSON text (docs/configs.md: the document `dashsim run CONFIG` reads; relative file
+ * names in it are relative to the working directory) and sets *result_json to a JSON array holding, one per
+ * line, the rows `dashsim run CONFIG --format jsonl` prints, byte for byte ("[]" without rows). On an error
+ * *result_json is NULL and *error (when error is not NULL) holds the sentences, one per line, each naming its
+ * place in the request ("request:LINE:COL" for syntax, the JSON path for meaning); nothing is half done.
+ * Free both with dashsim_free. Requests over 1 MiB are refused. One thread. */
+DASHSIM_API DashsimStatus dashsim_run_json(const char *request_json, char **result_json, char **error);
+/* Frees a string the library returned; NULL is a no-op. */
+DASHSIM_API void dashsim_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

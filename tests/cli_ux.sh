@@ -90,12 +90,17 @@ if command -v script >/dev/null; then
     script -qec "\"$sim\" search --mask window:4 --n 8 --tiles 8 --iterations 30" /dev/null </dev/null | tr '\r' '\n' >"$tmp/tty"
     grep -aq 'sim search: 30 of 30 moves, [0-9.]* s elapsed, best [0-9]* ns' "$tmp/tty" \
         && ok progress-search-tty || fail progress-search-tty "$(cat -v "$tmp/tty" | tail -3)"
+    script -qec "\"$sim\" validate \"$root/traces/h100-mask\" --json" /dev/null </dev/null | tr '\r' '\n' >"$tmp/tty"
+    grep -aq 'sim validate: 16 of 16 traces, [0-9.]* s elapsed' "$tmp/tty" \
+        && ok progress-validate-tty || fail progress-validate-tty "$(cat -v "$tmp/tty" | tail -3)"
 else
     skip progress-tty "no script(1)"
 fi
 "$sim" sweep "$ci" -o /dev/null 2>"$tmp/err" && [ ! -s "$tmp/err" ] && ok progress-sweep-piped || fail progress-sweep-piped "$(cat -v "$tmp/err")"
 "$sim" search --mask window:4 --n 8 --tiles 8 --iterations 30 2>"$tmp/err" >/dev/null && [ ! -s "$tmp/err" ] \
     && ok progress-search-piped || fail progress-search-piped "$(cat -v "$tmp/err")"
+"$sim" validate "$root/traces/h100-mask" --json 2>"$tmp/err" >/dev/null; [ ! -s "$tmp/err" ] \
+    && ok progress-validate-piped || fail progress-validate-piped "$(cat -v "$tmp/err")"
 
 # Item 6: the man page is what scripts/man-page.py makes from every --help, renders without a warning, and
 # has what the first page lacked.

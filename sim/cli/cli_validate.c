@@ -596,7 +596,10 @@ int sim_cmd_validate(int argc, char **argv)
     CheckWork work = { &o, traces, &matrix, &models, checks, g_new0(SimError, MAX(count, 1)),
                        o.jobs > 1 && count > 1 ? g_thread_pool_new(check_one, &work, (int)MIN(o.jobs, count), TRUE, NULL)
                                                : NULL, false };
+    CliProgress progress; /* on a terminal: the traces read so far (each is checked as soon as it is read) */
+    cli_progress_begin(&progress, "validate", "traces");
     for (int i = 0; rc < 0 && i < count && !err.status; i++) {
+        cli_progress_update(&progress, i, count, NULL);
         if (sim_trace_load_capped(o.paths->pdata[i], room, &traces[i], &err) != SIM_OK)
             break;
         room -= traces[i]->task_count * (int64_t)(sizeof(TraceTask) + 16);
@@ -612,6 +615,8 @@ int sim_cmd_validate(int argc, char **argv)
             check_start(&work, i);
     }
     check_finish(&work, count, &err);
+    cli_progress_update(&progress, count, count, NULL);
+    cli_progress_end(&progress);
     if (rc < 0 && err.status)
         rc = cli_fail(&err);
     int runs_rc = 0;

@@ -91,7 +91,7 @@ START_TEST(zero_length_ops_and_two_engines)
     SimSchedule s = { 0 };
     SimError err = { 0 };
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
-    ck_assert_int_eq(s.end_ns[c0], 5);
+    ck_assert_int_eq(sim_schedule_end_ns(p, &s, c0), 5);
     ck_assert_int_eq(s.start_ns[r0], 5);
     ck_assert_int_eq(s.start_ns[c1], 5);   /* overlaps the reduction on the other engine */
     ck_assert_int_eq(s.start_ns[d1], 13);  /* waits for the buffer to be read */
@@ -128,13 +128,13 @@ START_TEST(overlap_penalty_slows_the_compute_its_reduction_starts_beside)
     SimError err = { 0 };
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
     ck_assert_int_eq(s.start_ns[3], 1000);
-    ck_assert_int_eq(s.end_ns[3], 2200);
-    ck_assert_int_eq(s.end_ns[2], 1500); /* the reduction itself keeps its time */
+    ck_assert_int_eq(sim_schedule_end_ns(p, &s, 3), 2200);
+    ck_assert_int_eq(sim_schedule_end_ns(p, &s, 2), 1500); /* the reduction itself keeps its time */
     sim_schedule_clear(&s);
     sim_program_free(p);
     p = store_overlap_program((SimOverlapRule){ 200, 0, 0, 0 }, 0); /* an empty window: no penalty */
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
-    ck_assert_int_eq(s.end_ns[3], 2000);
+    ck_assert_int_eq(sim_schedule_end_ns(p, &s, 3), 2000);
     sim_schedule_clear(&s);
     sim_program_free(p);
 }
@@ -149,13 +149,13 @@ START_TEST(write_extra_slows_the_store_engine_beside_a_write)
     SimError err = { 0 };
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
     ck_assert_int_eq(s.start_ns[5], 1500);
-    ck_assert_int_eq(s.end_ns[5], 2000); /* ends as W starts: not beside it */
+    ck_assert_int_eq(sim_schedule_end_ns(p, &s, 5), 2000); /* ends as W starts: not beside it */
     sim_schedule_clear(&s);
     sim_program_free(p);
     p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300 }, 600);
-    p->ops[5].duration_ns = 800; /* now it runs 1500..2300, across W's start at 2000 */
+    sim_program_set_duration(p, 5, 800); /* now it runs 1500..2300, across W's start at 2000 */
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
-    ck_assert_int_eq(s.end_ns[5], 2600);
+    ck_assert_int_eq(sim_schedule_end_ns(p, &s, 5), 2600);
     ck_assert_int_eq(s.makespan_ns, 2600);
     sim_schedule_clear(&s);
     sim_program_free(p);
@@ -182,10 +182,10 @@ START_TEST(waited_reduction_takes_its_other_times)
     SimSchedule s = { 0 };
     SimError err = { 0 };
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
-    ck_assert_int_eq(s.end_ns[r0], 1400);   /* R0 did not wait: its own time */
+    ck_assert_int_eq(sim_schedule_end_ns(p, &s, r0), 1400);   /* R0 did not wait: its own time */
     ck_assert_int_eq(s.start_ns[r1], 1450); /* the hand-off */
-    ck_assert_int_eq(s.end_ns[r1], 1750);   /* 400 - 100 */
-    ck_assert_int_eq(s.end_ns[t1], 2600);   /* 600 + 250 */
+    ck_assert_int_eq(sim_schedule_end_ns(p, &s, r1), 1750);   /* 400 - 100 */
+    ck_assert_int_eq(sim_schedule_end_ns(p, &s, t1), 2600);   /* 600 + 250 */
     sim_schedule_clear(&s);
     sim_program_free(p);
 }
@@ -248,7 +248,7 @@ static void run_reductions(const SimLoadModel *load, int n, const int64_t *start
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
     for (int i = 0; i < n; i++) {
         ck_assert_int_eq(s.start_ns[r[i]], start[i]);
-        took[i] = s.end_ns[r[i]] - s.start_ns[r[i]];
+        took[i] = sim_schedule_end_ns(p, &s, r[i]) - s.start_ns[r[i]];
     }
     sim_schedule_clear(&s);
     sim_program_free(p);

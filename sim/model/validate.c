@@ -220,8 +220,8 @@ static SimStatus run_model(SimProgram *prog, int64_t prologue_ns, int64_t *span,
     if (sim_engine_run(prog, &s, err) == SIM_OK) {
         *span = s.makespan_ns - prologue_ns;
         for (int64_t op = 0; pred_start && op < prog->op_count; op++)
-            if (prog->ops[op].kind == SIM_OP_COMPUTE)
-                pred_start[prog->ops[op].task] = s.start_ns[op] - prologue_ns;
+            if (sim_op_kind(prog, op) == SIM_OP_COMPUTE)
+                pred_start[sim_op_task(prog, op)] = s.start_ns[op] - prologue_ns;
     }
     sim_schedule_clear(&s);
     sim_program_free(prog);
@@ -269,12 +269,11 @@ static SimProgram *placed_program(const Trace *t, const Plan *plan, const int64_
     for (int32_t c = 0; c < prog->cta_count; c++)
         prog->ctas[c].pinned_unit = t->tasks[order[plan->ctas[c].task_begin]].smid;
     for (int64_t op = 0; op < prog->op_count; op++) {
-        SimOp *o = &prog->ops[op];
-        int32_t sm = prog->ctas[o->cta].pinned_unit;
-        if (o->kind == SIM_OP_COMPUTE)
-            o->duration_ns = c_of_sm[sm];
-        else if (o->kind == SIM_OP_REDUCE)
-            o->duration_ns = r_of_sm[sm];
+        int32_t sm = prog->ctas[sim_op_cta(prog, op)].pinned_unit;
+        if (sim_op_kind(prog, op) == SIM_OP_COMPUTE)
+            sim_program_set_duration(prog, op, c_of_sm[sm]);
+        else if (sim_op_kind(prog, op) == SIM_OP_REDUCE)
+            sim_program_set_duration(prog, op, r_of_sm[sm]);
     }
     if (matrix) {
         int64_t cells = (int64_t)n_sm * n_sm, subtract = f->acquire_ns;
@@ -322,7 +321,7 @@ static SimProgram *executor_program(const Plan *plan, const AttnCosts *costs)
         for (int32_t c = 0; c < prog->cta_count; c++) {
             int32_t slot = prog->ctas[c].pinned_unit;
             if (seen[slot])
-                prog->ops[prog->ctas[c].op_begin].duration_ns = 0; /* its SYNC prologue op */
+                sim_program_set_duration(prog, prog->ctas[c].op_begin, 0); /* its SYNC prologue op */
             seen[slot] = true;
         }
         g_free(seen);

@@ -47,22 +47,24 @@ static void replace_top(FreeUnit *h, size_t n, FreeUnit x)
 /* Times the ops of CTA c, placed on unit at time d; returns when its last op ends, or -1 at an in-edge
  * from this op or a later one (its source has no time yet). An op ends at its start plus its duration,
  * which is all the schedule keeps (its end_ns is NULL). */
-static int64_t run_cta(const SimProgram *p, SimSchedule *s, int32_t c, int32_t unit, int64_t d)
+static int64_t run_cta(const SimProgram *p, SimSchedule *s, int32_t c, int32_t unit, int64_t d, bool has_latency)
 {
     int64_t last[SIM_ENGINES_MAX], cta_end = d; /* last[k]: end of the CTA's previous op on engine k */
     for (int k = 0; k < p->engines_per_unit; k++)
         last[k] = d;
-    int64_t *start = s->start_ns;
-    for (int64_t op = p->ctas[c].op_begin; op < p->ctas[c].op_begin + p->ctas[c].op_count; op++) {
+    int64_t *start = s->start_ns, op_end = p->ctas[c].op_begin + p->ctas[c].op_count;
+    int64_t k = sim_program_in_begin(p, p->ctas[c].op_begin); /* the CTA's in-edges are one run */
+    for (int64_t op = p->ctas[c].op_begin; op < op_end; op++) {
         int engine = sim_op_engine(p, op);
         int64_t ready = last[engine];
-        for (int64_t k = sim_program_in_begin(p, op); k < sim_program_in_end(p, op); k++) {
+        for (int64_t k_end = sim_program_in_end(p, op); k < k_end; k++) {
             int64_t e = sim_program_in_edge(p, k), from = sim_edge_from(p, e);
             if (from >= op)
                 return -1;
             int64_t at = start[from] + sim_op_duration_ns(p, from); /* plus the latency, where there can be
                                                                      * one: find the source's unit */
-            if (sim_edge_latency_ns(p, e) > 0 || (p->unit_latency_ns && sim_edge_kind(p, e) == SIM_EDGE_ACCUM))
+            if (has_latency && (sim_edge_latency_ns(p, e) > 0 ||
+                                (p->unit_latency_ns && sim_edge_kind(p, e) == SIM_EDGE_ACCUM)))
                 at += latency(p, e, s->cta_unit[sim_op_cta(p, from)], unit);
             ready = MAX(ready, at);
         }
@@ -86,7 +88,9 @@ static bool run_in_cta_order(const SimProgram *p, SimSchedule *s, bool is_known)
     FreeUnit *units = g_new(FreeUnit, p->n_units); /* known units: per unit; else a heap (unit order is one) */
     for (int32_t u = 0; u < p->n_units; u++)
         units[u] = (FreeUnit){ 0, u };
-    bool ok = true;
+    bool ok = true, has_latency = p->unit_latency_ns || p->edge_latency_ns;
+    for (int k = 0; k < SIM_EDGE_KIND_COUNT; k++)
+        has_latency |= p->kind_latency_ns[k] > 0;
     s->makespan_ns = 0;
     for (int32_t c = 0; c < p->cta_count && ok; c++) {
         FreeUnit *slot = &units[is_known ? unit_of(p, c) : 0];
@@ -94,7 +98,7 @@ static bool run_in_cta_order(const SimProgram *p, SimSchedule *s, bool is_known)
         int64_t d = slot->time;
         s->cta_unit[c] = u;
         s->cta_dispatch_ns[c] = d;
-        int64_t end = run_cta(p, s, c, u, d);
+        int64_t end = run_cta(p, s, c, u, d, has_latency);
         ok = end >= 0 && (is_known || end > d);
         s->cta_end_ns[c] = end;
         s->makespan_ns = MAX(s->makespan_ns, end);

@@ -27,7 +27,7 @@ void sim_program_free(SimProgram *p)
     if (!p)
         return;
     g_free(p->ctas);
-    g_free(p->op_cta_base), g_free(p->op_cta_delta), g_free(p->op_cta_wide), g_free(p->op_task), g_free(p->op_duration_ns), g_free(p->op_duration_wide_ns);
+    g_free(p->op_cta_base), g_free(p->op_cta_delta), g_free(p->op_task), g_free(p->op_duration_ns), g_free(p->op_duration_wide_ns);
     g_free(p->op_kind), g_free(p->op_engine);
     g_free(p->edge_from), g_free(p->edge_to), g_free(p->edge_kind), g_free(p->edge_latency_ns);
     g_free(p->unit_latency_ns);
@@ -47,12 +47,8 @@ void sim_program_free(SimProgram *p)
 /* Every per-op array to n entries (the ones in use: durations narrow or wide, engines with several). */
 static void resize_ops(SimProgram *p, int64_t n)
 {
-    if (p->op_cta_wide) {
-        p->op_cta_wide = g_renew(int32_t, p->op_cta_wide, n);
-    } else {
-        p->op_cta_base = g_renew(int32_t, p->op_cta_base, n / 256 + 1);
-        p->op_cta_delta = g_renew(uint8_t, p->op_cta_delta, n);
-    }
+    p->op_cta_base = g_renew(int32_t, p->op_cta_base, n / 256 + 1);
+    p->op_cta_delta = g_renew(uint8_t, p->op_cta_delta, n);
     p->op_task = g_renew(int32_t, p->op_task, n);
     if (p->op_duration_wide_ns)
         p->op_duration_wide_ns = g_renew(int64_t, p->op_duration_wide_ns, n);
@@ -85,7 +81,7 @@ void sim_program_reserve(SimProgram *p, int64_t ops, int64_t edges)
 void sim_program_prefault(SimProgram *p)
 {
     size_t ops = (size_t)p->op_capacity, edges = (size_t)p->edge_capacity;
-    sim_prefault(p->op_cta_delta, ops), sim_prefault(p->op_cta_wide, ops * 4), sim_prefault(p->op_task, ops * 4), sim_prefault(p->op_kind, ops);
+    sim_prefault(p->op_cta_delta, ops), sim_prefault(p->op_task, ops * 4), sim_prefault(p->op_kind, ops);
     sim_prefault(p->op_duration_ns, ops * 4), sim_prefault(p->op_engine, ops);
     sim_prefault(p->edge_from, edges * 4), sim_prefault(p->edge_to, edges * 4), sim_prefault(p->edge_kind, edges);
 }
@@ -116,38 +112,27 @@ void sim_program_set_duration(SimProgram *p, int64_t op, int64_t duration_ns)
         p->op_duration_wide_ns[op] = duration_ns;
 }
 
-/* op's CTA: in two levels while a block of 256 ops spans at most 256 CTAs (always, where CTAs have ops),
- * else in full from then on. Ops are added in order, so a block's first op sets its base. */
-static void set_cta(SimProgram *p, int64_t op, int32_t cta)
-{
-    if (p->op_cta_delta) {
-        if (op % 256 == 0)
-            p->op_cta_base[op / 256] = cta;
-        if (cta - p->op_cta_base[op / 256] <= UINT8_MAX) {
-            p->op_cta_delta[op] = (uint8_t)(cta - p->op_cta_base[op / 256]);
-            return;
-        }
-        p->op_cta_wide = g_new(int32_t, p->op_capacity);
-        for (int64_t i = 0; i < op; i++)
-            p->op_cta_wide[i] = sim_op_cta(p, i);
-        g_free(p->op_cta_base), g_free(p->op_cta_delta);
-        p->op_cta_base = NULL, p->op_cta_delta = NULL;
-    }
-    p->op_cta_wide[op] = cta;
-}
-
+/* Ops are added in order, so a block's first op sets its base; the CTAs a block spans are at most 256 where
+ * every CTA has ops, as the engines require (asserted, engine_ordered.c). */
 int64_t sim_program_add_op(SimProgram *p, int engine, SimOpKind kind, int64_t duration_ns, int32_t task)
 {
     g_assert(p->cta_count > 0 && engine >= 0 && engine < p->engines_per_unit && engine < SIM_ENGINES_MAX);
     if (p->op_count == p->op_capacity)
         resize_ops(p, p->op_capacity ? 2 * p->op_capacity : 1024);
     int64_t op = p->op_count++;
-    set_cta(p, op, p->cta_count - 1);
+    int32_t cta = p->cta_count - 1;
+    if (op % 256 == 0)
+        p->op_cta_base[op / 256] = cta;
+    g_assert(cta - p->op_cta_base[op / 256] <= UINT8_MAX); /* no 255 empty CTAs among 256 ops */
+    p->op_cta_delta[op] = (uint8_t)(cta - p->op_cta_base[op / 256]);
     p->op_task[op] = task;
     p->op_kind[op] = (uint8_t)kind;
     if (p->op_engine)
         p->op_engine[op] = (uint8_t)engine;
-    sim_program_set_duration(p, op, duration_ns);
+    if (G_LIKELY(p->op_duration_ns && duration_ns >= 0 && duration_ns <= INT32_MAX))
+        p->op_duration_ns[op] = (int32_t)duration_ns;
+    else
+        sim_program_set_duration(p, op, duration_ns);
     p->ctas[p->cta_count - 1].op_count++;
     return op;
 }
@@ -176,61 +161,71 @@ void sim_program_drop_tasks(SimProgram *p)
     p->op_task = NULL;
 }
 
-/* Offsets in two levels (SimOffsets): degrees counted into rel, then each rel[v] made the end of v's run
- * relative to its block's base (the start of its block's first op). False where a degree or a block's span
+/* Offsets in two levels (SimOffsets) from the degrees counted into rel: each rel[v] becomes the start of
+ * v's run relative to its block's base (the start of the block's first op). False where a block's span
  * passes 255. */
-static bool count_in_blocks(const int32_t *end, int64_t edges, int64_t n, SimOffsets *o)
+static bool sum_in_blocks(int64_t n, SimOffsets *o)
 {
-    o->base = g_new(int32_t, n / 32 + 1), o->rel = SIM_PREFAULT_NEW0(uint8_t, n + 1);
-    for (int64_t e = 0; e < edges; e++)
-        if (o->rel[end[e]]++ == UINT8_MAX)
-            return false;
     int64_t total = 0;
-    for (int64_t v = 0; v <= n; v++) {
-        if (v % 32 == 0)
-            o->base[v / 32] = (int32_t)total;
-        total += o->rel[v];
-        if (total - o->base[v / 32] > UINT8_MAX)
+    for (int64_t b = 0; b <= n / 32; b++) {
+        o->base[b] = (int32_t)total;
+        int32_t r = 0;
+        for (int64_t v = 32 * b; v < MIN(32 * b + 32, n + 1); v++) {
+            int32_t degree = o->rel[v];
+            o->rel[v] = (uint8_t)r;
+            r += degree;
+        }
+        if (r > UINT8_MAX) /* the next block's start (or the end), relative to this base */
             return false;
-        o->rel[v] = (uint8_t)(total - o->base[v / 32]);
+        total += r;
     }
     return true;
 }
 
-/* The same in full (op_count + 1 int32s): each first[v] the end of v's run. */
-static void count_in_full(const int32_t *end, int64_t edges, int64_t n, SimOffsets *o)
+/* The same in full: first[v] the start of v's run. */
+static void sum_in_full(const int32_t *end, int64_t edges, int64_t n, SimOffsets *o)
 {
     o->full = SIM_PREFAULT_NEW0(int32_t, n + 1);
     for (int64_t e = 0; e < edges; e++)
         o->full[end[e] + 1]++;
     for (int64_t v = 0; v < n; v++)
         o->full[v + 1] += o->full[v];
-    for (int64_t v = 0; v < n; v++) /* ends: the start of v + 1 */
-        o->full[v] = o->full[v + 1];
 }
 
-/* One direction of the adjacency: a counting sort of edge ids by end[e] (edge_to or edge_from). Offsets
- * start as each run's end; filling the ids back to front moves each down to its run's start and leaves the
- * ids of a run ascending. With edges already in order of end, no ids (NULL): the ids are the identity. */
+/* One direction of the adjacency: a counting sort of edge ids by end[e] (edge_to or edge_from). The fill
+ * pass moves each offset to the end of its run, where the next op's starts (within a block, the next op's
+ * rel; at a block's end, 0 relative to the next base): one shift puts them back. With edges already in
+ * order of end, no ids (NULL): the ids are the identity. */
 static int32_t *build_csr(const SimProgram *p, const int32_t *end, SimOffsets *o)
 {
-    int64_t n = p->op_count;
-    bool is_sorted = true;
-    for (int64_t e = 0; e < p->edge_count; e++) {
+    int64_t n = p->op_count, edges = p->edge_count;
+    bool is_sorted = true, fits = true;
+    o->base = g_new(int32_t, n / 32 + 1), o->rel = SIM_PREFAULT_NEW0(uint8_t, n + 1);
+    for (int64_t e = 0; e < edges; e++) {
         g_assert(end[e] < n);
-        is_sorted = is_sorted && (e == 0 || end[e - 1] <= end[e]);
+        is_sorted &= e == 0 || end[e - 1] <= end[e];
+        fits &= o->rel[end[e]]++ < UINT8_MAX;
     }
-    if (!count_in_blocks(end, p->edge_count, n, o)) {
+    if (!fits || !sum_in_blocks(n, o)) {
         g_free(o->base), g_free(o->rel);
         *o = (SimOffsets){ 0 };
-        count_in_full(end, p->edge_count, n, o);
+        sum_in_full(end, edges, n, o);
     }
-    int32_t *ids = is_sorted ? NULL : SIM_PREFAULT_NEW(int32_t, p->edge_count);
-    for (int64_t e = p->edge_count - 1; e >= 0; e--) {
-        int64_t k = o->full ? --o->full[end[e]] : o->base[end[e] / 32] + --o->rel[end[e]];
-        if (ids)
-            ids[k] = (int32_t)e;
+    if (is_sorted)
+        return NULL;
+    int32_t *ids = SIM_PREFAULT_NEW(int32_t, edges);
+    if (o->full) {
+        for (int64_t e = 0; e < edges; e++)
+            ids[o->full[end[e]]++] = (int32_t)e;
+        memmove(o->full + 1, o->full, sizeof *o->full * (size_t)n);
+        o->full[0] = 0;
+        return ids;
     }
+    for (int64_t e = 0; e < edges; e++)
+        ids[o->base[end[e] / 32] + o->rel[end[e]]++] = (int32_t)e;
+    memmove(o->rel + 1, o->rel, (size_t)n);
+    for (int64_t v = 0; v <= n; v += 32)
+        o->rel[v] = 0;
     return ids;
 }
 

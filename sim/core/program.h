@@ -80,18 +80,17 @@ typedef struct {
 } SimOffsets;
 
 /* Fields are read-only for everyone but the builder functions below; ops and edges are read through the
- * inline functions below them. Ops and edges are stored as one array per field (at 2 ops and 1 edge a task,
- * about 10 bytes an op and 9 an edge, 4 more an op with tasks): the engine and the analysis keep them
- * all, and a million-task program is most of their memory. */
+ * inline functions below them. Ops and edges are stored as one array per field, each as narrow as its
+ * values allow (about 6 bytes an op, 10 with its task, and 9 an edge): the engine and the analysis keep
+ * them all, and at a million tasks the program is most of their memory. */
 typedef struct {
     int32_t n_units, engines_per_unit;
     SimCta *ctas;
     int32_t cta_count;
     int64_t op_count;
-    int32_t *op_cta_base;       /* owning CTA: op_cta_base[op / 256] + op_cta_delta[op] (a CTA has ops, so 256
-                                 * ops span at most 256 CTAs); where a CTA had none, op_cta_wide[op] instead */
+    int32_t *op_cta_base;       /* owning CTA: op_cta_base[op / 256] + op_cta_delta[op] (every CTA has ops, so
+                                 * 256 ops span at most 256 CTAs) */
     uint8_t *op_cta_delta;
-    int32_t *op_cta_wide;
     int32_t *op_task;           /* index of the plan task (attention) or block (pipeline), -1 none; NULL once
                                  * dropped (sim_program_drop_tasks) */
     int32_t *op_duration_ns;    /* while every duration is below 2^31 ns; else NULL and: */
@@ -134,8 +133,8 @@ void sim_program_add_edge(SimProgram *p, int64_t from, int64_t to, int32_t laten
 /* Builds the adjacency. O(ops + edges). Call once, after the last add. Ops and edges must stay below
  * 2^31 (asserted; callers size-check first: sim_job_check_size). */
 void sim_program_seal(SimProgram *p);
-/* Drops the ops' tasks (op_task) where no output will label the ops: 4 bytes an op less for the engine's
- * rules that read them have run (engine.c) and the analysis, which never reads them. */
+/* Drops the ops' tasks (op_task, 4 bytes an op) where no output will label the ops: after the engine, whose
+ * waited-reduction rule reads them; the analysis never does. sim_op_task may not be called after. */
 void sim_program_drop_tasks(SimProgram *p);
 /* Sets op's duration after it was added (duration_ns below SIM_OP_MAX_DURATION_NS). */
 void sim_program_set_duration(SimProgram *p, int64_t op, int64_t duration_ns);
@@ -143,7 +142,7 @@ void sim_program_set_duration(SimProgram *p, int64_t op, int64_t duration_ns);
 /* The fields of op and of edge e. */
 static inline int32_t sim_op_cta(const SimProgram *p, int64_t op)
 {
-    return p->op_cta_delta ? p->op_cta_base[op >> 8] + p->op_cta_delta[op] : p->op_cta_wide[op];
+    return p->op_cta_base[op >> 8] + p->op_cta_delta[op];
 }
 static inline int32_t sim_op_task(const SimProgram *p, int64_t op)
 {
@@ -211,17 +210,25 @@ static inline int64_t sim_program_out_edge(const SimProgram *p, int64_t k)
 }
 
 /* Program order on an engine, after seal: the next op of op's CTA on op's engine (-1: none), and whether
- * op is its CTA's first on its engine. With one engine per unit, that is the CTA's next op and its first. */
-static inline int64_t sim_program_next_on_engine(const SimProgram *p, int64_t op)
+ * op is its CTA's first on its engine. With one engine per unit, that is the CTA's next op and its first.
+ * The _in forms take op's CTA where the caller knows it. */
+static inline int64_t sim_program_next_on_engine_in(const SimProgram *p, int64_t op, int32_t cta)
 {
     if (p->next_on_engine)
         return p->next_on_engine[op];
-    const SimCta *cta = &p->ctas[sim_op_cta(p, op)];
-    return op + 1 < cta->op_begin + cta->op_count ? op + 1 : -1;
+    return op + 1 < p->ctas[cta].op_begin + p->ctas[cta].op_count ? op + 1 : -1;
+}
+static inline bool sim_program_is_first_on_engine_in(const SimProgram *p, int64_t op, int32_t cta)
+{
+    return p->is_first_on_engine ? p->is_first_on_engine[op] : op == p->ctas[cta].op_begin;
+}
+static inline int64_t sim_program_next_on_engine(const SimProgram *p, int64_t op)
+{
+    return sim_program_next_on_engine_in(p, op, sim_op_cta(p, op));
 }
 static inline bool sim_program_is_first_on_engine(const SimProgram *p, int64_t op)
 {
-    return p->is_first_on_engine ? p->is_first_on_engine[op] : op == p->ctas[sim_op_cta(p, op)].op_begin;
+    return sim_program_is_first_on_engine_in(p, op, sim_op_cta(p, op));
 }
 /* Latency of edge e when its ends run on units u_from and u_to. */
 int64_t sim_program_edge_latency(const SimProgram *p, int64_t e, int32_t u_from, int32_t u_to);

@@ -102,9 +102,11 @@ static inline bool bound(Solver *sv, int64_t v, int64_t start, int64_t t)
 static bool forward_op(Solver *sv, int64_t v)
 {
     const SimProgram *p = sv->p;
-    int64_t start = sv->s->start_ns[v];
-    int32_t depth = sv->depth[v], unit = unit_of(sv, v);
-    for (int64_t k = sim_program_in_begin(p, v); k < sim_program_in_begin(p, v + 1); k++) {
+    int32_t depth = sv->depth[v], c = sim_op_cta(p, v), unit = sv->s->cta_unit[c];
+    /* read before the flags' stores, which may alias any of it */
+    int64_t start = sv->s->start_ns[v], end = end_of(sv, v), next = sim_program_next_on_engine_in(p, v, c);
+    bool is_first = sim_program_is_first_on_engine_in(p, v, c);
+    for (int64_t k = sim_program_in_begin(p, v), k_end = sim_program_in_end(p, v); k < k_end; k++) {
         int64_t e = sim_program_in_edge(p, k), u = sim_edge_from(p, e);
         int32_t uf = unit_of(sv, u);
         if (!is_done(sv, u) || !bound(sv, v, start, end_of(sv, u) + latency(sv, e, u, uf, unit)))
@@ -112,16 +114,15 @@ static bool forward_op(Solver *sv, int64_t v)
         if (sim_edge_kind(p, e) != SIM_EDGE_ACCUM && uf == unit)
             depth = MAX(depth, sv->depth[u] + 1);
     }
-    if (sim_program_is_first_on_engine(p, v)) {
-        int64_t node = sv->n + sim_op_cta(p, v);
+    if (is_first) {
+        int64_t node = sv->n + c;
         if (!is_done(sv, node) || !bound(sv, v, start, est_of(sv, node)))
             return false;
         depth = MAX(depth, sv->depth[node] + 1);
     }
-    if (!(sv->flags[v] & IS_BOUND) || end_of(sv, v) < start)
+    if (!(sv->flags[v] & IS_BOUND) || end < start)
         return false;
     sv->depth[v] = depth;
-    int64_t end = end_of(sv, v), next = sim_program_next_on_engine(p, v);
     sv->cp_ns = MAX(sv->cp_ns, end);
     if (next >= 0) {
         if (!bound(sv, next, sv->s->start_ns[next], end))
@@ -158,18 +159,18 @@ static bool forward_dispatch(Solver *sv, int32_t c)
 static bool backward_op(const Solver *sv, int64_t v)
 {
     const SimProgram *p = sv->p;
-    int64_t end = est_of(sv, v) + weight(sv, v), next = sim_program_next_on_engine(p, v);
+    int32_t cta = sim_op_cta(p, v), unit = sv->s->cta_unit[cta];
+    int64_t end = end_of(sv, v), next = sim_program_next_on_engine_in(p, v, cta);
     if (end == sv->cp_ns)
         return true;
     if (next >= 0 && (sv->flags[next] & IS_CRITICAL) && est_of(sv, next) == end)
         return true;
-    for (int64_t k = sim_program_out_begin(p, v); k < sim_program_out_begin(p, v + 1); k++) {
+    for (int64_t k = sim_program_out_begin(p, v), k_end = sim_program_out_end(p, v); k < k_end; k++) {
         int64_t e = sim_program_out_edge(p, k), to = sim_edge_to(p, e);
-        if ((sv->flags[to] & IS_CRITICAL) &&
-            est_of(sv, to) == end + latency(sv, e, v, unit_of(sv, v), unit_of(sv, to)))
+        if ((sv->flags[to] & IS_CRITICAL) && est_of(sv, to) == end + latency(sv, e, v, unit, unit_of(sv, to)))
             return true;
     }
-    int32_t c = sv->next_on_unit[sim_op_cta(p, v)];
+    int32_t c = sv->next_on_unit[cta];
     return next < 0 && c >= 0 && (sv->flags[sv->n + c] & IS_CRITICAL) && est_of(sv, sv->n + c) == end;
 }
 

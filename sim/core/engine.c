@@ -274,7 +274,7 @@ static void complete(Engine *e, int64_t op, int64_t now)
          * about 90 to 45 ns per task; fetching the CTA's own next ops too moved it by 1-2%, left out. Written here:
          * GCC deletes a call to a helper holding only prefetches, as a call without effects.) */
         if (to + 4 < p->op_count) {
-            __builtin_prefetch(&p->op_duration_ns[to + 4]);
+            __builtin_prefetch(&p->op_cta_delta[to + 4]);
             __builtin_prefetch(&e->s->start_ns[to + 4], 1);
             __builtin_prefetch(&e->s->end_ns[to + 4], 1);
         }

@@ -31,8 +31,8 @@ static const char usage[] =
     "usage: sim search (--mask SPEC | --mask-file FILE) [options]\n"
     "Searches a deterministic schedule for a block mask and compares it with the lower bounds and the\n"
     "hand-made orders (ascending, descending, spt, and the registered policies on full/causal).\n"
-    "  --mask SPEC        full | causal | window:W | window:L:R | document:L1,L2,... | prefix:P |\n"
-    "                     random:DENSITY:SEED (tile units, docs/masks.md)\n"
+    "  --mask SPEC        a mask in tile units (docs/masks.md, sim --list-masks):\n"
+    "                     @MASKS@\n"
     "  --mask-file FILE   a mask file (docs/masks.md: dense rows or a list of pairs)\n"
     "  --n N              SMs (default 132)\n"
     "  --heads M          query heads x batch (default 1)\n"
@@ -136,7 +136,7 @@ static int parse_args(SearchArgs *a, int argc, char **argv, SimError *err)
     cli_begin_options();
     while ((opt = cli_next_option(argc, argv, long_options, "search", flag, sizeof flag, err)) != -1) {
         if (opt == OPT_HELP)
-            return fputs(usage, stdout), 0;
+            return cli_print_help(usage);
         has_tiles |= opt == OPT_TILES;
         if (opt != '?')
             parse_one(a, opt, optarg, flag, err);
@@ -255,11 +255,10 @@ static SimStatus write_outputs(const SearchArgs *a, const SearchResult *r, SimEr
             sim_output_commit(&out, err);
         sim_output_abort(&out);
     }
-    for (int i = 0; !err->status && a->baselines_dir && i < 3; i++) {
-        static const char *const names[] = { "ascending", "descending", "spt" };
+    for (PlanTileOrder k = PLAN_TILES_ASCENDING; !err->status && a->baselines_dir && k <= PLAN_TILES_SPT; k++) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s.plan", a->baselines_dir, names[i]);
-        Plan *plan = sim_search_handmade(&r->plan->wl, names[i], a->search.gqa_group);
+        snprintf(path, sizeof path, "%s/%s.plan", a->baselines_dir, plan_tile_order_name(k));
+        Plan *plan = sim_search_handmade(&r->plan->wl, k, a->search.gqa_group);
         if (plan && sim_output_open(&out, path, err) == SIM_OK) {
             if (!sim_plan_write(plan, &a->costs, out.f))
                 sim_error_set(err, SIM_ERR_IO, "cannot write %s", path);

@@ -420,7 +420,7 @@ static int verdict(const ValidateOptions *o, Trace **traces, const TraceCheck *c
  * schedule; sim_trace_plan). NULL with nothing to do. */
 static Plan *given_plan(const Trace *t, int64_t max_memory_mb, SimError *err)
 {
-    if (t->wl.mask != MASK_BLOCK && policy_find(t->policy))
+    if (sim_trace_policy(t))
         return NULL;
     Plan *plan = NULL;
     sim_trace_plan(t, max_memory_mb << 20, &plan, err);

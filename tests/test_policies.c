@@ -137,13 +137,13 @@ START_TEST(refusals_say_why)
     ck_assert_ptr_null(policy_build(policy_find("spt"), &wl, (e = (SimError){ 0 }, &e)));
     ck_assert_str_eq(err, "policy spt is not defined for the causal mask; use fa3-spt");
     ck_assert_ptr_null(policy_build(policy_find("ascending"), &wl, (e = (SimError){ 0 }, &e)));
-    ck_assert_str_eq(err, "policy ascending is not defined for the causal mask; the policies for it are fa3, fa3-spt, "
-                          "descending, symmetric-shift");
+    ck_assert_ptr_nonnull(strstr(err, "policy ascending is not defined for the causal mask; the policies for it are "
+                                      "fa3, fa3-spt, descending, symmetric-shift")); /* and any added since */
     uint8_t keep[16] = { 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 1 };
     wl.mask = MASK_BLOCK, wl.keep = keep;
     ck_assert_ptr_null(policy_build(policy_find("fa3"), &wl, (e = (SimError){ 0 }, &e)));
-    ck_assert_str_eq(err, "policy fa3 is not defined for the block mask; the policies for it are descending, ascending, "
-                          "spt, search");
+    ck_assert_ptr_nonnull(strstr(err, "policy fa3 is not defined for the block mask; the policies for it are "
+                                      "ascending, descending, spt, search"));
     ck_assert_ptr_null(policy_build(policy_find("search"), &wl, (e = (SimError){ 0 }, &e))); /* no costs: no time */
     ck_assert_str_eq(err, "policy search needs the costs to build a plan");
     wl.heads = 2;

@@ -11,7 +11,6 @@
 #include "job.h"
 #include "mask.h"
 #include "render.h"
-#include "search.h"
 
 /* The public codes are the internal ones, value for value (the ABI fixes them). */
 _Static_assert((int)DASHSIM_OK == (int)SIM_OK && (int)DASHSIM_ERR_USAGE == (int)SIM_ERR_USAGE &&

@@ -217,7 +217,7 @@ static void list_policies(void)
         const PolicyOps *p = policy_at(i);
         char masks[32];
         policy_mask_names(p, masks, sizeof masks);
-        printf("%-16s %-17s %s\n", p->name, masks, p->summary);
+        printf("%-16s %-18s %s\n", p->name, masks, p->summary);
     }
 }
 

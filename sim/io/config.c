@@ -12,7 +12,6 @@
 
 #include "json_file.h"
 #include "mask_io.h"
-#include "search.h"
 
 struct SimDiag {
     GPtrArray *lines;   /* owned sentences in the order found */

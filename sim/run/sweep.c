@@ -16,7 +16,6 @@
 #include "mask_io.h"
 #include "input.h"
 #include "output.h"
-#include "search.h"
 #include "dashsim/version.h"
 #include "costing.h"
 #include "datadir.h"

@@ -66,6 +66,9 @@ bool policy_on_any(const Workload *wl);
 /* The shape the paper's closed forms are stated for: n = SMs = KV tiles = Q tiles, tile ratio 1, heads one
  * after another (head swizzle 1), serial reduction. */
 bool policy_is_paper_shape(const Workload *wl, const PolicyCosts *c);
+/* A workload standing for a mask kind (full, causal, or a one-pair block mask), for questions about the kind
+ * rather than a workload (--list-policies, a config's policy list, --help). Static storage. O(1). */
+Workload policy_kind_workload(Mask mask);
 /* Thin wrappers over the hooks. policy_closed_form is false for a policy without one. */
 bool policy_supports(const PolicyOps *p, const Workload *wl);
 bool policy_closed_form(const PolicyOps *p, const Workload *wl, const PolicyCosts *c, int64_t *ns, bool *is_exact);

@@ -99,14 +99,20 @@ bool policy_closed_form(const PolicyOps *p, const Workload *wl, const PolicyCost
     return p->closed_form && p->closed_form(wl, c, ns, is_exact);
 }
 
+Workload policy_kind_workload(Mask mask)
+{
+    static const uint8_t keep = 1; /* the one pair of a block mask */
+    return (Workload){ .mask = mask, .keep = mask == MASK_BLOCK ? &keep : NULL };
+}
+
 void policy_mask_names(const PolicyOps *p, char *buf, size_t len)
 {
-    static const uint8_t keep = 1; /* a one-tile block mask: the hooks look at the kind */
-    const Workload kinds[] = { { .mask = MASK_FULL }, { .mask = MASK_CAUSAL }, { .mask = MASK_BLOCK, .keep = &keep } };
     buf[0] = 0;
-    for (int k = 0; k < 3; k++)
-        if (p->supports(&kinds[k]))
-            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "", plan_mask_name(kinds[k].mask));
+    for (Mask m = MASK_FULL; m <= MASK_BLOCK; m++) {
+        Workload kind = policy_kind_workload(m);
+        if (p->supports(&kind))
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "", plan_mask_name(m));
+    }
 }
 
 void policy_names_for(const Workload *wl, char *buf, size_t len)

@@ -127,8 +127,7 @@ SimStatus cli_find_kernel(const char *name, char *buf, size_t len, SimError *err
 
 int cli_print_help(const char *text)
 {
-    static const uint8_t keep = 1; /* policies take a mask by its kind */
-    const Workload block = { .mask = MASK_BLOCK, .keep = &keep };
+    const Workload block = policy_kind_workload(MASK_BLOCK);
     char policies[256];
     policy_names_for(&block, policies, sizeof policies);
     char *masks = sim_mask_syntax(" | ", false), *block_masks = sim_mask_syntax(" | ", true);

@@ -700,9 +700,8 @@ static void decode_options(Ctx *x, const cJSON *doc, SimConfigPoint *p)
     get_profile_name(x, o, "options", "kernel", p->kernel, sizeof p->kernel);
     char path[128];
     const cJSON *b = member(o, "options", "baseline", path);
-    static const uint8_t keep = 1; /* supports looks at the mask's kind */
-    const Workload block = { .mask = MASK_BLOCK, .keep = &keep }, full = { .mask = MASK_FULL },
-                   causal = { .mask = MASK_CAUSAL };
+    const Workload block = policy_kind_workload(MASK_BLOCK), full = policy_kind_workload(MASK_FULL),
+                   causal = policy_kind_workload(MASK_CAUSAL);
     const PolicyOps *ops = b && cJSON_IsString(b) ? policy_find(b->valuestring) : NULL;
     if (b && !ops)
         fail(x, path, "must name a policy (sim --list-policies shows them)");

@@ -137,8 +137,7 @@ static void add_block_mask(SimSweep *s, int64_t pi, SimCost *cost, SimDiag *diag
 /* Whether the point runs this policy: the listed policies that support its mask; others are skipped. */
 static bool point_runs(const SimConfigPoint *p, const char *policy)
 {
-    static const uint8_t keep = 1; /* supports looks at the mask's kind, not its pairs */
-    Workload wl = { .mask = p->shape.mask, .keep = &keep };
+    Workload wl = policy_kind_workload(p->shape.mask); /* the pairs are made later */
     const PolicyOps *ops = policy_find(policy);
     return ops && policy_supports(ops, &wl);
 }
@@ -802,7 +801,7 @@ static int panel_of(GArray *panels, const SimSweepRow *r)
  * of block masks only, so a block-only schedule added leaves every figure of the paper's masks as it was. */
 static int style_index(const char *policy)
 {
-    const Workload paper[] = { { .mask = MASK_FULL }, { .mask = MASK_CAUSAL } };
+    const Workload paper[] = { policy_kind_workload(MASK_FULL), policy_kind_workload(MASK_CAUSAL) };
     int k = 0;
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < policy_count(); i++) {

@@ -1,6 +1,7 @@
 #!/bin/bash
-# Block masks outside `sim search`: the tile-level command (--mask SPEC, --mask-file) runs the search's
-# orders (ascending, descending, spt, search) with the same makespans search reports; configs take
+# Block masks outside `sim search`: the tile-level command (--mask SPEC, --mask-file) runs the registered
+# policies that take a block mask (ascending, descending, spt, search) with the same makespans search
+# reports, and refuses the others naming those that take the mask; configs take
 # workload.mask as a spec and workload.mask_file, run and sweep run the orders (a mask axis too, the same
 # bytes for any --jobs), and bad input is refused with its location, exit 2.
 . "$(dirname "$0")/lib.sh"

@@ -41,7 +41,8 @@ typedef struct {
     bool is_timed;             /* the plan depends on the costs (through q->search): a trace's plan file,
                                 * not a rebuild, says what ran, and the search does not take it as a baseline */
     bool has_gqa;              /* honours q->gqa_group */
-    /* Fills plan->ctas/tasks (the caller has set wl and policy). SIM_ERR_SCHEDULE with a sentence when
+    /* Fills plan->ctas/tasks (the caller has set wl and policy, and room for every kept pair; a timed
+     * policy gets no room and moves its search's plan into *plan). SIM_ERR_SCHEDULE with a sentence when
      * the workload does not suit the policy (e.g. odd N for symmetric-shift). */
     SimStatus (*build)(Plan *plan, const PolicyQuery *q, SimError *err);
     /* Optional (NULL: none). The DASH paper's formula for wl under c, when it gives one (sets *ns), and

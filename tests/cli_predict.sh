@@ -100,6 +100,19 @@ import json, sys
 r = json.load(open(sys.argv[1]))["summary"]["ranking"]
 assert r["repeat_sets"] == 1 and 0 < r["noise_floor"] < 0.02, r
 ' "$tmp/out" && ok noise-floor-measured || fail noise-floor-measured "$(head -c 300 "$tmp/out")"
+# the attribution (traces/attribute-executor.py): its replay of the run's own structure reproduces the run,
+# and its steps multiply to the model's error; this first-grid trace misses by the reduction, not by spread
+expect_exit attribute-run 0 python3 traces/attribute-executor.py --sim "$sim" --json \
+    traces/h100/symmetric-shift-causal-h4-r1-serial.json.gz
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))[0]
+prod = (1 + r["spread"]) * (1 + r["rest"])
+for v in r["steps"].values():
+    prod *= 1 + v
+assert abs(r["own"]) < 0.02 and abs(prod - 1 - r["error"]) < 1e-9, r
+assert r["steps"]["reduce"] < -0.05 and abs(r["spread"]) < 0.02 and r["steps"]["deposit"] == 0, r
+' "$tmp/out" && ok attribute-steps || fail attribute-steps "$(head -c 600 "$tmp/out")"
 # multi-wave: 32 heads x 132 KV tiles = 32 waves of CTAs
 expect_exit multi-wave-fit 0 "$sim" validate "$g/fa3-full-q8-h32-cr1-async.json.gz" --tolerance 0.05
 finish

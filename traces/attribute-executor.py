@@ -21,7 +21,7 @@ phase at a time. The product of the steps is the model's error:
 It also checks the cold-start hypothesis on every trace: the spread of the five timed repeats the run
 kept its median of, and each CTA's first two tasks against its later ones.
 
-Usage: traces/attribute-executor.py [--sim bin/sim] [--profile FILE] [--misses 0.05] [DIR ...]
+Usage: traces/attribute-executor.py [--sim bin/sim] [--profile FILE] [--misses 0.05] [--json] [DIR|TRACE ...]
 (default DIRs: the executor's traces, traces/h100 traces/h100-predict traces/h100-mask traces/h100-mask16).
 Standard library only; about a minute for the 212 traces.
 """
@@ -167,6 +167,7 @@ def main():
     ap.add_argument("--sim", default="bin/sim")
     ap.add_argument("--profile", default="configs/profiles/h100-sxm.json")
     ap.add_argument("--misses", type=float, default=0.05, help="list traces beyond this |error| (default 0.05)")
+    ap.add_argument("--json", action="store_true", help="print the per-trace rows as one JSON array instead")
     a = ap.parse_args()
     run = subprocess.run([a.sim, "validate", *a.dirs, "--profile", a.profile, "--json"], capture_output=True, text=True)
     if run.returncode not in (0, 1):
@@ -200,6 +201,12 @@ def main():
                      "spread": med / meas - 1, "per_sm": sm / meas - 1, "steps": steps,
                      "rest": p["predicted_ns"] / prev - 1, "k_model": p["reductions_in_flight"],
                      "k_run": p["measured_reductions_in_flight"], "method": "%s %s" % (md["reduce"], md["reduce_op"])})
+    if a.json:
+        for r in rows:
+            r["steps"] = dict(zip(("compute", "deposit", "reduce", "handoff"), r["steps"]))
+        json.dump(rows, sys.stdout, indent=1)
+        print()
+        return
     print("per trace beyond %.0f%% (signed %%: error = product of the steps; own = replay check)" % (100 * a.misses))
     print("%-58s %6s | %5s %6s %6s | %7s %7s %6s %7s %6s | %s" % ("trace", "error", "own", "spread", "per-SM", "compute",
           "deposit", "reduce", "handoff", "rest", "in flight model/run"))

@@ -221,6 +221,10 @@ for f in "$fuzz"/regress-gz/* "$fuzz"/corpus-gz/*; do
     [ -f "$f" ] && cp "$f" "$tmp/fz.json.gz" && replay "fuzz-gz-${f##*/}" "$sim" validate "$tmp/fz.json.gz"
 done
 for f in "$fuzz"/regress-profile/* "$fuzz"/corpus-profile/*; do [ -f "$f" ] && replay "fuzz-profile-${f##*/}" "$sim" --seqlen 1024 --profile "$f"; done
+# found by fuzz_profile: an op that is no reduction method ("bulk\\\\\\" in JSON) was accepted, and written back
+# unescaped, which is not JSON
+expect_exit r2-fuzz-profile-op 2 "$sim" --seqlen 1024 --profile "$fuzz/regress-profile/op-not-a-method.json"
+grep -q 'reduce/0/op: must be "bulk", "ldst" or "red"' "$tmp/err" && ok r2-fuzz-profile-op-says || fail r2-fuzz-profile-op-says "$(cat "$tmp/err")"
 for f in "$fuzz"/regress-raw/* "$fuzz"/corpus-raw/*; do
     [ -f "$f" ] || continue
     rm -f "$tmp/fz.profile"

@@ -609,6 +609,8 @@ static void read_reduces(JsonIn *in, const cJSON *root, HwProfile *p)
         x->tile_m = (int)sim_json_int(in, r, path, "tile_m", 1, 1024), x->head_dim = (int)sim_json_int(in, r, path, "head_dim", 1, 1024);
         x->threads = (int)sim_json_int(in, r, path, "threads", 1, 1024);
         sim_json_text(in, r, path, "op", x->op, sizeof x->op);
+        if (!in->err->status && strcmp(x->op, "bulk") != 0 && strcmp(x->op, "ldst") != 0 && strcmp(x->op, "red") != 0)
+            sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/op: must be \"bulk\", \"ldst\" or \"red\"", in->file, path);
         x->points = read_curve(in, r, path, "k", "ns", x->k, x->ns, 1);
         if (!in->err->status && (x->k[0] != 1 || x->ns[0] <= 0))
             sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/k: must start at 1 with a positive time", in->file, path);

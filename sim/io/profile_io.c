@@ -116,11 +116,12 @@ static void add_reduce_by_iters(ProfileTile *t, int iters, int64_t ns)
     int i = 0;
     while (i < t->reduce_async_points && t->reduce_async_iters[i] < iters)
         i++;
-    if ((i < t->reduce_async_points && t->reduce_async_iters[i] == iters) || t->reduce_async_points == SIM_PROFILE_MAX_POINTS)
+    int after = t->reduce_async_points - i;
+    if ((after > 0 && t->reduce_async_iters[i] == iters) || t->reduce_async_points == SIM_PROFILE_MAX_POINTS)
         return;
-    memmove(t->reduce_async_iters + i + 1, t->reduce_async_iters + i, sizeof *t->reduce_async_iters * (t->reduce_async_points - i));
+    memmove(t->reduce_async_iters + i + 1, t->reduce_async_iters + i, sizeof *t->reduce_async_iters * after);
     memmove(t->reduce_async_by_iters_ns + i + 1, t->reduce_async_by_iters_ns + i,
-            sizeof *t->reduce_async_by_iters_ns * (t->reduce_async_points - i));
+            sizeof *t->reduce_async_by_iters_ns * after);
     t->reduce_async_iters[i] = iters, t->reduce_async_by_iters_ns[i] = ns;
     t->reduce_async_points++;
 }

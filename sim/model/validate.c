@@ -246,8 +246,8 @@ static ModelPhases model_phases(const SimProgram *prog, const SimSchedule *s)
             dur[2][count[2]++] = d;
         }
     }
-    ModelPhases m = { .is_set = true, .compute_ns = sim_median_i64(dur[0], count[0]), .deposit_ns = sim_median_i64(dur[1], count[1]),
-                      .reduce_ns = sim_median_i64(dur[2], count[2]),
+    ModelPhases m = { .is_set = true, .compute_ns = sim_median_i64(dur[0], count[0]),
+                      .deposit_ns = sim_median_i64(dur[1], count[1]), .reduce_ns = sim_median_i64(dur[2], count[2]),
                       .in_flight = median_in_flight(r_start, r_end, count[2]) };
     for (int k = 0; k < 3; k++)
         g_free(dur[k]);
@@ -266,8 +266,8 @@ static int64_t trace_in_flight(const Trace *t)
     return m;
 }
 
-/* Runs prog; pred_start[i] = compute start of plan task i relative to the first compute start. */
-/* run_model, and the model's phase medians into *phases when not NULL. */
+/* Runs prog; pred_start[i] = compute start of plan task i relative to the first compute start; the model's
+ * phase medians into *phases when not NULL. */
 static SimStatus run_model_phases(SimProgram *prog, int64_t prologue_ns, int64_t *span, int64_t *pred_start,
                                   ModelPhases *phases, SimError *err)
 {
@@ -285,6 +285,7 @@ static SimStatus run_model_phases(SimProgram *prog, int64_t prologue_ns, int64_t
     return err->status;
 }
 
+/* run_model_phases without the phases. */
 static SimStatus run_model(SimProgram *prog, int64_t prologue_ns, int64_t *span, int64_t *pred_start, SimError *err)
 {
     return run_model_phases(prog, prologue_ns, span, pred_start, NULL, err);

@@ -548,9 +548,9 @@ bool sim_profile_write(const HwProfile *p, FILE *f)
 
 /* A curve: x ascending integers in [x_lo, 2^24], y integers in [0, 1e9], same length. */
 static int read_curve(JsonIn *in, const cJSON *obj, const char *path, const char *xk, const char *yk, int32_t *x,
-                      int64_t *y, int x_lo)
+                      int64_t *y, int x_lo, int max)
 {
-    const cJSON *xs = sim_json_array(in, obj, path, xk, SIM_PROFILE_MAX_POINTS), *ys = sim_json_array(in, obj, path, yk, SIM_PROFILE_MAX_POINTS);
+    const cJSON *xs = sim_json_array(in, obj, path, xk, max), *ys = sim_json_array(in, obj, path, yk, max);
     if (in->err->status)
         return 0;
     int n = cJSON_GetArraySize(xs);
@@ -590,10 +590,11 @@ static void read_tiles(JsonIn *in, const cJSON *root, HwProfile *p)
         if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "reduce_async_iters")) > 0)
             p->tiles[i].reduce_async_points = read_curve(in, r, path, "reduce_async_iters", "reduce_async_by_iters_ns",
                                                          p->tiles[i].reduce_async_iters,
-                                                         p->tiles[i].reduce_async_by_iters_ns, 1);
+                                                         p->tiles[i].reduce_async_by_iters_ns, 1,
+                                                         G_N_ELEMENTS(p->tiles[i].reduce_async_iters));
         if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "stage_iters")) > 0)
             p->tiles[i].stage_points = read_curve(in, r, path, "stage_iters", "stage_by_iters_ns", p->tiles[i].stage_iters,
-                                                  p->tiles[i].stage_by_iters_ns, 0);
+                                                  p->tiles[i].stage_by_iters_ns, 0, G_N_ELEMENTS(p->tiles[i].stage_iters));
     }
 }
 
@@ -612,7 +613,7 @@ static void read_reduces(JsonIn *in, const cJSON *root, HwProfile *p)
         sim_json_text(in, r, path, "op", x->op, sizeof x->op);
         if (!in->err->status && strcmp(x->op, "bulk") != 0 && strcmp(x->op, "ldst") != 0 && strcmp(x->op, "red") != 0)
             sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/op: must be \"bulk\", \"ldst\" or \"red\"", in->file, path);
-        x->points = read_curve(in, r, path, "k", "ns", x->k, x->ns, 1);
+        x->points = read_curve(in, r, path, "k", "ns", x->k, x->ns, 1, SIM_PROFILE_MAX_POINTS);
         if (!in->err->status && (x->k[0] != 1 || x->ns[0] <= 0))
             sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/k: must start at 1 with a positive time", in->file, path);
     }
@@ -670,13 +671,13 @@ static SimStatus read_root(const char *path, const cJSON *root, HwProfile **out,
     read_reduces(&in, root, p);
     p->handoff_ns = sim_json_int(&in, handoff, "/handoff", "idle_ns", 0, 1000000000);
     sim_json_text(&in, handoff, "/handoff", "source", p->handoff_source, sizeof p->handoff_source);
-    p->handoff_points = read_curve(&in, handoff, "/handoff", "k", "extra_ns", p->handoff_k, p->handoff_extra_ns, 0);
+    p->handoff_points = read_curve(&in, handoff, "/handoff", "k", "extra_ns", p->handoff_k, p->handoff_extra_ns, 0, SIM_PROFILE_MAX_POINTS);
     p->acquire_ns = sim_json_int(&in, root, "", "acquire_ns", 0, 1000000000);
     p->loop_gap_ns = sim_json_int(&in, root, "", "loop_gap_ns", 0, 1000000000);
     p->kernel_to_first_cta_ns = sim_json_int(&in, launch, "/launch", "kernel_to_first_cta_ns", 0, 1000000000);
     p->cta_gap_ns = sim_json_int(&in, launch, "/launch", "cta_gap_ns", 0, 1000000000);
     p->prologue_points = read_curve(&in, launch, "/launch", "prologue_tasks", "prologue_ns", p->prologue_tasks,
-                                    p->prologue_ns, 0);
+                                    p->prologue_ns, 0, SIM_PROFILE_MAX_POINTS);
     if (!err->status && cJSON_GetObjectItemCaseSensitive(root, "load"))
         read_load(&in, root, p);
     if (err->status) {

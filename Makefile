@@ -31,7 +31,7 @@ endif
 # every layer reads <dashsim/version.h> there; only sim/api implements <dashsim/dashsim.h> (tests/cli_install.sh
 # checks that nothing below it includes that one).
 INC_core := -Isim/core -Iinclude
-INC_policies := $(INC_core) -Ipolicies
+INC_policies := $(INC_core) -Ipolicies/attention -Ipolicies/pipeline -Ipolicies/decode
 INC_dag := $(INC_core) -Idag
 INC_model := $(INC_policies) -Idag -Isim/model
 INC_io := $(INC_model) -Isim/io
@@ -43,7 +43,7 @@ layer_of = $(if $(filter sim/core/%,$1),core,$(if $(filter policies/%,$1),polici
            $(filter sim/model/%,$1),model,$(if $(filter sim/io/%,$1),io,$(if $(filter sim/run/%,$1),run,$(if \
            $(filter sim/api/%,$1),api,$(if $(filter sim/cli/%,$1),cli,tests))))))))
 
-LIB_SRC := $(wildcard sim/core/*.c) $(wildcard policies/*.c) $(wildcard dag/*.c) $(wildcard sim/model/*.c) \
+LIB_SRC := $(wildcard sim/core/*.c) $(wildcard policies/*/*.c) $(wildcard dag/*.c) $(wildcard sim/model/*.c) \
            $(wildcard sim/io/*.c) $(wildcard sim/run/*.c) $(wildcard sim/api/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_SRC := $(wildcard sim/cli/*.c)

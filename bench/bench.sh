@@ -25,8 +25,9 @@ root=$here/..
 archive=$root/build/libdashsim-internal.a
 [ -f "$archive" ] || archive=$root/lib/libdashsim.a
 # shellcheck disable=SC2046 # pkg-config's flags are words
-${CC:-cc} -O2 -std=c11 -D_DEFAULT_SOURCE -I"$root/sim/core" -I"$root/include" -I"$root/policies" -I"$root/dag" \
-    -I"$root/sim/model" -I"$root/sim/io" -I"$root/sim/run" $(pkg-config --cflags glib-2.0) -o "$tmp/hot_job" \
+${CC:-cc} -O2 -std=c11 -D_DEFAULT_SOURCE -I"$root/sim/core" -I"$root/include" -I"$root/dag" \
+    -I"$root/policies/attention" -I"$root/policies/pipeline" -I"$root/policies/decode" -I"$root/sim/model" \
+    -I"$root/sim/io" -I"$root/sim/run" $(pkg-config --cflags glib-2.0) -o "$tmp/hot_job" \
     "$here/hot_job.c" "$archive" $(pkg-config --libs igraph glib-2.0 libcjson zlib) -lm -lpthread
 
 # one HEADS KV Q: median CPU seconds and peak KB of the attention command over a round's runs

@@ -27,8 +27,19 @@ build-fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(Q)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
-build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_input.h $(FUZZ_LIB_OBJ)
-	$(Q)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz -o $@ $< $(FUZZ_LIB_OBJ) $(DASH_LDLIBS)
+# Linked from an archive, so that a harness pulls only the objects it reaches, with igraph's archive where
+# there is one (the few igraph objects dag.c reaches) and --as-needed: the binaries then run beside glib,
+# cJSON, zlib and pcre2 alone (copied to a machine without igraph's dependencies, as on the lent GPU machines).
+FUZZ_IGRAPH_A := $(wildcard $(shell pkg-config --variable=libdir igraph)/libigraph.a)
+FUZZ_LDLIBS := -Wl,--as-needed $(DASH_LDLIBS)
+ifneq ($(FUZZ_IGRAPH_A),)
+FUZZ_LDLIBS := -Wl,--as-needed $(FUZZ_IGRAPH_A) $(shell pkg-config --libs $(filter-out igraph,$(PKGS))) -lstdc++ -lm -lpthread
+endif
+build-fuzz/libdash-fuzz.a: $(FUZZ_LIB_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_input.h build-fuzz/libdash-fuzz.a
+	$(Q)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz -o $@ $< build-fuzz/libdash-fuzz.a $(FUZZ_LDLIBS)
 
 fuzz: $(FUZZ_TARGETS:%=fuzz-%)
 

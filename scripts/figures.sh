@@ -33,10 +33,11 @@ ns="4 8 16 24 32 48 64 80 96 112 132"
 dat="$out/makespan-over-n.dat" gp="$out/makespan-over-n.gp"
 : >"$dat.tmp"
 abs_full="" rel_full="" abs_causal="" rel_causal="" index=0
-# A policy's style by its place k in the registry, the same in every panel (and as sim sweep --plot draws
-# it, sim/run/sweep.c: policy_style): its colour, point type and dash type, and lines narrower down the
-# registry so that a policy drawn over an earlier one with the same values leaves that one in sight.
-policies=$("$sim" --list-policies | awk '{ print $1 }')
+# A policy's style by its place k in the registry, those of full or causal masks first, the same in every
+# panel (and as sim sweep --plot draws it, sim/run/sweep.c: style_index): its colour, point type and dash type,
+# and lines narrower down the registry so that a policy drawn over an earlier one with the same values leaves
+# that one in sight.
+policies=$("$sim" --list-policies | awk '$2 ~ /full|causal/ { print $1 }'; "$sim" --list-policies | awk '$2 !~ /full|causal/ { print $1 }')
 palette=(1f77b4 ff7f0e 2ca02c d62728 9467bd 8c564b e377c2 7f7f7f bcbd22 17becf)
 style() {
     local k=0 p

@@ -1,6 +1,7 @@
 #!/bin/bash
-# Block masks outside `sim search`: the tile-level command (--mask SPEC, --mask-file) runs the search's
-# orders (ascending, descending, spt, search) with the same makespans search reports; configs take
+# Block masks outside `sim search`: the tile-level command (--mask SPEC, --mask-file) runs the registered
+# policies that take a block mask (ascending, descending, spt, search) with the same makespans search
+# reports, and refuses the others naming those that take the mask; configs take
 # workload.mask as a spec and workload.mask_file, run and sweep run the orders (a mask axis too, the same
 # bytes for any --jobs), and bad input is refused with its location, exit 2.
 . "$(dirname "$0")/lib.sh"
@@ -23,7 +24,27 @@ printf 'dashsim-mask 1\nkv_tiles 4\nq_tiles 4\nrows\n1111\n0111\n0011\n0001\nend
 expect_exit cli-mask-file 0 "$sim" --mask-file "$tmp/rows.mask" --n 2 --policy descending --json
 python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["tasks"] == 10 and j["kv_tiles"] == 4, j' \
     "$tmp/out" && ok cli-mask-file-tasks || fail cli-mask-file-tasks "$(cat "$tmp/out")"
-expect_error cli-registry-policy "policy 'fa3' does not take a block mask" "$sim" --mask window:4 --n 8 --policy fa3
+# one registry for every mask: a policy given a mask it does not take is refused naming those that take it,
+# or the one that does its job there (issue 26 A: before, block masks had their own list of orders)
+expect_error cli-registry-policy "policy fa3 is not defined for the block mask; the policies for it are ascending, descending, spt, search" \
+    "$sim" --mask window:4 --n 8 --policy fa3
+expect_error cli-shift-block "policy shift is not defined for the block mask; the policies for it are ascending" \
+    "$sim" --mask window:1000 --n 8 --kv-tiles 16 --q-tiles 16 --policy shift
+expect_error cli-spt-causal "policy spt is not defined for the causal mask; use fa3-spt" "$sim" --mask causal --n 8 --policy spt
+expect_error cli-search-full "policy search is not defined for the full mask; the policies for it are fa3, descending, shift" \
+    "$sim" --mask full --n 8 --policy search
+expect_exit cli-list 0 "$sim" --list-policies
+grep -q "^search  *block  " "$tmp/out" && grep -q "^descending  *full,causal,block  " "$tmp/out" && \
+    grep -q "^fa3  *full,causal  " "$tmp/out" && ok cli-list-masks-per-policy || fail cli-list-masks-per-policy "$(cat "$tmp/out")"
+expect_exit cli-help 0 "$sim" --help
+grep -q "a block mask takes the policies ascending, descending, spt, search (default search)" "$tmp/out" \
+    && ok cli-help-from-registry || fail cli-help-from-registry "$(grep -A2 -- '--mask SPEC' "$tmp/out")"
+# descending's plan on a block mask is the search's descending baseline (one builder, tile_order.c)
+expect_exit cli-descending-baseline 0 "$sim" search --mask document:4,4,8 --n 8 --heads 2 --tiles 16 --json
+cp "$tmp/out" "$tmp/doc.json"
+expect_exit cli-descending-doc 0 "$sim" --mask document:4,4,8 --n 8 --heads 2 --kv-tiles 16 --q-tiles 16 --policy descending --json
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); assert a["makespan_ns"] == b["baselines"]["descending"], (a, b)' \
+    "$tmp/out" "$tmp/doc.json" && ok cli-descending-is-baseline || fail cli-descending-is-baseline "$(cat "$tmp/out")"
 expect_error cli-tile-ratio "a block mask has square tiles" "$sim" --mask window:4 --n 8 --tile-ratio 2
 expect_error cli-shape "the shape front end (--seqlen) takes --mask full or causal" "$sim" --seqlen 4096 --mask window:4
 expect_error cli-bad-spec "--mask window:0: a window is" "$sim" --mask window:0 --n 8

@@ -221,6 +221,18 @@ for f in "$fuzz"/regress-gz/* "$fuzz"/corpus-gz/*; do
     [ -f "$f" ] && cp "$f" "$tmp/fz.json.gz" && replay "fuzz-gz-${f##*/}" "$sim" validate "$tmp/fz.json.gz"
 done
 for f in "$fuzz"/regress-profile/* "$fuzz"/corpus-profile/*; do [ -f "$f" ] && replay "fuzz-profile-${f##*/}" "$sim" --seqlen 1024 --profile "$f"; done
+# found by fuzz_profile: an op that is no reduction method ("bulk\\\\\\" in JSON) was accepted, and written back
+# unescaped, which is not JSON
+expect_exit r2-fuzz-profile-op 2 "$sim" --seqlen 1024 --profile "$fuzz/regress-profile/op-not-a-method.json"
+grep -q 'reduce/0/op: must be "bulk", "ldst" or "red"' "$tmp/err" && ok r2-fuzz-profile-op-says || fail r2-fuzz-profile-op-says "$(cat "$tmp/err")"
+# a stage curve longer than its 4 slots wrote past them into the next fields (inside the struct: no sanitizer sees it)
+python3 - "$top/configs/profiles/h100-sxm.json" "$tmp/stage6.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["compute"][0]["stage_iters"], p["compute"][0]["stage_by_iters_ns"] = [1, 2, 3, 4, 5, 6], [500] * 6
+json.dump(p, open(sys.argv[2], "w"))
+PY
+expect_error r2-profile-stage-points "/compute/0/stage_iters: must be an array of 1 to 4 entries" "$sim" --seqlen 1024 --profile "$tmp/stage6.json"
 for f in "$fuzz"/regress-raw/* "$fuzz"/corpus-raw/*; do
     [ -f "$f" ] || continue
     rm -f "$tmp/fz.profile"

@@ -50,6 +50,19 @@ else
     skip calibrate-calib4 "no $raw4"
     skip calibrate-calib4-wake "no $raw4"
 fi
+# the async bulk reduction beside the compute by rounds (calib3: 1 and 32 rounds on one SM; calib4: 1, 4,
+# 16, 32, each counted from the staging): 80x128 at 1 round 1913.9 in calib3; calib4's 64x128 at 32 rounds
+# is the 1720 above
+expect_exit calibrate-by-rounds 0 "$sim" calibrate "$raw" -o "$tmp/p3.json"
+python3 -c '
+import json, sys
+t = {(t["tile_m"], t["head_dim"]): t for t in json.load(open(sys.argv[1]))["compute"]}[(80, 128)]
+assert t["reduce_async_iters"] == [1, 32] and t["reduce_async_by_iters_ns"] == [1914, t["reduce_async_ns"]], t
+if len(sys.argv) > 2:
+    t = {(t["tile_m"], t["head_dim"]): t for t in json.load(open(sys.argv[2]))["compute"]}[(64, 128)]
+    assert t["reduce_async_iters"] == [1, 4, 16, 32] and t["reduce_async_by_iters_ns"][-1] == 1720, t
+' "$tmp/p3.json" $([ -f "$tmp/p4.json" ] && echo "$tmp/p4.json") && ok calibrate-by-rounds-rows ||
+    fail calibrate-by-rounds-rows "$(head -c 600 "$tmp/p3.json")"
 sed 's/"version": 1/"version": 2/' "$profile" >"$tmp/v2.json"
 g=traces/h100-predict
 expect_error profile-version "/version: must be a number from 1 to 1" "$sim" validate "$g/fa3-full-q8-h2-cr1-serial.json.gz" --profile "$tmp/v2.json"
@@ -64,6 +77,17 @@ assert d["checked_model"].startswith("predicted"), d["checked_model"]
 assert t["predicted"]["predicted_ns"] > 0 and abs(t["predicted"]["makespan_error"]) < 1, t
 assert d["summary"]["predicted"]["all"]["n"] == 1 and d["not_predicted"] == 0
 ' "$tmp/out" && ok predict-fields || fail predict-fields "$(head -c 400 "$tmp/out")"
+# the prediction's own timeline beside the trace's: a bubble-free serial order keeps the model's SMs in
+# step (all 132 reductions at once), while the run's drift apart (75 at a time): docs/profile.md
+expect_exit predict-phases 0 "$sim" validate "$g/symmetric-shift-causal-s1-q132-h2-cr1-serial.json.gz" --predict \
+    --tolerance 1 --json
+python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["traces"][0]["predicted"]
+m = p["phase_medians_ns"]
+assert m["deposit"] == 0 and 2000 < m["compute"] < 3000 and m["reduce"] > 2000, p
+assert p["reductions_in_flight"] == 132 and 60 < p["measured_reductions_in_flight"] < 90, p
+' "$tmp/out" && ok predict-phase-medians || fail predict-phase-medians "$(head -c 600 "$tmp/out")"
 expect_exit predict-text 0 "$sim" validate "$g/fa3-full-q8-h2-cr1-serial.json.gz" --predict --tolerance 1
 grep -q "^predicted from configs/profiles/h100-sxm.json alone" "$tmp/out" && ok predict-labelled \
     || fail predict-labelled "$(tail -5 "$tmp/out")"
@@ -76,6 +100,19 @@ import json, sys
 r = json.load(open(sys.argv[1]))["summary"]["ranking"]
 assert r["repeat_sets"] == 1 and 0 < r["noise_floor"] < 0.02, r
 ' "$tmp/out" && ok noise-floor-measured || fail noise-floor-measured "$(head -c 300 "$tmp/out")"
+# the attribution (traces/attribute-executor.py): its replay of the run's own structure reproduces the run,
+# and its steps multiply to the model's error; this first-grid trace misses by the reduction, not by spread
+expect_exit attribute-run 0 python3 traces/attribute-executor.py --sim "$sim" --json \
+    traces/h100/symmetric-shift-causal-h4-r1-serial.json.gz
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))[0]
+prod = (1 + r["spread"]) * (1 + r["rest"])
+for v in r["steps"].values():
+    prod *= 1 + v
+assert abs(r["own"]) < 0.02 and abs(prod - 1 - r["error"]) < 1e-9, r
+assert r["steps"]["reduce"] < -0.05 and abs(r["spread"]) < 0.02 and r["steps"]["deposit"] == 0, r
+' "$tmp/out" && ok attribute-steps || fail attribute-steps "$(head -c 600 "$tmp/out")"
 # multi-wave: 32 heads x 132 KV tiles = 32 waves of CTAs
 expect_exit multi-wave-fit 0 "$sim" validate "$g/fa3-full-q8-h32-cr1-async.json.gz" --tolerance 0.05
 finish

@@ -29,6 +29,12 @@ expect_error odd-kv-named "even number of KV tiles" "$sim" --seqlen 1100 --mask 
 bash -c "\"$sim\" --policy shift --n 8 --heads 2 --emit-plan - 2>\"$tmp/err1\" | \"$sim\" --plan - --json" >"$tmp/out" 2>"$tmp/err" \
     && cmp -s "$tmp/out" "$tmp/want.json" && grep -q '^policy shift' "$tmp/err1" && ok stdout-plan-pipe \
     || fail stdout-plan-pipe "$(cat "$tmp/err")"
+"$sim" search --mask window:8 --tiles 16 --n 8 --emit-plan "$tmp/w.plan" >/dev/null && "$sim" --plan "$tmp/w.plan" --json >"$tmp/want.json"
+bash -c "\"$sim\" search --mask window:8 --tiles 16 --n 8 --emit-plan - 2>\"$tmp/err1\" | \"$sim\" --plan - --json" >"$tmp/out" 2>"$tmp/err" \
+    && cmp -s "$tmp/out" "$tmp/want.json" && grep -q '^mask window:8' "$tmp/err1" && ok stdout-search-plan-pipe \
+    || fail stdout-search-plan-pipe "$(cat "$tmp/err")"
+"$sim" search --mask window:8 --tiles 16 --n 8 --emit-plan - --json 2>"$tmp/err" >/dev/null
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/err" && ok stdout-search-json-on-stderr || fail stdout-search-json-on-stderr "$(head -c 200 "$tmp/err")"
 "$sim" --policy fa3 --n 4 --heads 2 --trace - 2>"$tmp/err" | python3 -m json.tool >/dev/null \
     && grep -q 'makespan' "$tmp/err" && ok stdout-trace-json || fail stdout-trace-json "not JSON alone"
 "$sim" --policy fa3 --n 4 --heads 2 --csv - --json 2>"$tmp/err" >"$tmp/out"
@@ -213,6 +219,8 @@ grep -q '"AMLA: MUL by ADD in FlashAttention Rescaling", Qichen Liao' "$readme" 
 "$sim" --help >"$tmp/help"
 grep -q '^usage: sim \[--policy NAME\] \[--n N\]' "$tmp/help" && grep -q 'search' "$tmp/help" && grep -q 'calibrate' "$tmp/help" \
     && ok usage-line || fail usage-line "$(head -2 "$tmp/help")"
+expect_exit search-kv-q-tiles 0 "$sim" search --mask window:4 --kv-tiles 12 --q-tiles 20 --n 8
+grep -q '^mask window:4, 8 SMs, 1 head x 12 KV x 20 Q tiles' "$tmp/out" && ok search-kv-q-tiles-used || fail search-kv-q-tiles-used "$(head -1 "$tmp/out")"
 expect_exit one-policy 0 "$sim" --seqlen 1024 --heads 1 --policy fa3
 grep -q 'over fa3' "$tmp/out" && fail one-policy-no-margin "$(tail -1 "$tmp/out")" || ok one-policy-no-margin
 grep -q '1 head,' "$tmp/out" && ! grep -q '1 heads' "$tmp/out" && ok shape-one-head || fail shape-one-head "$(head -1 "$tmp/out")"

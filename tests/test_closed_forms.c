@@ -128,14 +128,14 @@ START_TEST(cli_closed_form_flags)
     AttnCosts costs = tst_costs(500, 1000, 0, REDUCE_SERIAL);
     int64_t ns;
     bool is_exact;
-    ck_assert(sim_closed_form_ns("descending", &wl, &costs, &ns, &is_exact));
+    ck_assert(sim_closed_form_ns(policy_find("descending"), &wl, &costs, &ns, &is_exact));
     ck_assert(!is_exact);
     costs = tst_costs(1000, 500, 0, REDUCE_SERIAL);
-    ck_assert(sim_closed_form_ns("descending", &wl, &costs, &ns, &is_exact) && is_exact);
+    ck_assert(sim_closed_form_ns(policy_find("descending"), &wl, &costs, &ns, &is_exact) && is_exact);
     ck_assert_int_eq(ns, makespan("descending", 8, 4, MASK_CAUSAL, 1000, 500, 0));
-    ck_assert(!sim_closed_form_ns("fa3-spt", &wl, &costs, &ns, &is_exact));
+    ck_assert(!sim_closed_form_ns(policy_find("fa3-spt"), &wl, &costs, &ns, &is_exact));
     wl.kv_tiles = 7; /* not the paper's shape: no formula */
-    ck_assert(!sim_closed_form_ns("fa3", &wl, &costs, &ns, &is_exact));
+    ck_assert(!sim_closed_form_ns(policy_find("fa3"), &wl, &costs, &ns, &is_exact));
 }
 END_TEST
 

@@ -5,6 +5,7 @@
  * DAG (with SM occupancy), which is >= work / n. The checks read the realized schedule only. */
 #include "dag.h"
 #include "helpers.h"
+#include "search.h"
 #include "tests.h"
 
 #include <check.h>
@@ -126,23 +127,48 @@ typedef struct {
     AttnCosts costs;
 } Case;
 
-static Case cases[64 * 2 * SHAPES * COSTS];
+enum { MASKS = 3 }; /* full, causal, and a block mask (block_keep) */
+static Case cases[64 * MASKS * SHAPES * COSTS];
 static int case_count;
+
+/* A block mask for each shape: a band with holes, KV tile 1 empty (a CTA with no work must not appear) and
+ * every row with work; square tiles. */
+static uint8_t block_keep[SHAPES][16 * 16];
+
+static const uint8_t *block_mask(int k)
+{
+    const Shape *sh = &shapes[k];
+    for (int kv = 0; kv < sh->kv; kv++)
+        for (int q = 0; q < sh->q; q++)
+            block_keep[k][kv * sh->q + q] = kv == q % sh->kv ? kv != 1 || q % sh->kv != 1 : kv != 1 && (kv + 2 * q) % 3 != 0;
+    for (int q = 0; q < sh->q; q++) /* the rows whose diagonal tile is KV tile 1 take tile 0 */
+        block_keep[k][q] |= q % sh->kv == 1;
+    return block_keep[k];
+}
 
 static Case make_case(const PolicyOps *ops, int mask, int k, int c)
 {
     const Shape *sh = &shapes[k];
     Case x = { .ops = ops, .costs = cost_cases[c],
                .wl = { .n_sm = sh->n, .heads = sh->heads, .kv_tiles = sh->kv, .q_tiles = sh->q,
-                       .mask = mask ? MASK_CAUSAL : MASK_FULL, .tile_ratio = sh->ratio, .head_swizzle = sh->swizzle } };
+                       .mask = mask == 2 ? MASK_BLOCK : mask ? MASK_CAUSAL : MASK_FULL,
+                       .tile_ratio = mask == 2 ? 1 : sh->ratio, .head_swizzle = sh->swizzle,
+                       .keep = mask == 2 ? block_mask(k) : NULL } };
     x.costs.dq_buffers = 1 + k % 2;
     return x;
+}
+
+/* The policy's plan through the query a job builds with (a timed policy searches under the case's costs). */
+static Plan *build(const PolicyOps *ops, const Workload *wl, const AttnCosts *costs, SimError *err)
+{
+    PolicyQuery q = sim_policy_query(wl, costs, 1);
+    return policy_build_query(ops, &q, err);
 }
 
 static void run_case(const PolicyOps *ops, const Workload *wl, const AttnCosts *costs)
 {
     SimError err = { 0 };
-    Plan *plan = policy_build(ops, wl, &err);
+    Plan *plan = build(ops, wl, costs, &err);
     ck_assert_msg(plan != NULL, "%s: %s", ops->name, err.msg);
     SimProgram *p = sim_attention_program(plan, costs);
     SimSchedule s = { 0 };
@@ -175,14 +201,14 @@ static void collect_cases(void)
 {
     case_count = 0;
     for (int i = 0; i < policy_count(); i++)
-        for (int mask = 0; mask < 2; mask++)
+        for (int mask = 0; mask < MASKS; mask++)
             for (int k = 0; k < SHAPES; k++) {
                 const PolicyOps *ops = policy_at(i);
-                if (!(mask ? ops->supports_causal : ops->supports_full))
-                    continue;
                 Case x = make_case(ops, mask, k, 0);
+                if (!policy_supports(ops, &x.wl))
+                    continue;
                 SimError err = { 0 };
-                Plan *plan = policy_build(ops, &x.wl, &err);
+                Plan *plan = build(ops, &x.wl, &x.costs, &err);
                 plan_free(plan);
                 for (int c = 0; c < COSTS; c++) {
                     if (!plan) {
@@ -202,13 +228,13 @@ START_TEST(unit_load_model_is_the_fixed_engine)
     static int32_t none[] = { 0, 0 };
     static const SimLoadModel unit = { .extra_ns = none, .extra_len = 1, .issue_ppm = 1000000 };
     for (int i = 0; i < policy_count(); i++)
-        for (int mask = 0; mask < 2; mask++) {
+        for (int mask = 0; mask < MASKS; mask++) {
             const PolicyOps *ops = policy_at(i);
-            if (!(mask ? ops->supports_causal : ops->supports_full))
-                continue;
             Case x = make_case(ops, mask, 4, 3); /* uneven tiles, async, latency */
+            if (!policy_supports(ops, &x.wl))
+                continue;
             SimError err = { 0 };
-            Plan *plan = policy_build(ops, &x.wl, &err);
+            Plan *plan = build(ops, &x.wl, &x.costs, &err);
             ck_assert_ptr_nonnull(plan);
             AttnCosts with = x.costs;
             with.load = &unit;

@@ -125,20 +125,14 @@ START_TEST(block_mask_plans_same_schedule)
         ck_assert_int_eq(sim_mask_make(specs[i], 12, 12, &m, &err), SIM_OK);
         Workload wl = { .n_sm = 5, .heads = 3, .head_swizzle = 1 };
         sim_mask_apply(&m, &wl);
-        for (int k = 0; k < SIM_SEARCH_ORDER_COUNT; k++) {
-            Plan *plan = NULL;
-            if (strcmp(sim_search_orders[k], "search") == 0) {
-                AttnCosts costs = { .c_ns = 1000, .r_ns = 500, .latency_ns = 300, .dq_buffers = 1 };
-                SearchOptions o = { .iterations = 20, .seed = 5 };
-                SearchResult r;
-                ck_assert_int_eq(sim_search(&wl, &costs, &o, &r, &err), SIM_OK);
-                plan = r.plan, r.plan = NULL;
-                sim_search_result_clear(&r);
-            } else {
-                plan = sim_search_handmade(&wl, sim_search_orders[k], 1);
-            }
+        AttnCosts costs = { .c_ns = 1000, .r_ns = 500, .latency_ns = 300, .dq_buffers = 1 };
+        PolicyQuery q = sim_policy_query(&wl, &costs, 1); /* the search runs under these costs */
+        for (int k = 0; k < policy_count(); k++) {
+            if (!policy_supports(policy_at(k), &wl))
+                continue;
+            Plan *plan = policy_build_query(policy_at(k), &q, &err);
             ck_assert_ptr_nonnull(plan);
-            taken += compare_plan(plan, sim_search_orders[k], &cases);
+            taken += compare_plan(plan, policy_at(k)->name, &cases);
             plan_free(plan);
         }
         sim_mask_clear(&m);

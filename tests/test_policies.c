@@ -25,7 +25,9 @@ START_TEST(registry_lists_every_policy_once)
     for (int i = 0; i < policy_count(); i++) {
         const PolicyOps *p = policy_at(i);
         ck_assert_ptr_eq(policy_find(p->name), p); /* names are unique: find returns this entry */
-        ck_assert(p->name[0] && p->summary[0] && p->build && (p->supports_full || p->supports_causal));
+        char masks[32];
+        policy_mask_names(p, masks, sizeof masks);
+        ck_assert(p->name[0] && p->summary[0] && p->build && p->supports && masks[0]); /* some mask */
     }
     for (const char *const *name = (const char *const[]){ "fa3", "fa3-spt", "descending", "shift",
                                                            "symmetric-shift", NULL }; *name; name++)
@@ -132,6 +134,51 @@ START_TEST(refusals_say_why)
     ck_assert_ptr_nonnull(strstr(err, "at least as many Q tiles"));
     wl = tst_workload(4, 1, MASK_CAUSAL);
     ck_assert_ptr_null(policy_build(policy_find("shift"), &wl, (e = (SimError){ 0 }, &e)));
+    ck_assert_ptr_null(policy_build(policy_find("spt"), &wl, (e = (SimError){ 0 }, &e)));
+    ck_assert_str_eq(err, "policy spt is not defined for the causal mask; use fa3-spt");
+    ck_assert_ptr_null(policy_build(policy_find("ascending"), &wl, (e = (SimError){ 0 }, &e)));
+    ck_assert_ptr_nonnull(strstr(err, "policy ascending is not defined for the causal mask; the policies for it are "
+                                      "fa3, fa3-spt, descending, symmetric-shift")); /* and any added since */
+    uint8_t keep[16] = { 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 1 };
+    wl.mask = MASK_BLOCK, wl.keep = keep;
+    ck_assert_ptr_null(policy_build(policy_find("fa3"), &wl, (e = (SimError){ 0 }, &e)));
+    ck_assert_ptr_nonnull(strstr(err, "policy fa3 is not defined for the block mask; the policies for it are "
+                                      "ascending, descending, spt, search"));
+    ck_assert_ptr_null(policy_build(policy_find("search"), &wl, (e = (SimError){ 0 }, &e))); /* no costs: no time */
+    ck_assert_str_eq(err, "policy search needs the costs to build a plan");
+    wl.heads = 2;
+    PolicyQuery q = { .wl = &wl, .gqa_group = 2 };
+    ck_assert_ptr_null(policy_build_query(policy_find("descending"), &q, (e = (SimError){ 0 }, &e)));
+    ck_assert_str_eq(err, "policy descending serves one query head a CTA (no GQA)");
+}
+END_TEST
+
+/* The tile orders on a block mask, by hand: KV tile 0 keeps rows 0, 1; tile 1 row 1; tile 2 none; tile 3
+ * rows 0, 2, 3. ascending: head by head, tiles ascending, the empty tile left out; spt: fewest rows first
+ * (ties: later head, later tile); descending: each tile's rows from the last; rows in launch order. */
+START_TEST(tile_orders_on_a_block_mask)
+{
+    static const uint8_t keep[16] = { 1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1 };
+    Workload wl = tst_workload(4, 2, MASK_BLOCK);
+    wl.n_sm = 2, wl.keep = keep;
+    static const int32_t asc[6][2] = { { 0, 0 }, { 0, 1 }, { 0, 3 }, { 1, 0 }, { 1, 1 }, { 1, 3 } };
+    static const int32_t spt[6][2] = { { 1, 1 }, { 0, 1 }, { 1, 0 }, { 0, 0 }, { 1, 3 }, { 0, 3 } };
+    for (int k = 0; k < 3; k++) {
+        Plan *plan = build((const char *[]){ "ascending", "spt", "descending" }[k], &wl);
+        ck_assert_int_eq(plan->cta_count, 6);
+        for (int c = 0; c < 6; c++) {
+            const int32_t *want = k == 1 ? spt[c] : asc[c];
+            ck_assert_int_eq(task(plan, c, 0)->head, want[0]);
+            ck_assert_int_eq(task(plan, c, 0)->kv, want[1]);
+        }
+        const PlanCta *last = &plan->ctas[k == 1 ? 4 : 2]; /* head 1's (spt) or head 0's (else) tile 3 */
+        ck_assert_int_eq(last->task_count, 3);
+        ck_assert_int_eq(plan->tasks[last->task_begin].q, k == 2 ? 3 : 0);
+        for (int64_t t = 0; t < plan->task_count; t++) /* row 1 of head 0: tile 0 first, then 1, in launch order */
+            if (plan->tasks[t].head == 0 && plan->tasks[t].q == 1)
+                ck_assert_int_eq(plan->tasks[t].rank, plan->tasks[t].kv == 0 ? (k == 1 ? 1 : 0) : (k == 1 ? 0 : 1));
+        plan_free(plan);
+    }
 }
 END_TEST
 
@@ -178,6 +225,7 @@ Suite *suite_policies(void)
     tcase_add_test(tc, shift_rows_are_cyclic_and_ranked_by_step);
     tcase_add_test(tc, symmetric_shift_pairs_long_with_short);
     tcase_add_test(tc, refusals_say_why);
+    tcase_add_test(tc, tile_orders_on_a_block_mask);
     tcase_add_test(tc, plan_check_refuses_each_violation);
     suite_add_tcase(s, tc);
     return s;

@@ -61,6 +61,19 @@ START_TEST(costs_from_curves)
     ck_assert_int_eq(load.extra_ns[1], 0);   /* the curve is below it: no slowdown */
     ck_assert_int_eq(load.extra_ns[3], 305); /* 1500 of the shared L2 over 1200 alone: 1.25 x 1220 */
     sim_profile_load_clear(&load);
+    /* measured by rounds (1400 beside 1 round, 1200 beside 21): the task's rounds pick it, linearly
+     * between; a query without rounds (a real kernel) keeps the long-task reduce_async_ns */
+    p->tiles[0].reduce_async_points = 2;
+    p->tiles[0].reduce_async_iters[0] = 1, p->tiles[0].reduce_async_iters[1] = 21;
+    p->tiles[0].reduce_async_by_iters_ns[0] = 1400, p->tiles[0].reduce_async_by_iters_ns[1] = 1200;
+    ck_assert_int_eq(sim_profile_costs(p, &q, &c, &load, &err), SIM_OK);
+    ck_assert_int_eq(c.r_ns, 1310 + 20);             /* 10 rounds: 9/20 of the way from 1400 to 1200 */
+    sim_profile_load_clear(&load);
+    q.compute_iters = 0;
+    ck_assert_int_eq(sim_profile_costs(p, &q, &c, &load, &err), SIM_OK);
+    ck_assert_int_eq(c.r_ns, 1200 + 20);
+    sim_profile_load_clear(&load);
+    q.compute_iters = 10, p->tiles[0].reduce_async_points = 0;
     /* with a queue (issue half of a reduction): its service time is the
      * curve's, (3000 - 1000 + 500) / 7 ns a reduction, so its capacity is 510 over that; k = 7 together
      * wait ceil((7000 - 1428) * 510 / 1428) = 1990 and the extra makes up the rest of 3 x 1020 */

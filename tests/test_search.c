@@ -174,7 +174,7 @@ START_TEST(gqa_keeps_a_group_on_one_cta)
     ck_assert_int_eq(sim_search(&wl, &costs, &o, &r, &err), SIM_OK);
     check_result(&r, &costs);
     ck_assert_int_eq(r.bounds.chain_ns, 3 * 3 * 1500); /* 3 rows x 3 query heads on one SM */
-    Plan *base = sim_search_handmade(&wl, "spt", 3);
+    Plan *base = sim_search_handmade(&wl, PLAN_TILES_SPT, 3);
     const Plan *plans[] = { r.plan, base };
     for (int k = 0; k < 2; k++)
         for (int32_t c = 0; c < plans[k]->cta_count; c++) {

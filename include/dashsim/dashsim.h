@@ -84,7 +84,8 @@ DASHSIM_API DashsimJob *dashsim_job_new(void);
 DASHSIM_API void dashsim_job_free(DashsimJob *job);
 
 /* Each setter checks its arguments and changes nothing on an error. */
-/* A registered policy (dashsim_policy_name); with a block mask, ascending, descending, spt or search. */
+/* A registered policy (dashsim_policy_name); a run refuses one that does not take the job's mask (full and
+ * causal: fa3 ...; a block mask: ascending, descending, spt or search). */
 DASHSIM_API DashsimStatus dashsim_job_set_policy(DashsimJob *job, const char *policy, DashsimError *err);
 /* sm_count 1..100000; heads (heads x batch), kv_tiles and q_tiles 1..1000000. */
 DASHSIM_API DashsimStatus dashsim_job_set_shape(DashsimJob *job, int sm_count, int heads, int kv_tiles, int q_tiles,

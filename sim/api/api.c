@@ -11,7 +11,6 @@
 #include "job.h"
 #include "mask.h"
 #include "render.h"
-#include "search.h"
 
 /* The public codes are the internal ones, value for value (the ABI fixes them). */
 _Static_assert((int)DASHSIM_OK == (int)SIM_OK && (int)DASHSIM_ERR_USAGE == (int)SIM_ERR_USAGE &&
@@ -95,11 +94,10 @@ static bool in_range(const char *name, int64_t v, int64_t lo, int64_t hi, SimErr
 DashsimStatus dashsim_job_set_policy(DashsimJob *job, const char *policy, DashsimError *err)
 {
     SimError e = { 0 };
-    if (has_args(job, "policy", policy, &e) && !policy_find(policy) && !sim_search_order_known(policy)) {
+    if (has_args(job, "policy", policy, &e) && !policy_find(policy)) {
         const char *guess = policy_suggest(policy);
-        sim_error_set(&e, SIM_ERR_USAGE, "unknown policy '%s'%s%s%s (dashsim_policy_name lists them; a block mask "
-                      "also takes ascending, descending, spt or search)", policy, guess ? "; did you mean '" : "",
-                      guess ? guess : "", guess ? "'?" : "");
+        sim_error_set(&e, SIM_ERR_USAGE, "unknown policy '%s'%s%s%s (dashsim_policy_name lists them)", policy,
+                      guess ? "; did you mean '" : "", guess ? guess : "", guess ? "'?" : "");
     }
     if (!e.status) {
         g_free(job->policy);

@@ -74,6 +74,12 @@ void cli_progress_clear(CliProgress *p);
 void cli_progress_end(CliProgress *p);
 /* "s" unless count is 1: "1 head", "2 heads". */
 const char *cli_plural(int64_t count);
+/* Prints a --help text to stdout with its lists from their one source: @MASKS@ every mask kind's syntax,
+ * @BLOCK_MASKS@ the block masks' (sim_mask_syntax, " | "), @BLOCK_POLICIES@ the registered policies for a
+ * block mask (policy_names_for). Returns 0, the exit code of --help. */
+int cli_print_help(const char *text);
+/* --list-masks: each mask kind's syntax and the pairs it keeps, one a line. Returns 0. */
+int cli_list_masks(void);
 /* Prints "sim: <sentence>" on stderr and returns the exit code for err. */
 int cli_fail(const SimError *err);
 /* The default hardware profile (the h100-sxm preset's). */

@@ -47,9 +47,9 @@ static const char usage[] =
     "  --heads M           heads x batch (default 1)\n"
     "  --kv-tiles N        KV tiles per head (default n)\n"
     "  --q-tiles M         Q tiles per head (default n)\n"
-    "  --mask SPEC         full | causal (default full), or a block mask in tile units: window:W |\n"
-    "                      window:L:R | document:L1,L2,... | prefix:P | random:DENSITY:SEED (docs/masks.md);\n"
-    "                      a block mask takes the orders ascending, descending, spt or search (its default)\n"
+    "  --mask SPEC         full | causal (default full), or a block mask in tile units (docs/masks.md):\n"
+    "                      @BLOCK_MASKS@;\n"
+    "                      a block mask takes the policies @BLOCK_POLICIES@ (default search)\n"
     "  --mask-file FILE    a block mask from a file (docs/masks.md); it sets the tiles\n"
     "  --tile-ratio S      kBlockN / kBlockM for the causal diagonal (default 1)\n"
     "  --head-swizzle W    heads interleaved by FA3's causal launch order (default 1)\n"
@@ -72,7 +72,8 @@ static const char usage[] =
     "                      makespan; no critical path, busy time or Lemma 1)\n"
     "  --max-memory-mb MB  refuse inputs whose simulation would need more (default 4096; at most this\n"
     "                      machine's memory)\n"
-    "  --list-policies, --help, --version\n"
+    "  --list-policies     each policy with the masks it takes; --list-masks: the masks\n"
+    "  --help, --version\n"
     "Shape front end (the schedule for a real shape; docs/shape.md):\n"
     "  --seqlen S          tokens per sequence (Q and K); turns the shape front end on\n"
     "  --head-dim D        64, 96, 128 or 192 (default 128); --batch B (default 1); --heads H per sample\n"
@@ -108,7 +109,7 @@ static SimStatus parse_int(const char *flag, const char *text, int64_t lo, int64
     return err->status;
 }
 
-enum { OPT_LIST = 256, OPT_HELP, OPT_VERSION, OPT_KV, OPT_Q, OPT_MASK, OPT_RATIO, OPT_SWIZZLE, OPT_LAT,
+enum { OPT_LIST = 256, OPT_LIST_MASKS, OPT_HELP, OPT_VERSION, OPT_KV, OPT_Q, OPT_MASK, OPT_RATIO, OPT_SWIZZLE, OPT_LAT,
        OPT_REDUCE, OPT_BUFS, OPT_JSON, OPT_DOT, OPT_PLAN, OPT_MEM, OPT_TRACE, OPT_FLOWS, OPT_TRACE_MB, OPT_CSV,
        OPT_GANTT, OPT_PLAN_IN, OPT_ANALYSIS, OPT_SEQLEN, OPT_HDIM, OPT_BATCH, OPT_HW, OPT_PROFILE, OPT_MODEL,
        OPT_GANTT_LABELS, OPT_MASK_FILE, OPT_KERNEL, OPT_KV_HEADS };
@@ -124,6 +125,7 @@ static const struct option long_options[] = {
     { "dq-buffers", required_argument, NULL, OPT_BUFS }, { "json", no_argument, NULL, OPT_JSON },
     { "dot", required_argument, NULL, OPT_DOT }, { "emit-plan", required_argument, NULL, OPT_PLAN },
     { "max-memory-mb", required_argument, NULL, OPT_MEM }, { "list-policies", no_argument, NULL, OPT_LIST },
+    { "list-masks", no_argument, NULL, OPT_LIST_MASKS },
     { "trace", required_argument, NULL, OPT_TRACE }, { "trace-flows", no_argument, NULL, OPT_FLOWS },
     { "trace-max-mb", required_argument, NULL, OPT_TRACE_MB }, { "csv", required_argument, NULL, OPT_CSV },
     { "gantt", required_argument, NULL, OPT_GANTT }, { "gantt-labels", no_argument, NULL, OPT_GANTT_LABELS }, { "plan", required_argument, NULL, OPT_PLAN_IN },
@@ -213,9 +215,9 @@ static void list_policies(void)
 {
     for (int i = 0; i < policy_count(); i++) {
         const PolicyOps *p = policy_at(i);
-        printf("%-16s %-12s %s\n", p->name,
-               p->supports_full && p->supports_causal ? "full,causal" : p->supports_full ? "full" : "causal",
-               p->summary);
+        char masks[32];
+        policy_mask_names(p, masks, sizeof masks);
+        printf("%-16s %-18s %s\n", p->name, masks, p->summary);
     }
 }
 
@@ -267,11 +269,13 @@ static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
     char flag[64];
     while ((opt = cli_next_option(argc, argv, long_options, "", flag, sizeof flag, err)) != -1) {
         if (opt == OPT_HELP)
-            return fputs(usage, stdout), 0;
+            return cli_print_help(usage);
         else if (opt == OPT_VERSION)
             return printf("sim (dashsim) %s\n", SIM_VERSION), 0;
         else if (opt == OPT_LIST)
             return list_policies(), 0;
+        else if (opt == OPT_LIST_MASKS)
+            return cli_list_masks();
         else if (opt != '?')
             parse_one(o, opt, optarg, flag, err);
         if (err->status)

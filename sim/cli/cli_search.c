@@ -31,13 +31,15 @@ static const char usage[] =
     "usage: sim search (--mask SPEC | --mask-file FILE) [options]\n"
     "Searches a deterministic schedule for a block mask and compares it with the lower bounds and the\n"
     "hand-made orders (ascending, descending, spt, and the registered policies on full/causal).\n"
-    "  --mask SPEC        full | causal | window:W | window:L:R | document:L1,L2,... | prefix:P |\n"
-    "                     random:DENSITY:SEED (tile units, docs/masks.md)\n"
+    "  --mask SPEC        a mask in tile units (docs/masks.md, sim --list-masks):\n"
+    "                     @MASKS@\n"
     "  --mask-file FILE   a mask file (docs/masks.md: dense rows or a list of pairs)\n"
     "  --n N              SMs (default 132)\n"
     "  --heads M          query heads x batch (default 1)\n"
     "  --gqa G            G query heads share a KV head: one CTA per KV tile serves all G (default 1)\n"
-    "  --tiles T          KV and Q tiles per head for --mask (default n)\n"
+    "  --kv-tiles T       KV tiles per head for --mask (default n)\n"
+    "  --q-tiles T        Q tiles per head for --mask (default n)\n"
+    "  --tiles T          both --kv-tiles and --q-tiles\n"
     "  --c NS, --r NS     compute and reduction cost of a task (default 1000, 500)\n"
     "  --latency NS       on each cross-SM accumulation edge (default 0)\n"
     "  --reduce serial|async (default serial)\n"
@@ -60,13 +62,14 @@ static const char usage[] =
     "Progress on standard error when it is a terminal.\n"
     "Exit status: 0 ok, 2 bad usage or input.\n";
 
-enum { OPT_HELP = 256, OPT_MASK, OPT_MASK_FILE, OPT_N, OPT_HEADS, OPT_TILES, OPT_C, OPT_R, OPT_LAT, OPT_REDUCE,
+enum { OPT_HELP = 256, OPT_MASK, OPT_MASK_FILE, OPT_N, OPT_HEADS, OPT_TILES, OPT_KV_TILES, OPT_Q_TILES, OPT_C, OPT_R, OPT_LAT, OPT_REDUCE,
        OPT_ITER, OPT_SEED, OPT_EXACT, OPT_JSON, OPT_PLAN, OPT_RANKS, OPT_BASELINES, OPT_PROFILE, OPT_TILE, OPT_GQA,
        OPT_MEM };
 static const struct option long_options[] = {
     { "mask", required_argument, NULL, OPT_MASK }, { "mask-file", required_argument, NULL, OPT_MASK_FILE },
     { "n", required_argument, NULL, OPT_N }, { "heads", required_argument, NULL, OPT_HEADS },
-    { "tiles", required_argument, NULL, OPT_TILES }, { "c", required_argument, NULL, OPT_C },
+    { "tiles", required_argument, NULL, OPT_TILES }, { "kv-tiles", required_argument, NULL, OPT_KV_TILES },
+    { "q-tiles", required_argument, NULL, OPT_Q_TILES }, { "c", required_argument, NULL, OPT_C },
     { "r", required_argument, NULL, OPT_R }, { "latency", required_argument, NULL, OPT_LAT },
     { "reduce", required_argument, NULL, OPT_REDUCE }, { "iterations", required_argument, NULL, OPT_ITER },
     { "seed", required_argument, NULL, OPT_SEED }, { "exact-max", required_argument, NULL, OPT_EXACT },
@@ -102,16 +105,18 @@ static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *
         a->costs.reduce = strcmp(arg, "serial") ? REDUCE_ASYNC : REDUCE_SERIAL;
         return SIM_OK;
     }
-    static const int64_t hi[] = { [OPT_N] = 4096, [OPT_HEADS] = 4096, [OPT_TILES] = 4096, [OPT_C] = 1000000000,
+    static const int64_t hi[] = { [OPT_N] = 4096, [OPT_HEADS] = 4096, [OPT_TILES] = 4096, [OPT_KV_TILES] = 4096, [OPT_Q_TILES] = 4096, [OPT_C] = 1000000000,
                                   [OPT_R] = 1000000000, [OPT_LAT] = 1000000000, [OPT_ITER] = 100000000,
                                   [OPT_SEED] = UINT32_MAX, [OPT_EXACT] = 100000000, [OPT_GQA] = 4096 };
-    if (cli_parse_int64(flag, arg, opt == OPT_N || opt == OPT_HEADS || opt == OPT_TILES || opt == OPT_GQA ? 1 : 0,
+    if (cli_parse_int64(flag, arg, opt == OPT_N || opt == OPT_HEADS || opt == OPT_TILES || opt == OPT_KV_TILES || opt == OPT_Q_TILES || opt == OPT_GQA,
                         hi[opt], &v, err))
         return err->status;
     switch (opt) {
     case OPT_N: a->wl.n_sm = (int)v; break;
     case OPT_HEADS: a->wl.heads = (int)v; break;
     case OPT_TILES: a->wl.kv_tiles = a->wl.q_tiles = (int)v; break;
+    case OPT_KV_TILES: a->wl.kv_tiles = (int)v; break;
+    case OPT_Q_TILES: a->wl.q_tiles = (int)v; break;
     case OPT_C: a->costs.c_ns = v; break;
     case OPT_R: a->costs.r_ns = v; break;
     case OPT_LAT: a->costs.latency_ns = v; break;
@@ -132,12 +137,12 @@ static int parse_args(SearchArgs *a, int argc, char **argv, SimError *err)
                        .search = { .iterations = 100, .seed = 1, .exact_max_nodes = 2000000 } };
     char flag[64];
     int opt;
-    bool has_tiles = false;
+    bool has_kv = false, has_q = false;
     cli_begin_options();
     while ((opt = cli_next_option(argc, argv, long_options, "search", flag, sizeof flag, err)) != -1) {
         if (opt == OPT_HELP)
-            return fputs(usage, stdout), 0;
-        has_tiles |= opt == OPT_TILES;
+            return cli_print_help(usage);
+        has_kv |= opt == OPT_TILES || opt == OPT_KV_TILES, has_q |= opt == OPT_TILES || opt == OPT_Q_TILES;
         if (opt != '?')
             parse_one(a, opt, optarg, flag, err);
         if (err->status)
@@ -147,12 +152,14 @@ static int parse_args(SearchArgs *a, int argc, char **argv, SimError *err)
         sim_error_set(err, SIM_ERR_USAGE, "unexpected argument '%s' (see sim search --help)", argv[optind]);
     else if (!a->mask_spec == !a->mask_file)
         sim_error_set(err, SIM_ERR_USAGE, "sim search needs one of --mask SPEC or --mask-file FILE");
-    if (!has_tiles)
-        a->wl.kv_tiles = a->wl.q_tiles = a->wl.n_sm;
+    if (!has_kv)
+        a->wl.kv_tiles = a->wl.n_sm;
+    if (!has_q)
+        a->wl.q_tiles = a->wl.n_sm;
     return err->status ? cli_fail(err) : -1;
 }
 
-static void print_json(const SearchArgs *a, const BlockMask *m, const SearchResult *r)
+static void print_json(FILE *f, const SearchArgs *a, const BlockMask *m, const SearchResult *r)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "mask", m->spec);
@@ -191,33 +198,34 @@ static void print_json(const SearchArgs *a, const BlockMask *m, const SearchResu
     cJSON_AddNumberToObject(j, "exact_nodes", (double)r->exact_nodes);
     cJSON_AddNumberToObject(j, "evaluations", (double)r->evaluations);
     char *s = cJSON_PrintUnformatted(j);
-    puts(s);
+    fprintf(f, "%s\n", s);
     cJSON_free(s);
     cJSON_Delete(j);
 }
 
-static void print_summary(const SearchArgs *a, const BlockMask *m, const SearchResult *r)
+static void print_summary(FILE *f, const SearchArgs *a, const BlockMask *m, const SearchResult *r)
 {
     const SearchBounds *bd = &r->bounds;
-    printf("mask %s, %d SMs, %d heads x %d KV x %d Q tiles = %" PRId64 " tasks, c %" PRId64 " ns, r %" PRId64
-           " ns, %s reduction%s (model numbers)\n", m->spec, a->wl.n_sm, a->wl.heads, m->kv_tiles, m->q_tiles,
+    fprintf(f, "mask %s, %d SMs, %d head%s x %d KV x %d Q tiles = %" PRId64 " tasks, c %" PRId64 " ns, r %" PRId64
+           " ns, %s reduction%s (model numbers)\n", m->spec, a->wl.n_sm, a->wl.heads, a->wl.heads == 1 ? "" : "s",
+           m->kv_tiles, m->q_tiles,
            r->plan->task_count, a->costs.c_ns, a->costs.r_ns, a->costs.reduce == REDUCE_SERIAL ? "serial" : "async",
            a->profile_path ? ", reductions from the profile" : "");
-    printf("  lower bound        %12" PRId64 " ns for any plan (work %" PRId64 ", row %" PRId64 ")\n",
+    fprintf(f, "  lower bound        %12" PRId64 " ns for any plan (work %" PRId64 ", row %" PRId64 ")\n",
            bd->lower_bound_ns, bd->work_ns, bd->row_ns);
-    printf("  space bound        %12" PRId64 " ns for one CTA per KV tile, the searched space (KV chain %" PRId64
+    fprintf(f, "  space bound        %12" PRId64 " ns for one CTA per KV tile, the searched space (KV chain %" PRId64
            ", packing %" PRId64 ")\n", bd->space_bound_ns, bd->chain_ns, bd->packing_ns);
-    printf("  found              %12" PRId64 " ns, %.2f%% over the space bound, %.2f%% over any plan's (by %s)\n",
+    fprintf(f, "  found              %12" PRId64 " ns, %.2f%% over the space bound, %.2f%% over any plan's (by %s)\n",
            r->makespan_ns, 100 * ((double)r->makespan_ns / (double)bd->space_bound_ns - 1),
            100 * ((double)r->makespan_ns / (double)bd->lower_bound_ns - 1), r->origin);
     for (int i = 0; i < r->baseline_count; i++)
         if (r->baselines[i].makespan_ns == INT64_MAX)
-            printf("  %-18s deadlocks under in-order dispatch\n", r->baselines[i].name);
+            fprintf(f, "  %-18s deadlocks under in-order dispatch\n", r->baselines[i].name);
         else
-            printf("  %-18s %12" PRId64 " ns, found is %.3fx faster\n", r->baselines[i].name,
+            fprintf(f, "  %-18s %12" PRId64 " ns, found is %.3fx faster\n", r->baselines[i].name,
                    r->baselines[i].makespan_ns, (double)r->baselines[i].makespan_ns / (double)r->makespan_ns);
     if (r->has_exact)
-        printf("  optimal in the space: %s\n", r->exact_nodes ? "the exact search found none faster" : "it meets the bound");
+        fprintf(f, "  optimal in the space: %s\n", r->exact_nodes ? "the exact search found none faster" : "it meets the bound");
 }
 
 /* The rank file (--ranks; docs/masks.md): a header, the row offsets, the rows' KV tiles; little-endian (the
@@ -255,11 +263,10 @@ static SimStatus write_outputs(const SearchArgs *a, const SearchResult *r, SimEr
             sim_output_commit(&out, err);
         sim_output_abort(&out);
     }
-    for (int i = 0; !err->status && a->baselines_dir && i < 3; i++) {
-        static const char *const names[] = { "ascending", "descending", "spt" };
+    for (PlanTileOrder k = PLAN_TILES_ASCENDING; !err->status && a->baselines_dir && k <= PLAN_TILES_SPT; k++) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s.plan", a->baselines_dir, names[i]);
-        Plan *plan = sim_search_handmade(&r->plan->wl, names[i], a->search.gqa_group);
+        snprintf(path, sizeof path, "%s/%s.plan", a->baselines_dir, plan_tile_order_name(k));
+        Plan *plan = sim_search_handmade(&r->plan->wl, k, a->search.gqa_group);
         if (plan && sim_output_open(&out, path, err) == SIM_OK) {
             if (!sim_plan_write(plan, &a->costs, out.f))
                 sim_error_set(err, SIM_ERR_IO, "cannot write %s", path);
@@ -340,10 +347,11 @@ int sim_cmd_search(int argc, char **argv)
             sim_search(&a.wl, &a.costs, &a.search, &r, &err);
         cli_progress_end(&progress);
         if (!err.status && write_outputs(&a, &r, &err) == SIM_OK) {
+            FILE *f = cli_report_file((const char *[]){ a.plan_path, a.ranks_path }, 2);
             if (a.is_json)
-                print_json(&a, &m, &r);
+                print_json(f, &a, &m, &r);
             else
-                print_summary(&a, &m, &r);
+                print_summary(f, &a, &m, &r);
         }
     }
     sim_search_result_clear(&r);

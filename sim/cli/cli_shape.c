@@ -56,7 +56,7 @@ static int rank_policies(const AttnJob *job, const CostReport *rep, ShapeRow *ro
     bool is_all = strcmp(job->policy, "all") == 0;
     for (int i = 0; i < policy_count() && !err->status; i++) {
         const PolicyOps *p = policy_at(i);
-        bool fits = job->wl.mask == MASK_FULL ? p->supports_full : p->supports_causal;
+        bool fits = policy_supports(p, &job->wl);
         if (is_all ? !fits : strcmp(p->name, job->policy) != 0)
             continue;
         AttnJob j = bare_job(job);

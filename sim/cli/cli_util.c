@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "datadir.h"
+#include "mask.h"
 
 SimStatus cli_parse_int64(const char *flag, const char *text, int64_t lo, int64_t hi, int64_t *out,
                           SimError *err)
@@ -122,4 +123,27 @@ SimStatus cli_find_profile(const char *name, char *buf, size_t len, SimError *er
 SimStatus cli_find_kernel(const char *name, char *buf, size_t len, SimError *err)
 {
     return sim_data_find_kernel(name, buf, len, err);
+}
+
+int cli_print_help(const char *text)
+{
+    const Workload block = policy_kind_workload(MASK_BLOCK);
+    char policies[256];
+    policy_names_for(&block, policies, sizeof policies);
+    char *masks = sim_mask_syntax(" | ", false), *block_masks = sim_mask_syntax(" | ", true);
+    const char *const from[] = { "@MASKS@", "@BLOCK_MASKS@", "@BLOCK_POLICIES@" }, *to[] = { masks, block_masks, policies };
+    GString *s = g_string_new(text);
+    for (size_t i = 0; i < G_N_ELEMENTS(from); i++)
+        g_string_replace(s, from[i], to[i], 0);
+    fputs(s->str, stdout);
+    g_string_free(s, TRUE), g_free(masks), g_free(block_masks);
+    return 0;
+}
+
+int cli_list_masks(void)
+{
+    const char *syntax, *keeps;
+    for (int i = 0; sim_mask_kind_at(i, &syntax, &keeps); i++)
+        printf("%-20s %s\n", syntax, keeps);
+    return 0;
 }

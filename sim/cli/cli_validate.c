@@ -177,6 +177,14 @@ static cJSON *check_json(const Trace *t, const TraceCheck *c)
         cJSON_AddNumberToObject(p, "predicted_ns", (double)c->profile_ns);
         cJSON_AddNumberToObject(p, "makespan_error", c->profile_makespan_error);
         cJSON_AddNumberToObject(p, "start_mape", c->profile_start_mape);
+        if (c->profile_phases.is_set) { /* the model's timeline beside the trace's (fitted.phase_medians_ns) */
+            cJSON *ph = cJSON_AddObjectToObject(p, "phase_medians_ns");
+            cJSON_AddNumberToObject(ph, "compute", (double)c->profile_phases.compute_ns);
+            cJSON_AddNumberToObject(ph, "deposit", (double)c->profile_phases.deposit_ns);
+            cJSON_AddNumberToObject(ph, "reduce", (double)c->profile_phases.reduce_ns);
+            cJSON_AddNumberToObject(p, "reductions_in_flight", (double)c->profile_phases.in_flight);
+            cJSON_AddNumberToObject(p, "measured_reductions_in_flight", (double)c->measured_in_flight);
+        }
         if (c->has_profile_speedup) {
             cJSON_AddNumberToObject(p, "speedup_predicted", c->profile_speedup_predicted);
             cJSON_AddNumberToObject(p, "speedup_error_pp", c->profile_speedup_error_pp);
@@ -420,7 +428,7 @@ static int verdict(const ValidateOptions *o, Trace **traces, const TraceCheck *c
  * schedule; sim_trace_plan). NULL with nothing to do. */
 static Plan *given_plan(const Trace *t, int64_t max_memory_mb, SimError *err)
 {
-    if (t->wl.mask != MASK_BLOCK && policy_find(t->policy))
+    if (sim_trace_policy(t))
         return NULL;
     Plan *plan = NULL;
     sim_trace_plan(t, max_memory_mb << 20, &plan, err);

@@ -12,7 +12,6 @@
 
 #include "json_file.h"
 #include "mask_io.h"
-#include "search.h"
 
 struct SimDiag {
     GPtrArray *lines;   /* owned sentences in the order found */
@@ -512,16 +511,6 @@ static void check_workload(Ctx *x, const cJSON *w, SimConfigPoint *p, bool has_b
              s->batch * s->heads, MAX_COUNT);
 }
 
-/* Whether spec names a block mask's kind (its numbers are checked against the tiles later). */
-static bool is_block_spec(const char *spec)
-{
-    static const char *const kinds[] = { "window:", "document:", "prefix:", "random:" };
-    for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++)
-        if (g_str_has_prefix(spec, kinds[i]))
-            return true;
-    return false;
-}
-
 /* workload.mask: full, causal or a block mask's spec (tile units, docs/masks.md); workload.mask_file: a
  * block mask from a file, relative to the config's folder. Both are checked against the tiles later. */
 static void decode_mask(Ctx *x, const cJSON *w, SimConfigPoint *p)
@@ -531,10 +520,12 @@ static void decode_mask(Ctx *x, const cJSON *w, SimConfigPoint *p)
     if (m && (!cJSON_IsString(m) || !m->valuestring[0] || strlen(m->valuestring) >= sizeof p->mask_spec))
         fail(x, path, "must be full, causal or a block mask such as window:16 (docs/masks.md), at most %d characters",
              (int)sizeof p->mask_spec - 1);
-    else if (m && strcmp(m->valuestring, "full") && strcmp(m->valuestring, "causal") && !is_block_spec(m->valuestring))
-        fail(x, path, "must be full, causal or a block mask: window:W, window:L:R, document:L1,L2,..., prefix:P, "
-             "random:DENSITY:SEED (tile units, docs/masks.md)");
-    else if (m && strcmp(m->valuestring, "full") && strcmp(m->valuestring, "causal"))
+    else if (m && strcmp(m->valuestring, "full") && strcmp(m->valuestring, "causal") &&
+             !sim_mask_is_block_kind(m->valuestring)) { /* the numbers are checked against the tiles later */
+        char *kinds = sim_mask_syntax(", ", true);
+        fail(x, path, "must be full, causal or a block mask: %s (tile units, docs/masks.md)", kinds);
+        g_free(kinds);
+    } else if (m && strcmp(m->valuestring, "full") && strcmp(m->valuestring, "causal"))
         snprintf(p->mask_spec, sizeof p->mask_spec, "%s", m->valuestring);
     p->shape.mask = m && cJSON_IsString(m) && strcmp(m->valuestring, "causal") == 0 ? MASK_CAUSAL : MASK_FULL;
     if (f && m)
@@ -663,10 +654,8 @@ static void decode_policies(Ctx *x, const cJSON *doc, SimConfigPoint *p)
     const cJSON *v = member(doc, "", "policies", path);
     p->policy_count = 0;
     if (!v || (cJSON_IsString(v) && strcmp(v->valuestring, "all") == 0)) {
-        bool is_block = p->shape.mask == MASK_BLOCK; /* a block mask: the search's orders, else the registry */
-        int n = is_block ? SIM_SEARCH_ORDER_COUNT : MIN(policy_count(), SIM_CONFIG_MAX_POLICIES);
-        for (int i = 0; i < n; i++)
-            p->policies[p->policy_count++] = is_block ? sim_search_orders[i] : policy_at(i)->name;
+        for (int i = 0; i < policy_count() && p->policy_count < SIM_CONFIG_MAX_POLICIES; i++)
+            p->policies[p->policy_count++] = policy_at(i)->name; /* each point runs those for its mask */
         return;
     }
     int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0;
@@ -677,7 +666,7 @@ static void decode_policies(Ctx *x, const cJSON *doc, SimConfigPoint *p)
     int i = 0;
     for (const cJSON *e = v->child; e; e = e->next, i++) {
         const PolicyOps *ops = cJSON_IsString(e) ? policy_find(e->valuestring) : NULL;
-        const char *name = ops ? ops->name : cJSON_IsString(e) ? sim_search_order_name(e->valuestring) : NULL;
+        const char *name = ops ? ops->name : NULL;
         char ep[160];
         snprintf(ep, sizeof ep, "%s/%d", path, i);
         bool is_dup = false;
@@ -687,8 +676,7 @@ static void decode_policies(Ctx *x, const cJSON *doc, SimConfigPoint *p)
         if (!name && guess)
             fail(x, ep, "unknown policy; did you mean '%s'? (sim --list-policies shows them)", guess);
         else if (!name)
-            fail(x, ep, "unknown policy (sim --list-policies shows them; a block mask takes ascending, "
-                 "descending, spt, search)");
+            fail(x, ep, "unknown policy (sim --list-policies shows them, with the masks each takes)");
         else if (is_dup)
             fail(x, ep, "policy %s is listed twice", name);
         else
@@ -712,13 +700,14 @@ static void decode_options(Ctx *x, const cJSON *doc, SimConfigPoint *p)
     get_profile_name(x, o, "options", "kernel", p->kernel, sizeof p->kernel);
     char path[128];
     const cJSON *b = member(o, "options", "baseline", path);
+    const Workload block = policy_kind_workload(MASK_BLOCK), full = policy_kind_workload(MASK_FULL),
+                   causal = policy_kind_workload(MASK_CAUSAL);
     const PolicyOps *ops = b && cJSON_IsString(b) ? policy_find(b->valuestring) : NULL;
-    const char *order = b && cJSON_IsString(b) ? sim_search_order_name(b->valuestring) : NULL;
-    if (b && !ops && !order)
-        fail(x, path, "must name a policy (sim --list-policies shows them) or a block mask's order");
-    else if (p->shape.mask == MASK_BLOCK)
-        p->baseline = order ? order : "ascending"; /* FA3's order on a block mask */
-    else if (ops)
+    if (b && !ops)
+        fail(x, path, "must name a policy (sim --list-policies shows them)");
+    else if (p->shape.mask == MASK_BLOCK) /* FA3's order on a block mask unless the baseline takes one */
+        p->baseline = ops && policy_supports(ops, &block) ? ops->name : "ascending";
+    else if (ops && (policy_supports(ops, &full) || policy_supports(ops, &causal)))
         p->baseline = ops->name;
 }
 

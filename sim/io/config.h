@@ -43,7 +43,7 @@ typedef struct {
     char profile[512];               /* "" or a hardware profile (name or file): r, hand-off, load model */
     char kernel[512];                /* "" or a kernel profile (name or file): tiles, per-task costs, fixed
                                       * costs (docs/profile.md); "" and "": the cost model alone */
-    const char *policies[SIM_CONFIG_MAX_POLICIES]; /* registry names, or (block masks) search orders;
+    const char *policies[SIM_CONFIG_MAX_POLICIES]; /* registry names (each point runs those for its mask);
                                       * static strings */
     int policy_count;
     const char *baseline;            /* policy that speedup is measured against (static string) */

@@ -109,9 +109,27 @@ static void raw_compute(JsonIn *in, const cJSON *root, HwProfile *p)
     p->clock_mhz = (int)llround(sim_median_f64(clocks, n_clock));
 }
 
+/* Adds (iters, ns) to a tile's reduction beside compute by rounds, kept ascending; a repeated round count
+ * keeps its first row. */
+static void add_reduce_by_iters(ProfileTile *t, int iters, int64_t ns)
+{
+    int i = 0;
+    while (i < t->reduce_async_points && t->reduce_async_iters[i] < iters)
+        i++;
+    int after = t->reduce_async_points - i;
+    if ((after > 0 && t->reduce_async_iters[i] == iters) || t->reduce_async_points == SIM_PROFILE_MAX_POINTS)
+        return;
+    memmove(t->reduce_async_iters + i + 1, t->reduce_async_iters + i, sizeof *t->reduce_async_iters * after);
+    memmove(t->reduce_async_by_iters_ns + i + 1, t->reduce_async_by_iters_ns + i,
+            sizeof *t->reduce_async_by_iters_ns * after);
+    t->reduce_async_iters[i] = iters, t->reduce_async_by_iters_ns[i] = ns;
+    t->reduce_async_points++;
+}
+
 /* staging: the async deposit with every SM computing a long task (32 rounds), so that no reduction of
  * another SM overlaps it (the short-task rows measure that contention, which the load model does not
- * carry into the deposit), and the bulk reduction beside the compute on one SM. Rows of other store-warp
+ * carry into the deposit), and the bulk reduction beside the compute on one SM: at 32 rounds
+ * (reduce_async_ns), and at every round count measured (reduce_async_by_iters_ns). Rows of other store-warp
  * methods (\"op\", from 2026-11-23 on) are measurements the model does not use (docs/profile.md). The
  * reduction is counted from the later of the store warp's wake and the tile's staging (reduce + min(wake,
  * 0)): on a long task the store warp's stamp can read before the compute warps' staging stamp, and no part
@@ -125,14 +143,20 @@ static void raw_staging(JsonIn *in, const cJSON *root, HwProfile *p)
         snprintf(path, sizeof path, "/staging/async/%d", i);
         const cJSON *op = cJSON_GetObjectItemCaseSensitive(row, "op");
         int sms = (int)sim_json_int(in, row, path, "sms", 1, 1 << 16);
-        if (sim_json_int(in, row, path, "compute_iters", 0, 1 << 20) != 32 || (sms != p->sm_count && sms != 1) ||
+        int iters = (int)sim_json_int(in, row, path, "compute_iters", 0, 1 << 20);
+        if ((iters != 32 && sms != 1) || (sms != p->sm_count && sms != 1) ||
             (op && (!cJSON_IsString(op) || strcmp(op->valuestring, "bulk") != 0)))
             continue;
         ProfileTile *t = tile_of(p, (int)sim_json_int(in, row, path, "tile_m", 1, 1024), (int)sim_json_int(in, row, path, "head_dim", 1, 1024));
         if (sms == 1) {
             const char *key = cJSON_HasObjectItem(row, "reduce_median_ns") ? "reduce_median_ns" : "reduce_bulk_median_ns";
             double wake = sim_json_num(in, row, path, "store_wake_median_ns", -1e9, 1e9);
-            t->reduce_async_ns = llround(sim_json_num(in, row, path, key, 0, 1e9) + MIN(wake, 0.0));
+            int64_t ns = llround(sim_json_num(in, row, path, key, 0, 1e9) + MIN(wake, 0.0));
+            if (iters >= 1)
+                add_reduce_by_iters(t, iters, ns);
+            if (iters != 32)
+                continue;
+            t->reduce_async_ns = ns;
         } else {
             t->deposit_ns = llround(sim_json_num(in, row, path, "deposit_median_ns", 0, 1e9));
         }
@@ -485,6 +509,8 @@ bool sim_profile_write(const HwProfile *p, FILE *f)
                 ", \"deposit_ns\": %" PRId64 ", \"reduce_async_ns\": %" PRId64 ", ", i ? "," : "", t->tile_m, t->head_dim,
                 t->fixed_cycles, t->per_iter_cycles, t->fixed_cycles_store, t->per_iter_cycles_store, t->stage_serial_ns,
                 t->deposit_ns, t->reduce_async_ns);
+        write_curve(f, "reduce_async_iters", t->reduce_async_iters, t->reduce_async_points), fputs(", ", f);
+        write_values(f, "reduce_async_by_iters_ns", t->reduce_async_by_iters_ns, t->reduce_async_points), fputs(", ", f);
         write_curve(f, "stage_iters", t->stage_iters, t->stage_points), fputs(", ", f);
         write_values(f, "stage_by_iters_ns", t->stage_by_iters_ns, t->stage_points), fputc('}', f);
     }
@@ -522,9 +548,9 @@ bool sim_profile_write(const HwProfile *p, FILE *f)
 
 /* A curve: x ascending integers in [x_lo, 2^24], y integers in [0, 1e9], same length. */
 static int read_curve(JsonIn *in, const cJSON *obj, const char *path, const char *xk, const char *yk, int32_t *x,
-                      int64_t *y, int x_lo)
+                      int64_t *y, int x_lo, int max)
 {
-    const cJSON *xs = sim_json_array(in, obj, path, xk, SIM_PROFILE_MAX_POINTS), *ys = sim_json_array(in, obj, path, yk, SIM_PROFILE_MAX_POINTS);
+    const cJSON *xs = sim_json_array(in, obj, path, xk, max), *ys = sim_json_array(in, obj, path, yk, max);
     if (in->err->status)
         return 0;
     int n = cJSON_GetArraySize(xs);
@@ -561,9 +587,14 @@ static void read_tiles(JsonIn *in, const cJSON *root, HwProfile *p)
             .stage_serial_ns = sim_json_int(in, r, path, "stage_serial_ns", 0, 1000000000),
             .deposit_ns = sim_json_int(in, r, path, "deposit_ns", 0, 1000000000),
             .reduce_async_ns = sim_json_int(in, r, path, "reduce_async_ns", 0, 1000000000) };
+        if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "reduce_async_iters")) > 0)
+            p->tiles[i].reduce_async_points = read_curve(in, r, path, "reduce_async_iters", "reduce_async_by_iters_ns",
+                                                         p->tiles[i].reduce_async_iters,
+                                                         p->tiles[i].reduce_async_by_iters_ns, 1,
+                                                         G_N_ELEMENTS(p->tiles[i].reduce_async_iters));
         if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "stage_iters")) > 0)
             p->tiles[i].stage_points = read_curve(in, r, path, "stage_iters", "stage_by_iters_ns", p->tiles[i].stage_iters,
-                                                  p->tiles[i].stage_by_iters_ns, 0);
+                                                  p->tiles[i].stage_by_iters_ns, 0, G_N_ELEMENTS(p->tiles[i].stage_iters));
     }
 }
 
@@ -580,7 +611,9 @@ static void read_reduces(JsonIn *in, const cJSON *root, HwProfile *p)
         x->tile_m = (int)sim_json_int(in, r, path, "tile_m", 1, 1024), x->head_dim = (int)sim_json_int(in, r, path, "head_dim", 1, 1024);
         x->threads = (int)sim_json_int(in, r, path, "threads", 1, 1024);
         sim_json_text(in, r, path, "op", x->op, sizeof x->op);
-        x->points = read_curve(in, r, path, "k", "ns", x->k, x->ns, 1);
+        if (!in->err->status && strcmp(x->op, "bulk") != 0 && strcmp(x->op, "ldst") != 0 && strcmp(x->op, "red") != 0)
+            sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/op: must be \"bulk\", \"ldst\" or \"red\"", in->file, path);
+        x->points = read_curve(in, r, path, "k", "ns", x->k, x->ns, 1, SIM_PROFILE_MAX_POINTS);
         if (!in->err->status && (x->k[0] != 1 || x->ns[0] <= 0))
             sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/k: must start at 1 with a positive time", in->file, path);
     }
@@ -638,13 +671,13 @@ static SimStatus read_root(const char *path, const cJSON *root, HwProfile **out,
     read_reduces(&in, root, p);
     p->handoff_ns = sim_json_int(&in, handoff, "/handoff", "idle_ns", 0, 1000000000);
     sim_json_text(&in, handoff, "/handoff", "source", p->handoff_source, sizeof p->handoff_source);
-    p->handoff_points = read_curve(&in, handoff, "/handoff", "k", "extra_ns", p->handoff_k, p->handoff_extra_ns, 0);
+    p->handoff_points = read_curve(&in, handoff, "/handoff", "k", "extra_ns", p->handoff_k, p->handoff_extra_ns, 0, SIM_PROFILE_MAX_POINTS);
     p->acquire_ns = sim_json_int(&in, root, "", "acquire_ns", 0, 1000000000);
     p->loop_gap_ns = sim_json_int(&in, root, "", "loop_gap_ns", 0, 1000000000);
     p->kernel_to_first_cta_ns = sim_json_int(&in, launch, "/launch", "kernel_to_first_cta_ns", 0, 1000000000);
     p->cta_gap_ns = sim_json_int(&in, launch, "/launch", "cta_gap_ns", 0, 1000000000);
     p->prologue_points = read_curve(&in, launch, "/launch", "prologue_tasks", "prologue_ns", p->prologue_tasks,
-                                    p->prologue_ns, 0);
+                                    p->prologue_ns, 0, SIM_PROFILE_MAX_POINTS);
     if (!err->status && cJSON_GetObjectItemCaseSensitive(root, "load"))
         read_load(&in, root, p);
     if (err->status) {

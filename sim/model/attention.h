@@ -43,10 +43,10 @@ SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs);
 /* Ops one task compiles to at most, for size estimates. */
 int sim_attention_ops_per_task(const AttnCosts *costs);
 
-/* The DASH paper's formula for this policy and mask, if it gives one (sets *ns). *is_exact says whether
- * the simulator reproduces it exactly for this input (conditions in README, tested in tests/). */
-bool sim_closed_form_ns(const char *policy, const Workload *wl, const AttnCosts *costs, int64_t *ns,
-                        bool *is_exact);
+/* The DASH paper's formula for policy p on wl under costs, if p's closed-form hook gives one (sets *ns).
+ * *is_exact says whether the simulator reproduces it exactly for this input (conditions in README, tested
+ * in tests/). */
+bool sim_closed_form_ns(const PolicyOps *p, const Workload *wl, const AttnCosts *costs, int64_t *ns, bool *is_exact);
 
 /* The simulator's exact makespan of descending on the paper's causal shape (even m, serial, no latency):
  * the paper's form plus (m/2 - 1)(n - 1) max(0, r - c). Found by this simulator, tested in tests/. */

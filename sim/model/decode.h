@@ -2,7 +2,7 @@
  * sequence-aware rule, and a simulated latency for any split count. One CTA per (m-block, kv-head x split,
  * batch) runs on the event engine, dispatched to free SMs; kernel overhead and the combine kernel are
  * added analytically. Invariant: latency is a pure function of (shape, costs, splits) in integer ns, and
- * a split policy (policies/decode_policy.h) sees time only through sim_decode_run (`best`). */
+ * a split policy (policies/decode/decode_policy.h) sees time only through sim_decode_run (`best`). */
 #ifndef SIM_DECODE_H
 #define SIM_DECODE_H
 

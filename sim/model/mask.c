@@ -1,5 +1,6 @@
-/* Block mask generators. Every generator keeps the diagonal-or-below structure the spec describes; the
- * random mask draws from GLib's seeded Mersenne Twister, so a seed gives the same mask on any machine. */
+/* Block mask generators and the table of mask kinds: each kind's spec syntax, what it keeps and its
+ * generator, the one list the parser, --help, --list-masks, error messages and docs read. The random mask
+ * draws from GLib's seeded Mersenne Twister, so a seed gives the same mask on any machine. */
 #include "mask.h"
 
 #include <errno.h>
@@ -22,8 +23,10 @@ static bool parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out, const
 
 static SimStatus bad(SimError *err, const char *spec, const char *why)
 {
-    return sim_error_set(err, SIM_ERR_USAGE, "--mask %s: %s (full, causal, window:W, window:L:R, document:L1,L2,..., "
-                         "prefix:P, random:DENSITY:SEED; tile units)", spec, why);
+    char *kinds = sim_mask_syntax(", ", false);
+    sim_error_set(err, SIM_ERR_USAGE, "--mask %s: %s (%s; tile units)", spec, why, kinds);
+    g_free(kinds);
+    return err->status;
 }
 
 static SimStatus make_window(BlockMask *m, const char *arg, const char *spec, SimError *err)
@@ -76,6 +79,88 @@ static SimStatus make_random(BlockMask *m, const char *arg, const char *spec, Si
     return SIM_OK;
 }
 
+static SimStatus make_full_or_causal(BlockMask *m, const char *arg, const char *spec, SimError *err)
+{
+    (void)arg, (void)err;
+    for (int kv = 0; kv < m->kv_tiles; kv++)
+        for (int q = 0; q < m->q_tiles; q++)
+            m->keep[(int64_t)kv * m->q_tiles + q] = spec[0] == 'f' || kv <= q;
+    return SIM_OK;
+}
+
+static SimStatus make_prefix(BlockMask *m, const char *arg, const char *spec, SimError *err)
+{
+    int64_t prefix;
+    const char *end;
+    if (!parse_int(arg, 0, 1 << 24, &prefix, &end) || *end)
+        return bad(err, spec, "prefix takes a tile count");
+    for (int kv = 0; kv < m->kv_tiles; kv++)
+        for (int q = 0; q < m->q_tiles; q++)
+            m->keep[(int64_t)kv * m->q_tiles + q] = kv < prefix || kv <= q;
+    return SIM_OK;
+}
+
+/* The mask kinds, one line each (a kind with two forms, window, has a line per form; the first line of a
+ * kind makes both). Order = the order of --help, --list-masks and docs/masks.md's table. */
+typedef struct {
+    const char *kind;      /* the spec up to its ':' */
+    const char *syntax;    /* as --help writes it */
+    const char *keeps;     /* which (kv, q) pairs it keeps, for --list-masks and docs/masks.md */
+    SimStatus (*make)(BlockMask *m, const char *arg, const char *spec, SimError *err);
+} MaskKind;
+
+static const MaskKind kinds[] = {
+    { "full", "full", "always", make_full_or_causal },
+    { "causal", "causal", "kv <= q", make_full_or_causal },
+    { "window", "window:W", "causal sliding window: q - W < kv <= q", make_window },
+    { "window", "window:L:R", "q - L <= kv <= q + R", make_window },
+    { "document", "document:L1,L2,...", "kv and q in the same segment, and kv <= q. Segments are consecutive runs "
+      "of L1, L2, ... tiles; the lengths must sum to the tiles", make_document },
+    { "prefix", "prefix:P", "kv < P (the prefix, seen by every row), or kv <= q", make_prefix },
+    { "random", "random:DENSITY:SEED", "each pair with probability DENSITY from a seeded generator. The pairs with "
+      "kv = q (mod the KV tiles) are always kept, so every row and KV tile has work", make_random },
+};
+
+/* The kind of spec: "full" or "causal" exactly, else the block kind named before its ':' (its generator
+ * refuses a missing argument with a sentence); NULL when none. */
+static const MaskKind *find_kind(const char *spec)
+{
+    const char *colon = strchr(spec, ':');
+    size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+    for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++)
+        if (strlen(kinds[i].kind) == len && strncmp(spec, kinds[i].kind, len) == 0 &&
+            (!colon || strchr(kinds[i].syntax, ':')))
+            return &kinds[i];
+    return NULL;
+}
+
+int sim_mask_kind_count(void)
+{
+    return (int)G_N_ELEMENTS(kinds);
+}
+
+bool sim_mask_kind_at(int i, const char **syntax, const char **keeps)
+{
+    if (i < 0 || i >= sim_mask_kind_count())
+        return false;
+    *syntax = kinds[i].syntax, *keeps = kinds[i].keeps;
+    return true;
+}
+
+char *sim_mask_syntax(const char *sep, bool is_block_only)
+{
+    GString *s = g_string_new(NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++)
+        if (!is_block_only || strchr(kinds[i].syntax, ':'))
+            g_string_append_printf(s, "%s%s", s->len ? sep : "", kinds[i].syntax);
+    return g_string_free(s, FALSE);
+}
+
+bool sim_mask_is_block_kind(const char *spec)
+{
+    return strchr(spec, ':') && find_kind(spec);
+}
+
 SimStatus sim_mask_make(const char *spec, int kv_tiles, int q_tiles, BlockMask *out, SimError *err)
 {
     *out = (BlockMask){ .kv_tiles = kv_tiles, .q_tiles = q_tiles };
@@ -84,27 +169,11 @@ SimStatus sim_mask_make(const char *spec, int kv_tiles, int q_tiles, BlockMask *
                              q_tiles);
     out->keep = g_new0(uint8_t, (int64_t)kv_tiles * q_tiles);
     snprintf(out->spec, sizeof out->spec, "%s", spec);
-    const char *colon = strchr(spec, ':'), *arg = colon ? colon + 1 : "";
-    size_t kind = colon ? (size_t)(colon - spec) : strlen(spec);
-    int64_t prefix;
-    const char *end;
-    if (strcmp(spec, "full") == 0 || strcmp(spec, "causal") == 0) {
-        for (int kv = 0; kv < kv_tiles; kv++)
-            for (int q = 0; q < q_tiles; q++)
-                out->keep[(int64_t)kv * q_tiles + q] = spec[0] == 'f' || kv <= q;
-    } else if (kind == 6 && strncmp(spec, "window", 6) == 0)
-        make_window(out, arg, spec, err);
-    else if (kind == 8 && strncmp(spec, "document", 8) == 0)
-        make_document(out, arg, spec, err);
-    else if (kind == 6 && strncmp(spec, "random", 6) == 0)
-        make_random(out, arg, spec, err);
-    else if (kind == 6 && strncmp(spec, "prefix", 6) == 0) {
-        if (!parse_int(arg, 0, 1 << 24, &prefix, &end) || *end)
-            bad(err, spec, "prefix takes a tile count");
-        for (int kv = 0; !err->status && kv < kv_tiles; kv++)
-            for (int q = 0; q < q_tiles; q++)
-                out->keep[(int64_t)kv * q_tiles + q] = kv < prefix || kv <= q;
-    } else
+    const MaskKind *k = find_kind(spec);
+    const char *colon = strchr(spec, ':');
+    if (k)
+        k->make(out, colon ? colon + 1 : "", spec, err);
+    else
         bad(err, spec, "unknown mask");
     if (err->status)
         sim_mask_clear(out);

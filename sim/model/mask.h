@@ -4,6 +4,7 @@
 #ifndef SIM_MASK_H
 #define SIM_MASK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "plan.h"
@@ -16,12 +17,19 @@ typedef struct {
 } BlockMask;
 
 /* Makes the mask of spec for kv_tiles x q_tiles tiles. spec (tile units, q and kv tiles the same size):
- *   full | causal (kv <= q) | window:W (causal, the W latest: q - W < kv <= q) | window:L:R (q - L <= kv
- *   <= q + R) | document:L1,L2,... (causal inside each segment; the lengths sum to the tiles) | prefix:P
- *   (kv < P for every row, causal after) | random:DENSITY:SEED (each pair kept with that probability, a
- *   seeded generator; the diagonal always kept so every row and KV tile has work).
- * SIM_ERR_USAGE with a sentence naming the spec on a bad one. O(kv_tiles * q_tiles). */
+ * one of the kinds of mask.c's table (sim_mask_kind_at: full, causal, window, document, prefix, random);
+ * the random mask keeps the diagonal so every row and KV tile has work. SIM_ERR_USAGE with a sentence
+ * naming the spec and every kind on a bad one. O(kv_tiles * q_tiles). */
 SimStatus sim_mask_make(const char *spec, int kv_tiles, int q_tiles, BlockMask *out, SimError *err);
+/* The mask kinds (one entry per spec form): kind i's syntax ("window:W") and the pairs it keeps, in words;
+ * false past the last. */
+int sim_mask_kind_count(void);
+bool sim_mask_kind_at(int i, const char **syntax, const char **keeps);
+/* Every kind's syntax joined by sep ("full, causal, window:W, ..."), only the block masks' (those with an
+ * argument) when is_block_only. Caller frees (g_free). */
+char *sim_mask_syntax(const char *sep, bool is_block_only);
+/* Whether spec names a block mask's kind ("window:..."); its numbers are checked by sim_mask_make. */
+bool sim_mask_is_block_kind(const char *spec);
 /* Workload for the mask: MASK_FULL / MASK_CAUSAL for those specs (so the registered policies apply), else
  * MASK_BLOCK with keep borrowed from m (m must outlive it). Sets the tiles and tile ratio 1. */
 void sim_mask_apply(const BlockMask *m, Workload *wl);

@@ -1,7 +1,7 @@
 /* Cube/Vector preload pipelines (AMLA appendix B, VFA section 4) as engine programs, and the questions
  * `sim pipeline` asks of them: one request (policy + workload) run and analysed, and the AMLA, VFA and
  * Theorem B.1 reports. The timing-free part (workload, Cycle, rotation, brute force, policies) is in
- * policies/pipeline_policy.h. A block is the chain C1 -> V1 -> ... -> Cn -> Vn; a Cycle issues every stage
+ * policies/pipeline/pipeline_policy.h. A block is the chain C1 -> V1 -> ... -> Cn -> Vn; a Cycle issues every stage
  * once, stage j for block L - offset[j]; the engine runs Preload (partial Cycles), steady Cycles and drain
  * as one CTA on one unit (Cube engines first, then Vector engines). */
 #ifndef SIM_PIPELINE_H

@@ -192,10 +192,13 @@ SimStatus sim_profile_costs(const HwProfile *p, const ProfileQuery *q, AttnCosts
                                                           q->tasks_per_cta)) : 0;
     int64_t stage = tile->stage_points ? llround(interp(tile->stage_iters, tile->stage_by_iters_ns, tile->stage_points,
                                                       q->compute_iters)) : tile->stage_serial_ns;
-    /* async bulk: the reduction alone is the one measured beside the SM's own compute; the load curve
-     * (the slowdown with k in flight) keeps its shape */
-    int64_t alone = is_async && strcmp(q->reduce_op, "bulk") == 0 && tile->reduce_async_ns > 0 ? tile->reduce_async_ns
-                                                                                               : r->ns[0];
+    /* async bulk: the reduction alone is the one measured beside the SM's own compute, at the task's rounds
+     * where it was measured by rounds (short tasks slow it: docs/profile.md); the load curve (the slowdown
+     * with k in flight) keeps its shape. A query without rounds (a real kernel) takes the long-task value. */
+    bool is_beside = is_async && strcmp(q->reduce_op, "bulk") == 0 && tile->reduce_async_ns > 0;
+    int64_t alone = !is_beside ? r->ns[0] : tile->reduce_async_points && q->compute_iters > 0 ?
+        llround(interp(tile->reduce_async_iters, tile->reduce_async_by_iters_ns, tile->reduce_async_points,
+                       q->compute_iters)) : tile->reduce_async_ns;
     *costs = (AttnCosts){ .c_ns = compute_ns + (is_async ? 0 : stage + p->loop_gap_ns),
                           .r_ns = alone + p->acquire_ns, .latency_ns = p->handoff_ns, .reduce = q->reduce,
                           .dq_buffers = q->dq_buffers > 0 ? q->dq_buffers : 1,

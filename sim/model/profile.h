@@ -23,6 +23,11 @@ typedef struct {
     int64_t deposit_ns;                   /* async: staging for the store warp and the loop, all SMs */
     int64_t reduce_async_ns;              /* async: the store warp's bulk reduction while the compute warps
                                            * compute (1 SM); 0 when not measured */
+    /* the same reduction by the rounds of the compute beside it (1 SM), ascending; 0 points:
+     * reduce_async_ns at any round count */
+    int reduce_async_points;
+    int32_t reduce_async_iters[SIM_PROFILE_MAX_POINTS];
+    int64_t reduce_async_by_iters_ns[SIM_PROFILE_MAX_POINTS];
     int stage_points;                     /* serial staging measured in the executor's loop, by rounds */
     int32_t stage_iters[4];               /* (0 points: stage_serial_ns for every round count) */
     int64_t stage_by_iters_ns[4];

@@ -123,43 +123,26 @@ static int constructive(Search *s, Item **items)
 
 /* ---- baselines ---- */
 
-static int by_rows_asc(const void *a, const void *b, void *ctx)
-{
-    return -by_rows_desc(a, b, ctx);
-}
-
-static const char *const handmade_names[] = { "ascending", "descending", "spt" };
-
-/* FA3-style orders for any mask: a CTA per (KV head, KV tile) launched head by head, KV tiles ascending
- * ("ascending": rows ascending; "descending": rows descending) or shortest tile first ("spt", FA3's causal
- * default generalised). Every row accumulates in launch order, as FA3 does (for causal SPT that is
- * descending KV), which keeps in-order dispatch free of deadlock. *items (unless NULL) gets the CTAs as
+/* The tile order as the search's baseline and as the layout it runs as: *items (unless NULL) gets the CTAs as
  * items in launch order, their tasks' order set (slots not). */
-static Plan *handmade(const Search *s, int which, Item **items_out)
+static Plan *handmade(const Search *s, PlanTileOrder order, Item **items_out)
 {
-    Item *items;
-    int n = search_items(s, &items);
-    if (which == 2)
-        g_qsort_with_data(items, n, sizeof *items, by_rows_asc, (void *)s);
-    Plan *plan = plan_new(handmade_names[which], s->wl, s->tasks);
-    int64_t *key = g_new(int64_t, s->tasks);
-    for (int i = 0; i < n; i++) { /* the group's query heads one after another, rows as the order says */
-        int32_t rows = tile_rows(s, &items[i]);
-        plan_add_cta(plan, -1);
-        for (int32_t j = 0, head, q; j < rows * s->group; j++) {
-            int32_t k = which == 1 ? j / rows * rows + rows - 1 - j % rows : j; /* descending: each head's last row first */
-            search_item_pair(s, &items[i], k, &head, &q);
-            key[plan->task_count] = i;
-            plan_add_task(plan, head, items[i].kv, q);
-        }
-        items[i].is_reverse = which == 1; /* as a layout: exact for one query head a KV head */
+    Plan *plan = plan_new(plan_tile_order_name(order), s->wl, s->tasks);
+    plan_add_tile_order(plan, s->group, order);
+    if (!items_out)
+        return plan;
+    Item *all;
+    search_items(s, &all);
+    int32_t *tile_of = g_new(int32_t, s->wl->kv_tiles); /* KV tile -> its index among the tiles with work */
+    for (int32_t j = 0; j < s->tile_count; j++)
+        tile_of[s->tile_kv[j]] = j;
+    *items_out = g_new(Item, MAX(plan->cta_count, 1));
+    for (int32_t c = 0; c < plan->cta_count; c++) {
+        const PlanTask *t = &plan->tasks[plan->ctas[c].task_begin];
+        (*items_out)[c] = all[(int64_t)(t->head / s->group) * s->tile_count + tile_of[t->kv]];
+        (*items_out)[c].is_reverse = order == PLAN_TILES_DESCENDING; /* as a layout: exact for one query head a KV head */
     }
-    plan_rank_by_key(plan, key);
-    g_free(key);
-    if (items_out)
-        *items_out = items;
-    else
-        g_free(items);
+    g_free(tile_of), g_free(all);
     return plan;
 }
 
@@ -172,27 +155,30 @@ static void add_baseline(SearchResult *r, const char *name, int64_t makespan)
     b->makespan_ns = makespan;
 }
 
-/* The hand-made orders and every registered policy that supports the mask. *start: the fastest hand-made
- * order as the layout it ran as (each CTA where it ran), NULL when none ran or it is not one (descending
- * with GQA); owned by the caller. */
+/* The tile orders (plan_add_tile_order: ascending, descending, spt), then, on full and causal masks
+ * without GQA, every registered time-free policy for the mask as "policy:NAME" (their own launch orders:
+ * FA3's LPT, Shift ...; on a block mask the registered time-free policies are the tile orders themselves).
+ * *start: the fastest tile order as the layout it ran as (each CTA where it ran), NULL when none ran or
+ * it is not one (descending with GQA); owned by the caller. */
 static void baselines(Search *s, SearchResult *r, BestLayout *best, Item **start)
 {
     int64_t fastest = INT64_MAX;
     *start = NULL;
-    for (int which = 0; which < 3; which++) {
+    for (PlanTileOrder order = PLAN_TILES_ASCENDING; order <= PLAN_TILES_SPT; order++) {
         Item *items;
-        Plan *plan = handmade(s, which, &items);
+        Plan *plan = handmade(s, order, &items);
         int64_t ms = run_plan(s, plan, items);
         add_baseline(r, plan->policy, ms);
         offer(r, best, plan, ms, plan->policy);
-        if (ms < fastest && !(which == 1 && s->group > 1))
+        if (ms < fastest && !(order == PLAN_TILES_DESCENDING && s->group > 1))
             g_free(*start), *start = items, fastest = ms;
         else
             g_free(items);
     }
     for (int i = 0; s->wl->mask != MASK_BLOCK && s->group == 1 && i < policy_count(); i++) {
         SimError err = { 0 };
-        Plan *plan = policy_build(policy_at(i), s->wl, &err);
+        const PolicyOps *p = policy_at(i);
+        Plan *plan = p->is_timed || !policy_supports(p, s->wl) ? NULL : policy_build(p, s->wl, &err);
         if (!plan)
             continue;
         int64_t ms = run_plan(s, plan, NULL);
@@ -399,32 +385,32 @@ void sim_search_ranks_clear(SearchRanks *r)
     *r = (SearchRanks){ 0 };
 }
 
-const char *const sim_search_orders[SIM_SEARCH_ORDER_COUNT] = { "ascending", "descending", "spt", "search" };
-
-const char *sim_search_order_name(const char *name)
-{
-    for (int i = 0; i < SIM_SEARCH_ORDER_COUNT; i++)
-        if (strcmp(name, sim_search_orders[i]) == 0)
-            return sim_search_orders[i];
-    return NULL;
-}
-
-bool sim_search_order_known(const char *name)
-{
-    return sim_search_order_name(name) != NULL;
-}
-
-Plan *sim_search_handmade(const Workload *wl, const char *name, int32_t group)
+Plan *sim_search_handmade(const Workload *wl, PlanTileOrder order, int32_t group)
 {
     Plan *plan = NULL;
-    for (int which = 0; which < 3; which++)
-        if (strcmp(name, handmade_names[which]) == 0) {
-            Search s;
-            AttnCosts unused = { 0 };
-            SimError err = { 0 };
-            if (search_space_init(&s, wl, &unused, group, &err) == SIM_OK)
-                plan = handmade(&s, which, NULL);
-            search_space_clear(&s);
-        }
+    Search s;
+    AttnCosts unused = { 0 };
+    SimError err = { 0 };
+    if (search_space_init(&s, wl, &unused, group, &err) == SIM_OK)
+        plan = handmade(&s, order, NULL);
+    search_space_clear(&s);
     return plan;
+}
+
+/* The query hook of sim_policy_query: the search with the job's defaults. */
+static SimStatus search_hook(void *ctx, const PolicyQuery *q, Plan **plan, SimError *err)
+{
+    SearchResult res;
+    SearchOptions o = { .iterations = 100, .seed = 1, .gqa_group = q->gqa_group };
+    if (sim_search(q->wl, ctx, &o, &res, err) != SIM_OK)
+        return err->status;
+    *plan = res.plan;
+    res.plan = NULL;
+    sim_search_result_clear(&res);
+    return SIM_OK;
+}
+
+PolicyQuery sim_policy_query(const Workload *wl, const AttnCosts *costs, int32_t gqa_group)
+{
+    return (PolicyQuery){ .wl = wl, .gqa_group = gqa_group, .search = search_hook, .ctx = (void *)costs };
 }

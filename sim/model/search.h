@@ -80,17 +80,13 @@ SimStatus sim_search(const Workload *wl, const AttnCosts *costs, const SearchOpt
                      SimError *err);
 void sim_search_result_clear(SearchResult *r);
 
-/* The orders a block mask (MASK_BLOCK) takes where full and causal take a registered policy: the
- * hand-made orders below and "search" (sim_search, 100 moves, seed 1), in this order. */
-#define SIM_SEARCH_ORDER_COUNT 4
-extern const char *const sim_search_orders[SIM_SEARCH_ORDER_COUNT];
-/* The static name of a search order, or NULL when name is none. */
-const char *sim_search_order_name(const char *name);
-bool sim_search_order_known(const char *name);
+/* The plan of a tile order (policy.h: ascending, descending, spt) with GQA group, as the search's baselines
+ * build it. Owned by the caller (plan_free). O(tasks + N x M / 8). */
+Plan *sim_search_handmade(const Workload *wl, PlanTileOrder order, int32_t gqa_group);
 
-/* The plan of a hand-made order by name ("ascending", "descending", "spt"), as the search's baselines
- * build it; NULL for another name. Owned by the caller (plan_free). */
-Plan *sim_search_handmade(const Workload *wl, const char *name, int32_t gqa_group);
+/* The query a policy is built with under costs (borrowed; it must outlive the query): the search hook runs
+ * sim_search with the defaults of a job (100 moves, seed 1) and gqa_group. */
+PolicyQuery sim_policy_query(const Workload *wl, const AttnCosts *costs, int32_t gqa_group);
 
 /* The accumulation order as an external kernel reads it (the rank file, docs/masks.md): rows (head-major,
  * then Q tile) in compressed-row form, each row's KV tiles in rank order. Sized to the content: 4 bytes a

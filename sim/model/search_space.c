@@ -7,27 +7,6 @@
 #include <glib.h>
 #include <string.h>
 
-/* The first Q tile at or after q that KV tile kv keeps, q_tiles when none. A block mask's row is scanned
- * a word at a time (a mask file may hold a billion pairs of which few are kept). */
-static int32_t next_kept(const Workload *wl, int32_t kv, int32_t q)
-{
-    if (wl->mask != MASK_BLOCK)
-        return MAX(q, plan_q_lo(wl, kv));
-    const uint8_t *row = wl->keep + (int64_t)kv * wl->q_tiles;
-    for (; q < wl->q_tiles && ((uintptr_t)(row + q) & 7); q++)
-        if (row[q])
-            return q;
-    for (uint64_t word; q + 8 <= wl->q_tiles; q += 8) {
-        memcpy(&word, row + q, sizeof word);
-        if (word)
-            break;
-    }
-    for (; q < wl->q_tiles; q++)
-        if (row[q])
-            return q;
-    return q;
-}
-
 /* One head's kept pairs, the KV tiles and the Q tiles that keep one, without storing them. */
 static void count_pairs(const Workload *wl, int64_t *pairs, int32_t *tiles, int32_t *q_count)
 {
@@ -35,7 +14,7 @@ static void count_pairs(const Workload *wl, int64_t *pairs, int32_t *tiles, int3
     *pairs = 0, *tiles = 0, *q_count = 0;
     for (int32_t k = 0; k < wl->kv_tiles; k++) {
         int64_t before = *pairs;
-        for (int32_t q = next_kept(wl, k, 0); q < wl->q_tiles; q = next_kept(wl, k, q + 1))
+        for (int32_t q = plan_next_kept(wl, k, 0); q < wl->q_tiles; q = plan_next_kept(wl, k, q + 1))
             (*pairs)++, *q_count += !seen[q], seen[q] = 1;
         *tiles += *pairs > before;
     }
@@ -54,7 +33,7 @@ static void index_pairs(Search *s)
         q_index[q] = -1;
     for (int32_t k = 0; k < wl->kv_tiles; k++) {
         int32_t before = p;
-        for (int32_t q = next_kept(wl, k, 0); q < wl->q_tiles; q = next_kept(wl, k, q + 1))
+        for (int32_t q = plan_next_kept(wl, k, 0); q < wl->q_tiles; q = plan_next_kept(wl, k, q + 1))
             s->pair_q[p++] = q, q_index[q] = 0;
         if (p > before)
             s->tile_kv[j] = k, s->tile_first[j++] = before;

@@ -213,8 +213,63 @@ static FittedCosts fit_costs(const Trace *t, const Plan *plan, const int64_t *or
     return f;
 }
 
-/* Runs prog; pred_start[i] = compute start of plan task i relative to the first compute start. */
-static SimStatus run_model(SimProgram *prog, int64_t prologue_ns, int64_t *span, int64_t *pred_start, SimError *err)
+/* Median over n reductions [start[i], end[i]) of the number in progress at the midpoint of each. */
+static int64_t median_in_flight(const int64_t *start, const int64_t *end, int64_t n)
+{
+    int64_t *s = g_memdup2(start, sizeof *s * MAX(n, 1)), *e = g_memdup2(end, sizeof *e * MAX(n, 1));
+    int64_t *count = g_new(int64_t, MAX(n, 1));
+    sim_sort_i64(s, n);
+    sim_sort_i64(e, n);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t mid = start[i] + (end[i] - start[i]) / 2;
+        count[i] = count_le(s, n, mid) - count_le(e, n, mid);
+    }
+    int64_t m = sim_median_i64(count, n);
+    g_free(s), g_free(e), g_free(count);
+    return m;
+}
+
+/* The model's phase medians (ModelPhases) from its schedule s of prog. */
+static ModelPhases model_phases(const SimProgram *prog, const SimSchedule *s)
+{
+    int64_t n = prog->op_count, *dur[3] = { g_new(int64_t, n), g_new(int64_t, n), g_new(int64_t, n) }, count[3] = { 0 };
+    int64_t *r_start = g_new(int64_t, n), *r_end = g_new(int64_t, n);
+    for (int64_t op = 0; op < n; op++) {
+        SimOpKind kind = sim_op_kind(prog, op);
+        int64_t end = sim_schedule_end_ns(prog, s, op), d = end - s->start_ns[op];
+        if (kind == SIM_OP_COMPUTE)
+            dur[0][count[0]++] = d;
+        else if (kind == SIM_OP_SYNC && op > 0 && sim_op_kind(prog, op - 1) == SIM_OP_COMPUTE)
+            dur[1][count[1]++] = d; /* the async deposit follows its compute */
+        else if (kind == SIM_OP_REDUCE) {
+            r_start[count[2]] = s->start_ns[op], r_end[count[2]] = end;
+            dur[2][count[2]++] = d;
+        }
+    }
+    ModelPhases m = { .is_set = true, .compute_ns = sim_median_i64(dur[0], count[0]),
+                      .deposit_ns = sim_median_i64(dur[1], count[1]), .reduce_ns = sim_median_i64(dur[2], count[2]),
+                      .in_flight = median_in_flight(r_start, r_end, count[2]) };
+    for (int k = 0; k < 3; k++)
+        g_free(dur[k]);
+    g_free(r_start), g_free(r_end);
+    return m;
+}
+
+/* The trace's reductions in flight (TraceCheck.measured_in_flight). */
+static int64_t trace_in_flight(const Trace *t)
+{
+    int64_t n = t->task_count, *start = g_new(int64_t, MAX(n, 1)), *end = g_new(int64_t, MAX(n, 1));
+    for (int64_t i = 0; i < n; i++)
+        start[i] = t->tasks[i].r_start, end[i] = t->tasks[i].r_end;
+    int64_t m = median_in_flight(start, end, n);
+    g_free(start), g_free(end);
+    return m;
+}
+
+/* Runs prog; pred_start[i] = compute start of plan task i relative to the first compute start; the model's
+ * phase medians into *phases when not NULL. */
+static SimStatus run_model_phases(SimProgram *prog, int64_t prologue_ns, int64_t *span, int64_t *pred_start,
+                                  ModelPhases *phases, SimError *err)
 {
     SimSchedule s = { 0 };
     if (sim_engine_run(prog, &s, err) == SIM_OK) {
@@ -222,10 +277,18 @@ static SimStatus run_model(SimProgram *prog, int64_t prologue_ns, int64_t *span,
         for (int64_t op = 0; pred_start && op < prog->op_count; op++)
             if (sim_op_kind(prog, op) == SIM_OP_COMPUTE)
                 pred_start[sim_op_task(prog, op)] = s.start_ns[op] - prologue_ns;
+        if (phases)
+            *phases = model_phases(prog, &s);
     }
     sim_schedule_clear(&s);
     sim_program_free(prog);
     return err->status;
+}
+
+/* run_model_phases without the phases. */
+static SimStatus run_model(SimProgram *prog, int64_t prologue_ns, int64_t *span, int64_t *pred_start, SimError *err)
+{
+    return run_model_phases(prog, prologue_ns, span, pred_start, NULL, err);
 }
 
 /* Per-SM phase medians: the model's c and r for each SM (serial or async as in fit_costs). */
@@ -352,8 +415,10 @@ static SimStatus predict_from_profile(const Trace *t, const Plan *plan, const in
     }
     costs.load = &load;
     int64_t *pred = g_new(int64_t, plan->task_count);
-    if (run_model(executor_program(plan, &costs), costs.cta_prologue_ns, &out->profile_ns, pred, err) == SIM_OK) {
+    if (run_model_phases(executor_program(plan, &costs), costs.cta_prologue_ns, &out->profile_ns, pred,
+                         &out->profile_phases, err) == SIM_OK) {
         out->has_profile = true;
+        out->measured_in_flight = trace_in_flight(t);
         out->profile_makespan_error = (double)(out->profile_ns - out->measured_ns) / (double)out->measured_ns;
         out->profile_start_mape = start_mape(t, order, pred, plan->task_count, origin, costs.c_ns);
     }

@@ -45,6 +45,16 @@ typedef struct {
     bool is_handoff_from_trace;
 } FittedCosts;
 
+/* Where a prediction's timeline stands, phase by phase (medians over the model's ops), so that a miss can be
+ * put on a phase: compute (the compute op: compute, plus staging and the loop gap when serial), deposit
+ * (async: staging and the loop, after the buffer is free), reduce (the reduction as realised under load,
+ * acquire included: compare acquire + add of the fit), in_flight (reductions in progress at the midpoint of
+ * each reduction: the load the model's reductions saw). */
+typedef struct {
+    bool is_set;           /* false for predictions without an own timeline here (kernel profiles) */
+    int64_t compute_ns, deposit_ns, reduce_ns, in_flight;
+} ModelPhases;
+
 /* Three models of one trace, from most to least calibrated:
  * placed: the latency-aware model with each CTA on the SM it ran on (CUDA does not promise dispatch
  *   order), each SM's own phase medians, and per SM pair the hand-off plus that pair's deviation from
@@ -71,6 +81,8 @@ typedef struct {
     double profile_makespan_error, profile_start_mape;
     bool has_profile_speedup;
     double profile_speedup_predicted, profile_speedup_error_pp;
+    ModelPhases profile_phases;   /* the prediction's own timeline (executor traces), to set beside the fit's */
+    int64_t measured_in_flight;   /* the same count in the trace: median over reductions (r_start..r_end) */
 } TraceCheck;
 
 /* Fits, predicts and compares one trace. plan: the plan the run executed when no registered policy builds

@@ -254,41 +254,21 @@ static SimStatus check_causal_tiles(const Workload *wl, SimError *err)
     return SIM_OK;
 }
 
-/* A block mask's plan: a hand-made order of the search, or the search itself (its defaults, seed 1). */
-static Plan *block_plan(const AttnJob *job, SimError *err)
-{
-    if (!sim_search_order_known(job->policy)) {
-        sim_error_set(err, SIM_ERR_USAGE, "policy '%s' does not take a block mask: give ascending, descending, "
-                      "spt or search (docs/masks.md)", job->policy);
-        return NULL;
-    }
-    if (strcmp(job->policy, "search") != 0)
-        return sim_search_handmade(&job->wl, job->policy, 1);
-    SearchResult res;
-    SearchOptions o = { .iterations = 100, .seed = 1 };
-    if (sim_search(&job->wl, &job->costs, &o, &res, err) != SIM_OK)
-        return NULL;
-    Plan *plan = res.plan;
-    res.plan = NULL;
-    sim_search_result_clear(&res);
-    return plan;
-}
-
 static SimStatus run_policy(const AttnJob *job, AttnResult *r, SimError *err)
 {
-    const PolicyOps *ops = job->wl.mask == MASK_BLOCK ? NULL : policy_find(job->policy);
-    const char *guess = ops || job->wl.mask == MASK_BLOCK ? NULL : policy_suggest(job->policy);
-    if (!ops && job->wl.mask != MASK_BLOCK)
+    const PolicyOps *ops = policy_find(job->policy);
+    const char *guess = ops ? NULL : policy_suggest(job->policy);
+    if (!ops)
         return sim_error_set(err, SIM_ERR_USAGE, "unknown policy '%s'%s%s%s (sim --list-policies shows them)",
                              job->policy, guess ? "; did you mean '" : "", guess ? guess : "", guess ? "'?" : "");
     if (check_causal_tiles(&job->wl, err) != SIM_OK || sim_job_check_size(job, err) != SIM_OK)
         return err->status;
-    Plan *plan = ops ? policy_build(ops, &job->wl, err) : block_plan(job, err);
+    PolicyQuery q = sim_policy_query(&job->wl, &job->costs, 1);
+    Plan *plan = policy_build_query(ops, &q, err);
     if (!plan)
         return err->status;
     r->tasks = plan->task_count;
-    r->has_closed_form = ops && sim_closed_form_ns(job->policy, &job->wl, &job->costs, &r->closed_form_ns,
-                                                   &r->is_closed_form_exact);
+    r->has_closed_form = sim_closed_form_ns(ops, &job->wl, &job->costs, &r->closed_form_ns, &r->is_closed_form_exact);
     if (sim_job_check_times(job, plan->task_count, err) == SIM_OK &&
         (!job->plan_path || write_plan(plan, &job->costs, job->plan_path, err) == SIM_OK))
         simulate(job, plan, &plan, r, err);

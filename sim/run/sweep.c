@@ -16,7 +16,6 @@
 #include "mask_io.h"
 #include "input.h"
 #include "output.h"
-#include "search.h"
 #include "dashsim/version.h"
 #include "costing.h"
 #include "datadir.h"
@@ -135,14 +134,12 @@ static void add_block_mask(SimSweep *s, int64_t pi, SimCost *cost, SimDiag *diag
     cost->bwd_flops *= (double)sim_mask_count(m) / ((double)m->kv_tiles * m->q_tiles);
 }
 
-/* Whether the point runs this policy: a block mask runs the search's orders, full and causal the
- * registered policies that support them; other names in the list are skipped. */
+/* Whether the point runs this policy: the listed policies that support its mask; others are skipped. */
 static bool point_runs(const SimConfigPoint *p, const char *policy)
 {
-    if (p->shape.mask == MASK_BLOCK)
-        return sim_search_order_known(policy);
+    Workload wl = policy_kind_workload(p->shape.mask); /* the pairs are made later */
     const PolicyOps *ops = policy_find(policy);
-    return ops && (p->shape.mask == MASK_FULL ? ops->supports_full : ops->supports_causal);
+    return ops && policy_supports(ops, &wl);
 }
 
 /* A point with a kernel or hardware profile: its costs through the one costing path (the shape front end's),
@@ -800,20 +797,33 @@ static int panel_of(GArray *panels, const SimSweepRow *r)
     return (int)panels->len - 1;
 }
 
-/* A policy's line style, the same in every panel and every plot: by registry order, a Tableau 10 colour,
- * a point type and a dash type, and lines and points narrower down the registry, so a policy drawn over an
+/* A policy's place among the styles: registry order, the policies of full or causal masks first, then those
+ * of block masks only, so a block-only schedule added leaves every figure of the paper's masks as it was. */
+static int style_index(const char *policy)
+{
+    const Workload paper[] = { policy_kind_workload(MASK_FULL), policy_kind_workload(MASK_CAUSAL) };
+    int k = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < policy_count(); i++) {
+            const PolicyOps *p = policy_at(i);
+            if ((policy_supports(p, &paper[0]) || policy_supports(p, &paper[1])) != (pass == 0))
+                continue;
+            if (strcmp(p->name, policy) == 0)
+                return k;
+            k++;
+        }
+    return k;
+}
+
+/* A policy's line style, the same in every panel and every plot: by its place (style_index), a Tableau 10 colour,
+ * a point type and a dash type, and lines and points narrower down the places, so a policy drawn over an
  * earlier one with the same values (descending over fa3 on the full mask) leaves the earlier one in sight
  * at its edges and in its dashes' gaps. */
 static void policy_style(FILE *gp, const char *policy)
 {
     static const uint32_t palette[10] = { 0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
                                           0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf };
-    int k = 0; /* registry order, then the search's orders of a block mask */
-    while (k < policy_count() && strcmp(policy_at(k)->name, policy) != 0)
-        k++;
-    for (int i = 0, n = policy_count(); k == n && i < SIM_SEARCH_ORDER_COUNT; i++)
-        if (strcmp(sim_search_orders[i], policy) == 0)
-            k = n + i;
+    int k = style_index(policy);
     fprintf(gp, "lc rgb '#%06x' pt %d dt %d lw %.1f ps %.1f", (unsigned)palette[k % 10], k % 13 + 1, k % 5 + 1,
             MAX(1.0, 5.0 - 1.2 * k), MAX(0.6, 1.8 - 0.3 * k));
 }

@@ -13,10 +13,18 @@
 #include "plan_io.h"
 #include "validate.h"
 
+const PolicyOps *sim_trace_policy(const Trace *t)
+{
+    const PolicyOps *ops = policy_find(t->policy);
+    if (!ops || ops->is_timed || t->wl.mask == MASK_BLOCK || !policy_supports(ops, &t->wl))
+        return NULL;
+    return ops;
+}
+
 SimStatus sim_trace_plan(const Trace *t, int64_t max_bytes, Plan **plan, SimError *err)
 {
     *plan = NULL;
-    const PolicyOps *ops = t->wl.mask == MASK_BLOCK ? NULL : policy_find(t->policy);
+    const PolicyOps *ops = sim_trace_policy(t);
     SimError why = { 0 };
     if (ops) {
         if (!(*plan = policy_build(ops, &t->wl, &why)))

@@ -15,7 +15,10 @@ typedef struct {
     AttnCosts costs;       /* the fitted costs the model ran with (c, r, latency, prologue; reduce, dq_buffers) */
 } SimTraceView;
 
-/* The plan t ran: its registered policy's plan for its workload, or (a block mask, a schedule no policy
+/* The registered policy that rebuilds the plan trace t ran, NULL when its plan file says what ran: a timed
+ * policy's plan depended on costs, and a block trace's mask is read from its own tasks. O(policies). */
+const PolicyOps *sim_trace_policy(const Trace *t);
+/* The plan t ran: sim_trace_policy's plan for its workload, or (a block mask, a schedule no policy
  * builds) the plan file its metadata names (or, when only that is there, the same path with .gz: committed
  * plans are gzipped), which must still hash as the run recorded (the hash is of the plan's text). *plan is new
  * (plan_free it). SIM_ERR_INPUT with the trace's path and a sentence otherwise. */

@@ -12,7 +12,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static char name[64];
+    static char name[4096];
     const char *path = fuzz_file_as(name, sizeof name, ".json.gz", data, size);
     SimInputLimits limits = { .max_bytes = 1 << 20, .max_line = 1 << 20 };
     char *text = NULL, *line;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_input.h"
 #include "sweep.h"
 
 #define CUT "\n--8<--\n"
@@ -25,14 +26,14 @@ static char *merged(const char *const *paths, int count, size_t *len, SimError *
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static char names[4][64];
+    static char names[4][4096];
     const char *paths[4], *reversed[4];
     const char *at = (const char *)data, *end = at + size;
     int count = 0;
     while (count < 4) {
         const char *cut = memmem(at, (size_t)(end - at), CUT, strlen(CUT));
         const char *stop = cut && count < 3 ? cut + 1 : end; /* the file keeps its last newline */
-        snprintf(names[count], sizeof names[count], "/tmp/dashsim-fuzz-%d-%d.csv", (int)getpid(), count);
+        snprintf(names[count], sizeof names[count], "%s/dashsim-fuzz-%d-%d.csv", fuzz_tmp_dir(), (int)getpid(), count);
         FILE *f = fopen(names[count], "wb");
         if (!f || fwrite(at, 1, (size_t)(stop - at), f) != (size_t)(stop - at) || fclose(f) != 0)
             abort();

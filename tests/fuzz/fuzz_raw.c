@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     size_t len1, len2;
     char *one = written(p, &len1);
-    static char path[64];
+    static char path[4096];
     if (sim_profile_read(fuzz_file_as(path, sizeof path, ".profile", (const uint8_t *)one, len1), &again, &err) != SIM_OK)
         abort(); /* calibrate wrote a profile its own reader refuses */
     char *two = written(again, &len2);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 int plan_free = 1;                        /* sim/core/plan.c's plan_free(), inside the library */
-int policy_count(void) { return plan_free; } /* policies/registry.c's */
+int policy_count(void) { return plan_free; } /* policies/attention/registry.c's */
 
 /* The whole of f as a string (NULL if it cannot be read). */
 static char *read_all(FILE *f)

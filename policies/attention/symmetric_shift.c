@@ -33,8 +33,9 @@ static void add_chunk(Plan *plan, int64_t *key, int64_t *slot_depth, int32_t hea
     }
 }
 
-static SimStatus symmetric_shift_build(Plan *plan, SimError *err)
+static SimStatus symmetric_shift_build(Plan *plan, const PolicyQuery *q, SimError *err)
 {
+    (void)q;
     const Workload *wl = &plan->wl;
     if (wl->kv_tiles % 2) {
         return sim_error_set(err, SIM_ERR_SCHEDULE, "policy symmetric-shift pairs KV tile k with N-1-k and "
@@ -57,10 +58,20 @@ static SimStatus symmetric_shift_build(Plan *plan, SimError *err)
     return SIM_OK;
 }
 
+/* The paper's m (n + 1) (c + r) / 2 for an even number of heads. */
+static bool symmetric_shift_closed_form(const Workload *wl, const PolicyCosts *k, int64_t *ns, bool *is_exact)
+{
+    if (!policy_is_paper_shape(wl, k) || wl->heads % 2)
+        return false;
+    *ns = (int64_t)wl->heads * (wl->n_sm + 1) * (k->c_ns + k->r_ns) / 2;
+    *is_exact = k->latency_ns <= k->c_ns;
+    return true;
+}
+
 const PolicyOps policy_symmetric_shift = {
     .name = "symmetric-shift",
     .summary = "DASH Symmetric Shift (causal): persistent, pairs KV tile i with N-1-i; no bubbles",
-    .supports_full = false,
-    .supports_causal = true,
+    .supports = policy_on_causal,
     .build = symmetric_shift_build,
+    .closed_form = symmetric_shift_closed_form,
 };

@@ -3,9 +3,9 @@
  * first (the short one, near the diagonal) also reduces first. Causal only. */
 #include "policy.h"
 
-static SimStatus fa3_spt_build(Plan *plan, SimError *err)
+static SimStatus fa3_spt_build(Plan *plan, const PolicyQuery *q, SimError *err)
 {
-    (void)err;
+    (void)q, (void)err;
     const Workload *wl = &plan->wl;
     for (int64_t t = 0; t < (int64_t)wl->heads * wl->kv_tiles; t++) {
         int32_t head, kv;
@@ -19,7 +19,6 @@ static SimStatus fa3_spt_build(Plan *plan, SimError *err)
 const PolicyOps policy_fa3_spt = {
     .name = "fa3-spt",
     .summary = "FA3 causal default: shortest-first launch, ascending Q, rows accumulated in descending KV",
-    .supports_full = false,
-    .supports_causal = true,
+    .supports = policy_on_causal,
     .build = fa3_spt_build,
 };

@@ -7,8 +7,9 @@
 #include <glib.h>
 #include <stdio.h>
 
-static SimStatus shift_build(Plan *plan, SimError *err)
+static SimStatus shift_build(Plan *plan, const PolicyQuery *q, SimError *err)
 {
+    (void)q;
     const Workload *wl = &plan->wl;
     if (wl->q_tiles < wl->kv_tiles) {
         return sim_error_set(err, SIM_ERR_SCHEDULE, "policy shift needs at least as many Q tiles as KV tiles "
@@ -31,10 +32,20 @@ static SimStatus shift_build(Plan *plan, SimError *err)
     return SIM_OK;
 }
 
+/* The paper's m n (c + r): no bubbles, and latency up to c hidden behind the next compute. */
+static bool shift_closed_form(const Workload *wl, const PolicyCosts *k, int64_t *ns, bool *is_exact)
+{
+    if (!policy_is_paper_shape(wl, k))
+        return false;
+    *ns = (int64_t)wl->heads * wl->n_sm * (k->c_ns + k->r_ns);
+    *is_exact = k->latency_ns <= k->c_ns;
+    return true;
+}
+
 const PolicyOps policy_shift = {
     .name = "shift",
     .summary = "DASH Shift scheduling (full mask): SM i visits Q tiles i, i+1, ... cyclically; no bubbles",
-    .supports_full = true,
-    .supports_causal = false,
+    .supports = policy_on_full,
     .build = shift_build,
+    .closed_form = shift_closed_form,
 };

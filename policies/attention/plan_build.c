@@ -113,18 +113,39 @@ void plan_rank_by_key(Plan *plan, const int64_t *key)
     g_free(items), g_free(fill), g_free(first);
 }
 
-Plan *policy_build(const PolicyOps *p, const Workload *wl, SimError *err)
+/* Why p cannot build for q: its mask (naming the policies that take it), GQA, or no costs for a timed one;
+ * SIM_OK when it can. */
+static SimStatus check_query(const PolicyOps *p, const PolicyQuery *q, SimError *err)
 {
-    if ((wl->mask == MASK_FULL && !p->supports_full) || (wl->mask == MASK_CAUSAL && !p->supports_causal)) {
-        const PolicyOps *other = policy_for_mask(p, wl->mask);
-        sim_error_set(err, SIM_ERR_SCHEDULE, "policy %s is not defined for the %s mask%s%s", p->name,
-                      plan_mask_name(wl->mask), other ? "; use " : "", other ? other->name : "");
-        return NULL;
+    const Workload *wl = q->wl;
+    if (!policy_supports(p, wl)) {
+        const PolicyOps *other = policy_for_mask(p, wl);
+        char names[256];
+        policy_names_for(wl, names, sizeof names);
+        if (other)
+            return sim_error_set(err, SIM_ERR_SCHEDULE, "policy %s is not defined for the %s mask; use %s", p->name,
+                                 plan_mask_name(wl->mask), other->name);
+        return sim_error_set(err, SIM_ERR_SCHEDULE, "policy %s is not defined for the %s mask; the policies for it "
+                             "are %s", p->name, plan_mask_name(wl->mask), names);
     }
-    Plan *plan = plan_new(p->name, wl, wl->heads * plan_tasks_per_head(wl));
-    sim_prefault(plan->tasks, sizeof *plan->tasks * plan->task_capacity); /* the mask's tasks, all written */
+    if (q->gqa_group > 1 && !p->has_gqa)
+        return sim_error_set(err, SIM_ERR_USAGE, "policy %s serves one query head a CTA (no GQA)", p->name);
+    if (p->is_timed && !q->search)
+        return sim_error_set(err, SIM_ERR_USAGE, "policy %s needs the costs to build a plan", p->name);
+    return SIM_OK;
+}
+
+Plan *policy_build_query(const PolicyOps *p, const PolicyQuery *q, SimError *err)
+{
+    if (check_query(p, q, err) != SIM_OK)
+        return NULL;
+    const Workload *wl = q->wl;
+    /* a timed policy's plan comes whole from its search (build swaps it in): no room to reserve here */
+    Plan *plan = plan_new(p->name, wl, p->is_timed ? 1 : wl->heads * plan_tasks_per_head(wl));
+    if (!p->is_timed)
+        sim_prefault(plan->tasks, sizeof *plan->tasks * plan->task_capacity); /* the mask's tasks, all written */
     SimError check = { 0 };
-    if (p->build(plan, err) != SIM_OK)
+    if (p->build(plan, q, err) != SIM_OK)
         return plan_free(plan), NULL;
     if (plan_check(plan, "", &check) != SIM_OK) { /* a policy's bug, reported rather than run */
         sim_error_set(err, SIM_ERR_SCHEDULE, "policy %s built an inconsistent plan: %s", p->name, check.msg);
@@ -133,3 +154,7 @@ Plan *policy_build(const PolicyOps *p, const Workload *wl, SimError *err)
     return plan;
 }
 
+Plan *policy_build(const PolicyOps *p, const Workload *wl, SimError *err)
+{
+    return policy_build_query(p, &(PolicyQuery){ .wl = wl, .gqa_group = 1 }, err);
+}

@@ -393,9 +393,10 @@ static SimProgram *executor_program(const Plan *plan, const AttnCosts *costs)
 }
 
 /* The profile's prediction of t (TraceCheck.profile_*); t's kernel must be one the profile measured. */
-static SimStatus predict_from_profile(const Trace *t, const Plan *plan, const int64_t *order, const HwProfile *p,
+static SimStatus predict_from_profile(const Trace *t, const Plan *plan, const int64_t *order, const ValidateModels *m,
                                       int64_t origin, TraceCheck *out, SimError *err)
 {
+    const HwProfile *p = m->hw;
     const TraceKernel *k = &t->kernel;
     if (strcmp(k->compute, "mma") != 0 || !k->tile_m || !k->head_dim || !k->reduce_op[0]) {
         snprintf(out->profile_skip, sizeof out->profile_skip, "the profile models mma compute with a known tile "
@@ -416,9 +417,9 @@ static SimStatus predict_from_profile(const Trace *t, const Plan *plan, const in
     costs.load = &load;
     int64_t *pred = g_new(int64_t, plan->task_count);
     if (run_model_phases(executor_program(plan, &costs), costs.cta_prologue_ns, &out->profile_ns, pred,
-                         &out->profile_phases, err) == SIM_OK) {
+                         m->want_phases ? &out->profile_phases : NULL, err) == SIM_OK) {
         out->has_profile = true;
-        out->measured_in_flight = trace_in_flight(t);
+        out->measured_in_flight = m->want_phases ? trace_in_flight(t) : 0;
         out->profile_makespan_error = (double)(out->profile_ns - out->measured_ns) / (double)out->measured_ns;
         out->profile_start_mape = start_mape(t, order, pred, plan->task_count, origin, costs.c_ns);
     }
@@ -539,7 +540,7 @@ SimStatus sim_validate_trace(const Trace *t, const Plan *given, const int32_t *l
         else if (!err->status && t->kernel.name[0] && (models->kernel_count || models->hw))
             predict_from_kernel(t, plan, models, out, err);
         else if (models->hw && !err->status)
-            predict_from_profile(t, plan, order, models->hw, origin, out, err);
+            predict_from_profile(t, plan, order, models, origin, out, err);
     }
     g_free(order), g_free(pred);
     plan_free(owned);

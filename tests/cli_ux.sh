@@ -24,6 +24,22 @@ assert sorted(p["policy"] for p in j["policies"]) == open(sys.argv[2]).read().sp
 PY
 expect_error odd-kv-named "even number of KV tiles" "$sim" --seqlen 1100 --mask causal --policy symmetric-shift
 
+# head_dim 96 and 192 (in --help) under the default profile, which measured 64x128 and 128x128 dQ tiles: the
+# nearest measured tile's reduction scaled by the dQ tile's bytes, said so; r = acquire + (r - acquire) x bytes ratio
+for d in 96 192; do
+    expect_exit "head-dim-$d" 0 "$sim" --seqlen 8192 --heads 16 --head-dim $d --mask causal
+    grep -q "^costs.*scaled by the dQ tile's bytes" "$tmp/out" && ok "head-dim-$d-says" || fail "head-dim-$d-says" "$(grep '^costs' "$tmp/out")"
+done
+"$sim" --seqlen 8192 --heads 16 --head-dim 128 --mask causal --json >"$tmp/r128.json"
+"$sim" --seqlen 8192 --heads 16 --head-dim 96 --mask causal --json >"$tmp/r96.json"
+python3 - "$tmp/r128.json" "$tmp/r96.json" "$root/configs/profiles/h100-sxm.json" <<'PY' && ok head-dim-96-scaled || fail head-dim-96-scaled "r not scaled by 0.75"
+import json, sys
+a, b, p = (json.load(open(f)) for f in sys.argv[1:])
+assert a["shape"]["block_m"] == b["shape"]["block_m"] == 64, (a["shape"], b["shape"])
+acq = p["acquire_ns"]
+assert abs(b["r_ns"] - (acq + (a["r_ns"] - acq) * 96 / 128)) <= 1, (a["r_ns"], b["r_ns"])
+PY
+
 # Item 3: with an output on standard output, the report goes to standard error.
 "$sim" --policy shift --n 8 --heads 2 --emit-plan "$tmp/s.plan" >/dev/null && "$sim" --plan "$tmp/s.plan" --json >"$tmp/want.json"
 bash -c "\"$sim\" --policy shift --n 8 --heads 2 --emit-plan - 2>\"$tmp/err1\" | \"$sim\" --plan - --json" >"$tmp/out" 2>"$tmp/err" \

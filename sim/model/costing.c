@@ -2,6 +2,7 @@
  * then the hardware profile, then the cost model; the report names which one each cost came from. */
 #include "costing.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,18 +39,53 @@ static void kernel_costs(const KernelProfile *k, const KernelTile *t, bool is_gq
     }
 }
 
-/* r, hand-off, deposit and the load model from the hardware profile (bulk reduction of the dQ tile). */
+/* The profile's measured tile whose dQ tile is nearest in bytes to block_m x head_dim, the same block_m
+ * first (its bulk reduction measured too); 0 if none. */
+static int nearest_measured(const HwProfile *p, int block_m, int head_dim, int *tile_m)
+{
+    int best = 0;
+    double best_gap = 0;
+    for (int i = 0; i < p->reduce_count; i++) {
+        const ProfileReduce *r = &p->reduces[i];
+        double gap = fabs(log((double)r->tile_m * r->head_dim / ((double)block_m * head_dim))) + (r->tile_m != block_m);
+        if (strcmp(r->op, "bulk") == 0 && (!best || gap < best_gap))
+            best = r->head_dim, *tile_m = r->tile_m, best_gap = gap;
+    }
+    return best;
+}
+
+/* r, hand-off, deposit and the load model from the hardware profile (bulk reduction of the dQ tile). A tile
+ * the profile did not measure (head_dim 96 or 192 under the H100 profile) takes the nearest measured one's,
+ * its reduction times scaled by the dQ tile's bytes: an estimate that the report states (the reduction is
+ * bandwidth-bound, so its time and its extra under load scale with its bytes; the hand-off does not). */
 static SimStatus hw_costs(const CostQuery *q, const SimCost *cost, AttnCosts *costs, SimLoadModel *load,
-                          SimError *err)
+                          CostReport *rep, SimError *err)
 {
     ProfileQuery pq = { .tile_m = cost->block_m, .head_dim = (int)q->shape.head_dim, .reduce = costs->reduce,
                         .reduce_op = "bulk", .dq_buffers = costs->dq_buffers, .n_sm = cost->wl.n_sm,
                         .tasks_per_cta = 1 };
     AttnCosts c;
     SimError why = { 0 };
-    if (sim_profile_costs(q->hw, &pq, &c, load, &why) != SIM_OK)
-        return sim_error_set(err, SIM_ERR_USAGE, "the hardware profile cannot cost a %d x %lld tile: %s (--model paper "
-                             "uses the cost model instead)", cost->block_m, (long long)q->shape.head_dim, why.msg);
+    double scale = 1;
+    if (sim_profile_costs(q->hw, &pq, &c, load, &why) != SIM_OK) {
+        int tile_m = 0, head_dim = nearest_measured(q->hw, cost->block_m, (int)q->shape.head_dim, &tile_m);
+        scale = head_dim ? (double)cost->block_m * (double)q->shape.head_dim / ((double)tile_m * head_dim) : 1;
+        ProfileQuery near = pq;
+        near.tile_m = tile_m, near.head_dim = head_dim;
+        SimError ignored = { 0 };
+        if (!head_dim || sim_profile_costs(q->hw, &near, &c, load, &ignored) != SIM_OK)
+            return sim_error_set(err, SIM_ERR_USAGE, "the hardware profile cannot cost a %d x %lld tile: %s (--model "
+                                 "paper uses the cost model instead)", cost->block_m, (long long)q->shape.head_dim, why.msg);
+        int64_t acquire = q->hw->acquire_ns; /* inside r: a semaphore's, not bytes */
+        c.r_ns = acquire + llround((double)(c.r_ns - acquire) * scale), c.deposit_ns = llround((double)c.deposit_ns * scale);
+        for (int k = 0; k < load->extra_len; k++)
+            load->extra_ns[k] = (int32_t)lround(load->extra_ns[k] * scale);
+        snprintf(rep->reduce_from, sizeof rep->reduce_from, "hardware profile %.64s (bulk reduction, load model), "
+                 "its %dx%d tile's scaled by the dQ tile's bytes (x%.3f, an estimate)", q->hw->gpu_name, tile_m,
+                 head_dim, scale);
+    } else
+        snprintf(rep->reduce_from, sizeof rep->reduce_from, "hardware profile %s (bulk reduction, load model)",
+                 q->hw->gpu_name);
     costs->r_ns = c.r_ns, costs->latency_ns = c.latency_ns, costs->load = load;
     if (!q->kernel)
         costs->deposit_ns = c.deposit_ns;
@@ -81,11 +117,8 @@ SimStatus sim_cost_tasks(const CostQuery *q, AttnCosts *costs, CostReport *rep, 
     snprintf(rep->reduce_from, sizeof rep->reduce_from, "cost model of preset %s (tile bytes over L2 bandwidth)",
              hw.preset);
     bool has_own_reduce = kt && kt->reduce_read_ns > 0; /* the kernel measured its own: no hardware needed */
-    if (q->hw && !has_own_reduce && hw_costs(q, &rep->cost, costs, load, err) != SIM_OK)
+    if (q->hw && !has_own_reduce && hw_costs(q, &rep->cost, costs, load, rep, err) != SIM_OK)
         return err->status;
-    if (q->hw && !has_own_reduce)
-        snprintf(rep->reduce_from, sizeof rep->reduce_from, "hardware profile %s (bulk reduction, load model)",
-                 q->hw->gpu_name);
     if (!kt)
         return SIM_OK;
     kernel_costs(q->kernel, kt, q->shape.kv_heads > 0 && q->shape.kv_heads < q->shape.heads, costs);

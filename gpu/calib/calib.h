@@ -76,7 +76,8 @@ double calib_launch(FILE *f, int sm_count);
 void calib_task_loop(FILE *f, int sm_count);
 void calib_handoff_stamped(FILE *f, int sm_count);
 /* ---- --steady (reduce_steady.cu): samples go to tsv, one line each ---- */
-void calib_reduce_steady(FILE *f, int sm_count, unsigned seed, FILE *tsv);
+void calib_reduce_steady(FILE *f, int sm_count, unsigned seed, FILE *tsv, int is_compute);
 void calib_reduce_per_sm(FILE *f, int sm_count);
+void calib_reduce_clock(FILE *f, int sm_count);
 
 #endif

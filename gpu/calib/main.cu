@@ -77,8 +77,9 @@ static void run_profile(const Options *o, int sm_count, GpuMeta *meta)
 }
 
 /* --steady: the reduction under steady, randomly phased load (reduce_steady, binned by reductions in
- * flight, per SM), each SM's reduction alone (reduce_per_sm) and, for comparison in the same session, the
- * burst curve (reduce_inflight); DIR/calib-steady-raw.json, and one line per kept sample in
+ * flight, per SM; reduce_steady_compute, the gap spent computing as the executor does), each SM's reduction
+ * alone (reduce_per_sm), the reduction alone against the SM clock (reduce_clock) and, for comparison in
+ * the same session, the burst curve (reduce_inflight); DIR/calib-steady-raw.json, and one line per kept sample in
  * DIR/steady-samples.tsv. */
 static void run_steady(const Options *o, int sm_count, GpuMeta *meta)
 {
@@ -89,7 +90,11 @@ static void run_steady(const Options *o, int sm_count, GpuMeta *meta)
     fprintf(tsv, "tile_m\thead_dim\top\tgap_ns\tsmid\tround\tstart_ns\tread_ns\tend_ns\ttime_ns\tinflight_avg"
                  "\tinflight_mid\n");
     const int before = gpu_nvml_sm_clock_mhz();
-    calib_reduce_steady(f, sm_count, o->seed, tsv);
+    calib_reduce_steady(f, sm_count, o->seed, tsv, 0);
+    fflush(stdout);
+    calib_reduce_steady(f, sm_count, o->seed, tsv, 1);
+    fflush(stdout);
+    calib_reduce_clock(f, sm_count);
     fflush(stdout);
     calib_reduce_per_sm(f, sm_count);
     fflush(stdout);
@@ -103,6 +108,8 @@ static void run_steady(const Options *o, int sm_count, GpuMeta *meta)
     gpu_meta_str(&m, "method", "the dQ-tile reduction under steady, randomly phased load on every SM, each SM's "
                                "reduction alone, and the burst curve of the same session; all times in ns");
     gpu_meta_str(&m, "tool", "gpu-calib --steady");
+    if (gpu_nvml_sm_clock_mhz() >= 0)
+        gpu_meta_raw(&m, "sm_clock_mhz_after", "%d", gpu_nvml_sm_clock_mhz());
     FILE *out = calib_open_out(o->out_dir, "calib-steady-raw.json", path, sizeof path);
     fprintf(out, "{\"format\":\"dashsim-calib-profile-raw\",\"version\":1,\n\"metadata\":");
     gpu_meta_write(out, &m);

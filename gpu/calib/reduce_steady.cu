@@ -18,6 +18,8 @@
 
 /* Gap between a CTA's reductions, in multiples of the variant's time alone: in flight about k / (1 + m). */
 static const double steady_gap_mult[STEADY_LEVELS] = {0, 0.15, 0.4, 0.8, 1.5, 3, 6, 12, 30, 80};
+/* The same levels with the gap computed (reduce_steady_compute): mma rounds between reductions. */
+static const int steady_compute_iters[STEADY_LEVELS] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
 /* Bins of the time-averaged reductions in flight: [lo[i], lo[i+1]). */
 static const double steady_bin_lo[STEADY_BINS + 1] = {1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 80, 96, 112, 124, 133};
 
@@ -74,12 +76,15 @@ __device__ static inline long long steady_reduce(const float *stage, float *dst,
 
 /* Every CTA (one per SM) loops `rounds` reductions into its own dQ tile: it starts at a seeded random phase
  * in [0, alone + gap) after a start time published 20 us ahead, and after each reduction waits
- * gap x (0.5 + u), u seeded uniform in [0, 1). out[(blk*rounds+r)*4]: start, read point, end (ns from the
- * published start), cycles; smid[blk]; span[2 blk]: globaltimer ns and clock64 cycles of the whole loop. */
+ * gap x (0.5 + u), u seeded uniform in [0, 1); with compute_iters > 0 it computes instead, as the
+ * executor's serial loop does: max(1, compute_iters x (0.5 + u)) mma rounds of an MB x NB tile.
+ * out[(blk*rounds+r)*4]: start, read point, end (ns from the published start), cycles; smid[blk];
+ * span[2 blk]: globaltimer ns and clock64 cycles of the whole loop. */
+template <int MB, int NB>
 __global__ void __launch_bounds__(GPU_COMPUTE_THREADS, 1)
     prof_reduce_steady_kernel(float *dq, unsigned *sem, unsigned *arrive, unsigned long long *go, int tile, int op,
-                              int nthr, int rounds, int alone_ns, int gap_ns, unsigned seed, long long *out,
-                              long long *span, int *smid, int *err)
+                              int nthr, int rounds, int alone_ns, int gap_ns, int compute_iters, unsigned seed,
+                              long long *out, long long *span, int *smid, float *sink, int *err)
 {
     extern __shared__ __align__(128) unsigned char smem[];
     float *stage = (float *)smem;
@@ -115,6 +120,13 @@ __global__ void __launch_bounds__(GPU_COMPUTE_THREADS, 1)
         if (tid == 0)
             while (gpu_globaltimer() < next) {
             }
+        if (compute_iters > 0 && r > 0) {
+            const double u = steady_uniform(seed, blockIdx.x, (unsigned)r + 0x40000u);
+            float acc[MB][NB][4];
+            gpu_tile_compute<MB, NB>(acc, (int)blockIdx.x, r, 0, max(1, (int)(compute_iters * (0.5 + u))), 0, 0);
+            if (acc[0][0][0] == 1234.5f) /* never: keeps the compute */
+                sink[blockIdx.x] = acc[MB - 1][NB - 1][3];
+        }
         __syncthreads();
         const long long c0 = clock64(), gs = gpu_globaltimer();
         const long long read = steady_reduce(stage, dst, s, tile, op, nthr);
@@ -125,7 +137,7 @@ __global__ void __launch_bounds__(GPU_COMPUTE_THREADS, 1)
             o[1] = (read ? read : ge) - go_ns;
             o[2] = ge - go_ns;
             o[3] = c1 - c0;
-            next = ge + (long long)(gap_ns * (0.5 + steady_uniform(seed, blockIdx.x, (unsigned)r)));
+            next = compute_iters > 0 ? ge : ge + (long long)(gap_ns * (0.5 + steady_uniform(seed, blockIdx.x, (unsigned)r)));
         }
         __syncthreads();
     }
@@ -268,7 +280,26 @@ static void steady_per_sm(FILE *f, const double *ratio_sum, const int *ratio_n, 
 
 /* (a) reduce_steady: per variant, per gap level, the samples' medians; the curve binned by mean in flight
  * over all levels; the per-SM factor (mean over levels of the SM's median over its level's median). */
-void calib_reduce_steady(FILE *f, int sm_count, unsigned seed, FILE *tsv)
+/* The steady kernel for the variant's own tile (its compute, when the gap is computed). */
+static const void *steady_kernel_for(const SteadyVariant *v)
+{
+    if (v->tile_m == 128)
+        return (const void *)prof_reduce_steady_kernel<8, 1>;
+    return v->tile_m == 80 ? (const void *)prof_reduce_steady_kernel<5, 2> : (const void *)prof_reduce_steady_kernel<4, 2>;
+}
+
+/* Median over CTAs of clock64 cycles per globaltimer us over the loop. */
+static double steady_mhz(const long long *span, int k)
+{
+    double *v = (double *)malloc(sizeof(double) * k);
+    for (int b = 0; b < k; b++)
+        v[b] = span[2 * b] > 0 ? 1000.0 * (double)span[2 * b + 1] / (double)span[2 * b] : 0;
+    const double m = calib_pct(v, k, 0.5);
+    free(v);
+    return m;
+}
+
+void calib_reduce_steady(FILE *f, int sm_count, unsigned seed, FILE *tsv, int is_compute)
 {
     const int k = sm_count, rounds = STEADY_ROUNDS, cap = k * rounds;
     float *d_dq = (float *)calib_alloc(sizeof(float) * 128 * 128 * k);
@@ -289,9 +320,11 @@ void calib_reduce_steady(FILE *f, int sm_count, unsigned seed, FILE *tsv)
     char *keep = (char *)malloc(all_cap);
     double *ratio_sum = (double *)malloc(sizeof(double) * k);
     int *ratio_n = (int *)malloc(sizeof(int) * k);
-    GPU_CHECK(cudaFuncSetAttribute((const void *)prof_reduce_steady_kernel,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, GPU_SMEM_BYTES));
-    fprintf(f, ",\n\"reduce_steady\":{\"method\":\"every SM (k CTAs, cooperative, one per SM) loops %d reductions of its "
+    float *d_sink = (float *)calib_alloc(sizeof(float) * k);
+    for (int vi = 0; vi < STEADY_VARIANTS; vi++)
+        GPU_CHECK(cudaFuncSetAttribute(steady_kernel_for(&steady_variants[vi]),
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, GPU_SMEM_BYTES));
+    fprintf(f, ",\n\"%s\":{\"method\":\"%severy SM (k CTAs, cooperative, one per SM) loops %d reductions of its "
                "staged fp32 tile into its own dQ tile (add, complete, fence, release-increment, as the executor's "
                "reduction phase), starting at a seeded random phase in [0, alone_est + gap) after a published start, "
                "and waiting gap x (0.5 + u) after each, u seeded uniform in [0, 1); gap = gap_mult x alone_est. "
@@ -302,6 +335,11 @@ void calib_reduce_steady(FILE *f, int sm_count, unsigned seed, FILE *tsv)
                "binned by inflight_avg in [lo, hi), bins of fewer than 100 samples left out. per_sm: the SM's median "
                "over its level's median, averaged over levels\",\"units\":\"ns\",\"seed\":%u,\"k\":%d,\"rounds\":%d,"
                "\"rows\":[",
+            is_compute ? "reduce_steady_compute" : "reduce_steady",
+            is_compute ? "as reduce_steady, but the gap is the executor's serial compute: the CTA computes "
+                         "max(1, compute_iters x (0.5 + u)) mma rounds of the variant's tile between reductions, so "
+                         "the SM clock is the executor's (measured_mhz: clock64 per globaltimer us over the loop, "
+                         "median over CTAs). reduce_steady: " : "",
             rounds, STEADY_WARM, seed, k, rounds);
     for (int vi = 0; vi < STEADY_VARIANTS; vi++) {
         const SteadyVariant *v = &steady_variants[vi];
@@ -311,20 +349,21 @@ void calib_reduce_steady(FILE *f, int sm_count, unsigned seed, FILE *tsv)
         fprintf(f, "%s\n{\"tile_m\":%d,\"head_dim\":%d,\"op\":\"%s\",\"threads\":%d,\"alone_est_ns\":%d,\"levels\":[",
                 vi ? "," : "", v->tile_m, v->head_dim, v->name, v->nthr, alone);
         for (int li = 0; li < STEADY_LEVELS; li++) {
-            int gap = (int)lround(steady_gap_mult[li] * alone);
+            int gap = is_compute ? 0 : (int)lround(steady_gap_mult[li] * alone);
+            int iters = is_compute ? steady_compute_iters[li] : 0;
             unsigned sd = seed + 7919u * (unsigned)(vi * STEADY_LEVELS + li);
             GPU_CHECK(cudaMemset(d_arrive, 0, sizeof(unsigned) * LAT_LINE));
             GPU_CHECK(cudaMemset(d_go, 0, sizeof(unsigned) * LAT_LINE));
-            void *args[] = {&d_dq, &d_sem, &d_arrive, &d_go, &tile, &op, &nthr, &rr, &alone, &gap, &sd, &d_out, &d_span,
-                            &d_smid, &d_err};
-            GPU_CHECK(cudaLaunchCooperativeKernel((const void *)prof_reduce_steady_kernel, k, GPU_COMPUTE_THREADS, args,
-                                                  GPU_SMEM_BYTES, 0));
+            void *args[] = {&d_dq, &d_sem, &d_arrive, &d_go, &tile, &op, &nthr, &rr, &alone, &gap, &iters, &sd, &d_out,
+                            &d_span, &d_smid, &d_sink, &d_err};
+            GPU_CHECK(cudaLaunchCooperativeKernel(steady_kernel_for(v), k, GPU_COMPUTE_THREADS, args, GPU_SMEM_BYTES, 0));
             gpu_check_launch("profile reduce-steady kernel", __FILE__, __LINE__);
             GPU_CHECK(cudaMemcpy(out, d_out, sizeof(long long) * STEADY_FIELDS * cap, cudaMemcpyDeviceToHost));
             GPU_CHECK(cudaMemcpy(span, d_span, sizeof(long long) * 2 * k, cudaMemcpyDeviceToHost));
             GPU_CHECK(cudaMemcpy(smid, d_smid, sizeof(int) * k, cudaMemcpyDeviceToHost));
             SteadySamples lv = {all.dur + all.n, all.read + all.n, all.avg + all.n, all.mid + all.n, all.blk + all.n, 0};
-            steady_collect(out, span, smid, k, rounds, v, gap, tsv, &lv);
+            steady_collect(out, span, smid, k, rounds, v, is_compute ? -iters : gap, tsv, &lv);
+            const double mhz = steady_mhz(span, k);
             memset(keep, 1, lv.n);
             int m;
             const double med = steady_median_where(lv.dur, keep, lv.n, scratch, &m);
@@ -339,11 +378,13 @@ void calib_reduce_steady(FILE *f, int sm_count, unsigned seed, FILE *tsv)
                 if (m >= 5 && med > 0)
                     ratio_sum[b] += sm_med / med, ratio_n[b]++;
             }
-            fprintf(f, "%s{\"gap_mult\":%.2f,\"gap_ns\":%d,\"samples\":%d,\"median_ns\":%.1f,\"p10_ns\":%.1f,"
-                       "\"p90_ns\":%.1f,\"read_median_ns\":%.0f,\"inflight_avg_median\":%.1f,\"inflight_mid_median\":%.0f}",
-                    li ? "," : "", steady_gap_mult[li], gap, lv.n, med, p10, p90, rd, av, md);
-            printf("reduce_steady %3dx%-3d %-9s gap %6d: %5d samples, in flight %5.1f, median %.0f p90 %.0f read %.0f ns\n",
-                   v->tile_m, v->head_dim, v->name, gap, lv.n, av, med, p90, rd);
+            fprintf(f, "%s{\"gap_mult\":%.2f,\"gap_ns\":%d,\"compute_iters\":%d,\"samples\":%d,\"median_ns\":%.1f,"
+                       "\"p10_ns\":%.1f,\"p90_ns\":%.1f,\"read_median_ns\":%.0f,\"inflight_avg_median\":%.1f,"
+                       "\"inflight_mid_median\":%.0f,\"measured_mhz\":%.0f}",
+                    li ? "," : "", is_compute ? 0 : steady_gap_mult[li], gap, iters, lv.n, med, p10, p90, rd, av, md, mhz);
+            printf("%s %3dx%-3d %-9s gap %6d iters %3d: %5d samples, in flight %5.1f, median %.0f p90 %.0f read %.0f ns, "
+                   "%.0f MHz\n", is_compute ? "reduce_steady_compute" : "reduce_steady", v->tile_m, v->head_dim, v->name,
+                   gap, iters, lv.n, av, med, p90, rd, mhz);
             all.n += lv.n;
         }
         fprintf(f, "],\"curve\":[");
@@ -376,7 +417,7 @@ void calib_reduce_steady(FILE *f, int sm_count, unsigned seed, FILE *tsv)
     free(out), free(span), free(smid), free(scratch), free(keep), free(ratio_sum), free(ratio_n);
     free(all.dur), free(all.read), free(all.avg), free(all.mid), free(all.blk);
     cudaFree(d_dq), cudaFree(d_sem), cudaFree(d_arrive), cudaFree(d_go), cudaFree(d_out), cudaFree(d_span);
-    cudaFree(d_smid), cudaFree(d_err);
+    cudaFree(d_smid), cudaFree(d_err), cudaFree(d_sink);
 }
 
 /* (b) reduce_per_sm: each SM's own reduction alone (the others wait, sleeping), the variants of
@@ -433,4 +474,126 @@ void calib_reduce_per_sm(FILE *f, int sm_count)
         printf("reduce_per_sm: TIMEOUT waiting for a turn\n");
     free(out), free(smid), free(sm_med), free(sorted);
     cudaFree(d_dq), cudaFree(d_sem), cudaFree(d_turn), cudaFree(d_out), cudaFree(d_smid), cudaFree(d_err);
+}
+
+/* reduce_clock: one SM (block 0) reduces alone, `rounds` times 2 us apart after warm_ns, while blocks
+ * 1..n_compute compute mma rounds of a 80x128 tile without pause (no memory traffic: only the SM clock
+ * moves) and the rest sleep; block 0 then stops them. out[r*2]: cycles, globaltimer ns of reduction r;
+ * span: globaltimer ns and clock64 cycles of block 0's loop. */
+__global__ void __launch_bounds__(GPU_COMPUTE_THREADS, 1)
+    prof_reduce_clock_kernel(float *dq, unsigned *sem, unsigned *stop, int tile, int op, int nthr, int n_compute,
+                             int rounds, long long warm_ns, long long *out, long long *span, float *sink, int *err)
+{
+    extern __shared__ __align__(128) unsigned char smem[];
+    float *stage = (float *)smem;
+    const int tid = threadIdx.x;
+    __shared__ int is_stop;
+    const long long t0 = gpu_globaltimer(), deadline = t0 + 2000000000LL;
+    if (blockIdx.x == 0) {
+        for (int i = tid; i < tile; i += blockDim.x)
+            stage[i] = (float)((i * 7) % 97) * 0.001f;
+        gpu_fence_proxy_smem();
+        __syncthreads();
+        if (tid == 0)
+            while (gpu_globaltimer() < t0 + warm_ns) {
+            }
+        __syncthreads();
+        const long long g0 = gpu_globaltimer(), k0 = clock64();
+        for (int r = 0; r < rounds; r++) {
+            const long long c0 = clock64(), gs = gpu_globaltimer();
+            steady_reduce(stage, dq, sem, tile, op, nthr);
+            if (tid == 0) {
+                out[2 * r] = clock64() - c0;
+                out[2 * r + 1] = gpu_globaltimer() - gs;
+                const long long next = gpu_globaltimer() + 2000;
+                while (gpu_globaltimer() < next) {
+                }
+            }
+            __syncthreads();
+        }
+        if (tid == 0) {
+            span[0] = gpu_globaltimer() - g0;
+            span[1] = clock64() - k0;
+            gpu_st_release(stop, 1u);
+        }
+        return;
+    }
+    for (;;) {
+        if ((int)blockIdx.x <= n_compute) {
+            float acc[5][2][4];
+            gpu_tile_compute<5, 2>(acc, (int)blockIdx.x, 0, 0, 32, 0, 0);
+            if (acc[0][0][0] == 1234.5f) /* never: keeps the compute */
+                sink[blockIdx.x] = acc[4][1][3];
+        } else if (tid == 0) {
+            __nanosleep(1000);
+        }
+        if (tid == 0) {
+            is_stop = gpu_ld_acquire(stop) != 0u;
+            if (!is_stop && gpu_globaltimer() > deadline) {
+                atomicExch(err, 1);
+                is_stop = 1;
+            }
+        }
+        __syncthreads();
+        if (is_stop)
+            break;
+        __syncthreads();
+    }
+}
+
+/* (c) reduce_clock: how a reduction alone depends on the SM clock, which the executor's compute on the
+ * other SMs pulls down (power): per variant and number of computing SMs, the median time and the clock. */
+void calib_reduce_clock(FILE *f, int sm_count)
+{
+    static const int n_compute[] = {0, 33, 66, 99, 131};
+    const int nl = (int)(sizeof n_compute / sizeof n_compute[0]), rounds = 60, warm = 10;
+    const long long warm_ns = 2000000;
+    float *d_dq = (float *)calib_alloc(sizeof(float) * 128 * 128);
+    unsigned *d_sem = (unsigned *)calib_alloc(sizeof(unsigned) * LAT_LINE);
+    unsigned *d_stop = (unsigned *)calib_alloc(sizeof(unsigned) * LAT_LINE);
+    long long *d_out = (long long *)calib_alloc(sizeof(long long) * 2 * rounds), *d_span = (long long *)calib_alloc(16);
+    float *d_sink = (float *)calib_alloc(sizeof(float) * sm_count);
+    int *d_err = (int *)calib_alloc(sizeof(int));
+    long long out[2 * 60], span[2];
+    double ns[60], cyc[60];
+    GPU_CHECK(cudaFuncSetAttribute((const void *)prof_reduce_clock_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   GPU_SMEM_BYTES));
+    fprintf(f, ",\n\"reduce_clock\":{\"method\":\"one SM reduces alone (its staged tile into one dQ tile, as "
+               "reduce_steady), %d times 2 us apart after %lld us, while n_compute other SMs run mma rounds of a 80x128 "
+               "tile without pause (no memory traffic: they move only the SM clock) and the rest sleep; first %d "
+               "dropped; median_ns: globaltimer, median_cycles: clock64; measured_mhz: the reducer's clock64 per "
+               "globaltimer us over its loop\",\"units\":\"ns\",\"rows\":[",
+            rounds, warm_ns / 1000, warm);
+    int row = 0;
+    for (int vi = 0; vi < STEADY_VARIANTS; vi++)
+        for (int li = 0; li < nl; li++) {
+            const SteadyVariant *v = &steady_variants[vi];
+            int tile = v->tile_m * v->head_dim, op = v->op, nthr = v->nthr, nc = n_compute[li] < sm_count ? n_compute[li] : sm_count - 1;
+            int rr = rounds;
+            long long wn = warm_ns;
+            GPU_CHECK(cudaMemset(d_stop, 0, sizeof(unsigned) * LAT_LINE));
+            void *args[] = {&d_dq, &d_sem, &d_stop, &tile, &op, &nthr, &nc, &rr, &wn, &d_out, &d_span, &d_sink, &d_err};
+            GPU_CHECK(cudaLaunchCooperativeKernel((const void *)prof_reduce_clock_kernel, sm_count, GPU_COMPUTE_THREADS,
+                                                  args, GPU_SMEM_BYTES, 0));
+            gpu_check_launch("profile reduce-clock kernel", __FILE__, __LINE__);
+            GPU_CHECK(cudaMemcpy(out, d_out, sizeof(long long) * 2 * rounds, cudaMemcpyDeviceToHost));
+            GPU_CHECK(cudaMemcpy(span, d_span, sizeof span, cudaMemcpyDeviceToHost));
+            for (int r = warm; r < rounds; r++)
+                cyc[r - warm] = (double)out[2 * r], ns[r - warm] = (double)out[2 * r + 1];
+            const double mhz = span[0] > 0 ? 1000.0 * (double)span[1] / (double)span[0] : 0;
+            const double mc = calib_pct(cyc, rounds - warm, 0.5), mn = calib_pct(ns, rounds - warm, 0.5);
+            const double p10 = calib_pct(ns, rounds - warm, 0.1), p90 = calib_pct(ns, rounds - warm, 0.9);
+            fprintf(f, "%s\n{\"tile_m\":%d,\"head_dim\":%d,\"op\":\"%s\",\"threads\":%d,\"n_compute\":%d,\"median_ns\":%.0f,"
+                       "\"p10_ns\":%.0f,\"p90_ns\":%.0f,\"median_cycles\":%.0f,\"measured_mhz\":%.0f}",
+                    row++ ? "," : "", v->tile_m, v->head_dim, v->name, v->nthr, nc, mn, p10, p90, mc, mhz);
+            printf("reduce_clock %3dx%-3d %-9s computing %3d: median %.0f ns (%.0f cycles) at %.0f MHz\n", v->tile_m,
+                   v->head_dim, v->name, nc, mn, mc, mhz);
+        }
+    fprintf(f, "\n]}");
+    int err = 0;
+    GPU_CHECK(cudaMemcpy(&err, d_err, sizeof(int), cudaMemcpyDeviceToHost));
+    if (err)
+        printf("reduce_clock: TIMEOUT\n");
+    cudaFree(d_dq), cudaFree(d_sem), cudaFree(d_stop), cudaFree(d_out), cudaFree(d_span), cudaFree(d_sink);
+    cudaFree(d_err);
 }

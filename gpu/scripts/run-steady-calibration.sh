@@ -1,5 +1,5 @@
 #!/bin/bash
-# On the GPU machine, one call: gpu-calib --steady twice (seeds 1 and 2, two runs of the same session, so
+# On the GPU machine, one call: gpu-calib --steady twice (seeds $SEEDS, default 1 and 2, two runs of the same session, so
 # that a per-SM property can be told from noise), into $OUT/run1 and $OUT/run2: calib-steady-raw.json and
 # steady-samples.tsv.gz each (docs/profile.md, "The steady-load calibration"). Uses GPU_CALIB (default
 # bin/gpu-calib): a helper's call carries its own build (the checkout sent is the session's).
@@ -14,7 +14,7 @@ say "host $(hostname); $(uname -m)"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version,temperature.gpu,power.draw --format=csv
 meta=(--meta "gpu_name=$(smi name)" --meta "driver=$(smi driver_version)")
 fails=0
-for run in 1 2; do
+for run in ${SEEDS:-1 2}; do
     mkdir -p "$out/run$run"
     say "gpu-calib --steady --seed $run"
     timeout 200 "$calib" --steady --seed "$run" --out-dir "$out/run$run" "${meta[@]}" --meta "run=$run" ||

@@ -15,6 +15,24 @@ typedef struct {
     double measured;
 } ProfClock;
 
+/* DIR/name: a raw file ("dashsim-calib-profile-raw", version 1) of the metadata, with the clock after,
+ * the tool and its method, then the sections in body (freed); path gets the file's path. */
+static void write_raw(const Options *o, const GpuMeta *meta, const char *name, const char *tool, const char *method,
+                      char *body, size_t body_len, char *path, size_t path_len)
+{
+    GpuMeta m = *meta;
+    if (gpu_nvml_sm_clock_mhz() >= 0)
+        gpu_meta_raw(&m, "sm_clock_mhz_after", "%d", gpu_nvml_sm_clock_mhz());
+    gpu_meta_str(&m, "method", method);
+    gpu_meta_str(&m, "tool", tool);
+    FILE *out = calib_open_out(o->out_dir, name, path, path_len);
+    fprintf(out, "{\"format\":\"dashsim-calib-profile-raw\",\"version\":1,\n\"metadata\":");
+    gpu_meta_write(out, &m);
+    fwrite(body, 1, body_len, out);
+    fclose(out);
+    free(body);
+}
+
 /* --profile: the raw measurements of the predictor's hardware profile (docs/gpu.md, "Profile calibration"):
  * compute vs tile and rounds, staging, reduction vs reductions in flight, hand-off under load, CTA launch
  * costs and the SM clock, every section run here; one JSON file, "dashsim-calib-profile-raw", written to
@@ -60,19 +78,10 @@ static void run_profile(const Options *o, int sm_count, GpuMeta *meta)
                     s ? "," : "", clocks[s].section, clocks[s].before, clocks[s].after);
     fprintf(f, "]}}\n");
     fclose(f);
-    GpuMeta m = *meta;
-    if (gpu_nvml_sm_clock_mhz() >= 0)
-        gpu_meta_raw(&m, "sm_clock_mhz_after", "%d", gpu_nvml_sm_clock_mhz());
-    gpu_meta_str(&m, "method", "raw measurements for the predictor's hardware profile from calibration kernels only "
-                               "(no schedule traces); each section carries its own method text; all times in ns");
-    gpu_meta_str(&m, "tool", "gpu-calib --profile");
     char path[1024];
-    FILE *out = calib_open_out(o->out_dir, "calib-profile-raw.json", path, sizeof path);
-    fprintf(out, "{\"format\":\"dashsim-calib-profile-raw\",\"version\":1,\n\"metadata\":");
-    gpu_meta_write(out, &m);
-    fwrite(body, 1, body_len, out);
-    fclose(out);
-    free(body);
+    write_raw(o, meta, "calib-profile-raw.json", "gpu-calib --profile",
+              "raw measurements for the predictor's hardware profile from calibration kernels only (no schedule "
+              "traces); each section carries its own method text; all times in ns", body, body_len, path, sizeof path);
     printf("profile: wrote %s\n", path);
 }
 
@@ -104,18 +113,10 @@ static void run_steady(const Options *o, int sm_count, GpuMeta *meta)
                "\"nvml_after_mhz\":%d,\"measured_mhz\":null}]}}\n", before, gpu_nvml_sm_clock_mhz());
     fclose(f);
     fclose(tsv);
-    GpuMeta m = *meta;
-    gpu_meta_str(&m, "method", "the dQ-tile reduction under steady, randomly phased load on every SM, each SM's "
-                               "reduction alone, and the burst curve of the same session; all times in ns");
-    gpu_meta_str(&m, "tool", "gpu-calib --steady");
-    if (gpu_nvml_sm_clock_mhz() >= 0)
-        gpu_meta_raw(&m, "sm_clock_mhz_after", "%d", gpu_nvml_sm_clock_mhz());
-    FILE *out = calib_open_out(o->out_dir, "calib-steady-raw.json", path, sizeof path);
-    fprintf(out, "{\"format\":\"dashsim-calib-profile-raw\",\"version\":1,\n\"metadata\":");
-    gpu_meta_write(out, &m);
-    fwrite(body, 1, body_len, out);
-    fclose(out);
-    free(body);
+    write_raw(o, meta, "calib-steady-raw.json", "gpu-calib --steady",
+              "the dQ-tile reduction under steady, randomly phased load on every SM, each SM's reduction alone, the "
+              "reduction against the SM clock and the burst curve of the same session; all times in ns", body,
+              body_len, path, sizeof path);
     printf("steady: wrote %s and %s\n", path, tpath);
 }
 

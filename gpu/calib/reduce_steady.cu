@@ -45,6 +45,17 @@ __device__ static inline unsigned long long steady_ld_acquire_u64(const unsigned
     return v;
 }
 
+/* The CTA's staged tile: tile fp32 values in shared memory, visible to the bulk copy engine (each thread
+ * fences what it wrote; the caller synchronises before the tile is read). */
+__device__ static inline float *steady_stage(unsigned char *smem, int tile)
+{
+    float *stage = (float *)smem;
+    for (int i = threadIdx.x; i < tile; i += blockDim.x)
+        stage[i] = (float)((i * 7 + (int)blockIdx.x) % 97) * 0.001f;
+    gpu_fence_proxy_smem();
+    return stage;
+}
+
 /* Uniform in [0, 1) from (seed, block, round). */
 __device__ static inline double steady_uniform(unsigned seed, unsigned blk, unsigned r)
 {
@@ -87,11 +98,8 @@ __global__ void __launch_bounds__(GPU_COMPUTE_THREADS, 1)
                               long long *out, long long *span, int *smid, float *sink, int *err)
 {
     extern __shared__ __align__(128) unsigned char smem[];
-    float *stage = (float *)smem;
+    float *stage = steady_stage(smem, tile);
     const int tid = threadIdx.x;
-    for (int i = tid; i < tile; i += blockDim.x)
-        stage[i] = (float)((i * 7 + (int)blockIdx.x) % 97) * 0.001f;
-    gpu_fence_proxy_smem();
     unsigned *s = sem + (size_t)blockIdx.x * LAT_LINE;
     float *dst = dq + (size_t)blockIdx.x * tile;
     __shared__ long long t_go;
@@ -154,11 +162,8 @@ __global__ void __launch_bounds__(GPU_COMPUTE_THREADS, 1)
                              long long *out, int *smid, int *err)
 {
     extern __shared__ __align__(128) unsigned char smem[];
-    float *stage = (float *)smem;
+    float *stage = steady_stage(smem, tile);
     const int tid = threadIdx.x;
-    for (int i = tid; i < tile; i += blockDim.x)
-        stage[i] = (float)((i * 7 + (int)blockIdx.x) % 97) * 0.001f;
-    gpu_fence_proxy_smem();
     unsigned *s = sem + (size_t)blockIdx.x * LAT_LINE;
     float *dst = dq + (size_t)blockIdx.x * tile;
     if (tid == 0) {
@@ -219,7 +224,7 @@ typedef struct {
  * every CTA is still looping; its time (cycles at the CTA's ratio), read point, in flight (mean over five
  * points of its span, and at its midpoint), one TSV line each into tsv. */
 static void steady_collect(const long long *out, const long long *span, const int *smid, int k, int rounds,
-                           const SteadyVariant *v, int gap_ns, FILE *tsv, SteadySamples *ss)
+                           const SteadyVariant *v, int gap_ns, FILE *tsv, SteadySamples *ss) /* gap_ns < 0: computed */
 {
     const int total = k * rounds;
     double *starts = (double *)malloc(sizeof(double) * total), *ends = (double *)malloc(sizeof(double) * total);
@@ -247,7 +252,9 @@ static void steady_collect(const long long *out, const long long *span, const in
                 avg += steady_count_at(starts, ends, total, s + (e - s) * (i + 0.5) / 5) / 5.0;
             const int at_mid = steady_count_at(starts, ends, total, (s + e) / 2);
             const int i = ss->n++;
-            ss->dur[i] = (double)o[3] * nspc, ss->read[i] = (double)(o[1] - o[0]), ss->avg[i] = avg;
+            /* computed gaps: clock64 across the compute's end reads early on some samples (up to twice the
+             * globaltimer span; calib7 run 3/4), so the time is the globaltimer span there (32 ns steps) */
+            ss->dur[i] = gap_ns < 0 ? e - s : (double)o[3] * nspc, ss->read[i] = (double)(o[1] - o[0]), ss->avg[i] = avg;
             ss->mid[i] = at_mid, ss->blk[i] = b;
             if (tsv)
                 fprintf(tsv, "%d\t%d\t%s\t%d\t%d\t%d\t%lld\t%lld\t%lld\t%.0f\t%.2f\t%d\n", v->tile_m, v->head_dim,
@@ -339,7 +346,8 @@ void calib_reduce_steady(FILE *f, int sm_count, unsigned seed, FILE *tsv, int is
             is_compute ? "as reduce_steady, but the gap is the executor's serial compute: the CTA computes "
                          "max(1, compute_iters x (0.5 + u)) mma rounds of the variant's tile between reductions, so "
                          "the SM clock is the executor's (measured_mhz: clock64 per globaltimer us over the loop, "
-                         "median over CTAs). reduce_steady: " : "",
+                         "median over CTAs); time: the globaltimer span (clock64 across the compute's end read early). "
+                         "reduce_steady: " : "",
             rounds, STEADY_WARM, seed, k, rounds);
     for (int vi = 0; vi < STEADY_VARIANTS; vi++) {
         const SteadyVariant *v = &steady_variants[vi];
@@ -490,9 +498,7 @@ __global__ void __launch_bounds__(GPU_COMPUTE_THREADS, 1)
     __shared__ int is_stop;
     const long long t0 = gpu_globaltimer(), deadline = t0 + 2000000000LL;
     if (blockIdx.x == 0) {
-        for (int i = tid; i < tile; i += blockDim.x)
-            stage[i] = (float)((i * 7) % 97) * 0.001f;
-        gpu_fence_proxy_smem();
+        steady_stage(smem, tile);
         __syncthreads();
         if (tid == 0)
             while (gpu_globaltimer() < t0 + warm_ns) {

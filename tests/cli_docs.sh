@@ -37,7 +37,7 @@ while IFS=$'\t' read -r file line cmd; do
     [[ $comment =~ exit[[:space:]]+([0-9]+) ]] && want=${BASH_REMATCH[1]}
     if [[ $comment == *"needs a GPU"* ]]; then skip "$name" "needs a GPU"; continue; fi
     count=$((count + 1))
-    (cd "$work" && timeout 120 bash -c "$cmd" </dev/null >"$tmp/out" 2>"$tmp/err")
+    (cd "$work" && timeout "${DOCS_TIMEOUT:-120}" bash -c "$cmd" </dev/null >"$tmp/out" 2>"$tmp/err")
     rc=$?
     if [ "$rc" -eq "$want" ]; then ok "$name"; else fail "$name" "exit $rc, expected $want: $cmd; stderr: $(head -c 300 "$tmp/err")"; fi
 done < <(list_commands "$root/README.md" "$root"/docs/*.md)

@@ -25,12 +25,12 @@ static int64_t plan_critical_path(const SimProgram *p)
 {
     Dag *g = dag_new(p->op_count);
     for (int64_t op = 0; op < p->op_count; op++) {
-        dag_set_node(g, op, p->ops[op].duration_ns, 0);
+        dag_set_node(g, op, sim_op_duration_ns(p, op), 0);
         if (sim_program_next_on_engine(p, op) >= 0)
             dag_add_edge(g, op, sim_program_next_on_engine(p, op), 0, 0, true);
     }
     for (int64_t e = 0; e < p->edge_count; e++)
-        dag_add_edge(g, p->edges[e].from, p->edges[e].to, 0, 1, false);
+        dag_add_edge(g, sim_edge_from(p, e), sim_edge_to(p, e), 0, 1, false);
     SimError err = { 0 };
     ck_assert_int_eq(dag_solve(g, &err), SIM_OK);
     int64_t cp = dag_critical_path_ns(g);
@@ -43,14 +43,13 @@ static int64_t plan_critical_path(const SimProgram *p)
  * reduction or its tail the waited change. */
 static bool is_allowed_time(const SimProgram *p, int64_t op, int64_t realised)
 {
-    const SimOp *o = &p->ops[op];
-    int64_t d = realised - o->duration_ns;
-    if (o->kind == SIM_OP_COMPUTE)
+    int64_t duration = sim_op_duration_ns(p, op), d = realised - duration;
+    if (sim_op_kind(p, op) == SIM_OP_COMPUTE)
         return d == 0 || d == p->overlap.penalty_ns;
-    if (o->engine != 1)
+    if (sim_op_engine(p, op) != 1)
         return d == 0;
-    int64_t w = o->kind == SIM_OP_REDUCE ? p->waited.read_delta_ns : p->waited.tail_delta_ns;
-    w = MAX(w, -(int64_t)o->duration_ns);
+    int64_t w = sim_op_kind(p, op) == SIM_OP_REDUCE ? p->waited.read_delta_ns : p->waited.tail_delta_ns;
+    w = MAX(w, -duration);
     return d == 0 || d == w || d == p->overlap.write_extra_ns || d == w + p->overlap.write_extra_ns;
 }
 
@@ -59,36 +58,35 @@ static int64_t check_schedule(const Plan *plan, const SimProgram *p, const SimSc
 {
     bool has_tail = false, has_write = false; /* a split reduction; a dK/dV write after some tasks */
     for (int64_t op = 0; op < p->op_count; op++)
-        has_tail |= p->ops[op].kind == SIM_OP_SYNC && p->ops[op].engine == 1,
-            has_write |= p->ops[op].kind == SIM_OP_WRITE;
+        has_tail |= sim_op_kind(p, op) == SIM_OP_SYNC && sim_op_engine(p, op) == 1,
+            has_write |= sim_op_kind(p, op) == SIM_OP_WRITE;
     int per_task = p->engines_per_unit == 1 ? 2 : 3 + has_tail;
     int *seen = g_new0(int, plan->task_count);
     int64_t work[2] = { 0, 0 };
     for (int64_t op = 0; op < p->op_count; op++) {
-        const SimOp *o = &p->ops[op];
-        int32_t c = o->cta;
-        seen[o->task]++;
-        work[o->engine] += o->duration_ns;
+        int32_t c = sim_op_cta(p, op);
+        int64_t duration = sim_op_duration_ns(p, op), end = sim_schedule_end_ns(p, s, op);
+        seen[sim_op_task(p, op)]++;
+        work[sim_op_engine(p, op)] += duration;
         ck_assert_int_ge(s->start_ns[op], s->cta_dispatch_ns[c]);
-        ck_assert_int_le(s->end_ns[op], s->cta_end_ns[c]);
-        if (p->load && o->kind == SIM_OP_REDUCE) /* queued: no faster than alone, no slower than the largest
+        ck_assert_int_le(end, s->cta_end_ns[c]);
+        if (p->load && sim_op_kind(p, op) == SIM_OP_REDUCE) /* queued: no faster than alone, no slower than the largest
                                                   * extra plus a backlog of one issue per unit */
-            ck_assert(s->end_ns[op] - s->start_ns[op] >= o->duration_ns &&
-                      s->end_ns[op] - s->start_ns[op] <= o->duration_ns + 250 + 1 +
-                          (p->load->capacity_milli ? (int64_t)p->n_units * (o->duration_ns * p->load->issue_ppm /
+            ck_assert(end - s->start_ns[op] >= duration &&
+                      end - s->start_ns[op] <= duration + 250 + 1 +
+                          (p->load->capacity_milli ? (int64_t)p->n_units * (duration * p->load->issue_ppm /
                                                         1000000) * 1000 / p->load->capacity_milli : 0));
         else
-            ck_assert_msg(is_allowed_time(p, op, s->end_ns[op] - s->start_ns[op]), "op %lld: %lld ns for %lld",
-                          (long long)op, (long long)(s->end_ns[op] - s->start_ns[op]), (long long)o->duration_ns);
+            ck_assert_msg(is_allowed_time(p, op, end - s->start_ns[op]), "op %lld: %lld ns for %lld",
+                          (long long)op, (long long)(end - s->start_ns[op]), (long long)duration);
         if (sim_program_next_on_engine(p, op) >= 0)
-            ck_assert_int_ge(s->start_ns[sim_program_next_on_engine(p, op)], s->end_ns[op]);
+            ck_assert_int_ge(s->start_ns[sim_program_next_on_engine(p, op)], end);
     }
     for (int64_t t = 0; t < plan->task_count; t++) /* the prologue counts for its CTA's first task */
         ck_assert(seen[t] >= per_task && seen[t] <= per_task + has_write + 1);
     for (int64_t e = 0; e < p->edge_count; e++) {
-        const SimEdge *edge = &p->edges[e];
         int64_t lat = sim_engine_edge_latency(p, s, e);
-        ck_assert_int_ge(s->start_ns[edge->to], s->end_ns[edge->from] + lat);
+        ck_assert_int_ge(s->start_ns[sim_edge_to(p, e)], sim_schedule_end_ns(p, s, sim_edge_from(p, e)) + lat);
     }
     for (int32_t a = 0; a < p->cta_count; a++) /* CTAs on one unit never overlap */
         for (int32_t b = a + 1; b < p->cta_count; b++)
@@ -245,7 +243,7 @@ START_TEST(unit_load_model_is_the_fixed_engine)
             ck_assert_int_eq(sim_engine_run(a, &sa, &err), SIM_OK);
             ck_assert_int_eq(sim_engine_run(b, &sb, &err), SIM_OK);
             for (int64_t op = 0; op < a->op_count; op++)
-                ck_assert(sa.start_ns[op] == sb.start_ns[op] && sa.end_ns[op] == sb.end_ns[op]);
+                ck_assert(sa.start_ns[op] == sb.start_ns[op] && sim_schedule_end_ns(a, &sa, op) == sim_schedule_end_ns(b, &sb, op));
             sim_schedule_clear(&sa), sim_schedule_clear(&sb);
             sim_program_free(a), sim_program_free(b);
             plan_free(plan);

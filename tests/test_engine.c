@@ -34,6 +34,8 @@ START_TEST(dispatch_goes_to_first_free_unit_in_launch_order)
         ck_assert_int_eq(s.start_ns[i], start[i]);
     }
     ck_assert_int_eq(s.makespan_ns, 7);
+    ck_assert_ptr_null(s.end_ns); /* the fast path keeps starts only: an end is start + duration */
+    ck_assert_int_eq(sim_schedule_end_ns(p, &s, 2), 7);
     sim_schedule_clear(&s);
     sim_program_free(p);
 }
@@ -91,7 +93,7 @@ START_TEST(zero_length_ops_and_two_engines)
     SimSchedule s = { 0 };
     SimError err = { 0 };
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
-    ck_assert_int_eq(s.end_ns[c0], 5);
+    ck_assert_int_eq(sim_schedule_end_ns(p, &s, c0), 5);
     ck_assert_int_eq(s.start_ns[r0], 5);
     ck_assert_int_eq(s.start_ns[c1], 5);   /* overlaps the reduction on the other engine */
     ck_assert_int_eq(s.start_ns[d1], 13);  /* waits for the buffer to be read */
@@ -128,13 +130,13 @@ START_TEST(overlap_penalty_slows_the_compute_its_reduction_starts_beside)
     SimError err = { 0 };
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
     ck_assert_int_eq(s.start_ns[3], 1000);
-    ck_assert_int_eq(s.end_ns[3], 2200);
-    ck_assert_int_eq(s.end_ns[2], 1500); /* the reduction itself keeps its time */
+    ck_assert_int_eq(sim_schedule_end_ns(p, &s, 3), 2200);
+    ck_assert_int_eq(sim_schedule_end_ns(p, &s, 2), 1500); /* the reduction itself keeps its time */
     sim_schedule_clear(&s);
     sim_program_free(p);
     p = store_overlap_program((SimOverlapRule){ 200, 0, 0, 0 }, 0); /* an empty window: no penalty */
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
-    ck_assert_int_eq(s.end_ns[3], 2000);
+    ck_assert_int_eq(sim_schedule_end_ns(p, &s, 3), 2000);
     sim_schedule_clear(&s);
     sim_program_free(p);
 }
@@ -149,13 +151,13 @@ START_TEST(write_extra_slows_the_store_engine_beside_a_write)
     SimError err = { 0 };
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
     ck_assert_int_eq(s.start_ns[5], 1500);
-    ck_assert_int_eq(s.end_ns[5], 2000); /* ends as W starts: not beside it */
+    ck_assert_int_eq(sim_schedule_end_ns(p, &s, 5), 2000); /* ends as W starts: not beside it */
     sim_schedule_clear(&s);
     sim_program_free(p);
     p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300 }, 600);
-    p->ops[5].duration_ns = 800; /* now it runs 1500..2300, across W's start at 2000 */
+    sim_program_set_duration(p, 5, 800); /* now it runs 1500..2300, across W's start at 2000 */
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
-    ck_assert_int_eq(s.end_ns[5], 2600);
+    ck_assert_int_eq(sim_schedule_end_ns(p, &s, 5), 2600);
     ck_assert_int_eq(s.makespan_ns, 2600);
     sim_schedule_clear(&s);
     sim_program_free(p);
@@ -182,10 +184,10 @@ START_TEST(waited_reduction_takes_its_other_times)
     SimSchedule s = { 0 };
     SimError err = { 0 };
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
-    ck_assert_int_eq(s.end_ns[r0], 1400);   /* R0 did not wait: its own time */
+    ck_assert_int_eq(sim_schedule_end_ns(p, &s, r0), 1400);   /* R0 did not wait: its own time */
     ck_assert_int_eq(s.start_ns[r1], 1450); /* the hand-off */
-    ck_assert_int_eq(s.end_ns[r1], 1750);   /* 400 - 100 */
-    ck_assert_int_eq(s.end_ns[t1], 2600);   /* 600 + 250 */
+    ck_assert_int_eq(sim_schedule_end_ns(p, &s, r1), 1750);   /* 400 - 100 */
+    ck_assert_int_eq(sim_schedule_end_ns(p, &s, t1), 2600);   /* 600 + 250 */
     sim_schedule_clear(&s);
     sim_program_free(p);
 }
@@ -248,7 +250,7 @@ static void run_reductions(const SimLoadModel *load, int n, const int64_t *start
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
     for (int i = 0; i < n; i++) {
         ck_assert_int_eq(s.start_ns[r[i]], start[i]);
-        took[i] = s.end_ns[r[i]] - s.start_ns[r[i]];
+        took[i] = sim_schedule_end_ns(p, &s, r[i]) - s.start_ns[r[i]];
     }
     sim_schedule_clear(&s);
     sim_program_free(p);
@@ -317,6 +319,95 @@ START_TEST(load_model_grows_handoffs)
 }
 END_TEST
 
+/* Start times of p by both engines (the fast path where it applies), which must agree; ends too. */
+static void assert_engines_agree(const SimProgram *p)
+{
+    SimSchedule a = { 0 }, b = { 0 };
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_engine_run(p, &a, &err), SIM_OK);
+    ck_assert_int_eq(sim_engine_run_events(p, &b, &err), SIM_OK);
+    for (int64_t op = 0; op < p->op_count; op++) {
+        ck_assert_int_eq(a.start_ns[op], b.start_ns[op]);
+        ck_assert_int_eq(sim_schedule_end_ns(p, &a, op), sim_schedule_end_ns(p, &b, op));
+    }
+    ck_assert_int_eq(a.makespan_ns, b.makespan_ns);
+    sim_schedule_clear(&a), sim_schedule_clear(&b);
+}
+
+/* The narrow fields (program.h) widen on the first value that needs it and keep every earlier value: a
+ * duration past 2^31 ns, a second latency of a kind; a CTA 200 past its block's first op's fits its delta. */
+START_TEST(narrow_fields_widen_when_a_value_needs_it)
+{
+    SimProgram *p = sim_program_new(2, 1);
+    sim_program_add_cta(p, 0);
+    sim_program_add_op(p, 0, SIM_OP_COMPUTE, 10, 0);
+    sim_program_add_op(p, 0, SIM_OP_REDUCE, 20, 1);
+    ck_assert_ptr_nonnull(p->op_duration_ns);
+    for (int i = 0; i < 200; i++)
+        sim_program_add_cta(p, 1);
+    sim_program_add_op(p, 0, SIM_OP_COMPUTE, 3000000000LL, 2); /* CTA 200, 3 s */
+    ck_assert_ptr_null(p->op_duration_ns);
+    ck_assert_int_eq(sim_op_cta(p, 0), 0);
+    ck_assert_int_eq(sim_op_cta(p, 1), 0);
+    ck_assert_int_eq(sim_op_cta(p, 2), 200);
+    ck_assert_int_eq(sim_op_duration_ns(p, 1), 20);
+    ck_assert_int_eq(sim_op_duration_ns(p, 2), 3000000000LL);
+    sim_program_add_edge(p, 0, 2, 5, SIM_EDGE_ACCUM);
+    sim_program_add_edge(p, 1, 2, 0, SIM_EDGE_PHASE);
+    ck_assert_ptr_null(p->edge_latency_ns); /* one latency a kind so far */
+    sim_program_add_edge(p, 0, 2, 7, SIM_EDGE_ACCUM);
+    ck_assert_ptr_nonnull(p->edge_latency_ns);
+    ck_assert_int_eq(sim_edge_latency_ns(p, 0), 5);
+    ck_assert_int_eq(sim_edge_latency_ns(p, 1), 0);
+    ck_assert_int_eq(sim_edge_latency_ns(p, 2), 7);
+    sim_program_free(p);
+}
+END_TEST
+
+/* Adjacency offsets: in two levels while 32 ops have at most 255 edges, else in full; the same runs of
+ * edge ids either way, ascending per op, and no ids where the edges came in order. */
+START_TEST(adjacency_in_two_levels_or_in_full)
+{
+    for (int fan = 3; fan <= 300; fan += 297) {
+        SimProgram *p = sim_program_new(4, 1);
+        for (int i = 0; i < fan; i++) {
+            sim_program_add_cta(p, -1);
+            sim_program_add_op(p, 0, SIM_OP_COMPUTE, 1 + i % 7, i);
+        }
+        sim_program_add_cta(p, -1);
+        int64_t sink = sim_program_add_op(p, 0, SIM_OP_REDUCE, 4, fan);
+        for (int i = fan - 1; i >= 0; i--) /* ids descending by source: in order of 'to', not of 'from' */
+            sim_program_add_edge(p, i, sink, 100, SIM_EDGE_DATA);
+        sim_program_seal(p);
+        ck_assert(fan > 255 ? p->first_in.full != NULL : p->first_in.rel != NULL);
+        ck_assert_ptr_null(p->in_edge);
+        ck_assert_ptr_nonnull(p->out_edge);
+        ck_assert_int_eq(sim_program_in_end(p, sink) - sim_program_in_begin(p, sink), fan);
+        for (int64_t k = sim_program_in_begin(p, sink); k < sim_program_in_end(p, sink); k++)
+            ck_assert_int_eq(sim_program_in_edge(p, k), k);
+        for (int64_t v = 0; v < fan; v++) {
+            ck_assert_int_eq(sim_program_out_end(p, v) - sim_program_out_begin(p, v), 1);
+            ck_assert_int_eq(sim_edge_from(p, sim_program_out_edge(p, sim_program_out_begin(p, v))), v);
+        }
+        assert_engines_agree(p);
+        sim_program_free(p);
+    }
+}
+END_TEST
+
+/* Ends derived from starts (the fast path's) are the event engine's; without the ops' tasks too. */
+START_TEST(derived_ends_match_the_event_engine)
+{
+    const int64_t d[] = { 6, 2, 9, 1 };
+    SimProgram *p = chain_of_ctas(3, d, 4);
+    sim_program_seal(p);
+    assert_engines_agree(p);
+    sim_program_drop_tasks(p); /* the analysis and the engines without rules never read them */
+    assert_engines_agree(p);
+    sim_program_free(p);
+}
+END_TEST
+
 Suite *suite_engine(void)
 {
     Suite *s = suite_create("engine");
@@ -332,6 +423,9 @@ Suite *suite_engine(void)
     tcase_add_test(tc, dependency_cycle_deadlocks);
     tcase_add_test(tc, load_model_queues_reductions);
     tcase_add_test(tc, load_model_grows_handoffs);
+    tcase_add_test(tc, narrow_fields_widen_when_a_value_needs_it);
+    tcase_add_test(tc, adjacency_in_two_levels_or_in_full);
+    tcase_add_test(tc, derived_ends_match_the_event_engine);
     suite_add_tcase(s, tc);
     return s;
 }

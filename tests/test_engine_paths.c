@@ -23,9 +23,9 @@ static void assert_same(const SimProgram *p, const SimSchedule *a, const SimSche
     ck_assert_msg(a->makespan_ns == b->makespan_ns, "%s: makespan %" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT,
                   what, a->makespan_ns, b->makespan_ns);
     for (int64_t op = 0; op < p->op_count; op++)
-        ck_assert_msg(a->start_ns[op] == b->start_ns[op] && a->end_ns[op] == b->end_ns[op],
+        ck_assert_msg(a->start_ns[op] == b->start_ns[op] && sim_schedule_end_ns(p, a, op) == sim_schedule_end_ns(p, b, op),
                       "%s: op %" G_GINT64_FORMAT " [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ") vs [%" G_GINT64_FORMAT
-                      ", %" G_GINT64_FORMAT ")", what, op, a->start_ns[op], a->end_ns[op], b->start_ns[op], b->end_ns[op]);
+                      ", %" G_GINT64_FORMAT ")", what, op, a->start_ns[op], sim_schedule_end_ns(p, a, op), b->start_ns[op], sim_schedule_end_ns(p, b, op));
     for (int32_t c = 0; c < p->cta_count; c++)
         ck_assert_msg(a->cta_unit[c] == b->cta_unit[c] && a->cta_dispatch_ns[c] == b->cta_dispatch_ns[c] &&
                       a->cta_end_ns[c] == b->cta_end_ns[c], "%s: CTA %d on unit %d at %" G_GINT64_FORMAT " vs unit %d at %"
@@ -57,7 +57,7 @@ static void vary_durations(SimProgram *p, uint32_t seed)
 {
     GRand *rng = g_rand_new_with_seed(seed);
     for (int64_t op = 0; op < p->op_count; op++)
-        p->ops[op].duration_ns = g_rand_int_range(rng, 0, 4) == 0 ? 0 : g_rand_int_range(rng, 1, 2000);
+        sim_program_set_duration(p, op, g_rand_int_range(rng, 0, 4) == 0 ? 0 : g_rand_int_range(rng, 1, 2000));
     g_rand_free(rng);
 }
 

@@ -155,7 +155,7 @@ START_TEST(queue_fit_recovers_its_shares)
             SimSchedule s = { 0 };
             SimError err = { 0 };
             ck_assert_int_eq(sim_engine_run(prog, &s, &err), SIM_OK);
-            took[half] = s.end_ns[mine] - s.start_ns[mine];
+            took[half] = sim_schedule_end_ns(prog, &s, mine) - s.start_ns[mine];
             sim_schedule_clear(&s);
             sim_program_free(prog);
         }

@@ -123,7 +123,7 @@ static int64_t check_trace(const Run *r, const char *path)
         if (strcmp(ph, "X") == 0) {
             int64_t start = arg_int(ev, "start_ns"), end = arg_int(ev, "end_ns"), op = arg_int(ev, "op");
             ck_assert_int_eq(r->s.start_ns[op], start);
-            ck_assert_int_eq(r->s.end_ns[op], end);
+            ck_assert_int_eq(sim_schedule_end_ns(r->prog, &r->s, op), end);
             /* ts and dur are microseconds with exactly nanosecond precision */
             ck_assert_int_eq((int64_t)(item(ev, "ts")->valuedouble * 1000 + 0.5), start);
             ck_assert_int_eq((int64_t)(item(ev, "dur")->valuedouble * 1000 + 0.5), end - start);
@@ -142,7 +142,7 @@ static int64_t check_trace(const Run *r, const char *path)
             ck_assert_int_le(slices[i - 1].end, slices[i].start);
     int64_t accum = 0;
     for (int64_t e = 0; e < r->prog->edge_count; e++)
-        accum += r->prog->edges[e].kind == SIM_EDGE_ACCUM;
+        accum += sim_edge_kind(r->prog, e) == SIM_EDGE_ACCUM;
     ck_assert_int_eq(flows_s, accum);
     ck_assert_int_eq(flows_f, accum);
     ck_assert_int_eq(threads, (int64_t)r->prog->n_units * r->prog->engines_per_unit);

@@ -599,7 +599,7 @@ int sim_cmd_validate(int argc, char **argv)
         sim_profile_read(o.profile_path, &profile, &err);
     if (rc < 0 && !err.status)
         load_kernels(&o, &kernels, &kernel_count, &err);
-    ValidateModels models = { profile, kernels, kernel_count };
+    ValidateModels models = { profile, kernels, kernel_count, o.is_json };
     int64_t room = o.max_memory_mb << 20; /* the traces are all held at once: one budget for them */
     CheckWork work = { &o, traces, &matrix, &models, checks, g_new0(SimError, MAX(count, 1)),
                        o.jobs > 1 && count > 1 ? g_thread_pool_new(check_one, &work, (int)MIN(o.jobs, count), TRUE, NULL)

@@ -61,10 +61,10 @@ static inline int64_t edge_latency(const Engine *e, int64_t edge, int64_t from, 
     if (from_unit == to_unit)
         return 0;
     const SimProgram *p = e->p;
-    const SimEdge *ed = &p->edges[edge];
-    if (ed->kind != SIM_EDGE_ACCUM)
-        return ed->latency_ns;
-    int64_t lat = p->unit_latency_ns ? p->unit_latency_ns[(int64_t)from_unit * p->n_units + to_unit] : ed->latency_ns;
+    if (sim_edge_kind(p, edge) != SIM_EDGE_ACCUM)
+        return sim_edge_latency_ns(p, edge);
+    int64_t lat = p->unit_latency_ns ? p->unit_latency_ns[(int64_t)from_unit * p->n_units + to_unit]
+                                     : sim_edge_latency_ns(p, edge);
     return e->s->handoff_extra_ns ? lat + e->s->handoff_extra_ns[from] : lat;
 }
 
@@ -84,17 +84,18 @@ static void lengthen(Engine *e, int32_t op, int64_t extra)
 static int64_t interfere_at_start(Engine *e, int64_t op, int64_t start)
 {
     const SimProgram *p = e->p;
-    const SimOp *o = &p->ops[op];
     const SimOverlapRule *r = &p->overlap;
-    int32_t u = e->s->cta_unit[o->cta];
-    if (o->kind == SIM_OP_COMPUTE && o->engine == 0) {
+    SimOpKind kind = sim_op_kind(p, op);
+    int engine = sim_op_engine(p, op);
+    int32_t u = e->s->cta_unit[sim_op_cta(p, op)];
+    if (kind == SIM_OP_COMPUTE && engine == 0) {
         int64_t since = start - e->unit_reduce_start[u];
         e->unit_compute[u] = (int32_t)op;
         e->is_unit_compute_slowed[u] = r->penalty_ns > 0 && since <= r->before_ns && since > -r->after_ns;
         return e->is_unit_compute_slowed[u] ? r->penalty_ns : 0;
     }
-    if (o->kind == SIM_OP_WRITE && o->engine == 0) {
-        e->unit_write_start[u] = start, e->unit_write_end[u] = start + o->duration_ns;
+    if (kind == SIM_OP_WRITE && engine == 0) {
+        e->unit_write_start[u] = start, e->unit_write_end[u] = start + sim_op_duration_ns(p, op);
         int32_t x = e->unit_store_op[u];
         if (r->write_extra_ns > 0 && x >= 0 && !e->is_unit_store_slowed[u] && e->s->start_ns[x] <= start &&
             e->s->end_ns[x] > start && e->s->end_ns[x] != ENDS_UNKNOWN) {
@@ -103,13 +104,13 @@ static int64_t interfere_at_start(Engine *e, int64_t op, int64_t start)
         }
         return 0;
     }
-    if (o->engine != 1)
+    if (engine != 1)
         return 0;
     e->unit_store_op[u] = (int32_t)op;
     e->is_unit_store_slowed[u] = r->write_extra_ns > 0 && e->unit_write_start[u] <= start &&
                                  start < e->unit_write_end[u];
     int64_t extra = e->is_unit_store_slowed[u] ? r->write_extra_ns : 0;
-    if (o->kind != SIM_OP_REDUCE)
+    if (kind != SIM_OP_REDUCE)
         return extra;
     e->unit_reduce_start[u] = start;
     int32_t c = e->unit_compute[u];
@@ -127,15 +128,15 @@ static int64_t interfere_at_start(Engine *e, int64_t op, int64_t start)
 static int64_t waited_at_start(const Engine *e, int64_t op)
 {
     const SimProgram *p = e->p;
-    const SimOp *o = &p->ops[op];
     if (e->load) /* the load model times reductions its own way */
         return 0;
-    if (o->kind == SIM_OP_REDUCE)
-        return e->is_accum_bound[op] ? MAX(p->waited.read_delta_ns, -(int64_t)o->duration_ns) : 0;
-    const SimOp *prev = op > 0 ? &p->ops[op - 1] : NULL;
-    if (prev && prev->kind == SIM_OP_REDUCE && prev->engine == o->engine && prev->task == o->task &&
-        prev->cta == o->cta && e->is_accum_bound[op - 1])
-        return MAX(p->waited.tail_delta_ns, -(int64_t)o->duration_ns);
+    int64_t d = sim_op_duration_ns(p, op);
+    if (sim_op_kind(p, op) == SIM_OP_REDUCE)
+        return e->is_accum_bound[op] ? MAX(p->waited.read_delta_ns, -d) : 0;
+    if (op > 0 && sim_op_kind(p, op - 1) == SIM_OP_REDUCE && sim_op_engine(p, op - 1) == sim_op_engine(p, op) &&
+        sim_op_task(p, op - 1) == sim_op_task(p, op) && sim_op_cta(p, op - 1) == sim_op_cta(p, op) &&
+        e->is_accum_bound[op - 1])
+        return MAX(p->waited.tail_delta_ns, -d);
     return 0;
 }
 
@@ -158,7 +159,7 @@ static void queue_event(Engine *e, int64_t op, int64_t now)
 {
     const SimLoadModel *m = e->load;
     queue_advance(e, now);
-    int64_t d = e->p->ops[op].duration_ns, issue = d * m->issue_ppm / 1000000;
+    int64_t d = sim_op_duration_ns(e->p, op), issue = d * m->issue_ppm / 1000000;
     if (e->issue_mark[op] < 0) {
         e->issue_mark[op] = e->rq.area;
         e->rq.issuing++;
@@ -188,7 +189,7 @@ static inline void release(Engine *e, int64_t op, int64_t at, bool is_accum)
             e->is_accum_bound[op] = is_accum;
     }
     if (++e->s->end_ns[op] == 0) {
-        if (G_UNLIKELY(e->load) && e->p->ops[op].kind == SIM_OP_REDUCE) {
+        if (G_UNLIKELY(e->load) && sim_op_kind(e->p, op) == SIM_OP_REDUCE) {
             e->s->end_ns[op] = ENDS_UNKNOWN;
             sim_event_queue_push(&e->queue, *ready, (int32_t)~op);
             return;
@@ -196,7 +197,7 @@ static inline void release(Engine *e, int64_t op, int64_t at, bool is_accum)
         int64_t extra = G_UNLIKELY(e->unit_compute != NULL) ? interfere_at_start(e, op, *ready) : 0;
         if (G_UNLIKELY(e->is_accum_bound != NULL))
             extra += waited_at_start(e, op);
-        e->s->end_ns[op] = *ready + e->p->ops[op].duration_ns + extra;
+        e->s->end_ns[op] = *ready + sim_op_duration_ns(e->p, op) + extra;
         sim_event_queue_push(&e->queue, e->s->end_ns[op], (int32_t)op);
     }
 }
@@ -214,15 +215,15 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
      * complete), the others will release it again with the same time, which changes nothing. The CTA's
      * ops are contiguous, so their in-edges are one run of in_edge. */
     int64_t op_end = cta->op_begin + cta->op_count;
-    for (int64_t k = p->first_in[cta->op_begin]; k < p->first_in[op_end]; k++) {
-        const SimEdge *edge = &p->edges[p->in_edge[k]];
-        int64_t end = e->s->end_ns[edge->from];
+    for (int64_t k = sim_program_in_begin(p, cta->op_begin); k < sim_program_in_begin(p, op_end); k++) {
+        int64_t edge = sim_program_in_edge(p, k), from = sim_edge_from(p, edge), to = sim_edge_to(p, edge);
+        int64_t end = e->s->end_ns[from];
         if (end >= 0 && end != ENDS_UNKNOWN) {
-            int32_t from_unit = e->s->cta_unit[p->ops[edge->from].cta];
-            int64_t at = end + edge_latency(e, p->in_edge[k], edge->from, from_unit, unit);
-            if (at > ready[edge->to] && e->is_accum_bound)
-                e->is_accum_bound[edge->to] = edge->kind == SIM_EDGE_ACCUM;
-            ready[edge->to] = MAX(ready[edge->to], at);
+            int32_t from_unit = e->s->cta_unit[sim_op_cta(p, from)];
+            int64_t at = end + edge_latency(e, edge, from, from_unit, unit);
+            if (at > ready[to] && e->is_accum_bound)
+                e->is_accum_bound[to] = sim_edge_kind(p, edge) == SIM_EDGE_ACCUM;
+            ready[to] = MAX(ready[to], at);
         }
     }
     if (p->engines_per_unit == 1) { /* one engine: the CTA's first op is the only one first on it */
@@ -256,16 +257,16 @@ static void dispatch(Engine *e, int64_t now)
 static void complete(Engine *e, int64_t op, int64_t now)
 {
     const SimProgram *p = e->p;
-    int32_t c = p->ops[op].cta, unit = e->s->cta_unit[c];
+    int32_t c = sim_op_cta(p, op), unit = e->s->cta_unit[c];
     e->s->order[e->order_len++] = (int32_t)op;
     e->ops_done++;
-    if (G_UNLIKELY(e->load) && p->ops[op].kind == SIM_OP_REDUCE) {
+    if (G_UNLIKELY(e->load) && sim_op_kind(p, op) == SIM_OP_REDUCE) {
         int32_t k = --e->rq.in_flight; /* still in flight */
         if (e->s->handoff_extra_ns)
             e->s->handoff_extra_ns[op] = e->load->handoff_extra_ns[MIN(k, e->load->handoff_len)];
     }
-    for (int64_t k = p->first_out[op]; k < p->first_out[op + 1]; k++) {
-        int64_t edge = p->out_edge[k], to = p->edges[edge].to;
+    for (int64_t k = sim_program_out_begin(p, op); k < sim_program_out_end(p, op); k++) {
+        int64_t edge = sim_program_out_edge(p, k), to = sim_edge_to(p, edge);
         /* The target usually lies in a CTA that runs behind this one (the next KV tile of the dQ row), ahead
          * of where that CTA has read its arrays, so its lines come from memory here, one CTA of 132 at a
          * time: no hardware prefetcher follows that. A CTA's successive edges mostly reach successive ops
@@ -273,13 +274,13 @@ static void complete(Engine *e, int64_t op, int64_t now)
          * about 90 to 45 ns per task; fetching the CTA's own next ops too moved it by 1-2%, left out. Written here:
          * GCC deletes a call to a helper holding only prefetches, as a call without effects.) */
         if (to + 4 < p->op_count) {
-            __builtin_prefetch(&p->ops[to + 4]);
+            __builtin_prefetch(&p->op_cta_delta[to + 4]);
             __builtin_prefetch(&e->s->start_ns[to + 4], 1);
             __builtin_prefetch(&e->s->end_ns[to + 4], 1);
         }
-        int32_t to_unit = e->s->cta_unit[p->ops[to].cta];
+        int32_t to_unit = e->s->cta_unit[sim_op_cta(p, to)];
         if (to_unit >= 0)
-            release(e, to, now + edge_latency(e, edge, op, unit, to_unit), p->edges[edge].kind == SIM_EDGE_ACCUM);
+            release(e, to, now + edge_latency(e, edge, op, unit, to_unit), sim_edge_kind(p, edge) == SIM_EDGE_ACCUM);
         else
             e->s->end_ns[to]++; /* one pending less; its time is folded into ready when its CTA is placed */
     }
@@ -326,7 +327,7 @@ static int64_t longest_extra(const SimProgram *p)
 {
     int64_t lat = 0, handoff = 0;
     for (int64_t e = 0; e < p->edge_count; e++)
-        lat = MAX(lat, p->edges[e].latency_ns);
+        lat = MAX(lat, sim_edge_latency_ns(p, e));
     for (int64_t i = 0; p->unit_latency_ns && i < (int64_t)p->n_units * p->n_units; i++)
         lat = MAX(lat, p->unit_latency_ns[i]);
     for (int32_t k = 0; p->load && p->load->handoff_extra_ns && k <= p->load->handoff_len; k++)
@@ -374,8 +375,8 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
     s->makespan_ns = 0;
     int64_t longest = 0;
     for (int64_t op = 0; op < n; op++) { /* pending: the incoming edges and the op before it (or the dispatch) */
-        s->end_ns[op] = -(p->first_in[op + 1] - p->first_in[op] + 1);
-        longest = MAX(longest, p->ops[op].duration_ns);
+        s->end_ns[op] = -(sim_program_in_end(p, op) - sim_program_in_begin(p, op) + 1);
+        longest = MAX(longest, sim_op_duration_ns(p, op));
     }
     sim_event_queue_init(&e->queue, longest + longest_extra(p) + longest_queued(p, longest),
                          2 * (int64_t)p->n_units * p->engines_per_unit);
@@ -527,10 +528,10 @@ void sim_schedule_clear(SimSchedule *s)
 
 int64_t sim_engine_edge_latency(const SimProgram *p, const SimSchedule *s, int64_t e)
 {
-    int64_t from = p->edges[e].from;
-    int32_t uf = s->cta_unit[p->ops[from].cta], ut = s->cta_unit[p->ops[p->edges[e].to].cta];
+    int64_t from = sim_edge_from(p, e);
+    int32_t uf = s->cta_unit[sim_op_cta(p, from)], ut = s->cta_unit[sim_op_cta(p, sim_edge_to(p, e))];
     int64_t lat = sim_program_edge_latency(p, e, uf, ut);
-    if (s->handoff_extra_ns && uf != ut && p->edges[e].kind == SIM_EDGE_ACCUM)
+    if (s->handoff_extra_ns && uf != ut && sim_edge_kind(p, e) == SIM_EDGE_ACCUM)
         lat += s->handoff_extra_ns[from];
     return lat;
 }

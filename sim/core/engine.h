@@ -16,7 +16,9 @@
 
 /* The realized schedule. Caller-owned: sim_schedule_clear frees the arrays. */
 typedef struct {
-    int64_t *start_ns, *end_ns;   /* per op */
+    int64_t *start_ns;            /* per op */
+    int64_t *end_ns;              /* per op; NULL where every op took its program duration (the fast path):
+                                   * read through sim_schedule_end_ns */
     int32_t *cta_unit;            /* per CTA: where it ran */
     int64_t *cta_dispatch_ns;     /* per CTA: when it was placed on its unit */
     int64_t *cta_end_ns;          /* per CTA: when its last op ended (its unit is free again) */
@@ -32,13 +34,18 @@ typedef struct {
 
 /* Runs p. A plan that can never finish (a CTA waits on one that cannot be placed, or a dependency cycle)
  * is reported as SIM_ERR_SCHEDULE with a sentence naming a stuck CTA. Through the fast path where it
- * applies (O(ops + edges), 16 bytes per op besides the program), else the event engine: O(ops + edges)
+ * applies (O(ops + edges), 8 bytes per op besides the program: no ends), else the event engine: O(ops + edges)
  * with the calendar queue, O((ops + edges) log(in flight)) with the heap; 20 bytes per op. */
 SimStatus sim_engine_run(const SimProgram *p, SimSchedule *out, SimError *err);
 /* The event engine alone, never the fast path: the same schedule (out->order always set), for tests and
  * comparisons. */
 SimStatus sim_engine_run_events(const SimProgram *p, SimSchedule *out, SimError *err);
 void sim_schedule_clear(SimSchedule *s);
+/* When op ended in s, a schedule of p. */
+static inline int64_t sim_schedule_end_ns(const SimProgram *p, const SimSchedule *s, int64_t op)
+{
+    return s->end_ns ? s->end_ns[op] : s->start_ns[op] + sim_op_duration_ns(p, op);
+}
 /* The latency edge e had in schedule s: the program's latency between the two units plus, with a load
  * model, the hand-off growth at its source's release. */
 int64_t sim_engine_edge_latency(const SimProgram *p, const SimSchedule *s, int64_t e);

@@ -15,13 +15,13 @@ typedef struct {
     int32_t unit;
 } FreeUnit;
 
-/* Latency of edge ed between units (sim_program_edge_latency, inlined). */
-static inline int64_t latency(const SimProgram *p, const SimEdge *ed, int32_t uf, int32_t ut)
+/* Latency of edge e between units (sim_program_edge_latency, inlined). */
+static inline int64_t latency(const SimProgram *p, int64_t e, int32_t uf, int32_t ut)
 {
     if (uf == ut)
         return 0;
-    if (ed->kind != SIM_EDGE_ACCUM || !p->unit_latency_ns)
-        return ed->latency_ns;
+    if (sim_edge_kind(p, e) != SIM_EDGE_ACCUM || !p->unit_latency_ns)
+        return sim_edge_latency_ns(p, e);
     return p->unit_latency_ns[(int64_t)uf * p->n_units + ut];
 }
 
@@ -45,28 +45,32 @@ static void replace_top(FreeUnit *h, size_t n, FreeUnit x)
 }
 
 /* Times the ops of CTA c, placed on unit at time d; returns when its last op ends, or -1 at an in-edge
- * from this op or a later one (its source has no time yet). */
-static int64_t run_cta(const SimProgram *p, SimSchedule *s, int32_t c, int32_t unit, int64_t d)
+ * from this op or a later one (its source has no time yet). An op ends at its start plus its duration,
+ * which is all the schedule keeps (its end_ns is NULL). */
+static int64_t run_cta(const SimProgram *p, SimSchedule *s, int32_t c, int32_t unit, int64_t d, bool has_latency)
 {
-    int64_t last[256], cta_end = d; /* last[k]: end of the CTA's previous op on engine k */
+    int64_t last[SIM_ENGINES_MAX], cta_end = d; /* last[k]: end of the CTA's previous op on engine k */
     for (int k = 0; k < p->engines_per_unit; k++)
         last[k] = d;
-    int64_t *start = s->start_ns, *end = s->end_ns;
-    for (int64_t op = p->ctas[c].op_begin; op < p->ctas[c].op_begin + p->ctas[c].op_count; op++) {
-        const SimOp *o = &p->ops[op];
-        int64_t ready = last[o->engine];
-        for (int64_t k = p->first_in[op]; k < p->first_in[op + 1]; k++) {
-            const SimEdge *ed = &p->edges[p->in_edge[k]];
-            if (ed->from >= op)
+    int64_t *start = s->start_ns, op_end = p->ctas[c].op_begin + p->ctas[c].op_count;
+    int64_t k = sim_program_in_begin(p, p->ctas[c].op_begin); /* the CTA's in-edges are one run */
+    for (int64_t op = p->ctas[c].op_begin; op < op_end; op++) {
+        int engine = sim_op_engine(p, op);
+        int64_t ready = last[engine];
+        for (int64_t k_end = sim_program_in_end(p, op); k < k_end; k++) {
+            int64_t e = sim_program_in_edge(p, k), from = sim_edge_from(p, e);
+            if (from >= op)
                 return -1;
-            int64_t at = end[ed->from]; /* plus the latency, where there can be one: find the source's unit */
-            if (ed->latency_ns > 0 || (p->unit_latency_ns && ed->kind == SIM_EDGE_ACCUM))
-                at += latency(p, ed, s->cta_unit[p->ops[ed->from].cta], unit);
+            int64_t at = start[from] + sim_op_duration_ns(p, from); /* plus the latency, where there can be
+                                                                     * one: find the source's unit */
+            if (has_latency && (sim_edge_latency_ns(p, e) > 0 ||
+                                (p->unit_latency_ns && sim_edge_kind(p, e) == SIM_EDGE_ACCUM)))
+                at += latency(p, e, s->cta_unit[sim_op_cta(p, from)], unit);
             ready = MAX(ready, at);
         }
         start[op] = ready;
-        end[op] = last[o->engine] = ready + o->duration_ns;
-        cta_end = MAX(cta_end, end[op]);
+        last[engine] = ready + sim_op_duration_ns(p, op);
+        cta_end = MAX(cta_end, last[engine]);
     }
     return cta_end;
 }
@@ -84,7 +88,9 @@ static bool run_in_cta_order(const SimProgram *p, SimSchedule *s, bool is_known)
     FreeUnit *units = g_new(FreeUnit, p->n_units); /* known units: per unit; else a heap (unit order is one) */
     for (int32_t u = 0; u < p->n_units; u++)
         units[u] = (FreeUnit){ 0, u };
-    bool ok = true;
+    bool ok = true, has_latency = p->unit_latency_ns || p->edge_latency_ns;
+    for (int k = 0; k < SIM_EDGE_KIND_COUNT; k++)
+        has_latency |= p->kind_latency_ns[k] > 0;
     s->makespan_ns = 0;
     for (int32_t c = 0; c < p->cta_count && ok; c++) {
         FreeUnit *slot = &units[is_known ? unit_of(p, c) : 0];
@@ -92,7 +98,7 @@ static bool run_in_cta_order(const SimProgram *p, SimSchedule *s, bool is_known)
         int64_t d = slot->time;
         s->cta_unit[c] = u;
         s->cta_dispatch_ns[c] = d;
-        int64_t end = run_cta(p, s, c, u, d);
+        int64_t end = run_cta(p, s, c, u, d, has_latency);
         ok = end >= 0 && (is_known || end > d);
         s->cta_end_ns[c] = end;
         s->makespan_ns = MAX(s->makespan_ns, end);
@@ -125,7 +131,7 @@ static void release(Worklist *w, int64_t op, int64_t at)
     int64_t *ready = &w->s->start_ns[op];
     *ready = MAX(*ready, at);
     if (++w->s->end_ns[op] == 0) {
-        w->s->end_ns[op] = *ready + w->p->ops[op].duration_ns;
+        w->s->end_ns[op] = *ready + sim_op_duration_ns(w->p, op);
         if (w->ready_len == w->ready_cap)
             w->ready = g_renew(int32_t, w->ready, w->ready_cap *= 2);
         w->ready[w->ready_len++] = (int32_t)op;
@@ -145,11 +151,11 @@ static void place_next(Worklist *w, int32_t u, int64_t t)
     s->cta_dispatch_ns[c] = t;
     s->order[w->order_len++] = (int32_t)(p->op_count + c);
     int64_t op_end = p->ctas[c].op_begin + p->ctas[c].op_count;
-    for (int64_t k = p->first_in[p->ctas[c].op_begin]; k < p->first_in[op_end]; k++) {
-        const SimEdge *ed = &p->edges[p->in_edge[k]];
-        if (s->end_ns[ed->from] >= 0) {
-            int64_t at = s->end_ns[ed->from] + latency(p, ed, s->cta_unit[p->ops[ed->from].cta], u);
-            s->start_ns[ed->to] = MAX(s->start_ns[ed->to], at);
+    for (int64_t k = sim_program_in_begin(p, p->ctas[c].op_begin); k < sim_program_in_begin(p, op_end); k++) {
+        int64_t e = sim_program_in_edge(p, k), from = sim_edge_from(p, e), to = sim_edge_to(p, e);
+        if (s->end_ns[from] >= 0) {
+            int64_t at = s->end_ns[from] + latency(p, e, s->cta_unit[sim_op_cta(p, from)], u);
+            s->start_ns[to] = MAX(s->start_ns[to], at);
         }
     }
     for (int64_t op = p->ctas[c].op_begin; op < op_end; op++)
@@ -161,17 +167,17 @@ static void complete(Worklist *w, int64_t op)
 {
     const SimProgram *p = w->p;
     SimSchedule *s = w->s;
-    int32_t c = p->ops[op].cta, u = s->cta_unit[c];
+    int32_t c = sim_op_cta(p, op), u = s->cta_unit[c];
     int64_t end = s->end_ns[op];
     s->order[w->order_len++] = (int32_t)op;
     w->done++;
-    for (int64_t k = p->first_out[op]; k < p->first_out[op + 1]; k++) {
-        const SimEdge *ed = &p->edges[p->out_edge[k]];
-        int32_t to_unit = s->cta_unit[p->ops[ed->to].cta];
+    for (int64_t k = sim_program_out_begin(p, op); k < sim_program_out_end(p, op); k++) {
+        int64_t e = sim_program_out_edge(p, k), to = sim_edge_to(p, e);
+        int32_t to_unit = s->cta_unit[sim_op_cta(p, to)];
         if (to_unit >= 0)
-            release(w, ed->to, end + latency(p, ed, u, to_unit));
+            release(w, to, end + latency(p, e, u, to_unit));
         else
-            s->end_ns[ed->to]++; /* one pending less; its time is folded in when its CTA is placed */
+            s->end_ns[to]++; /* one pending less; its time is folded in when its CTA is placed */
     }
     int64_t next = sim_program_next_on_engine(p, op);
     if (next >= 0)
@@ -193,7 +199,7 @@ static bool run_worklist(const SimProgram *p, SimSchedule *s)
     w.pinned_next = g_new(int32_t, p->n_units);
     memset(s->start_ns, 0, sizeof *s->start_ns * (size_t)p->op_count);
     for (int64_t op = 0; op < p->op_count; op++) /* pending: in-edges and the op before it (or the dispatch) */
-        s->end_ns[op] = -(p->first_in[op + 1] - p->first_in[op] + 1);
+        s->end_ns[op] = -(sim_program_in_end(p, op) - sim_program_in_begin(p, op) + 1);
     for (int32_t c = 0; c < p->cta_count; c++) {
         w.cta_left[c] = p->ctas[c].op_count;
         s->cta_unit[c] = -1;
@@ -239,16 +245,17 @@ bool sim_engine_ordered_run(const SimProgram *p, SimSchedule *out)
                      p->waited.tail_delta_ns; /* they depend on which ops start near each other, in what order */
     if (p->load || has_rules || is_pinned < 0)
         return false;
-    g_assert(p->op_count < INT32_MAX && p->op_count + p->cta_count < INT32_MAX && p->engines_per_unit <= 256);
+    g_assert(p->op_count < INT32_MAX && p->op_count + p->cta_count < INT32_MAX &&
+             p->engines_per_unit <= SIM_ENGINES_MAX);
     *out = (SimSchedule){ .start_ns = SIM_PREFAULT_NEW(int64_t, p->op_count),
-                          .end_ns = SIM_PREFAULT_NEW(int64_t, p->op_count),
                           .cta_unit = g_new(int32_t, p->cta_count),
                           .cta_dispatch_ns = g_new(int64_t, p->cta_count),
                           .cta_end_ns = g_new(int64_t, p->cta_count) };
     bool is_known = is_placement_known(p, is_pinned);
     if (run_in_cta_order(p, out, is_known))
         return true;
-    if (is_known) {
+    if (is_known) { /* the worklist keeps every op's end (its pending count until it is released) */
+        out->end_ns = SIM_PREFAULT_NEW(int64_t, p->op_count);
         out->order = SIM_PREFAULT_NEW(int32_t, p->op_count + p->cta_count);
         if (run_worklist(p, out))
             return true;

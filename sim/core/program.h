@@ -19,24 +19,10 @@ typedef enum {
     SIM_EDGE_KIND_COUNT
 } SimEdgeKind;
 
-/* 16 bytes: the engine's hot record (a million-op program keeps 16 MB of these). */
-typedef struct {
-    int32_t cta;                /* owning CTA */
-    int32_t task;               /* index of the plan task (attention) or block (pipeline); -1 none */
-    int64_t duration_ns : 48;   /* below SIM_OP_MAX_DURATION_NS */
-    uint64_t engine : 8;        /* engine within its unit, 0..engines_per_unit-1 */
-    uint64_t kind : 8;          /* SimOpKind */
-} SimOp;
-
 #define SIM_OP_MAX_DURATION_NS (1LL << 46) /* about 19.5 hours; inputs are bounded far below */
 #define SIM_LATENCY_MAX_NS 1000000000      /* an edge latency: one second; anything above is not a signal
                                             * latency (latency matrices, plans and fitted hand-offs are checked) */
-
-typedef struct {
-    int32_t from, to;    /* 'to' may start latency after 'from' ends */
-    int32_t latency_ns;  /* applies only when the two ops run on different units */
-    uint8_t kind;        /* SimEdgeKind */
-} SimEdge;
+#define SIM_ENGINES_MAX 256                /* engines per unit */
 
 typedef struct {
     int32_t pinned_unit; /* persistent: the unit it runs on (CTAs of a unit run in CTA order); -1: dispatched
@@ -85,24 +71,48 @@ typedef struct {
     int32_t read_delta_ns, tail_delta_ns;
 } SimWaitedReduce;
 
-/* Fields are read-only for everyone but the builder functions below. */
+/* Offsets of a CSR adjacency (entry v: the first of op v's edges; entry op_count: the end), in 1.125 bytes
+ * an op where every block of 32 ops has at most 255 edges: base[v / 32] + rel[v]; else in full. */
+typedef struct {
+    int32_t *full;              /* op_count + 1 entries, or NULL */
+    int32_t *base;              /* op_count / 32 + 1 entries */
+    uint8_t *rel;               /* op_count + 1 entries */
+} SimOffsets;
+
+/* Fields are read-only for everyone but the builder functions below; ops and edges are read through the
+ * inline functions below them. Ops and edges are stored as one array per field, each as narrow as its
+ * values allow (about 6 bytes an op, 10 with its task, and 9 an edge): the engine and the analysis keep
+ * them all, and at a million tasks the program is most of their memory. */
 typedef struct {
     int32_t n_units, engines_per_unit;
     SimCta *ctas;
     int32_t cta_count;
-    SimOp *ops;
     int64_t op_count;
-    SimEdge *edges;
+    int32_t *op_cta_base;       /* owning CTA: op_cta_base[op / 256] + op_cta_delta[op] (every CTA has ops, so
+                                 * 256 ops span at most 256 CTAs) */
+    uint8_t *op_cta_delta;
+    int32_t *op_task;           /* index of the plan task (attention) or block (pipeline), -1 none; NULL once
+                                 * dropped (sim_program_drop_tasks) */
+    int32_t *op_duration_ns;    /* while every duration is below 2^31 ns; else NULL and: */
+    int64_t *op_duration_wide_ns;   /* below SIM_OP_MAX_DURATION_NS */
+    uint8_t *op_kind;           /* SimOpKind */
+    uint8_t *op_engine;         /* engine within its unit; NULL with one engine per unit (all 0) */
     int64_t edge_count;
+    int32_t *edge_from, *edge_to;   /* 'to' may start latency after 'from' ends */
+    uint8_t *edge_kind;         /* SimEdgeKind */
+    int32_t *edge_latency_ns;   /* applies only between different units; NULL while every edge of a kind has
+                                 * the same latency, kind_latency_ns[kind] */
+    int32_t kind_latency_ns[SIM_EDGE_KIND_COUNT];
+    uint8_t has_kind_latency;   /* bit k: an edge of kind k was added (kind_latency_ns[k] is set) */
     int32_t *unit_latency_ns;   /* optional n_units x n_units matrix replacing ACCUM edges' latency; owned */
     SimLoadModel *load;         /* optional load-dependent reductions (NULL: fixed durations); owned */
     SimOverlapRule overlap;     /* compute slowed by the unit's own reduction starting near its start */
     SimWaitedReduce waited;     /* a reduction that waited for its turn takes other times */
-    /* After seal, 32-bit (seal checks op_count and edge_count < 2^31): */
-    int32_t *first_in;          /* CSR of incoming edges, edge ids sorted by 'to' (then by id) */
-    int32_t *in_edge;
-    int32_t *first_out;         /* CSR of outgoing edges (edge ids ascending per op) */
-    int32_t *out_edge;
+    /* After seal, 32-bit (seal checks op_count and edge_count < 2^31), read through the functions below: */
+    SimOffsets first_in;        /* CSR of incoming edges, edge ids sorted by 'to' (then by id) */
+    int32_t *in_edge;           /* NULL where the edges were added in order of 'to': in_edge[k] = k */
+    SimOffsets first_out;       /* CSR of outgoing edges (edge ids ascending per op) */
+    int32_t *out_edge;          /* NULL where the edges were added in order of 'from': out_edge[k] = k */
     /* With several engines per unit (read through the two functions below); NULL with one: */
     int32_t *next_on_engine;    /* next op of the same CTA on the same engine, or -1 */
     bool *is_first_on_engine;   /* op has no earlier op of its CTA on its engine */
@@ -114,6 +124,8 @@ SimProgram *sim_program_new(int32_t n_units, int32_t engines_per_unit);
 void sim_program_free(SimProgram *p);
 /* Reserves room for this many ops and edges (avoids regrowth when the sizes are known). */
 void sim_program_reserve(SimProgram *p, int64_t ops, int64_t edges);
+/* Faults in the pages of the reserved arrays, for a reserve that will be filled whole (prefault.h). */
+void sim_program_prefault(SimProgram *p);
 /* Opens a new CTA; ops added afterwards belong to it. Returns its id (= its launch position). */
 int32_t sim_program_add_cta(SimProgram *p, int32_t pinned_unit);
 int64_t sim_program_add_op(SimProgram *p, int engine, SimOpKind kind, int64_t duration_ns, int32_t task);
@@ -121,18 +133,102 @@ void sim_program_add_edge(SimProgram *p, int64_t from, int64_t to, int32_t laten
 /* Builds the adjacency. O(ops + edges). Call once, after the last add. Ops and edges must stay below
  * 2^31 (asserted; callers size-check first: sim_job_check_size). */
 void sim_program_seal(SimProgram *p);
+/* Drops the ops' tasks (op_task, 4 bytes an op) where no output will label the ops: after the engine, whose
+ * waited-reduction rule reads them; the analysis never does. sim_op_task may not be called after. */
+void sim_program_drop_tasks(SimProgram *p);
+/* Sets op's duration after it was added (duration_ns below SIM_OP_MAX_DURATION_NS). */
+void sim_program_set_duration(SimProgram *p, int64_t op, int64_t duration_ns);
+
+/* The fields of op and of edge e. */
+static inline int32_t sim_op_cta(const SimProgram *p, int64_t op)
+{
+    return p->op_cta_base[op >> 8] + p->op_cta_delta[op];
+}
+static inline int32_t sim_op_task(const SimProgram *p, int64_t op)
+{
+    return p->op_task[op];
+}
+static inline int64_t sim_op_duration_ns(const SimProgram *p, int64_t op)
+{
+    return p->op_duration_ns ? p->op_duration_ns[op] : p->op_duration_wide_ns[op];
+}
+static inline SimOpKind sim_op_kind(const SimProgram *p, int64_t op)
+{
+    return (SimOpKind)p->op_kind[op];
+}
+static inline int sim_op_engine(const SimProgram *p, int64_t op)
+{
+    return p->op_engine ? p->op_engine[op] : 0;
+}
+static inline int64_t sim_edge_from(const SimProgram *p, int64_t e)
+{
+    return p->edge_from[e];
+}
+static inline int64_t sim_edge_to(const SimProgram *p, int64_t e)
+{
+    return p->edge_to[e];
+}
+static inline SimEdgeKind sim_edge_kind(const SimProgram *p, int64_t e)
+{
+    return (SimEdgeKind)p->edge_kind[e];
+}
+/* The edge's own latency (between different units; sim_program_edge_latency applies the matrix). */
+static inline int32_t sim_edge_latency_ns(const SimProgram *p, int64_t e)
+{
+    return p->edge_latency_ns ? p->edge_latency_ns[e] : p->kind_latency_ns[p->edge_kind[e]];
+}
+
+/* The adjacency, after seal: op v's incoming edges are in_edge(k) for k from in_begin(v) to in_end(v)
+ * (= in_begin(v + 1)), likewise outgoing. */
+static inline int64_t sim_offsets_at(const SimOffsets *o, int64_t v)
+{
+    return o->full ? o->full[v] : (int64_t)o->base[v >> 5] + o->rel[v];
+}
+static inline int64_t sim_program_in_begin(const SimProgram *p, int64_t v)
+{
+    return sim_offsets_at(&p->first_in, v);
+}
+static inline int64_t sim_program_in_end(const SimProgram *p, int64_t v)
+{
+    return sim_offsets_at(&p->first_in, v + 1);
+}
+static inline int64_t sim_program_in_edge(const SimProgram *p, int64_t k)
+{
+    return p->in_edge ? p->in_edge[k] : k;
+}
+static inline int64_t sim_program_out_begin(const SimProgram *p, int64_t v)
+{
+    return sim_offsets_at(&p->first_out, v);
+}
+static inline int64_t sim_program_out_end(const SimProgram *p, int64_t v)
+{
+    return sim_offsets_at(&p->first_out, v + 1);
+}
+static inline int64_t sim_program_out_edge(const SimProgram *p, int64_t k)
+{
+    return p->out_edge ? p->out_edge[k] : k;
+}
+
 /* Program order on an engine, after seal: the next op of op's CTA on op's engine (-1: none), and whether
- * op is its CTA's first on its engine. With one engine per unit, that is the CTA's next op and its first. */
-static inline int64_t sim_program_next_on_engine(const SimProgram *p, int64_t op)
+ * op is its CTA's first on its engine. With one engine per unit, that is the CTA's next op and its first.
+ * The _in forms take op's CTA where the caller knows it. */
+static inline int64_t sim_program_next_on_engine_in(const SimProgram *p, int64_t op, int32_t cta)
 {
     if (p->next_on_engine)
         return p->next_on_engine[op];
-    const SimCta *cta = &p->ctas[p->ops[op].cta];
-    return op + 1 < cta->op_begin + cta->op_count ? op + 1 : -1;
+    return op + 1 < p->ctas[cta].op_begin + p->ctas[cta].op_count ? op + 1 : -1;
+}
+static inline bool sim_program_is_first_on_engine_in(const SimProgram *p, int64_t op, int32_t cta)
+{
+    return p->is_first_on_engine ? p->is_first_on_engine[op] : op == p->ctas[cta].op_begin;
+}
+static inline int64_t sim_program_next_on_engine(const SimProgram *p, int64_t op)
+{
+    return sim_program_next_on_engine_in(p, op, sim_op_cta(p, op));
 }
 static inline bool sim_program_is_first_on_engine(const SimProgram *p, int64_t op)
 {
-    return p->is_first_on_engine ? p->is_first_on_engine[op] : op == p->ctas[p->ops[op].cta].op_begin;
+    return sim_program_is_first_on_engine_in(p, op, sim_op_cta(p, op));
 }
 /* Latency of edge e when its ends run on units u_from and u_to. */
 int64_t sim_program_edge_latency(const SimProgram *p, int64_t e, int32_t u_from, int32_t u_to);

@@ -135,7 +135,7 @@ static void label_op(void *ctx, int64_t op, SimRenderLabel *out)
 {
     const PipeResult *r = ctx;
     int j = r->op_stage[op];
-    int64_t block = r->program->ops[op].task;
+    int64_t block = sim_op_task(r->program, op);
     stage_name(NULL, j, out->name, sizeof out->name); /* the block is an argument: a stable name per stage */
     out->phase = j % 2 ? "vector" : "cube";
     out->group = j;

@@ -7,7 +7,7 @@
 
 void sim_render_label(const SimRenderSpec *spec, int64_t op, bool is_name_wanted, SimRenderLabel *out)
 {
-    const char *kind = sim_op_kind_name(spec->program->ops[op].kind);
+    const char *kind = sim_op_kind_name(sim_op_kind(spec->program, op));
     out->is_name_wanted = is_name_wanted;
     out->name[0] = '\0';
     if (is_name_wanted)
@@ -28,15 +28,15 @@ int64_t *sim_render_waits_new(const SimProgram *p, const SimSchedule *s)
         for (int k = 0; k < p->engines_per_unit; k++)
             last_end[k] = s->cta_dispatch_ns[c];
         for (int64_t op = p->ctas[c].op_begin; op < p->ctas[c].op_begin + p->ctas[c].op_count; op++) {
-            int k = p->ops[op].engine;
+            int k = sim_op_engine(p, op);
             int64_t ready = last_end[k];
-            for (int64_t i = p->first_in[op]; i < p->first_in[op + 1]; i++) {
-                int64_t from = p->edges[p->in_edge[i]].from;
-                if (p->ops[from].cta == c && s->end_ns[from] > ready)
-                    ready = s->end_ns[from];
+            for (int64_t i = sim_program_in_begin(p, op); i < sim_program_in_begin(p, op + 1); i++) {
+                int64_t from = sim_edge_from(p, sim_program_in_edge(p, i));
+                if (sim_op_cta(p, from) == c && sim_schedule_end_ns(p, s, from) > ready)
+                    ready = sim_schedule_end_ns(p, s, from);
             }
             wait[op] = s->start_ns[op] - ready;
-            last_end[k] = s->end_ns[op];
+            last_end[k] = sim_schedule_end_ns(p, s, op);
         }
     }
     return wait;

@@ -59,7 +59,7 @@ static void write_row(SimWriter *w, const SimRenderSpec *spec, int64_t op, int64
     sim_render_label(spec, op, false, &l);
     enum { NUMBER = 21 }; /* a number and its comma */
     char *c = sim_writer_room(w, NUMBER * (3 + SIM_RENDER_MAX_ARGS));
-    const int64_t head[] = { op, p->ops[op].cta, s->cta_unit[p->ops[op].cta] };
+    const int64_t head[] = { op, sim_op_cta(p, op), s->cta_unit[sim_op_cta(p, op)] };
     for (int i = 0; i < 3; i++)
         c = sim_format_i64(c, head[i]), *c++ = ',';
     for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++)
@@ -67,7 +67,7 @@ static void write_row(SimWriter *w, const SimRenderSpec *spec, int64_t op, int64
     sim_writer_end(w, c);
     sim_writer_str(w, l.phase);
     c = sim_writer_room(w, NUMBER * 5 + 1);
-    const int64_t tail[] = { p->ops[op].engine, s->start_ns[op], s->end_ns[op], wait_ns,
+    const int64_t tail[] = { sim_op_engine(p, op), s->start_ns[op], sim_schedule_end_ns(p, s, op), wait_ns,
                              spec->analysis ? spec->analysis->is_critical[op] : 0 };
     for (int i = 0; i < 5; i++)
         *c++ = ',', c = sim_format_i64(c, tail[i]);

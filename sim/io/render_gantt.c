@@ -69,7 +69,7 @@ static uint32_t colour_of(const SimRenderLabel *l, SimOpKind kind)
 static bool is_drawn(const Layout *g, int64_t op)
 {
     const SimProgram *p = g->spec->program;
-    return p->ops[op].duration_ns > 0 && g->spec->schedule->cta_unit[p->ops[op].cta] % g->stride == 0;
+    return sim_op_duration_ns(p, op) > 0 && g->spec->schedule->cta_unit[sim_op_cta(p, op)] % g->stride == 0;
 }
 
 static void print_x(FILE *f, const Layout *g, int64_t ns)
@@ -84,10 +84,10 @@ static void print_x(FILE *f, const Layout *g, int64_t ns)
 static void band(const Layout *g, int64_t op, bool is_stripe, double *lo, double *hi)
 {
     const SimProgram *p = g->spec->program;
-    int32_t row = g->spec->schedule->cta_unit[p->ops[op].cta] / g->stride;
+    int32_t row = g->spec->schedule->cta_unit[sim_op_cta(p, op)] / g->stride;
     double h = 0.9 / p->engines_per_unit;
-    *lo = row - 0.45 + p->ops[op].engine * h;
-    *hi = row - 0.45 + (p->ops[op].engine + 1) * h;
+    *lo = row - 0.45 + sim_op_engine(p, op) * h;
+    *hi = row - 0.45 + (sim_op_engine(p, op) + 1) * h;
     if (is_stripe) {
         *lo += 0.38 * h;
         *hi -= 0.38 * h;
@@ -101,7 +101,7 @@ static void write_box(FILE *f, const Layout *g, int64_t op, uint32_t rgb, bool i
     const SimSchedule *s = g->spec->schedule;
     print_x(f, g, s->start_ns[op]);
     fputc(' ', f);
-    print_x(f, g, s->end_ns[op]);
+    print_x(f, g, sim_schedule_end_ns(g->spec->program, s, op));
     fprintf(f, " %.3f %.3f %" PRIu32 "\n", lo, hi, rgb);
 }
 
@@ -120,7 +120,7 @@ static int64_t scan_labels(const Layout *g, FILE *f)
         sim_render_label(spec, op, false, &l);
         char text[48];
         snprintf(text, sizeof text, "%" PRId64 ",%" PRId64, l.args[g->label_arg[0]], l.args[g->label_arg[1]]);
-        if ((double)PLOT_PX * (double)p->ops[op].duration_ns < (7.0 * (double)strlen(text) + 4) * (double)s->makespan_ns)
+        if ((double)PLOT_PX * (double)sim_op_duration_ns(p, op) < (7.0 * (double)strlen(text) + 4) * (double)s->makespan_ns)
             continue;
         count++;
         if (f) {
@@ -128,7 +128,7 @@ static int64_t scan_labels(const Layout *g, FILE *f)
             band(g, op, false, &lo, &hi);
             if (g->is_raster)
                 fprintf(f, "set label \"%s\" at ", text);
-            print_x(f, g, (s->start_ns[op] + s->end_ns[op]) / 2);
+            print_x(f, g, (s->start_ns[op] + sim_schedule_end_ns(p, s, op)) / 2);
             if (g->is_raster)
                 fprintf(f, ", %.3f center font ',7' tc rgb 'black' front\n", (lo + hi) / 2);
             else
@@ -155,7 +155,7 @@ static void scan_class(Layout *g, int cls, FILE *f)
         return;
     }
     for (int64_t op = 0; op < p->op_count; op++) {
-        bool is_reduce = p->ops[op].kind == SIM_OP_REDUCE;
+        bool is_reduce = sim_op_kind(p, op) == SIM_OP_REDUCE;
         bool is_critical = spec->analysis && spec->analysis->is_critical[op];
         if (!is_drawn(g, op) || (cls == CLASS_COMPUTE && is_reduce) || (cls == CLASS_REDUCE && !is_reduce) ||
             (cls == CLASS_CRITICAL && !is_critical))
@@ -165,10 +165,10 @@ static void scan_class(Layout *g, int cls, FILE *f)
         if (!f) {
             g->count[cls]++;
             g->max_group = MAX(g->max_group, l.group);
-            g->has_kind[p->ops[op].kind] = true;
+            g->has_kind[sim_op_kind(p, op)] = true;
         } else {
             bool is_outline = cls == CLASS_CRITICAL;
-            write_box(f, g, op, is_outline ? 0u : colour_of(&l, p->ops[op].kind), is_outline && g->is_dense);
+            write_box(f, g, op, is_outline ? 0u : colour_of(&l, sim_op_kind(p, op)), is_outline && g->is_dense);
         }
     }
 }
@@ -197,13 +197,13 @@ static Cell *raster_cells(const Layout *g)
             continue;
         SimRenderLabel l;
         sim_render_label(spec, op, false, &l);
-        uint32_t rgb = colour_of(&l, p->ops[op].kind);
+        uint32_t rgb = colour_of(&l, sim_op_kind(p, op));
         bool is_critical = spec->analysis && spec->analysis->is_critical[op];
-        int32_t row = s->cta_unit[p->ops[op].cta] / g->stride;
-        Cell *band_cells = cells + ((int64_t)row * p->engines_per_unit + p->ops[op].engine) * PLOT_PX;
+        int32_t row = s->cta_unit[sim_op_cta(p, op)] / g->stride;
+        Cell *band_cells = cells + ((int64_t)row * p->engines_per_unit + sim_op_engine(p, op)) * PLOT_PX;
         for (int64_t i = (int64_t)((__int128)s->start_ns[op] * PLOT_PX / m); i < PLOT_PX; i++) {
-            int64_t lo = MAX(s->start_ns[op], column_start(m, i)), hi = MIN(s->end_ns[op], column_start(m, i + 1));
-            if (lo >= s->end_ns[op])
+            int64_t lo = MAX(s->start_ns[op], column_start(m, i)), hi = MIN(sim_schedule_end_ns(p, s, op), column_start(m, i + 1));
+            if (lo >= sim_schedule_end_ns(p, s, op))
                 break;
             Cell *c = &band_cells[i];
             for (int k = 0; k < 3; k++)
@@ -414,7 +414,7 @@ static void layout(Layout *g, const SimRenderSpec *spec, const SimGanttOptions *
     int64_t drawn = 0, busy = 0;
     for (int64_t op = 0; op < p->op_count; op++)
         if (is_drawn(g, op))
-            drawn++, busy += p->ops[op].duration_ns;
+            drawn++, busy += sim_op_duration_ns(p, op);
     g->is_dense = drawn > 0 && (double)PLOT_PX * (double)busy / (double)drawn < 6.0 * (double)spec->schedule->makespan_ns;
     g->is_raster = drawn > 0 && PLOT_PX * (double)busy / (double)drawn < 1.0 * (double)spec->schedule->makespan_ns;
 }

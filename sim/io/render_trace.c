@@ -21,9 +21,8 @@ enum { SLICE_BYTES = 220, SLICE_BYTES_PER_DIGIT = 6, FLOW_BYTES = 150, FLOW_BYTE
 static bool is_flow(const SimRenderSpec *spec, const SimTraceOptions *opt, int64_t e)
 {
     const SimProgram *p = spec->program;
-    const SimEdge *edge = &p->edges[e];
-    return opt->has_flows && (spec->flow_edge_kinds >> edge->kind & 1u) &&
-           p->ops[edge->from].duration_ns > 0 && p->ops[edge->to].duration_ns > 0;
+    return opt->has_flows && (spec->flow_edge_kinds >> sim_edge_kind(p, e) & 1u) &&
+           sim_op_duration_ns(p, sim_edge_from(p, e)) > 0 && sim_op_duration_ns(p, sim_edge_to(p, e)) > 0;
 }
 
 int64_t sim_render_trace_bytes(const SimRenderSpec *spec, const SimTraceOptions *opt)
@@ -34,7 +33,7 @@ int64_t sim_render_trace_bytes(const SimRenderSpec *spec, const SimTraceOptions 
         digits++;
     int64_t bytes = FIXED_BYTES + (int64_t)p->n_units * p->engines_per_unit * TRACK_BYTES;
     for (int64_t op = 0; op < p->op_count; op++)
-        bytes += p->ops[op].duration_ns > 0 ? SLICE_BYTES + SLICE_BYTES_PER_DIGIT * digits : 0;
+        bytes += sim_op_duration_ns(p, op) > 0 ? SLICE_BYTES + SLICE_BYTES_PER_DIGIT * digits : 0;
     for (int64_t e = 0; opt->has_flows && e < p->edge_count; e++)
         bytes += is_flow(spec, opt, e) ? FLOW_BYTES + FLOW_BYTES_PER_DIGIT * digits : 0;
     return bytes;
@@ -42,7 +41,7 @@ int64_t sim_render_trace_bytes(const SimRenderSpec *spec, const SimTraceOptions 
 
 static int64_t track_of(const SimProgram *p, const SimSchedule *s, int64_t op)
 {
-    return (int64_t)s->cta_unit[p->ops[op].cta] * p->engines_per_unit + p->ops[op].engine + 1;
+    return (int64_t)s->cta_unit[sim_op_cta(p, op)] * p->engines_per_unit + sim_op_engine(p, op) + 1;
 }
 
 /* The file's metadata: the dashsim version, then the first spec's metadata (integers as JSON numbers). */
@@ -153,11 +152,11 @@ static void write_slice(SimWriter *w, const SimRenderSpec *spec, const SliceKeys
     PUT(c, ",\"ts\":");
     c = sim_format_us(c, s->start_ns[op]);
     PUT(c, ",\"dur\":");
-    c = sim_format_us(c, s->end_ns[op] - s->start_ns[op]);
+    c = sim_format_us(c, sim_schedule_end_ns(p, s, op) - s->start_ns[op]);
     PUT(c, ",\"name\":");
     sim_writer_end(w, c);
     sim_writer_json_string(w, l.name);
-    SimOpKind kind = p->ops[op].kind;
+    SimOpKind kind = sim_op_kind(p, op);
     c = sim_writer_room(w, 256 + keys->kind_len[kind]);
     PUT(c, ",\"cat\":");
     if (l.phase == sim_op_kind_name(kind)) { /* the default, escaped once */
@@ -183,11 +182,11 @@ static void write_slice(SimWriter *w, const SimRenderSpec *spec, const SliceKeys
     PUT(c, "\"op\":");
     c = sim_format_i64(c, op);
     PUT(c, ",\"cta\":");
-    c = sim_format_i64(c, p->ops[op].cta);
+    c = sim_format_i64(c, sim_op_cta(p, op));
     PUT(c, ",\"start_ns\":");
     c = sim_format_i64(c, s->start_ns[op]);
     PUT(c, ",\"end_ns\":");
-    c = sim_format_i64(c, s->end_ns[op]);
+    c = sim_format_i64(c, sim_schedule_end_ns(p, s, op));
     PUT(c, ",\"wait_ns\":");
     c = sim_format_i64(c, wait_ns);
     if (is_critical)
@@ -203,12 +202,11 @@ static void write_flow(SimWriter *w, const SimRenderSpec *spec, int pid, int64_t
 {
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
-    const SimEdge *edge = &p->edges[e];
-    const char *kind = sim_edge_kind_name(edge->kind); /* a short name of letters */
+    const char *kind = sim_edge_kind_name(sim_edge_kind(p, e)); /* a short name of letters */
     size_t kind_len = strlen(kind);
     char *c = sim_writer_room(w, 400 + 4 * kind_len);
     for (int end = 0; end < 2; end++) {
-        int64_t op = end ? edge->to : edge->from;
+        int64_t op = end ? sim_edge_to(p, e) : sim_edge_from(p, e);
         if (end)
             PUT(c, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":");
         else
@@ -219,7 +217,7 @@ static void write_flow(SimWriter *w, const SimRenderSpec *spec, int pid, int64_t
         PUT(c, ",\"tid\":");
         c = sim_format_i64(c, track_of(p, s, op));
         PUT(c, ",\"ts\":");
-        c = sim_format_us(c, s->start_ns[op] + (s->end_ns[op] - s->start_ns[op]) / 2);
+        c = sim_format_us(c, s->start_ns[op] + (sim_schedule_end_ns(p, s, op) - s->start_ns[op]) / 2);
         PUT(c, ",\"name\":\"");
         c = (char *)memcpy(c, kind, kind_len) + kind_len;
         PUT(c, "\",\"cat\":\"");
@@ -240,7 +238,7 @@ static void write_events(SimWriter *w, const SimRenderSpec *spec, const SimTrace
     SliceKeys keys;
     keys_init(&keys, spec);
     for (int64_t op = 0; op < p->op_count; op++)
-        if (s->end_ns[op] > s->start_ns[op])
+        if (sim_schedule_end_ns(p, s, op) > s->start_ns[op])
             write_slice(w, spec, &keys, pid, op, wait[op]);
     for (int64_t e = 0; opt->has_flows && e < p->edge_count; e++)
         if (is_flow(spec, opt, e))

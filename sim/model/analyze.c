@@ -48,15 +48,15 @@ static Dag *build_dag(const SimProgram *p, const SimSchedule *s)
 {
     Dag *g = dag_new(p->op_count + p->cta_count);
     for (int64_t op = 0; op < p->op_count; op++) {
-        dag_set_node(g, op, s->end_ns[op] - s->start_ns[op], p->ops[op].kind); /* realised (load model) */
+        dag_set_node(g, op, sim_schedule_end_ns(p, s, op) - s->start_ns[op], sim_op_kind(p, op)); /* realised (load model) */
         if (sim_program_next_on_engine(p, op) >= 0)
             dag_add_edge(g, op, sim_program_next_on_engine(p, op), 0, KIND_PROGRAM, true);
     }
     for (int64_t e = 0; e < p->edge_count; e++) {
-        const SimEdge *edge = &p->edges[e];
-        int32_t uf = s->cta_unit[p->ops[edge->from].cta], ut = s->cta_unit[p->ops[edge->to].cta];
-        dag_add_edge(g, edge->from, edge->to, sim_engine_edge_latency(p, s, e), edge->kind,
-                     edge->kind != SIM_EDGE_ACCUM && uf == ut);
+        int64_t from = sim_edge_from(p, e), to = sim_edge_to(p, e);
+        int32_t uf = s->cta_unit[sim_op_cta(p, from)], ut = s->cta_unit[sim_op_cta(p, to)];
+        dag_add_edge(g, from, to, sim_engine_edge_latency(p, s, e), sim_edge_kind(p, e),
+                     sim_edge_kind(p, e) != SIM_EDGE_ACCUM && uf == ut);
     }
     add_cta_edges(g, p, s);
     return g;
@@ -84,8 +84,8 @@ static int64_t busy_time(const SimProgram *p, const SimSchedule *s)
             iv = g_renew(Interval, iv, capacity = cta->op_count);
         int32_t k = 0;
         for (int64_t op = cta->op_begin; op < cta->op_begin + cta->op_count; op++)
-            if (s->end_ns[op] > s->start_ns[op])
-                iv[k++] = (Interval){ s->start_ns[op], s->end_ns[op] };
+            if (sim_schedule_end_ns(p, s, op) > s->start_ns[op])
+                iv[k++] = (Interval){ s->start_ns[op], sim_schedule_end_ns(p, s, op) };
         if (p->engines_per_unit > 1)
             qsort(iv, k, sizeof *iv, interval_cmp);
         int64_t reach = INT64_MIN;
@@ -108,7 +108,7 @@ static void critical_breakdown(const Dag *g, const SimProgram *p, SimAnalysis *a
     int64_t len = dag_critical_path(g, &nodes, &edges);
     for (int64_t i = 0; i < len; i++) {
         if (nodes[i] < p->op_count)
-            a->breakdown_ns[part_of_kind[p->ops[nodes[i]].kind]] += dag_node_weight_ns(g, nodes[i]);
+            a->breakdown_ns[part_of_kind[sim_op_kind(p, nodes[i])]] += dag_node_weight_ns(g, nodes[i]);
         if (i + 1 < len)
             a->breakdown_ns[BREAK_LATENCY] += dag_edge_weight_ns(g, edges[i]);
     }
@@ -128,7 +128,7 @@ static void node_label(int64_t v, char *buf, size_t len, void *ctx)
     else if (l->dot->label)
         l->dot->label(l->dot->ctx, v, buf, len);
     else
-        snprintf(buf, len, "%s task %d CTA %d", sim_op_kind_name(p->ops[v].kind), p->ops[v].task, p->ops[v].cta);
+        snprintf(buf, len, "%s task %d CTA %d", sim_op_kind_name(sim_op_kind(p, v)), sim_op_task(p, v), sim_op_cta(p, v));
 }
 
 /* Through the igraph DAG (dag/): for the DOT export, and for a schedule without a usable completion order. */

@@ -33,14 +33,19 @@ static inline int64_t est_of(const Solver *sv, int64_t v)
     return v < sv->n ? sv->s->start_ns[v] : sv->s->cta_dispatch_ns[v - sv->n];
 }
 
+static inline int64_t end_of(const Solver *sv, int64_t op)
+{
+    return sim_schedule_end_ns(sv->p, sv->s, op);
+}
+
 static inline int64_t weight(const Solver *sv, int64_t v)
 {
-    return v < sv->n ? sv->s->end_ns[v] - sv->s->start_ns[v] : 0;
+    return v < sv->n ? end_of(sv, v) - sv->s->start_ns[v] : 0;
 }
 
 static inline int32_t unit_of(const Solver *sv, int64_t op)
 {
-    return sv->s->cta_unit[sv->p->ops[op].cta];
+    return sv->s->cta_unit[sim_op_cta(sv->p, op)];
 }
 
 /* The latency edge e had, its source op 'from' on unit uf and its target on ut: sim_engine_edge_latency's
@@ -48,12 +53,11 @@ static inline int32_t unit_of(const Solver *sv, int64_t op)
 static inline int64_t latency(const Solver *sv, int64_t e, int64_t from, int32_t uf, int32_t ut)
 {
     const SimProgram *p = sv->p;
-    const SimEdge *edge = &p->edges[e];
     if (uf == ut)
         return 0;
-    if (edge->kind != SIM_EDGE_ACCUM)
-        return edge->latency_ns;
-    int64_t lat = p->unit_latency_ns ? p->unit_latency_ns[(int64_t)uf * p->n_units + ut] : edge->latency_ns;
+    if (sim_edge_kind(p, e) != SIM_EDGE_ACCUM)
+        return sim_edge_latency_ns(p, e);
+    int64_t lat = p->unit_latency_ns ? p->unit_latency_ns[(int64_t)uf * p->n_units + ut] : sim_edge_latency_ns(p, e);
     return sv->s->handoff_extra_ns ? lat + sv->s->handoff_extra_ns[from] : lat;
 }
 
@@ -98,26 +102,27 @@ static inline bool bound(Solver *sv, int64_t v, int64_t start, int64_t t)
 static bool forward_op(Solver *sv, int64_t v)
 {
     const SimProgram *p = sv->p;
-    int64_t start = sv->s->start_ns[v];
-    int32_t depth = sv->depth[v], unit = unit_of(sv, v);
-    for (int64_t k = p->first_in[v]; k < p->first_in[v + 1]; k++) {
-        int64_t e = p->in_edge[k], u = p->edges[e].from;
+    int32_t depth = sv->depth[v], c = sim_op_cta(p, v), unit = sv->s->cta_unit[c];
+    /* read before the flags' stores, which may alias any of it */
+    int64_t start = sv->s->start_ns[v], end = end_of(sv, v), next = sim_program_next_on_engine_in(p, v, c);
+    bool is_first = sim_program_is_first_on_engine_in(p, v, c);
+    for (int64_t k = sim_program_in_begin(p, v), k_end = sim_program_in_end(p, v); k < k_end; k++) {
+        int64_t e = sim_program_in_edge(p, k), u = sim_edge_from(p, e);
         int32_t uf = unit_of(sv, u);
-        if (!is_done(sv, u) || !bound(sv, v, start, sv->s->end_ns[u] + latency(sv, e, u, uf, unit)))
+        if (!is_done(sv, u) || !bound(sv, v, start, end_of(sv, u) + latency(sv, e, u, uf, unit)))
             return false;
-        if (p->edges[e].kind != SIM_EDGE_ACCUM && uf == unit)
+        if (sim_edge_kind(p, e) != SIM_EDGE_ACCUM && uf == unit)
             depth = MAX(depth, sv->depth[u] + 1);
     }
-    if (sim_program_is_first_on_engine(p, v)) {
-        int64_t node = sv->n + p->ops[v].cta;
+    if (is_first) {
+        int64_t node = sv->n + c;
         if (!is_done(sv, node) || !bound(sv, v, start, est_of(sv, node)))
             return false;
         depth = MAX(depth, sv->depth[node] + 1);
     }
-    if (!(sv->flags[v] & IS_BOUND) || sv->s->end_ns[v] < start)
+    if (!(sv->flags[v] & IS_BOUND) || end < start)
         return false;
     sv->depth[v] = depth;
-    int64_t end = sv->s->end_ns[v], next = sim_program_next_on_engine(p, v);
     sv->cp_ns = MAX(sv->cp_ns, end);
     if (next >= 0) {
         if (!bound(sv, next, sv->s->start_ns[next], end))
@@ -137,7 +142,7 @@ static bool forward_dispatch(Solver *sv, int32_t c)
     for (int64_t op = prev >= 0 ? p->ctas[prev].op_begin : 0;
          prev >= 0 && op < p->ctas[prev].op_begin + p->ctas[prev].op_count; op++)
         if (sim_program_next_on_engine(p, op) < 0) {
-            if (!is_done(sv, op) || !bound(sv, node, start, sv->s->end_ns[op]))
+            if (!is_done(sv, op) || !bound(sv, node, start, end_of(sv, op)))
                 return false;
             depth = MAX(depth, sv->depth[op] + 1);
         }
@@ -154,18 +159,18 @@ static bool forward_dispatch(Solver *sv, int32_t c)
 static bool backward_op(const Solver *sv, int64_t v)
 {
     const SimProgram *p = sv->p;
-    int64_t end = est_of(sv, v) + weight(sv, v), next = sim_program_next_on_engine(p, v);
+    int32_t cta = sim_op_cta(p, v), unit = sv->s->cta_unit[cta];
+    int64_t end = end_of(sv, v), next = sim_program_next_on_engine_in(p, v, cta);
     if (end == sv->cp_ns)
         return true;
     if (next >= 0 && (sv->flags[next] & IS_CRITICAL) && est_of(sv, next) == end)
         return true;
-    for (int64_t k = p->first_out[v]; k < p->first_out[v + 1]; k++) {
-        int64_t e = p->out_edge[k], to = p->edges[e].to;
-        if ((sv->flags[to] & IS_CRITICAL) &&
-            est_of(sv, to) == end + latency(sv, e, v, unit_of(sv, v), unit_of(sv, to)))
+    for (int64_t k = sim_program_out_begin(p, v), k_end = sim_program_out_end(p, v); k < k_end; k++) {
+        int64_t e = sim_program_out_edge(p, k), to = sim_edge_to(p, e);
+        if ((sv->flags[to] & IS_CRITICAL) && est_of(sv, to) == end + latency(sv, e, v, unit, unit_of(sv, to)))
             return true;
     }
-    int32_t c = sv->next_on_unit[p->ops[v].cta];
+    int32_t c = sv->next_on_unit[cta];
     return next < 0 && c >= 0 && (sv->flags[sv->n + c] & IS_CRITICAL) && est_of(sv, sv->n + c) == end;
 }
 
@@ -197,21 +202,21 @@ static int64_t binding_pred(const Solver *sv, int64_t v, int64_t *latency_ns)
                 return op;
         return launch >= 0 && est_of(sv, sv->n + launch) == est ? sv->n + launch : -1;
     }
-    const SimCta *cta = &p->ctas[p->ops[v].cta];
+    const SimCta *cta = &p->ctas[sim_op_cta(p, v)];
     for (int64_t u = v - 1; !sim_program_is_first_on_engine(p, v) && u >= cta->op_begin; u--)
         if (sim_program_next_on_engine(p, u) == v) {
             if (est_of(sv, u) + weight(sv, u) == est)
                 return u;
             break;
         }
-    for (int64_t k = p->first_in[v]; k < p->first_in[v + 1]; k++) {
-        int64_t e = p->in_edge[k], u = p->edges[e].from, lat = sim_engine_edge_latency(p, sv->s, e);
+    for (int64_t k = sim_program_in_begin(p, v); k < sim_program_in_begin(p, v + 1); k++) {
+        int64_t e = sim_program_in_edge(p, k), u = sim_edge_from(p, e), lat = sim_engine_edge_latency(p, sv->s, e);
         if (est_of(sv, u) + weight(sv, u) + lat == est) {
             *latency_ns = lat;
             return u;
         }
     }
-    int64_t node = sv->n + p->ops[v].cta;
+    int64_t node = sv->n + sim_op_cta(p, v);
     return sim_program_is_first_on_engine(p, v) && est_of(sv, node) == est ? node : -1;
 }
 
@@ -229,7 +234,7 @@ static void breakdown(const Solver *sv, SimAnalysis *a)
     while (v >= 0) {
         int64_t latency;
         if (v < sv->n)
-            a->breakdown_ns[part_of_kind[sv->p->ops[v].kind]] += weight(sv, v);
+            a->breakdown_ns[part_of_kind[sim_op_kind(sv->p, v)]] += weight(sv, v);
         v = binding_pred(sv, v, &latency);
         a->breakdown_ns[BREAK_LATENCY] += latency;
     }
@@ -257,7 +262,7 @@ static void backward_node(Solver *sv, int64_t v)
 static bool is_edge_order_forward(const SimProgram *p)
 {
     for (int64_t e = 0; e < p->edge_count; e++)
-        if (p->edges[e].from >= p->edges[e].to)
+        if (sim_edge_from(p, e) >= sim_edge_to(p, e))
             return false;
     return true;
 }
@@ -312,7 +317,7 @@ bool sim_analyze_order(const SimProgram *p, const SimSchedule *s, bool has_criti
     if (ok) {
         out->critical_path_ns = sv.cp_ns;
         for (int64_t e = 0; e < p->edge_count; e++)
-            if (p->edges[e].kind == SIM_EDGE_ACCUM && sv.depth[p->edges[e].from] >= sv.depth[p->edges[e].to])
+            if (sim_edge_kind(p, e) == SIM_EDGE_ACCUM && sv.depth[sim_edge_from(p, e)] >= sv.depth[sim_edge_to(p, e)])
                 out->lemma1_violations++;
         breakdown(&sv, out);
     }

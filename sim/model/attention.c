@@ -76,7 +76,8 @@ static int64_t compute_ns(const Plan *plan, const AttnCosts *costs, const PlanCt
 /* Exact op count: the reserve is filled, and prefaulted, whole. */
 static int64_t count_ops(const Plan *plan, const AttnCosts *costs)
 {
-    int64_t ops = plan->task_count * (costs->reduce == REDUCE_SERIAL ? 2 : 3 + is_split(costs)) + plan->cta_count;
+    int64_t ops = plan->task_count * (costs->reduce == REDUCE_SERIAL ? 2 : 3 + is_split(costs)) +
+                  (costs->cta_prologue_ns > 0 ? plan->cta_count : 0);
     if (has_kv_op(costs))
         for (int32_t c = 0; c < plan->cta_count; c++)
             for (int32_t i = 0; i < plan->ctas[c].task_count; i++) {
@@ -84,6 +85,25 @@ static int64_t count_ops(const Plan *plan, const AttnCosts *costs)
                 ops += i + 1 == plan->ctas[c].task_count || !is_same_kv(t, t + 1);
             }
     return ops;
+}
+
+/* Exact edge count: accumulation (one per task but each row's last), and async: phase (one per task) and
+ * buffer (per CTA, one per task past its first dq_buffers). */
+static int64_t count_edges(const Plan *plan, const AttnCosts *costs)
+{
+    int64_t rows = (int64_t)plan->wl.heads * plan->wl.q_tiles, edges = plan->task_count;
+    uint8_t *has_task = g_new0(uint8_t, rows);
+    for (int64_t t = 0; t < plan->task_count; t++)
+        has_task[(int64_t)plan->tasks[t].head * plan->wl.q_tiles + plan->tasks[t].q] = 1;
+    for (int64_t row = 0; row < rows; row++)
+        edges -= has_task[row];
+    g_free(has_task);
+    if (costs->reduce == REDUCE_ASYNC) {
+        edges += plan->task_count;
+        for (int32_t c = 0; c < plan->cta_count; c++)
+            edges += MAX(0, plan->ctas[c].task_count - MAX(costs->dq_buffers, 0));
+    }
+    return edges;
 }
 
 /* One async task's ops: C, D [, W] on the compute engine, R [, T] on the store engine, and the phase and
@@ -113,10 +133,8 @@ SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs)
 {
     bool is_async = costs->reduce == REDUCE_ASYNC;
     SimProgram *prog = sim_program_new(plan->wl.n_sm, is_async ? 2 : 1);
-    sim_program_reserve(prog, count_ops(plan, costs), plan->task_count * (is_async ? 3 : 1));
-    /* Filled to capacity (the reserve is exact): fault the pages in now */
-    sim_prefault(prog->ops, sizeof *prog->ops * prog->op_capacity);
-    sim_prefault(prog->edges, sizeof *prog->edges * prog->edge_capacity);
+    sim_program_reserve(prog, count_ops(plan, costs), count_edges(plan, costs));
+    sim_program_prefault(prog); /* filled to capacity (the reserve is exact): fault the pages in now */
     /* op ids: below 2^31 (sim_program_seal) */
     int32_t *reduce_op = SIM_PREFAULT_NEW(int32_t, plan->task_count);
     int32_t *release_op = is_async ? SIM_PREFAULT_NEW(int32_t, plan->task_count) : reduce_op;

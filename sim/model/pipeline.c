@@ -135,10 +135,10 @@ SimStatus pipe_cycle_period(const PipeCycle *cy, const int64_t *c, const int64_t
 static void busy(const SimProgram *p, const SimSchedule *s, int n_cube, PipeResult *r)
 {
     for (int64_t op = 0; op < p->op_count; op++) {
-        if (p->ops[op].engine < n_cube)
-            r->cube_busy_ns += p->ops[op].duration_ns;
+        if (sim_op_engine(p, op) < n_cube)
+            r->cube_busy_ns += sim_op_duration_ns(p, op);
         else
-            r->vector_busy_ns += p->ops[op].duration_ns;
+            r->vector_busy_ns += sim_op_duration_ns(p, op);
     }
     r->makespan_ns = s->makespan_ns;
 }

@@ -160,8 +160,8 @@ static void staggered_engine(const StaggerRun *run, const ProfileQueue *q, doubl
     SimStatus st = sim_engine_run(prog, &sched, &err);
     g_assert(st == SIM_OK);
     int64_t last_early = prog->ctas[0].op_count - 1, last_late = prog->ctas[1].op_begin + prog->ctas[1].op_count - 1;
-    *early = (double)(sched.end_ns[last_early] - sched.start_ns[last_early]);
-    *late = (double)(sched.end_ns[last_late] - sched.start_ns[last_late]);
+    *early = (double)(sim_schedule_end_ns(prog, &sched, last_early) - sched.start_ns[last_early]);
+    *late = (double)(sim_schedule_end_ns(prog, &sched, last_late) - sched.start_ns[last_late]);
     sim_schedule_clear(&sched);
     sim_program_free(prog);
 }

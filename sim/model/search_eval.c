@@ -325,8 +325,8 @@ static int64_t engine_run(Search *s, const Item *items, int n)
     if (sim_engine_run(prog, &sched, &err) == SIM_OK) {
         makespan = sched.makespan_ns;
         for (int64_t op = 0; op < prog->op_count; op++)
-            if (prog->ops[op].kind == SIM_OP_COMPUTE)
-                s->c_end[plan_pos[prog->ops[op].task]] = sched.end_ns[op];
+            if (sim_op_kind(prog, op) == SIM_OP_COMPUTE)
+                s->c_end[plan_pos[sim_op_task(prog, op)]] = sim_schedule_end_ns(prog, &sched, op);
     }
     sim_schedule_clear(&sched);
     sim_program_free(prog);

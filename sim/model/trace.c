@@ -53,14 +53,15 @@ SimStatus sim_trace_schedule(const Trace *t, const Plan *plan, const SimProgram 
         out->cta_unit[c] = first->smid, out->cta_dispatch_ns[c] = first->c_start;
     }
     for (int64_t op = 0; op < prog->op_count; op++) {
-        const SimOp *o = &prog->ops[op];
-        const TraceTask *r = &t->tasks[row[o->task]];
+        const TraceTask *r = &t->tasks[row[sim_op_task(prog, op)]];
+        SimOpKind kind = sim_op_kind(prog, op);
+        int32_t cta = sim_op_cta(prog, op);
         /* a SYNC op is a prologue (first op of its CTA) or a deposit: neither has a measured span */
-        bool is_deposit = o->kind == SIM_OP_SYNC && op > prog->ctas[o->cta].op_begin;
-        int64_t start = o->kind == SIM_OP_REDUCE ? r->r_start : is_deposit ? r->c_end : r->c_start;
-        int64_t end = o->kind == SIM_OP_REDUCE ? r->r_end : o->kind == SIM_OP_COMPUTE ? r->c_end : start;
+        bool is_deposit = kind == SIM_OP_SYNC && op > prog->ctas[cta].op_begin;
+        int64_t start = kind == SIM_OP_REDUCE ? r->r_start : is_deposit ? r->c_end : r->c_start;
+        int64_t end = kind == SIM_OP_REDUCE ? r->r_end : kind == SIM_OP_COMPUTE ? r->c_end : start;
         out->start_ns[op] = start, out->end_ns[op] = end;
-        out->cta_end_ns[o->cta] = MAX(out->cta_end_ns[o->cta], end);
+        out->cta_end_ns[cta] = MAX(out->cta_end_ns[cta], end);
         out->makespan_ns = MAX(out->makespan_ns, end);
     }
     g_free(row);

@@ -235,14 +235,14 @@ static ModelPhases model_phases(const SimProgram *prog, const SimSchedule *s)
     int64_t n = prog->op_count, *dur[3] = { g_new(int64_t, n), g_new(int64_t, n), g_new(int64_t, n) }, count[3] = { 0 };
     int64_t *r_start = g_new(int64_t, n), *r_end = g_new(int64_t, n);
     for (int64_t op = 0; op < n; op++) {
-        const SimOp *o = &prog->ops[op];
-        int64_t d = s->end_ns[op] - s->start_ns[op];
-        if (o->kind == SIM_OP_COMPUTE)
+        SimOpKind kind = sim_op_kind(prog, op);
+        int64_t end = sim_schedule_end_ns(prog, s, op), d = end - s->start_ns[op];
+        if (kind == SIM_OP_COMPUTE)
             dur[0][count[0]++] = d;
-        else if (o->kind == SIM_OP_SYNC && op > 0 && prog->ops[op - 1].kind == SIM_OP_COMPUTE)
+        else if (kind == SIM_OP_SYNC && op > 0 && sim_op_kind(prog, op - 1) == SIM_OP_COMPUTE)
             dur[1][count[1]++] = d; /* the async deposit follows its compute */
-        else if (o->kind == SIM_OP_REDUCE) {
-            r_start[count[2]] = s->start_ns[op], r_end[count[2]] = s->end_ns[op];
+        else if (kind == SIM_OP_REDUCE) {
+            r_start[count[2]] = s->start_ns[op], r_end[count[2]] = end;
             dur[2][count[2]++] = d;
         }
     }
@@ -275,8 +275,8 @@ static SimStatus run_model_phases(SimProgram *prog, int64_t prologue_ns, int64_t
     if (sim_engine_run(prog, &s, err) == SIM_OK) {
         *span = s.makespan_ns - prologue_ns;
         for (int64_t op = 0; pred_start && op < prog->op_count; op++)
-            if (prog->ops[op].kind == SIM_OP_COMPUTE)
-                pred_start[prog->ops[op].task] = s.start_ns[op] - prologue_ns;
+            if (sim_op_kind(prog, op) == SIM_OP_COMPUTE)
+                pred_start[sim_op_task(prog, op)] = s.start_ns[op] - prologue_ns;
         if (phases)
             *phases = model_phases(prog, &s);
     }
@@ -332,12 +332,11 @@ static SimProgram *placed_program(const Trace *t, const Plan *plan, const int64_
     for (int32_t c = 0; c < prog->cta_count; c++)
         prog->ctas[c].pinned_unit = t->tasks[order[plan->ctas[c].task_begin]].smid;
     for (int64_t op = 0; op < prog->op_count; op++) {
-        SimOp *o = &prog->ops[op];
-        int32_t sm = prog->ctas[o->cta].pinned_unit;
-        if (o->kind == SIM_OP_COMPUTE)
-            o->duration_ns = c_of_sm[sm];
-        else if (o->kind == SIM_OP_REDUCE)
-            o->duration_ns = r_of_sm[sm];
+        int32_t sm = prog->ctas[sim_op_cta(prog, op)].pinned_unit;
+        if (sim_op_kind(prog, op) == SIM_OP_COMPUTE)
+            sim_program_set_duration(prog, op, c_of_sm[sm]);
+        else if (sim_op_kind(prog, op) == SIM_OP_REDUCE)
+            sim_program_set_duration(prog, op, r_of_sm[sm]);
     }
     if (matrix) {
         int64_t cells = (int64_t)n_sm * n_sm, subtract = f->acquire_ns;
@@ -385,7 +384,7 @@ static SimProgram *executor_program(const Plan *plan, const AttnCosts *costs)
         for (int32_t c = 0; c < prog->cta_count; c++) {
             int32_t slot = prog->ctas[c].pinned_unit;
             if (seen[slot])
-                prog->ops[prog->ctas[c].op_begin].duration_ns = 0; /* its SYNC prologue op */
+                sim_program_set_duration(prog, prog->ctas[c].op_begin, 0); /* its SYNC prologue op */
             seen[slot] = true;
         }
         g_free(seen);
@@ -394,9 +393,10 @@ static SimProgram *executor_program(const Plan *plan, const AttnCosts *costs)
 }
 
 /* The profile's prediction of t (TraceCheck.profile_*); t's kernel must be one the profile measured. */
-static SimStatus predict_from_profile(const Trace *t, const Plan *plan, const int64_t *order, const HwProfile *p,
+static SimStatus predict_from_profile(const Trace *t, const Plan *plan, const int64_t *order, const ValidateModels *m,
                                       int64_t origin, TraceCheck *out, SimError *err)
 {
+    const HwProfile *p = m->hw;
     const TraceKernel *k = &t->kernel;
     if (strcmp(k->compute, "mma") != 0 || !k->tile_m || !k->head_dim || !k->reduce_op[0]) {
         snprintf(out->profile_skip, sizeof out->profile_skip, "the profile models mma compute with a known tile "
@@ -417,9 +417,9 @@ static SimStatus predict_from_profile(const Trace *t, const Plan *plan, const in
     costs.load = &load;
     int64_t *pred = g_new(int64_t, plan->task_count);
     if (run_model_phases(executor_program(plan, &costs), costs.cta_prologue_ns, &out->profile_ns, pred,
-                         &out->profile_phases, err) == SIM_OK) {
+                         m->want_phases ? &out->profile_phases : NULL, err) == SIM_OK) {
         out->has_profile = true;
-        out->measured_in_flight = trace_in_flight(t);
+        out->measured_in_flight = m->want_phases ? trace_in_flight(t) : 0;
         out->profile_makespan_error = (double)(out->profile_ns - out->measured_ns) / (double)out->measured_ns;
         out->profile_start_mape = start_mape(t, order, pred, plan->task_count, origin, costs.c_ns);
     }
@@ -540,7 +540,7 @@ SimStatus sim_validate_trace(const Trace *t, const Plan *given, const int32_t *l
         else if (!err->status && t->kernel.name[0] && (models->kernel_count || models->hw))
             predict_from_kernel(t, plan, models, out, err);
         else if (models->hw && !err->status)
-            predict_from_profile(t, plan, order, models->hw, origin, out, err);
+            predict_from_profile(t, plan, order, models, origin, out, err);
     }
     g_free(order), g_free(pred);
     plan_free(owned);

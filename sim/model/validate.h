@@ -15,6 +15,7 @@ typedef struct {
     const HwProfile *hw;
     KernelProfile *const *kernels;
     int kernel_count;
+    bool want_phases;   /* the prediction's own timeline too (TraceCheck.profile_phases): JSON reports only */
 } ValidateModels;
 
 /* The kernel profile of kernel name (its "kernel" field), or NULL. */

@@ -80,28 +80,28 @@ static SimStatus write_plan(const Plan *plan, const AttnCosts *costs, const char
  * reduction's completion (tail), any other a deposit. */
 static bool is_prologue(const SimProgram *p, int64_t op)
 {
-    return p->ops[op].kind == SIM_OP_SYNC && p->ops[op].engine == 0 && op == p->ctas[p->ops[op].cta].op_begin;
+    return sim_op_kind(p, op) == SIM_OP_SYNC && sim_op_engine(p, op) == 0 && op == p->ctas[sim_op_cta(p, op)].op_begin;
 }
 
 static bool is_tail(const SimProgram *p, int64_t op)
 {
-    return p->ops[op].kind == SIM_OP_SYNC && p->ops[op].engine == 1;
+    return sim_op_kind(p, op) == SIM_OP_SYNC && sim_op_engine(p, op) == 1;
 }
 
 /* The op's phase letter: C compute, R reduction, T its completion, P prologue, D deposit, W dK/dV write. */
 static const char *phase_letter(const SimProgram *p, int64_t op)
 {
     static const char *const letter[SIM_OP_KIND_COUNT] = { "C", "R", "V", "D", "W" };
-    return is_prologue(p, op) ? "P" : is_tail(p, op) ? "T" : letter[p->ops[op].kind];
+    return is_prologue(p, op) ? "P" : is_tail(p, op) ? "T" : letter[sim_op_kind(p, op)];
 }
 
 /* The op's phase name in outputs. */
 static const char *phase_name(const SimProgram *p, int64_t op)
 {
-    if (p->ops[op].kind == SIM_OP_WRITE)
+    if (sim_op_kind(p, op) == SIM_OP_WRITE)
         return "kv-write";
-    if (p->ops[op].kind != SIM_OP_SYNC)
-        return sim_op_kind_name(p->ops[op].kind);
+    if (sim_op_kind(p, op) != SIM_OP_SYNC)
+        return sim_op_kind_name(sim_op_kind(p, op));
     return is_prologue(p, op) ? "prologue" : is_tail(p, op) ? "reduce-tail" : "deposit";
 }
 
@@ -110,10 +110,10 @@ static const char *phase_name(const SimProgram *p, int64_t op)
 static void label_attention_op(void *ctx, int64_t op, SimRenderLabel *out)
 {
     const AttnLabelCtx *l = ctx;
-    const SimOp *o = &l->prog->ops[op];
-    if (o->task < 0)
+    int32_t task = sim_op_task(l->prog, op);
+    if (task < 0)
         return;
-    const PlanTask *t = &l->plan->tasks[o->task];
+    const PlanTask *t = &l->plan->tasks[task];
     out->phase = phase_name(l->prog, op);
     if (out->is_name_wanted) { /* "%s h%d" without printf: traces name a million slices */
         const char *letter = phase_letter(l->prog, op);
@@ -130,12 +130,12 @@ static void label_attention_op(void *ctx, int64_t op, SimRenderLabel *out)
 static void dot_label(void *ctx, int64_t op, char *buf, size_t len)
 {
     const AttnLabelCtx *l = ctx;
-    const SimOp *o = &l->prog->ops[op];
-    const PlanTask *t = o->task >= 0 ? &l->plan->tasks[o->task] : NULL;
+    int32_t task = sim_op_task(l->prog, op);
+    const PlanTask *t = task >= 0 ? &l->plan->tasks[task] : NULL;
     if (t)
         snprintf(buf, len, "%s h%d kv%d q%d", phase_letter(l->prog, op), t->head, t->kv, t->q);
     else
-        snprintf(buf, len, "%s CTA %d", sim_op_kind_name(o->kind), o->cta);
+        snprintf(buf, len, "%s CTA %d", sim_op_kind_name(sim_op_kind(l->prog, op)), sim_op_cta(l->prog, op));
 }
 
 SimDotSpec sim_job_dot_spec(FILE *f, const AttnLabelCtx *l)
@@ -202,7 +202,8 @@ static SimAnalysisLevel analysis_level(const AttnJob *job)
 static SimStatus simulate(const AttnJob *job, const Plan *plan, Plan **owned, AttnResult *r, SimError *err)
 {
     SimProgram *prog = sim_attention_program(plan, &job->costs);
-    if (owned && !job->trace_path && !job->csv_path && !job->gantt_path && !job->dot_path)
+    bool is_labelled = job->trace_path || job->csv_path || job->gantt_path || job->dot_path;
+    if (owned && !is_labelled)
         plan_free(*owned), *owned = NULL, plan = NULL;
     /* borrowed for the run, not copied: an n_sm x n_sm matrix (3.6 GB at 30000 SMs) held twice, and its
      * copies' holes in the heap between the rows of a sweep, took the peak past the estimate */
@@ -210,7 +211,10 @@ static SimStatus simulate(const AttnJob *job, const Plan *plan, Plan **owned, At
     SimSchedule s = { 0 };
     SimOutput dot = { 0 };
     AttnLabelCtx labels = { plan, prog };
-    if (sim_engine_run(prog, &s, err) == SIM_OK &&
+    bool is_run = sim_engine_run(prog, &s, err) == SIM_OK;
+    if (!is_labelled) /* the engine's rules have read the ops' tasks; the analysis never does */
+        sim_program_drop_tasks(prog);
+    if (is_run &&
         (!job->dot_path || sim_output_open(&dot, job->dot_path, err) == SIM_OK)) {
         SimDotSpec dot_spec = sim_job_dot_spec(dot.f, &labels);
         if (sim_analyze_level(prog, &s, analysis_level(job), &r->a, dot.f ? &dot_spec : NULL, err) == SIM_OK &&

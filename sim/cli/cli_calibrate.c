@@ -15,7 +15,7 @@
 #include "trace_in.h"
 
 static const char usage[] =
-    "usage: sim calibrate RAW.json [--latency-matrix FILE] [--load RAW.json] [-o PROFILE.json]\n"
+    "usage: sim calibrate RAW.json [--latency-matrix FILE] [--load RAW.json] [--clock RAW.json] [-o PROFILE.json]\n"
     "       sim calibrate --kernel TRACE... [--runs RUNS.json] [--name NAME] [-o KERNEL.json]\n"
     "       sim calibrate --kernel --baseline TIMES.json --reference KERNEL [-o KERNEL.json]\n"
     "The first form writes a hardware profile (docs/profile.md) from gpu-calib --profile output: compute per\n"
@@ -27,6 +27,8 @@ static const char usage[] =
     "                         stamped hand-off measurement\n"
     "  --load RAW.json        fit the load rule (the reductions' queue) to this raw file's staggered runs\n"
     "                         (reduce_staggered) instead of RAW's own; without either, no queue\n"
+    "  --clock RAW.json       fit how the reduction scales with the SM clock to this raw file's reduce_clock\n"
+    "                         rows (gpu-calib --steady); without it, reductions keep their idle-clock times\n"
     "  --kernel               fit a kernel profile to the traces given\n"
     "  --runs FILE            the timed runs of the same shapes (gpu/bwd/shapes.py): the fixed costs of a\n"
     "                         launch come from their times (else from the traces' cudaEvent stages)\n"
@@ -40,12 +42,13 @@ static const char usage[] =
     "  --help, --version\n"
     "Exit status: 0 ok, 2 bad usage or input.\n";
 
-enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS, OPT_BASELINE, OPT_REFERENCE, OPT_LOAD };
+enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS, OPT_BASELINE, OPT_REFERENCE, OPT_LOAD, OPT_CLOCK };
 static const struct option long_options[] = {
     { "latency-matrix", required_argument, NULL, OPT_MATRIX }, { "output", required_argument, NULL, 'o' },
     { "kernel", no_argument, NULL, OPT_KERNEL }, { "name", required_argument, NULL, OPT_NAME },
     { "runs", required_argument, NULL, OPT_RUNS }, { "baseline", required_argument, NULL, OPT_BASELINE },
     { "reference", required_argument, NULL, OPT_REFERENCE }, { "load", required_argument, NULL, OPT_LOAD },
+    { "clock", required_argument, NULL, OPT_CLOCK },
     { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
 };
 
@@ -171,7 +174,7 @@ static int calibrate_baseline(const char *path, const char *reference, const cha
 int sim_cmd_calibrate(int argc, char **argv)
 {
     const char *matrix = NULL, *out_path = NULL, *name = NULL, *runs = NULL, *baseline = NULL, *reference = NULL;
-    const char *load = NULL;
+    const char *load = NULL, *clock = NULL;
     bool is_kernel = false;
     SimError err = { 0 };
     int opt;
@@ -198,18 +201,20 @@ int sim_cmd_calibrate(int argc, char **argv)
             reference = optarg;
         else if (opt == OPT_LOAD)
             load = optarg;
+        else if (opt == OPT_CLOCK)
+            clock = optarg;
         if (err.status)
             return cli_fail(&err);
     }
     if (baseline || reference) {
-        if (!is_kernel || !baseline || !reference || optind != argc || runs || name || matrix)
+        if (!is_kernel || !baseline || !reference || optind != argc || runs || name || matrix || load || clock)
             return sim_error_set(&err, SIM_ERR_USAGE, "--baseline FILE goes with --kernel and --reference KERNEL, and "
-                                 "takes no traces, --runs, --name or --latency-matrix (see sim calibrate --help)"),
+                                 "takes no traces, --runs, --name, --latency-matrix, --load or --clock (see sim calibrate --help)"),
                    cli_fail(&err);
         return calibrate_baseline(baseline, reference, out_path);
     }
-    if (load && is_kernel)
-        return sim_error_set(&err, SIM_ERR_USAGE, "--load goes with a raw calibration file, not --kernel (see sim "
+    if ((load || clock) && is_kernel)
+        return sim_error_set(&err, SIM_ERR_USAGE, "--load and --clock go with a raw calibration file, not --kernel (see sim "
                              "calibrate --help)"), cli_fail(&err);
     if (is_kernel && (matrix || optind >= argc))
         return sim_error_set(&err, SIM_ERR_USAGE, "sim calibrate --kernel needs one or more traces and takes no "
@@ -221,7 +226,8 @@ int sim_cmd_calibrate(int argc, char **argv)
                              "--help)"), cli_fail(&err);
     HwProfile *p = NULL;
     if (sim_profile_from_raw(argv[optind], matrix, &p, &err) == SIM_OK &&
-        (!load || sim_profile_fit_load(p, load, &err) == SIM_OK))
+        (!load || sim_profile_fit_load(p, load, &err) == SIM_OK) &&
+        (!clock || sim_profile_fit_clock_rule(p, clock, &err) == SIM_OK))
         emit(p, write_hw, out_path, &err);
     sim_profile_free(p);
     return err.status ? cli_fail(&err) : 0;

@@ -16,6 +16,9 @@ SimStatus sim_profile_from_raw(const char *raw_path, const char *latency_matrix,
  * file (reduce_staggered, with the reduce_inflight curves of the same methods); p names it as the queue's
  * source. sim_profile_from_raw does this itself when its raw file has staggered runs. */
 SimStatus sim_profile_fit_load(HwProfile *p, const char *raw_path, SimError *err);
+/* Fits p's clock rule (the share of each family's reduction that scales with the SM clock) to the
+ * reduce_clock rows of a raw calibration file (gpu-calib --steady); p names it as the rule's source. */
+SimStatus sim_profile_fit_clock_rule(HwProfile *p, const char *raw_path, SimError *err);
 /* Reads and checks a profile file: every field present, numbers in range, curves ascending. */
 SimStatus sim_profile_read(const char *path, HwProfile **out, SimError *err);
 /* Writes p as a profile file; false if a write failed. Same profile, same bytes. */

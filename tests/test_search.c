@@ -564,7 +564,8 @@ END_TEST
 /* ---- the evaluator ---- */
 
 /* Random layouts of one workload, every cost mode: the one-pass (depth ranks) and the walk (readiness
- * ranks) give the engine's makespan for the plan of the same layout and ranks, deadlocks included. */
+ * ranks) give the engine's makespan for the plan of the same layout and ranks, deadlocks included; a walk
+ * with a stop gives up exactly when the makespan would not be below it. */
 START_TEST(evaluator_equals_engine)
 {
     AttnCosts modes[] = { tst_costs(1000, 500, 0, REDUCE_SERIAL), tst_costs(1000, 700, 230, REDUCE_SERIAL),
@@ -590,9 +591,9 @@ START_TEST(evaluator_equals_engine)
                     items[i].offset = g_rand_int_range(g, 0, rows), items[i].is_reverse = g_rand_boolean(g);
                 }
                 search_sort_items(items, n);
-                int64_t depth = search_eval(&s, items, n, RANK_BY_DEPTH);
+                int64_t depth = search_eval(&s, items, n, RANK_BY_DEPTH, INT64_MAX);
                 for (int round = 0; round < 2; round++) {
-                    int64_t ready = search_eval(&s, items, n, RANK_BY_READINESS);
+                    int64_t ready = search_eval(&s, items, n, RANK_BY_READINESS, INT64_MAX);
                     Plan *plan = search_layout_plan(&s, items, n, search_last_ranks(&s), "t", NULL);
                     ck_assert_int_eq(engine_ns(plan, &modes[k]), ready);
                     plan_free(plan);
@@ -600,6 +601,15 @@ START_TEST(evaluator_equals_engine)
                 Plan *plan = search_layout_plan(&s, items, n, NULL, "t", NULL); /* ranks by depth */
                 ck_assert_int_eq(engine_ns(plan, &modes[k]), depth);
                 plan_free(plan);
+                /* a walk told to stop at stop_ns: INT64_MAX when its makespan is not below, else the makespan */
+                search_eval(&s, items, n, RANK_BY_DEPTH, INT64_MAX);
+                int64_t full = search_eval(&s, items, n, RANK_BY_READINESS, INT64_MAX);
+                int64_t stops[] = { full, full - 1, full / 2, 1, g_rand_int_range(g, 1, 200000) };
+                for (size_t j = 0; full != INT64_MAX && j < sizeof stops / sizeof *stops; j++) {
+                    search_eval(&s, items, n, RANK_BY_DEPTH, INT64_MAX);
+                    int64_t stop = stops[j] + 1; /* full + 1: nothing stops */
+                    ck_assert_int_eq(search_eval(&s, items, n, RANK_BY_READINESS, stop), full < stop ? full : INT64_MAX);
+                }
             }
             g_free(items);
             search_space_clear(&s);

@@ -65,13 +65,17 @@ static void keep_layout(Search *s, SearchResult *r, BestLayout *best, const Item
 }
 
 /* A layout, ranked by depth and then by readiness: up to rounds evaluations, each ranking by the previous
- * one's compute ends, while it gets faster. Sorts items by launch. Returns the best makespan. */
-static int64_t evaluate(Search *s, Item *items, int n, int rounds, SearchResult *r, BestLayout *best)
+ * one's compute ends, while it gets faster. Sorts items by launch. Returns the best makespan; with a
+ * caller that only asks whether it is below stop_ns (INT64_MAX: none), the last round stops at a slot that
+ * cannot end before stop_ns or the best (neither would take that round's makespan) as if it were slower. */
+static int64_t evaluate(Search *s, Item *items, int n, int rounds, int64_t stop_ns, SearchResult *r,
+                        BestLayout *best)
 {
     int64_t result = INT64_MAX;
     search_sort_items(items, n);
     for (int round = 0; round < rounds; round++) {
-        int64_t ms = search_eval(s, items, n, round == 0 ? RANK_BY_DEPTH : RANK_BY_READINESS);
+        int64_t stop = round == rounds - 1 && stop_ns != INT64_MAX ? MAX(stop_ns, r->makespan_ns) : INT64_MAX;
+        int64_t ms = search_eval(s, items, n, round == 0 ? RANK_BY_DEPTH : RANK_BY_READINESS, stop);
         if (ms < r->makespan_ns)
             keep_layout(s, r, best, items, n, ms);
         if (ms >= result)
@@ -233,7 +237,7 @@ static void local_search(Search *s, Item *items, int n, int64_t current, const S
         random_move(s, trial, n, g);
         int64_t before = r->makespan_ns, ms = INT64_MAX;
         if (!can_bound || search_layout_bound(s, trial, n) < current)
-            ms = evaluate(s, trial, n, 2, r, best);
+            ms = evaluate(s, trial, n, 2, current, r, best);
         if (r->makespan_ns < before)
             snprintf(r->origin, sizeof r->origin, "local search");
         if (ms < current)
@@ -252,7 +256,7 @@ static void from_handmade(Search *s, Item *start, int n, const SearchOptions *o,
         return;
     char name[64];
     snprintf(name, sizeof name, "%.40s as a layout", r->origin);
-    int64_t before = r->makespan_ns, current = evaluate(s, start, n, 2, r, best);
+    int64_t before = r->makespan_ns, current = evaluate(s, start, n, 2, INT64_MAX, r, best);
     if (r->makespan_ns < before)
         snprintf(r->origin, sizeof r->origin, "%s", name);
     local_search(s, start, n, current, o, o->seed + 1, r, best);
@@ -340,7 +344,7 @@ SimStatus sim_search(const Workload *wl, const AttnCosts *costs, const SearchOpt
     Item *start, *items;
     baselines(&s, out, &best, &start);
     int n = constructive(&s, &items);
-    int64_t before = out->makespan_ns, current = evaluate(&s, items, n, 4, out, &best);
+    int64_t before = out->makespan_ns, current = evaluate(&s, items, n, 4, INT64_MAX, out, &best);
     if (out->makespan_ns < before)
         snprintf(out->origin, sizeof out->origin, "constructive");
     local_search(&s, items, n, current, o, o->seed, out, &best);

@@ -66,6 +66,27 @@ static void slot_ctas(Search *s, const Item *items, int n)
     g_free(fill);
 }
 
+/* What the hot loops read, copied out of the Search into a local: stores through the per-position arrays
+ * cannot alias a local, so the compiler keeps these in registers instead of reloading them from s after
+ * every store (a third of the loops' instructions were such reloads). */
+typedef struct {
+    int32_t *seq, *slot_pos, *pred;
+    const int32_t *task_row, *task_kv, *cta_len, *slot_cta_first;
+    int64_t *c_end, *d_end;
+    Reduction *red;
+    int64_t c_ns, r_ns, deposit_ns, latency_ns, prologue_ns;
+    int32_t dq_buffers;
+} Hot;
+
+static inline Hot hot_of(const Search *s)
+{
+    return (Hot){ .seq = s->seq, .slot_pos = s->slot_pos, .pred = s->pred, .task_row = s->task_row,
+                  .task_kv = s->task_kv, .cta_len = s->cta_len, .slot_cta_first = s->slot_cta_first,
+                  .c_end = s->c_end, .d_end = s->d_end, .red = s->red, .c_ns = s->model.c_ns, .r_ns = s->model.r_ns,
+                  .deposit_ns = s->model.deposit_ns, .latency_ns = s->model.latency_ns,
+                  .prologue_ns = s->model.cta_prologue_ns, .dq_buffers = s->model.dq_buffers };
+}
+
 /* Each slot's engines: the compute engine's time (serial: the only engine's) and the store engine's,
  * and slot-major indices: its next compute, its next reduction, its current CTA's first and end; its
  * CTAs so far. */
@@ -76,11 +97,11 @@ typedef struct {
 
 /* Opens slot u's next CTA once its last one is done: dispatched when both engines are free, its prologue
  * on the compute engine. */
-static inline void open_next_cta(const Search *s, Engines *e, int32_t u)
+static inline void open_next_cta(const Hot *h, Engines *e, int32_t u)
 {
     int64_t now = MAX(e->c_ns, e->r_ns);
-    e->begin = e->end, e->end += s->cta_len[s->slot_cta_first[u] + e->cta++];
-    e->c_ns = now + s->model.cta_prologue_ns, e->r_ns = now;
+    e->begin = e->end, e->end += h->cta_len[h->slot_cta_first[u] + e->cta++];
+    e->c_ns = now + h->prologue_ns, e->r_ns = now;
 }
 
 /* The hot loops below are instantiated for serial and async (is_async a constant where they are called),
@@ -89,25 +110,25 @@ static inline void open_next_cta(const Search *s, Engines *e, int32_t u)
 
 /* The compute at position i (slot-major e->next), and in async its deposit, after the reduction
  * dq_buffers back in its CTA. */
-HOT void compute(const Search *s, Engines *e, int32_t i, bool is_async)
+HOT void compute(const Hot *h, Engines *e, int32_t i, bool is_async)
 {
-    s->c_end[i] = e->c_ns += s->model.c_ns;
+    h->c_end[i] = e->c_ns += h->c_ns;
     if (is_async) {
-        int32_t buffer = e->next - s->model.dq_buffers;
+        int32_t buffer = e->next - h->dq_buffers;
         if (buffer >= e->begin)
-            e->c_ns = MAX(e->c_ns, s->red[s->slot_pos[buffer]].end_ns);
-        s->d_end[i] = e->c_ns += s->model.deposit_ns;
+            e->c_ns = MAX(e->c_ns, h->red[h->slot_pos[buffer]].end_ns);
+        h->d_end[i] = e->c_ns += h->deposit_ns;
     }
 }
 
 /* The reduction at position i, its rank predecessor done by ready. Serial: on the compute engine; async:
  * on the store engine, after the deposit. */
-HOT void reduce(const Search *s, Engines *e, int32_t i, int64_t ready, bool is_async)
+HOT void reduce(const Hot *h, Engines *e, int32_t i, int64_t ready, bool is_async)
 {
     if (is_async)
-        s->red[i].end_ns = e->r_ns = MAX(MAX(e->r_ns, s->d_end[i]), ready) + s->model.r_ns;
+        h->red[i].end_ns = e->r_ns = MAX(MAX(e->r_ns, h->d_end[i]), ready) + h->r_ns;
     else
-        s->red[i].end_ns = e->c_ns = MAX(e->c_ns, ready) + s->model.r_ns;
+        h->red[i].end_ns = e->c_ns = MAX(e->c_ns, ready) + h->r_ns;
 }
 
 /* The makespan, INT64_MAX when a slot did not finish. */
@@ -139,25 +160,25 @@ typedef struct {
     int32_t slot, last_kv, last; /* last: -1 while empty */
 } RowTail;
 
-static inline bool ready_before(const Search *s, int64_t ready, int32_t kv, int32_t b)
+static inline bool ready_before(const Hot *h, int64_t ready, int32_t kv, int32_t b)
 {
-    return ready != s->c_end[b] ? ready < s->c_end[b] : kv < s->task_kv[s->seq[b]];
+    return ready != h->c_end[b] ? ready < h->c_end[b] : kv < h->task_kv[h->seq[b]];
 }
 
 /* Position i (KV tile kv) joins its row's rank order (pred links, t->last the row's end): at the end
  * (depth order; readiness order when it is not before the row's last: nearly always), else by_readiness
  * into its place, found from the end. */
-static inline void add_to_row(Search *s, RowTail *t, int32_t i, int32_t kv, bool by_readiness)
+static inline void add_to_row(const Hot *h, RowTail *t, int32_t i, int32_t kv, bool by_readiness)
 {
-    int64_t ready = by_readiness ? s->c_end[i] : 0;
+    int64_t ready = by_readiness ? h->c_end[i] : 0;
     if (t->last < 0 || !by_readiness || ready > t->last_ready_ns || (ready == t->last_ready_ns && kv > t->last_kv)) {
-        s->pred[i] = t->last, t->last = i, t->last_ready_ns = ready, t->last_kv = kv;
+        h->pred[i] = t->last, t->last = i, t->last_ready_ns = ready, t->last_kv = kv;
         return;
     }
-    int32_t after = t->last, p = s->pred[after];
-    for (; p >= 0 && ready_before(s, ready, kv, p); p = s->pred[p])
+    int32_t after = t->last, p = h->pred[after];
+    for (; p >= 0 && ready_before(h, ready, kv, p); p = h->pred[p])
         after = p;
-    s->pred[i] = p, s->pred[after] = i;
+    h->pred[i] = p, h->pred[after] = i;
 }
 
 /* Lays items (sorted) out and ranks them by depth. Positions number the tasks depth by depth (depth 0 of
@@ -168,6 +189,7 @@ static inline void add_to_row(Search *s, RowTail *t, int32_t i, int32_t kv, bool
 HOT int64_t lay_out_as(Search *s, const Item *items, int n, bool is_timed, bool is_async)
 {
     slot_ctas(s, items, n);
+    const Hot hot = hot_of(s), *h = &hot;
     int32_t n_sm = s->slots, *active = g_new(int32_t, MAX(n_sm, 1)), live = 0;
     RowTail *tail = g_new(RowTail, s->rows);
     SlotGen *gen = g_new0(SlotGen, MAX(n_sm, 1));
@@ -183,18 +205,18 @@ HOT int64_t lay_out_as(Search *s, const Item *items, int n, bool is_timed, bool 
         int32_t kept = 0;
         for (int32_t a = 0; a < live; a++, i++) {
             int32_t u = active[a], t = next_task(s, items, &gen[u], u);
-            RowTail *rt = &tail[s->task_row[t]];
-            s->seq[i] = t, s->red[i].slot = u, s->slot_pos[gen[u].at++] = i;
+            RowTail *rt = &tail[h->task_row[t]];
+            h->seq[i] = t, h->red[i].slot = u, h->slot_pos[gen[u].at++] = i;
             if (is_timed) {
                 Engines *en = &e[u];
                 if (en->next == en->end)
-                    open_next_cta(s, en, u);
-                compute(s, en, i, is_async);
-                reduce(s, en, i, rt->end_ns < 0 ? 0 : rt->end_ns + (rt->slot != u ? s->model.latency_ns : 0), is_async);
+                    open_next_cta(h, en, u);
+                compute(h, en, i, is_async);
+                reduce(h, en, i, rt->end_ns < 0 ? 0 : rt->end_ns + (rt->slot != u ? h->latency_ns : 0), is_async);
                 en->next++, en->done++;
-                rt->end_ns = s->red[i].end_ns, rt->slot = u;
+                rt->end_ns = h->red[i].end_ns, rt->slot = u;
             }
-            add_to_row(s, rt, i, s->task_kv[t], is_timed);
+            add_to_row(h, rt, i, h->task_kv[t], is_timed);
             if (gen[u].at < gen[u].end)
                 active[kept++] = u;
         }
@@ -229,12 +251,13 @@ static void rows_from_links(Search *s)
  * sorted by (compute end, KV tile) of the last evaluation. */
 static void rank_by_readiness(Search *s)
 {
+    const Hot hot = hot_of(s), *h = &hot;
     rows_from_links(s);
     for (int64_t r = 0; r < s->rows; r++) {
         int32_t *row = s->row_pos + s->row_first[r], len = s->row_first[r + 1] - s->row_first[r];
         for (int32_t k = 1; k < len; k++) {
             int32_t x = row[k], j = k, kv = s->task_kv[s->seq[x]];
-            for (; j > 0 && ready_before(s, s->c_end[x], kv, row[j - 1]); j--)
+            for (; j > 0 && ready_before(h, s->c_end[x], kv, row[j - 1]); j--)
                 row[j] = row[j - 1];
             row[j] = x;
         }
@@ -247,34 +270,36 @@ static void rank_by_readiness(Search *s)
 /* Slot u's next reduction, once its compute (and deposit) ran: computes run ahead of reductions by one task
  * (serial: the reduction before frees the engine) or by the staging buffers (async). 1: done; 0: it waits
  * on another slot's reduction that has not ended; -1: the slot is finished. */
-HOT int step(Search *s, Engines *en, int32_t u, bool is_async)
+HOT int step(const Hot *h, Engines *en, int32_t u, bool is_async)
 {
     while (en->done == en->end) { /* a CTA may be empty while the exact search fills it */
-        if (en->cta == s->slot_cta_first[u + 1] - s->slot_cta_first[u])
+        if (en->cta == h->slot_cta_first[u + 1] - h->slot_cta_first[u])
             return -1;
-        open_next_cta(s, en, u);
+        open_next_cta(h, en, u);
     }
     if (!is_async && en->next == en->done)
-        compute(s, en, s->slot_pos[en->next++], false);
-    for (; is_async && en->next < en->end && en->next - s->model.dq_buffers < en->done; en->next++)
-        compute(s, en, s->slot_pos[en->next], true);
-    int32_t i = s->slot_pos[en->done], p = s->pred[i];
-    if (p >= 0 && s->red[p].end_ns < 0)
+        compute(h, en, h->slot_pos[en->next++], false);
+    for (; is_async && en->next < en->end && en->next - h->dq_buffers < en->done; en->next++)
+        compute(h, en, h->slot_pos[en->next], true);
+    int32_t i = h->slot_pos[en->done], p = h->pred[i];
+    if (p >= 0 && h->red[p].end_ns < 0)
         return 0;
-    reduce(s, en, i, p < 0 ? 0 : s->red[p].end_ns + (s->red[p].slot != u ? s->model.latency_ns : 0), is_async);
+    reduce(h, en, i, p < 0 ? 0 : h->red[p].end_ns + (h->red[p].slot != u ? h->latency_ns : 0), is_async);
     en->done++;
     return 1;
 }
 
-/* Round d of the walk for one slot: its reductions up to depth d while they can run. Returns step's last. */
-static int advance(Search *s, Engines *en, int32_t u, int32_t d)
+/* Round d of the walk for one slot: its reductions up to slot-major index to (depth d) while they can
+ * run. Returns step's last. */
+static int advance(const Search *s, const Hot *h, Engines *en, int32_t u, int32_t d)
 {
+    int32_t to = s->slot_first[u] + d;
     int st = 1;
-    if (s->d_end)
-        while (en->done - s->slot_first[u] <= d && (st = step(s, en, u, true)) == 1)
+    if (h->d_end)
+        while (en->done <= to && (st = step(h, en, u, true)) == 1)
             ;
     else
-        while (en->done - s->slot_first[u] <= d && (st = step(s, en, u, false)) == 1)
+        while (en->done <= to && (st = step(h, en, u, false)) == 1)
             ;
     return st;
 }
@@ -284,8 +309,23 @@ static int advance(Search *s, Engines *en, int32_t u, int32_t d)
  * that waited catches up in a later round. A round in which every slot waits and none moves is a deadlock.
  * (Rounds of one depth cost as much in bookkeeping as in timing; 16 keep the ops at hand in cache.) */
 #define WALK_DEPTHS 16
-int64_t search_walk(Search *s, int64_t *slot_end)
+
+/* The earliest slot u can end from where it is: its engines' times plus the work left on each (serial: all
+ * of it on the one engine); the durations are fixed, and every op still to run adds its own. */
+static int64_t slot_end_bound(const Search *s, const Engines *en, int32_t u)
 {
+    const AttnCosts *k = &s->model;
+    int64_t computes = s->slot_first[u + 1] - en->next, reductions = s->slot_first[u + 1] - en->done;
+    int64_t ctas = s->slot_cta_first[u + 1] - s->slot_cta_first[u] - en->cta;
+    if (!s->d_end)
+        return MAX(en->c_ns, en->r_ns) + ctas * k->cta_prologue_ns + computes * k->c_ns + reductions * k->r_ns;
+    return MAX(en->c_ns + ctas * k->cta_prologue_ns + computes * (k->c_ns + k->deposit_ns),
+               en->r_ns + reductions * k->r_ns);
+}
+
+int64_t search_walk(Search *s, int64_t *slot_end, int64_t stop_ns)
+{
+    const Hot hot = hot_of(s), *h = &hot;
     Engines *e = engines_new(s);
     int32_t *active = g_new(int32_t, MAX(s->slots, 1)), live = 0;
     g_assert(!s->d_end || s->model.dq_buffers >= 1);
@@ -297,10 +337,14 @@ int64_t search_walk(Search *s, int64_t *slot_end)
         int32_t kept = 0, waiting = 0;
         bool moved = false;
         for (int32_t a = 0; a < live; a++) {
-            int32_t u = active[a], before = e[u].done, st = advance(s, &e[u], u, d);
+            int32_t u = active[a], before = e[u].done, st = advance(s, h, &e[u], u, d);
             moved |= e[u].done > before;
             if (st >= 0)
                 active[kept++] = u, waiting += st == 0;
+            if (stop_ns != INT64_MAX && slot_end_bound(s, &e[u], u) >= stop_ns) { /* it cannot end before */
+                g_free(e), g_free(active);
+                return INT64_MAX;
+            }
         }
         if (!moved && waiting == kept) /* every slot waits and none moved: none ever will */
             break;
@@ -335,7 +379,7 @@ static int64_t engine_run(Search *s, const Item *items, int n)
     return makespan;
 }
 
-int64_t search_eval(Search *s, const Item *items, int n, RankMode mode)
+int64_t search_eval(Search *s, const Item *items, int n, RankMode mode, int64_t stop_ns)
 {
     s->evaluations++;
     if (!s->seq)
@@ -349,7 +393,7 @@ int64_t search_eval(Search *s, const Item *items, int n, RankMode mode)
     } else if (!s->is_ranked_by_last)
         rank_by_readiness(s);
     s->is_ranked_by_last = false;
-    return s->is_fast ? search_walk(s, NULL) : engine_run(s, items, n);
+    return s->is_fast ? search_walk(s, NULL, stop_ns) : engine_run(s, items, n);
 }
 
 const int32_t *search_last_ranks(Search *s)

@@ -54,7 +54,7 @@ static int64_t time_partial(Exact *x)
             const int32_t *order = x->row_order + s->row_first[r];
             s->pred[x->task_pos[order[k]]] = k > 0 ? x->task_pos[order[k - 1]] : -1;
         }
-    return search_walk(s, x->slot_end);
+    return search_walk(s, x->slot_end, INT64_MAX);
 }
 
 /* What the tasks not placed yet need at least: every open slot ends no earlier than now, and they share

@@ -10,7 +10,8 @@ int64_t sim_median_i64(int64_t *v, int64_t n);
 double sim_median_f64(double *v, int64_t n);
 /* The q-quantile (0 <= q <= 1) of v[0..n-1] by the nearest-rank rule, reordering v; 0 when n = 0. */
 int64_t sim_quantile_i64(int64_t *v, int64_t n, double q);
-/* Sorts v[0..n-1] ascending (LSD radix on 16-bit digits: O(n), for the long arrays of trace times). */
+/* Sorts v[0..n-1] ascending (LSD radix on 16-bit digits, 8-bit below 64k values: O(n), for the long
+ * arrays of trace times). */
 void sim_sort_i64(int64_t *v, int64_t n);
 
 #endif

@@ -266,10 +266,10 @@ static int64_t trace_in_flight(const Trace *t)
     return m;
 }
 
-/* Runs prog; pred_start[i] = compute start of plan task i relative to the first compute start; the model's
- * phase medians into *phases when not NULL. */
-static SimStatus run_model_phases(SimProgram *prog, int64_t prologue_ns, int64_t *span, int64_t *pred_start,
-                                  ModelPhases *phases, SimError *err)
+/* Runs prog and keeps it; pred_start[i] = compute start of plan task i relative to the first compute start;
+ * the model's phase medians into *phases when not NULL. */
+static SimStatus run_kept(const SimProgram *prog, int64_t prologue_ns, int64_t *span, int64_t *pred_start,
+                          ModelPhases *phases, SimError *err)
 {
     SimSchedule s = { 0 };
     if (sim_engine_run(prog, &s, err) == SIM_OK) {
@@ -281,6 +281,14 @@ static SimStatus run_model_phases(SimProgram *prog, int64_t prologue_ns, int64_t
             *phases = model_phases(prog, &s);
     }
     sim_schedule_clear(&s);
+    return err->status;
+}
+
+/* run_kept, then frees prog. */
+static SimStatus run_model_phases(SimProgram *prog, int64_t prologue_ns, int64_t *span, int64_t *pred_start,
+                                  ModelPhases *phases, SimError *err)
+{
+    run_kept(prog, prologue_ns, span, pred_start, phases, err);
     sim_program_free(prog);
     return err->status;
 }
@@ -321,12 +329,41 @@ static void per_sm_costs(const Trace *t, const FittedCosts *f, int64_t *c_of_sm,
     g_free(compute), g_free(add), g_free(first), g_free(next);
 }
 
-/* The placed model: CTAs pinned where they ran, per-SM durations, per-pair latency. */
-static SimProgram *placed_program(const Trace *t, const Plan *plan, const int64_t *order, const AttnCosts *costs,
-                                  const FittedCosts *f, const int32_t *matrix)
+/* What place changes in a program: its durations and pins (the uniform model is the same program unplaced,
+ * so validate builds it once). */
+typedef struct {
+    int64_t *duration_ns;
+    int32_t *pinned_unit;
+} Unplaced;
+
+static Unplaced unplaced_of(const SimProgram *prog)
+{
+    Unplaced u = { g_new(int64_t, MAX(prog->op_count, 1)), g_new(int32_t, MAX(prog->cta_count, 1)) };
+    for (int64_t op = 0; op < prog->op_count; op++)
+        u.duration_ns[op] = sim_op_duration_ns(prog, op);
+    for (int32_t c = 0; c < prog->cta_count; c++)
+        u.pinned_unit[c] = prog->ctas[c].pinned_unit;
+    return u;
+}
+
+/* Undoes place (and frees u). */
+static void unplace(SimProgram *prog, Unplaced *u)
+{
+    for (int64_t op = 0; op < prog->op_count; op++)
+        sim_program_set_duration(prog, op, u->duration_ns[op]);
+    for (int32_t c = 0; c < prog->cta_count; c++)
+        prog->ctas[c].pinned_unit = u->pinned_unit[c];
+    g_free(prog->unit_latency_ns);
+    prog->unit_latency_ns = NULL;
+    g_free(u->duration_ns), g_free(u->pinned_unit);
+}
+
+/* The placed model from the uniform one's program: CTAs pinned where they ran, per-SM durations, per-pair
+ * latency. */
+static void place(SimProgram *prog, const Trace *t, const Plan *plan, const int64_t *order, const FittedCosts *f,
+                  const int32_t *matrix)
 {
     int32_t n_sm = t->wl.n_sm;
-    SimProgram *prog = sim_attention_program(plan, costs);
     int64_t *c_of_sm = g_new(int64_t, n_sm), *r_of_sm = g_new(int64_t, n_sm);
     per_sm_costs(t, f, c_of_sm, r_of_sm);
     for (int32_t c = 0; c < prog->cta_count; c++)
@@ -346,7 +383,6 @@ static SimProgram *placed_program(const Trace *t, const Plan *plan, const int64_
                 (int32_t)MAX(0, f->handoff_ns + (matrix[i] >= 0 ? matrix[i] - f->matrix_median_ns : 0) - subtract);
     }
     g_free(c_of_sm), g_free(r_of_sm);
-    return prog;
 }
 
 static double start_mape(const Trace *t, const int64_t *order, const int64_t *pred, int64_t n, int64_t origin,
@@ -525,9 +561,14 @@ SimStatus sim_validate_trace(const Trace *t, const Plan *given, const int32_t *l
         model.c_ns = f->c_ns, model.r_ns = f->r_ns, model.latency_ns = f->latency_ns;
         model.cta_prologue_ns = f->prologue_ns;
         paper.c_ns = f->compute_ns + f->gap_ns, paper.r_ns = f->add_ns;
-        if (run_model(placed_program(t, plan, order, &model, f, latency_matrix), f->prologue_ns, &out->predicted_ns,
-                      pred, err) == SIM_OK &&
-            run_model(sim_attention_program(plan, &model), f->prologue_ns, &out->uniform_ns, NULL, err) == SIM_OK &&
+        SimProgram *prog = sim_attention_program(plan, &model);
+        Unplaced uniform = unplaced_of(prog);
+        place(prog, t, plan, order, f, latency_matrix);
+        run_kept(prog, f->prologue_ns, &out->predicted_ns, pred, NULL, err);
+        unplace(prog, &uniform);
+        if (err->status)
+            sim_program_free(prog);
+        else if (run_model(prog, f->prologue_ns, &out->uniform_ns, NULL, err) == SIM_OK &&
             run_model(sim_attention_program(plan, &paper), 0, &out->paper_ns, NULL, err) == SIM_OK) {
             double m = (double)out->measured_ns;
             out->makespan_error = (double)(out->predicted_ns - out->measured_ns) / m;

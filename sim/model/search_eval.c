@@ -335,13 +335,13 @@ int64_t search_walk(Search *s, int64_t *slot_end, int64_t stop_ns)
         active[live++] = u;
     for (int32_t d = WALK_DEPTHS - 1; live > 0; d += WALK_DEPTHS) {
         int32_t kept = 0, waiting = 0;
-        bool moved = false;
+        bool moved = false, is_check = stop_ns != INT64_MAX && d / WALK_DEPTHS % 4 == 0; /* every 4th round */
         for (int32_t a = 0; a < live; a++) {
             int32_t u = active[a], before = e[u].done, st = advance(s, h, &e[u], u, d);
             moved |= e[u].done > before;
             if (st >= 0)
                 active[kept++] = u, waiting += st == 0;
-            if (stop_ns != INT64_MAX && slot_end_bound(s, &e[u], u) >= stop_ns) { /* it cannot end before */
+            if (is_check && slot_end_bound(s, &e[u], u) >= stop_ns) { /* it cannot end before */
                 g_free(e), g_free(active);
                 return INT64_MAX;
             }

@@ -92,9 +92,9 @@ void search_task_pair(const Search *s, int32_t task, int32_t *head, int32_t *q);
 void search_sort_items(Item *items, int n);
 /* Evaluates items (sorted) with ranks by mode (RANK_BY_READINESS: the previous evaluation's compute ends,
  * which must be of the same layout). The makespan, or INT64_MAX when the ranks deadlock; the ends and the
- * rank order (pred) are the run's. A walk (RANK_BY_READINESS, no load model) stops as soon as some slot
- * cannot end before stop_ns and returns INT64_MAX, its arrays part-filled: for a caller that only asks
- * whether the layout beats stop_ns (INT64_MAX: never stops). O(tasks) without a load model, plus the
+ * rank order (pred) are the run's. A walk (RANK_BY_READINESS, no load model) may stop once some slot
+ * cannot end before stop_ns and return INT64_MAX, its arrays part-filled: for a caller that only asks
+ * whether the layout beats stop_ns (INT64_MAX: never stops; the makespan is exact below stop_ns). O(tasks) without a load model, plus the
  * insertion sort of the rows by readiness; with one, an engine run. */
 int64_t search_eval(Search *s, const Item *items, int n, RankMode mode, int64_t stop_ns);
 /* The evaluation arrays (search_eval allocates them on first use). */
@@ -102,8 +102,9 @@ void search_alloc_eval(Search *s);
 /* The fixed-duration schedule of what the evaluation arrays hold (slots, placed, slot_first, slot_cta_first,
  * cta_len, slot_pos, red[].slot, pred; any ranking, any subset of the tasks): the slots advance in step,
  * each as far as the reductions it waits on allow; every op once, no event queue. The makespan, INT64_MAX when
- * the ranks deadlock; each slot's end into slot_end (slots entries) unless NULL; INT64_MAX as soon as some slot cannot end
- * before stop_ns (its time and the work it has left), unless that is INT64_MAX. O(placed + slots). */
+ * the ranks deadlock; each slot's end into slot_end (slots entries) unless NULL. Unless stop_ns is INT64_MAX, every 4th round
+ * looks for a slot that cannot end before stop_ns (its time and the work it has left) and returns INT64_MAX
+ * when it finds one: the result is the makespan when that is below stop_ns. O(placed + slots). */
 int64_t search_walk(Search *s, int64_t *slot_end, int64_t stop_ns);
 /* The ranks the last evaluation ran with, as s->row_pos (made now), or NULL when it ranked by depth (a
  * one-pass evaluation leaves the next ranking in the links). O(tasks). */

@@ -43,7 +43,7 @@ static int parse_args(int argc, char **argv, const char **trace, const char **ou
         else if (opt == 'o')
             *out_path = optarg;
         else if (opt == OPT_MEM)
-            cli_parse_int64("--max-memory-mb", optarg, 1, sim_job_physical_memory_mb(), max_mb, err);
+            cli_parse_max_memory_mb("--max-memory-mb", optarg, max_mb, err);
         if (err->status)
             return cli_fail(err);
     }
@@ -58,7 +58,7 @@ static int parse_args(int argc, char **argv, const char **trace, const char **ou
 int sim_cmd_perfetto(int argc, char **argv)
 {
     const char *trace_path = NULL, *out_path = "-";
-    int64_t max_mb = 4096;
+    int64_t max_mb = CLI_MAX_MEMORY_MB_DEFAULT;
     SimError err = { 0 };
     int rc = parse_args(argc, argv, &trace_path, &out_path, &max_mb, &err);
     if (rc >= 0)

@@ -96,7 +96,7 @@ static int parse_args(ValidateOptions *o, int argc, char **argv, SimError *err)
         { "jobs", required_argument, NULL, 'J' },
         { NULL, 0, NULL, 0 },
     };
-    *o = (ValidateOptions){ .max_memory_mb = 4096, .jobs = MIN(8, (int64_t)g_get_num_processors()), .tolerance = 0.03, .speedup_tolerance_pp = 2.0, .paths = g_ptr_array_new_with_free_func(g_free) };
+    *o = (ValidateOptions){ .max_memory_mb = CLI_MAX_MEMORY_MB_DEFAULT, .jobs = MIN(8, (int64_t)g_get_num_processors()), .tolerance = 0.03, .speedup_tolerance_pp = 2.0, .paths = g_ptr_array_new_with_free_func(g_free) };
     opterr = 0, optind = 1;
     int opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -117,7 +117,7 @@ static int parse_args(ValidateOptions *o, int argc, char **argv, SimError *err)
         else if (opt == 'k')
             o->kernel_path = optarg;
         else if (opt == 'm')
-            cli_parse_int64("--max-memory-mb", optarg, 1, INT64_MAX >> 20, &o->max_memory_mb, err);
+            cli_parse_max_memory_mb("--max-memory-mb", optarg, &o->max_memory_mb, err);
         else if (opt == 'J')
             cli_parse_int64("--jobs", optarg, 1, 256, &o->jobs, err);
         else if (opt == 't' || opt == 's') {

@@ -13,7 +13,6 @@
 #include "input.h"
 #include "json_stream.h"
 
-#define TRACE_MAX_BYTES (256L << 20)
 
 static const char *const column_names[] = { "cta", "slot", "smid", "head", "kv", "q", "rank",
                                             "c_start", "c_end", "r_ready", "r_start", "r_end",
@@ -337,7 +336,7 @@ SimStatus sim_trace_load_capped(const char *path, int64_t max_bytes, Trace **out
 {
     *out = NULL;
     /* the rows held while read take up to SIM_TRACE_PARSE_FACTOR times the text's bytes */
-    int64_t max_text = MIN(TRACE_MAX_BYTES, max_bytes / SIM_TRACE_PARSE_FACTOR);
+    int64_t max_text = MIN(SIM_TRACE_MAX_TEXT_BYTES, max_bytes / SIM_TRACE_PARSE_FACTOR);
     SimInputLimits limits = { .max_bytes = max_text };
     SimInput *in;
     if (sim_input_open(path, &limits, &in, err) != SIM_OK)

@@ -284,7 +284,9 @@ SimStatus sim_job_run(const AttnJob *job, AttnResult *r, SimError *err)
         run_given_plan(job, r, err);
     else
         run_policy(job, r, err);
-    return sim_output_batch_end(mark, err->status, err);
+    if (sim_output_batch_end(mark, err->status, err) != SIM_OK) /* an output failed after the analysis */
+        sim_job_result_clear(r), *r = (AttnResult){ 0 };
+    return err->status;
 }
 
 void sim_job_result_clear(AttnResult *r)

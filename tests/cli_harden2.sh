@@ -116,6 +116,8 @@ expect_error r2-6b-calibrate-raw-over "calib-profile-raw.json is 185477 bytes, w
     "$sim" calibrate "$raw" --max-memory-mb 1
 expect_error r2-6b-calibrate-load-over "is 185477 bytes, which would need about 8 MB to read, over the cap of 1 MB (--max-memory-mb)" \
     "$sim" calibrate "$tmp/m.mask" --load "$raw" --max-memory-mb 1
+expect_error r2-6b-calibrate-clock-over "is 185477 bytes, which would need about 8 MB to read, over the cap of 1 MB (--max-memory-mb)" \
+    "$sim" calibrate "$tmp/m.mask" --clock "$raw" --max-memory-mb 1
 gzip -c "$raw" >"$tmp/raw.json.gz"
 expect_error r2-6b-calibrate-gz-over "raw.json.gz decompresses to over the limit of 43690 bytes, the most that fits --max-memory-mb 2 MB at 48 bytes" \
     "$sim" calibrate "$tmp/raw.json.gz" --max-memory-mb 2

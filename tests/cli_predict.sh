@@ -1,14 +1,16 @@
 #!/bin/bash
 # The hardware profile and validation that predicts: sim calibrate reproduces the committed profile from
-# the committed raw calibrations (same bytes; the load rule's queue from calib6's staggered runs), bad raw files and profiles are refused with their JSON path,
+# the committed raw calibrations (same bytes; the load rule's queue from calib6's staggered runs, the clock rule
+# from calib7's reduce_clock), bad raw files and profiles are refused with their JSON path,
 # validate --predict reports the profile's prediction (no per-trace fit), and the multi-wave prologue fit
 # stays fixed (the fitted model on a 32-wave trace, which the old prologue median missed by hundreds of %).
 . "$(dirname "$0")/lib.sh"
 sim=$1
 raw=traces/calib3/calib-profile-raw.json profile=configs/profiles/h100-sxm.json load=traces/calib6/calib-profile-raw.json
-expect_exit calibrate 0 "$sim" calibrate "$raw" --load "$load"
+clock=traces/calib7/run3/calib-steady-raw.json
+expect_exit calibrate 0 "$sim" calibrate "$raw" --load "$load" --clock "$clock"
 cmp -s "$tmp/out" "$profile" && ok calibrate-reproduces-profile || fail calibrate-reproduces-profile "differs from $profile"
-expect_exit calibrate-file 0 "$sim" calibrate "$raw" --load "$load" -o "$tmp/p.json"
+expect_exit calibrate-file 0 "$sim" calibrate "$raw" --load "$load" --clock "$clock" -o "$tmp/p.json"
 cmp -s "$tmp/p.json" "$profile" && ok calibrate-output-file || fail calibrate-output-file "differs"
 # the load rule's fit on the staggered runs it was fitted to, against processor sharing's (docs/profile.md)
 python3 -c '
@@ -17,11 +19,33 @@ f = {q["op"]: q for q in json.load(open(sys.argv[1]))["load"]["families"]}
 assert f["bulk"]["fit_runs"] == 28 and f["bulk"]["fit_max_error"] < 0.08 < 0.15 < f["bulk"]["ps_max_error"], f
 assert f["ldst"]["fit_max_error"] < f["ldst"]["ps_max_error"], f
 ' "$tmp/p.json" && ok calibrate-load-fit || fail calibrate-load-fit "$(tail -4 "$tmp/p.json")"
+# the clock rule on the reduce_clock rows it was fitted to (calib7 run 3: one SM reducing while 0..131 compute;
+# bulk 0.76 and ldst 0.52 of the reduction scale with the SM clock, docs/profile.md); run 4 of the same session
+# gives 0.80 and 0.59
+python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["reduce_clock"]
+f = {x["op"]: x for x in c["families"]}
+assert 1950 < c["ref_mhz"] < 2050 and f["bulk"]["fit_rows"] == 12 and f["ldst"]["fit_rows"] == 12, c
+assert f["bulk"]["clock_share"] == 0.76 and f["ldst"]["clock_share"] == 0.52, f
+assert f["bulk"]["fit_max_error"] < 0.02 and f["ldst"]["fit_max_error"] < 0.05, f
+' "$tmp/p.json" && ok calibrate-clock-fit || fail calibrate-clock-fit "$(tail -4 "$tmp/p.json")"
+expect_error calibrate-clock-no-rows "/reduce_clock: missing" "$sim" calibrate "$raw" --clock "$load"
+expect_error calibrate-clock-kernel "--load and --clock go with a raw calibration file" "$sim" calibrate --kernel \
+    --clock "$clock" x.json
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); d["reduce_clock"]["families"][0]["clock_share"] = 1.5; json.dump(d, open(sys.argv[2], "w"))
+' "$profile" "$tmp/clock15.json"
+expect_error profile-clock-share "/reduce_clock/families/0/clock_share: must be a number from 0 to 1" "$sim" validate \
+    traces/h100-predict/fa3-full-q8-h2-cr1-serial.json.gz --profile "$tmp/clock15.json"
 # a raw file without the load rule's queue: none (every reduction pays the curve for what issues beside it)
 expect_exit calibrate-no-load 0 "$sim" calibrate "$raw" -o "$tmp/p0.json"
 grep -q '"load"' "$tmp/p0.json" && fail calibrate-no-load-block "a load block without staggered runs" || ok calibrate-no-load-block
+grep -q '"reduce_clock"' "$tmp/p0.json" && fail calibrate-no-clock-block "a clock block without --clock" ||
+    ok calibrate-no-clock-block
 expect_error calibrate-load-no-staggered "/reduce_staggered: missing" "$sim" calibrate "$raw" --load "$raw"
-expect_error calibrate-load-kernel "--load goes with a raw calibration file" "$sim" calibrate --kernel --load "$load" x.json
+expect_error calibrate-load-kernel "--load and --clock go with a raw calibration file" "$sim" calibrate --kernel --load "$load" x.json
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1])); d["load"]["families"][0]["issue_share"] = 0; json.dump(d, open(sys.argv[2], "w"))

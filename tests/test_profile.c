@@ -172,6 +172,54 @@ START_TEST(queue_fit_recovers_its_shares)
 }
 END_TEST
 
+/* The clock rule (reduce_clock): rows made with a share of 0.6 scaling with the clock are fitted back to
+ * 0.6; the rule then lengthens a reduction measured on an idle SM at the kernel's lower clock (only its SM
+ * side: k together still take the L2's curve), and leaves the async bulk reduction measured beside the
+ * SM's compute as measured. */
+START_TEST(clock_rule_scales_the_sm_side)
+{
+    ClockRow rows[6];
+    for (int i = 0; i < 6; i++) {
+        double mhz = i % 3 == 0 ? 2000 : i % 3 == 1 ? 1800 : 1600, t0 = i < 3 ? 1000 : 4000;
+        double t = t0 * (0.4 + 0.6 * 2000 / mhz);
+        rows[i] = (ClockRow){ .tile_m = 64, .head_dim = 128, .threads = i < 3 ? 1 : 32, .n_compute = i % 3 * 60,
+                              .cycles = t * mhz / 1000, .mhz = mhz };
+        snprintf(rows[i].op, sizeof rows[i].op, "%s", i < 3 ? "bulk" : "ldst");
+    }
+    ProfileClock c;
+    double ref = 0;
+    ck_assert(sim_profile_fit_clock(rows, 6, "bulk", &c, &ref));
+    ck_assert_double_eq_tol(c.clock_share, 0.6, 1e-9);
+    ck_assert_double_eq_tol(ref, 2000, 1e-9);
+    ck_assert_int_eq(c.fit_rows, 2);
+    ck_assert_double_lt(c.fit_max_error, 1e-9);
+    ck_assert(!sim_profile_fit_clock(rows, 3, "ldst", &c, &ref)); /* no ldst row among the first three */
+    HwProfile *p = tiny_profile();
+    p->clocks[0] = (ProfileClock){ .op = "bulk", .clock_share = 0.6 }, p->clock_count = 1, p->clock_ref_mhz = 2000;
+    ProfileQuery q = { .tile_m = 64, .head_dim = 128, .compute_iters = 10, .reduce = REDUCE_SERIAL,
+                       .reduce_op = "bulk", .clock_mhz = 1600, .tasks_per_cta = 6, .n_sm = 8 };
+    AttnCosts cost;
+    SimLoadModel load;
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_profile_costs(p, &q, &cost, &load, &err), SIM_OK);
+    ck_assert_int_eq(cost.r_ns, 1150 + 20); /* 1000 x (0.4 + 0.6 x 2000 / 1600), plus the acquire */
+    ck_assert_int_eq(load.extra_ns[1], 0);
+    ck_assert_int_eq(load.extra_ns[7], 3060 - 1170); /* k = 7: the L2's 3 x 1020, not 3 x 1170 */
+    sim_profile_load_clear(&load);
+    q.clock_mhz = 2000; /* at the idle clock: as measured */
+    ck_assert_int_eq(sim_profile_costs(p, &q, &cost, &load, &err), SIM_OK);
+    ck_assert_int_eq(cost.r_ns, 1000 + 20);
+    sim_profile_load_clear(&load);
+    q.reduce = REDUCE_ASYNC, q.clock_mhz = 1600; /* beside the compute: not scaled */
+    ck_assert_int_eq(sim_profile_costs(p, &q, &cost, &load, &err), SIM_OK);
+    ck_assert_int_eq(cost.r_ns, 1200 + 20);
+    sim_profile_load_clear(&load);
+    q.reduce_op = "ldst", q.reduce_threads = 1; /* another family, no rule: not measured here either */
+    ck_assert_ptr_null(sim_profile_clock(p, "ldst"));
+    sim_profile_free(p);
+}
+END_TEST
+
 Suite *suite_profile(void)
 {
     Suite *s = suite_create("profile");
@@ -179,6 +227,7 @@ Suite *suite_profile(void)
     tcase_add_test(tc, costs_from_curves);
     tcase_add_test(tc, all_at_once_reproduces_the_curve);
     tcase_add_test(tc, queue_fit_recovers_its_shares);
+    tcase_add_test(tc, clock_rule_scales_the_sm_side);
     suite_add_tcase(s, tc);
     return s;
 }

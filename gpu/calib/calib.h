@@ -24,7 +24,8 @@ enum { LAT_PING = 0, LAT_PONG = 1, LAT_TURN = 2, LAT_ARRIVE = 3, LAT_WORDS = 4 *
 
 typedef struct {
     const char *out_dir;
-    int trips, warm, is_skip_latency, is_profile;
+    int trips, warm, is_skip_latency, is_profile, is_steady;
+    unsigned seed; /* --steady: the random phases and gaps */
     GpuMeta meta;
 } Options;
 
@@ -74,5 +75,9 @@ void calib_handoff(FILE *f, int sm_count);
 double calib_launch(FILE *f, int sm_count);
 void calib_task_loop(FILE *f, int sm_count);
 void calib_handoff_stamped(FILE *f, int sm_count);
+/* ---- --steady (reduce_steady.cu): samples go to tsv, one line each ---- */
+void calib_reduce_steady(FILE *f, int sm_count, unsigned seed, FILE *tsv, int is_compute);
+void calib_reduce_per_sm(FILE *f, int sm_count);
+void calib_reduce_clock(FILE *f, int sm_count);
 
 #endif

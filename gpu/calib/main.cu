@@ -15,6 +15,24 @@ typedef struct {
     double measured;
 } ProfClock;
 
+/* DIR/name: a raw file ("dashsim-calib-profile-raw", version 1) of the metadata, with the clock after,
+ * the tool and its method, then the sections in body (freed); path gets the file's path. */
+static void write_raw(const Options *o, const GpuMeta *meta, const char *name, const char *tool, const char *method,
+                      char *body, size_t body_len, char *path, size_t path_len)
+{
+    GpuMeta m = *meta;
+    if (gpu_nvml_sm_clock_mhz() >= 0)
+        gpu_meta_raw(&m, "sm_clock_mhz_after", "%d", gpu_nvml_sm_clock_mhz());
+    gpu_meta_str(&m, "method", method);
+    gpu_meta_str(&m, "tool", tool);
+    FILE *out = calib_open_out(o->out_dir, name, path, path_len);
+    fprintf(out, "{\"format\":\"dashsim-calib-profile-raw\",\"version\":1,\n\"metadata\":");
+    gpu_meta_write(out, &m);
+    fwrite(body, 1, body_len, out);
+    fclose(out);
+    free(body);
+}
+
 /* --profile: the raw measurements of the predictor's hardware profile (docs/gpu.md, "Profile calibration"):
  * compute vs tile and rounds, staging, reduction vs reductions in flight, hand-off under load, CTA launch
  * costs and the SM clock, every section run here; one JSON file, "dashsim-calib-profile-raw", written to
@@ -60,31 +78,60 @@ static void run_profile(const Options *o, int sm_count, GpuMeta *meta)
                     s ? "," : "", clocks[s].section, clocks[s].before, clocks[s].after);
     fprintf(f, "]}}\n");
     fclose(f);
-    GpuMeta m = *meta;
-    if (gpu_nvml_sm_clock_mhz() >= 0)
-        gpu_meta_raw(&m, "sm_clock_mhz_after", "%d", gpu_nvml_sm_clock_mhz());
-    gpu_meta_str(&m, "method", "raw measurements for the predictor's hardware profile from calibration kernels only "
-                               "(no schedule traces); each section carries its own method text; all times in ns");
-    gpu_meta_str(&m, "tool", "gpu-calib --profile");
     char path[1024];
-    FILE *out = calib_open_out(o->out_dir, "calib-profile-raw.json", path, sizeof path);
-    fprintf(out, "{\"format\":\"dashsim-calib-profile-raw\",\"version\":1,\n\"metadata\":");
-    gpu_meta_write(out, &m);
-    fwrite(body, 1, body_len, out);
-    fclose(out);
-    free(body);
+    write_raw(o, meta, "calib-profile-raw.json", "gpu-calib --profile",
+              "raw measurements for the predictor's hardware profile from calibration kernels only (no schedule "
+              "traces); each section carries its own method text; all times in ns", body, body_len, path, sizeof path);
     printf("profile: wrote %s\n", path);
+}
+
+/* --steady: the reduction under steady, randomly phased load (reduce_steady, binned by reductions in
+ * flight, per SM; reduce_steady_compute, the gap spent computing as the executor does), each SM's reduction
+ * alone (reduce_per_sm), the reduction alone against the SM clock (reduce_clock) and, for comparison in
+ * the same session, the burst curve (reduce_inflight); DIR/calib-steady-raw.json, and one line per kept sample in
+ * DIR/steady-samples.tsv. */
+static void run_steady(const Options *o, int sm_count, GpuMeta *meta)
+{
+    char *body = NULL, path[1024], tpath[1024];
+    size_t body_len = 0;
+    FILE *f = open_memstream(&body, &body_len);
+    FILE *tsv = calib_open_out(o->out_dir, "steady-samples.tsv", tpath, sizeof tpath);
+    fprintf(tsv, "tile_m\thead_dim\top\tgap_ns\tsmid\tround\tstart_ns\tread_ns\tend_ns\ttime_ns\tinflight_avg"
+                 "\tinflight_mid\n");
+    const int before = gpu_nvml_sm_clock_mhz();
+    calib_reduce_steady(f, sm_count, o->seed, tsv, 0);
+    fflush(stdout);
+    calib_reduce_steady(f, sm_count, o->seed, tsv, 1);
+    fflush(stdout);
+    calib_reduce_clock(f, sm_count);
+    fflush(stdout);
+    calib_reduce_per_sm(f, sm_count);
+    fflush(stdout);
+    calib_reduce_inflight(f, sm_count, "reduce_inflight", 0);
+    fprintf(f, ",\n\"clock\":{\"method\":\"NVML SM clock before and after the sections (-1: NVML missing)\","
+               "\"units\":\"MHz\",\"sections\":[{\"section\":\"reduce_steady\",\"nvml_before_mhz\":%d,"
+               "\"nvml_after_mhz\":%d,\"measured_mhz\":null}]}}\n", before, gpu_nvml_sm_clock_mhz());
+    fclose(f);
+    fclose(tsv);
+    write_raw(o, meta, "calib-steady-raw.json", "gpu-calib --steady",
+              "the dQ-tile reduction under steady, randomly phased load on every SM, each SM's reduction alone, the "
+              "reduction against the SM clock and the burst curve of the same session; all times in ns", body,
+              body_len, path, sizeof path);
+    printf("steady: wrote %s and %s\n", path, tpath);
 }
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpu-calib [--out-dir DIR] [--round-trips N] [--warmup N] [--skip-latency] [--profile]\n"
-               "                 [--meta K=V]...\n"
+               "                 [--steady] [--seed N] [--meta K=V]...\n"
                "Writes DIR/calib-latency.json (SM-to-SM signal latency), DIR/calib-reduce.json (dQ tile reduction\n"
                "and mma compute costs) and DIR/calib-iters.txt (compute iterations for c/r = 1, 3, 8).\n"
                "--profile instead writes DIR/calib-profile-raw.json: compute vs tile and rounds, staging, reduction\n"
                "vs reductions in flight, hand-off under load, CTA launch costs, clocks, the executor's own task loop\n"
-               "with every rank free (task_loop) and the hand-off as the executor stamps it (handoff_stamped) (docs/gpu.md).\n");
+               "with every rank free (task_loop) and the hand-off as the executor stamps it (handoff_stamped) (docs/gpu.md).\n"
+               "--steady instead writes DIR/calib-steady-raw.json: the reduction under steady, randomly phased load\n"
+               "(reduce_steady, seeded by --seed), each SM's reduction alone (reduce_per_sm) and the burst curve, and\n"
+               "DIR/steady-samples.tsv, one line per sample (docs/profile.md).\n");
 }
 
 int main(int argc, char **argv)
@@ -94,6 +141,7 @@ int main(int argc, char **argv)
     o.out_dir = ".";
     o.trips = 16;
     o.warm = 4;
+    o.seed = 1;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(s, "--help")) {
@@ -106,6 +154,8 @@ int main(int argc, char **argv)
             o.is_skip_latency = 1;
         } else if (!strcmp(s, "--profile")) {
             o.is_profile = 1;
+        } else if (!strcmp(s, "--steady")) {
+            o.is_steady = 1;
         } else if (!v) {
             usage(stderr);
             return 2;
@@ -113,6 +163,8 @@ int main(int argc, char **argv)
             o.out_dir = v, i++;
         } else if (!strcmp(s, "--round-trips")) {
             o.trips = atoi(v), i++;
+        } else if (!strcmp(s, "--seed")) {
+            o.seed = (unsigned)strtoul(v, NULL, 10), i++;
         } else if (!strcmp(s, "--warmup")) {
             o.warm = atoi(v), i++;
         } else if (!strcmp(s, "--meta") && !gpu_meta_parse(&o.meta, v)) {
@@ -134,12 +186,15 @@ int main(int argc, char **argv)
     int sm_count = 0, coop = 0;
     GPU_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
     GPU_CHECK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, 0));
-    if (o.is_profile) {
+    if (o.is_profile || o.is_steady) {
         if (!coop) {
             fprintf(stderr, "gpu-calib: the device cannot launch cooperative kernels\n");
             return 1;
         }
-        run_profile(&o, sm_count, &meta);
+        if (o.is_steady)
+            run_steady(&o, sm_count, &meta);
+        else
+            run_profile(&o, sm_count, &meta);
         return 0;
     }
     if (!o.is_skip_latency) {

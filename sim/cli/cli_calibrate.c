@@ -16,7 +16,7 @@
 #include "trace_in.h"
 
 static const char usage[] =
-    "usage: sim calibrate RAW.json [--latency-matrix FILE] [--load RAW.json] [-o PROFILE.json]\n"
+    "usage: sim calibrate RAW.json [--latency-matrix FILE] [--load RAW.json] [--clock RAW.json] [-o PROFILE.json]\n"
     "       sim calibrate --kernel TRACE... [--runs RUNS.json] [--name NAME] [-o KERNEL.json]\n"
     "       sim calibrate --kernel --baseline TIMES.json --reference KERNEL [-o KERNEL.json]\n"
     "The first form writes a hardware profile (docs/profile.md) from gpu-calib --profile output: compute per\n"
@@ -28,6 +28,8 @@ static const char usage[] =
     "                         stamped hand-off measurement\n"
     "  --load RAW.json        fit the load rule (the reductions' queue) to this raw file's staggered runs\n"
     "                         (reduce_staggered) instead of RAW's own; without either, no queue\n"
+    "  --clock RAW.json       fit how the reduction scales with the SM clock to this raw file's reduce_clock\n"
+    "                         rows (gpu-calib --steady); without it, reductions keep their idle-clock times\n"
     "  --kernel               fit a kernel profile to the traces given\n"
     "  --runs FILE            the timed runs of the same shapes (gpu/bwd/shapes.py): the fixed costs of a\n"
     "                         launch come from their times (else from the traces' cudaEvent stages)\n"
@@ -38,19 +40,22 @@ static const char usage[] =
     "  --reference KERNEL     with --baseline: the kernel profile (name or file) measured on the same GPU that\n"
     "                         gives what times cannot separate (reduction, hand-off, staging, the fixed rate)\n"
     "  --max-memory-mb MB     refuse inputs whose reading would need more (default 4096; at most this\n"
-    "                         machine's memory): RAW and --load files (48 bytes a byte of JSON, at most 64 MB\n"
-    "                         each whatever the cap) and the traces, all held at once (8 bytes a byte)\n"
+    "                         machine's memory): RAW, --load and --clock files (48 bytes a byte of JSON, at\n"
+    "                         most 64 MB each whatever the cap) and the traces, all held at once (8 bytes a\n"
+    "                         byte)\n"
     "  -o FILE                write the profile there (default: standard output)\n"
     "  --help, --version\n"
     "Exit status: 0 ok, 2 bad usage or input.\n";
 
-enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS, OPT_BASELINE, OPT_REFERENCE, OPT_LOAD, OPT_MEM };
+enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS, OPT_BASELINE, OPT_REFERENCE, OPT_LOAD, OPT_CLOCK,
+       OPT_MEM };
 static const struct option long_options[] = {
     { "latency-matrix", required_argument, NULL, OPT_MATRIX }, { "output", required_argument, NULL, 'o' },
     { "kernel", no_argument, NULL, OPT_KERNEL }, { "name", required_argument, NULL, OPT_NAME },
     { "runs", required_argument, NULL, OPT_RUNS }, { "baseline", required_argument, NULL, OPT_BASELINE },
     { "reference", required_argument, NULL, OPT_REFERENCE }, { "load", required_argument, NULL, OPT_LOAD },
     { "max-memory-mb", required_argument, NULL, OPT_MEM },
+    { "clock", required_argument, NULL, OPT_CLOCK },
     { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
 };
 
@@ -193,17 +198,21 @@ static int calibrate_baseline(const char *path, const char *reference, const cha
     return err.status ? cli_fail(&err) : 0;
 }
 
-/* A hardware profile from RAW (and --load's file, read after RAW's tree is freed: each has the whole cap). */
-static int calibrate_raw(const char *raw, const char *matrix, const char *load, const char *out_path,
-                         int64_t max_memory_mb)
+/* A hardware profile from RAW, then --load's and --clock's raw files (each read after the one before is freed:
+ * each has the whole cap). */
+static int calibrate_raw(const char *raw, const char *matrix, const char *load, const char *clock,
+                         const char *out_path, int64_t max_memory_mb)
 {
     SimError err = { 0 };
     HwProfile *p = NULL;
     int64_t room = max_memory_mb << 20;
-    if (cli_check_read_memory(raw, SIM_PROFILE_RAW_PARSE_FACTOR, room, max_memory_mb, &err) == SIM_OK &&
-        (!load || cli_check_read_memory(load, SIM_PROFILE_RAW_PARSE_FACTOR, room, max_memory_mb, &err) == SIM_OK) &&
-        sim_profile_from_raw(raw, matrix, room, &p, &err) == SIM_OK &&
-        (!load || sim_profile_fit_load(p, load, room, &err) == SIM_OK))
+    const char *inputs[] = { raw, load, clock };
+    for (int i = 0; i < 3 && !err.status; i++)
+        if (inputs[i])
+            cli_check_read_memory(inputs[i], SIM_PROFILE_RAW_PARSE_FACTOR, room, max_memory_mb, &err);
+    if (!err.status && sim_profile_from_raw(raw, matrix, room, &p, &err) == SIM_OK &&
+        (!load || sim_profile_fit_load(p, load, room, &err) == SIM_OK) &&
+        (!clock || sim_profile_fit_clock_rule(p, clock, room, &err) == SIM_OK))
         emit(p, write_hw, out_path, &err);
     if (room / SIM_PROFILE_RAW_PARSE_FACTOR < SIM_PROFILE_RAW_MAX_BYTES) /* the cap, not the reader's ceiling */
         cli_name_memory_cap(&err, SIM_PROFILE_RAW_PARSE_FACTOR, max_memory_mb);
@@ -214,7 +223,7 @@ static int calibrate_raw(const char *raw, const char *matrix, const char *load, 
 int sim_cmd_calibrate(int argc, char **argv)
 {
     const char *matrix = NULL, *out_path = NULL, *name = NULL, *runs = NULL, *baseline = NULL, *reference = NULL;
-    const char *load = NULL;
+    const char *load = NULL, *clock = NULL;
     int64_t max_memory_mb = CLI_MAX_MEMORY_MB_DEFAULT;
     bool is_kernel = false;
     SimError err = { 0 };
@@ -244,18 +253,20 @@ int sim_cmd_calibrate(int argc, char **argv)
             load = optarg;
         else if (opt == OPT_MEM)
             cli_parse_max_memory_mb("--max-memory-mb", optarg, &max_memory_mb, &err);
+        else if (opt == OPT_CLOCK)
+            clock = optarg;
         if (err.status)
             return cli_fail(&err);
     }
     if (baseline || reference) {
-        if (!is_kernel || !baseline || !reference || optind != argc || runs || name || matrix)
+        if (!is_kernel || !baseline || !reference || optind != argc || runs || name || matrix || load || clock)
             return sim_error_set(&err, SIM_ERR_USAGE, "--baseline FILE goes with --kernel and --reference KERNEL, and "
-                                 "takes no traces, --runs, --name or --latency-matrix (see sim calibrate --help)"),
+                                 "takes no traces, --runs, --name, --latency-matrix, --load or --clock (see sim calibrate --help)"),
                    cli_fail(&err);
         return calibrate_baseline(baseline, reference, out_path);
     }
-    if (load && is_kernel)
-        return sim_error_set(&err, SIM_ERR_USAGE, "--load goes with a raw calibration file, not --kernel (see sim "
+    if ((load || clock) && is_kernel)
+        return sim_error_set(&err, SIM_ERR_USAGE, "--load and --clock go with a raw calibration file, not --kernel (see sim "
                              "calibrate --help)"), cli_fail(&err);
     if (is_kernel && (matrix || optind >= argc))
         return sim_error_set(&err, SIM_ERR_USAGE, "sim calibrate --kernel needs one or more traces and takes no "
@@ -265,5 +276,5 @@ int sim_cmd_calibrate(int argc, char **argv)
     if (optind != argc - 1 || name || runs)
         return sim_error_set(&err, SIM_ERR_USAGE, "sim calibrate needs one raw calibration file (see sim calibrate "
                              "--help)"), cli_fail(&err);
-    return calibrate_raw(argv[optind], matrix, load, out_path, max_memory_mb);
+    return calibrate_raw(argv[optind], matrix, load, clock, out_path, max_memory_mb);
 }

@@ -438,6 +438,56 @@ SimStatus sim_profile_fit_load(HwProfile *p, const char *raw_path, int64_t max_m
     return err->status;
 }
 
+/* reduce_clock (gpu-calib --steady): each method's reduction alone at the clock the computing SMs left;
+ * the clock rule of each family that has loaded rows. */
+static void raw_clock(JsonIn *in, const cJSON *root, HwProfile *p)
+{
+    const cJSON *rows = sim_json_array(in, sim_json_get(in, root, "", "reduce_clock"), "/reduce_clock", "rows", 4096);
+    int n = rows ? cJSON_GetArraySize(rows) : 0;
+    ClockRow *cr = g_new0(ClockRow, MAX(n, 1));
+    for (int i = 0; i < n && !in->err->status; i++) {
+        const cJSON *row = cJSON_GetArrayItem(rows, i);
+        char path[64];
+        snprintf(path, sizeof path, "/reduce_clock/rows/%d", i);
+        sim_json_text(in, row, path, "op", cr[i].op, sizeof cr[i].op);
+        cr[i].op[strcspn(cr[i].op, "-")] = 0;
+        cr[i].tile_m = (int)sim_json_int(in, row, path, "tile_m", 1, 1024);
+        cr[i].head_dim = (int)sim_json_int(in, row, path, "head_dim", 1, 1024);
+        cr[i].threads = (int)sim_json_int(in, row, path, "threads", 1, 1024);
+        cr[i].n_compute = (int)sim_json_int(in, row, path, "n_compute", 0, 1 << 16);
+        cr[i].cycles = sim_json_num(in, row, path, "median_cycles", 1, 1e9);
+        cr[i].mhz = sim_json_num(in, row, path, "measured_mhz", 100, 10000);
+    }
+    static const char *families[] = { "bulk", "ldst" };
+    p->clock_count = 0;
+    for (int f = 0; f < 2 && !in->err->status; f++) {
+        double ref = 0;
+        if (sim_profile_fit_clock(cr, n, families[f], &p->clocks[p->clock_count], &ref))
+            p->clock_count++, p->clock_ref_mhz = round(ref);
+    }
+    if (!in->err->status && p->clock_count == 0)
+        none_found(in, "/reduce_clock/rows", "no method measured at both the idle clock (n_compute 0) and a lower one");
+    g_free(cr);
+}
+
+SimStatus sim_profile_fit_clock_rule(HwProfile *p, const char *raw_path, int64_t max_memory_bytes, SimError *err)
+{
+    cJSON *root;
+    uint64_t hash;
+    if (load_json(raw_path, raw_max_bytes(max_memory_bytes), &root, &hash, err) != SIM_OK)
+        return err->status;
+    JsonIn in = { raw_path, err };
+    raw_clock(&in, root, p);
+    snprintf(p->clock_source, sizeof p->clock_source, "%s", raw_path);
+    p->clock_source_hash = hash;
+    cJSON_Delete(root);
+    if (!err->status)
+        check_written(p, raw_path, err);
+    if (err->status)
+        p->clock_count = 0;
+    return err->status;
+}
+
 SimStatus sim_profile_from_raw(const char *raw_path, const char *latency_matrix, int64_t max_memory_bytes,
                                HwProfile **out, SimError *err)
 {
@@ -549,6 +599,18 @@ bool sim_profile_write(const HwProfile *p, FILE *f)
         }
         fputs("\n  ]}", f);
     }
+    if (p->clock_count > 0) {
+        fputs(",\n  \"reduce_clock\": {\"source\": {\"file\": ", f);
+        sim_write_json_string(f, p->clock_source);
+        fprintf(f, ", \"fnv1a64\": \"%016" PRIx64 "\"}, \"ref_mhz\": %.0f, \"families\": [", p->clock_source_hash,
+                p->clock_ref_mhz);
+        for (int i = 0; i < p->clock_count; i++) {
+            const ProfileClock *c = &p->clocks[i];
+            fprintf(f, "%s\n    {\"op\": \"%s\", \"clock_share\": %.2f, \"fit_rows\": %d, \"fit_max_error\": %.4f}",
+                    i ? "," : "", c->op, c->clock_share, c->fit_rows, c->fit_max_error);
+        }
+        fputs("\n  ]}", f);
+    }
     fputs("\n}\n", f);
     return !ferror(f);
 }
@@ -654,6 +716,29 @@ static void read_load(JsonIn *in, const cJSON *root, HwProfile *p)
     }
 }
 
+/* The optional clock rule: the share of each family's reduction that scales with the SM clock. */
+static void read_clock(JsonIn *in, const cJSON *root, HwProfile *p)
+{
+    const cJSON *rc = sim_json_get(in, root, "", "reduce_clock"), *src = sim_json_get(in, rc, "/reduce_clock", "source");
+    char hash_text[32] = "";
+    sim_json_text(in, src, "/reduce_clock/source", "file", p->clock_source, sizeof p->clock_source);
+    sim_json_text(in, src, "/reduce_clock/source", "fnv1a64", hash_text, sizeof hash_text);
+    p->clock_source_hash = strtoull(hash_text, NULL, 16);
+    p->clock_ref_mhz = sim_json_num(in, rc, "/reduce_clock", "ref_mhz", 100, 10000);
+    const cJSON *rows = sim_json_array(in, rc, "/reduce_clock", "families", SIM_PROFILE_MAX_QUEUES);
+    for (const cJSON *r = rows ? rows->child : NULL; r && !in->err->status; r = r->next) {
+        ProfileClock *c = &p->clocks[p->clock_count];
+        char path[48];
+        snprintf(path, sizeof path, "/reduce_clock/families/%d", p->clock_count++);
+        sim_json_text(in, r, path, "op", c->op, sizeof c->op);
+        if (!in->err->status && strcmp(c->op, "bulk") != 0 && strcmp(c->op, "ldst") != 0)
+            sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/op: must be \"bulk\" or \"ldst\"", in->file, path);
+        c->clock_share = sim_json_num(in, r, path, "clock_share", 0, 1);
+        c->fit_rows = (int)sim_json_int(in, r, path, "fit_rows", 0, 1 << 20);
+        c->fit_max_error = sim_json_num(in, r, path, "fit_max_error", 0, 1e6);
+    }
+}
+
 static SimStatus read_root(const char *path, const cJSON *root, HwProfile **out, SimError *err)
 {
     JsonIn in = { path, err };
@@ -687,6 +772,8 @@ static SimStatus read_root(const char *path, const cJSON *root, HwProfile **out,
                                     p->prologue_ns, 0, SIM_PROFILE_MAX_POINTS);
     if (!err->status && cJSON_GetObjectItemCaseSensitive(root, "load"))
         read_load(&in, root, p);
+    if (!err->status && cJSON_GetObjectItemCaseSensitive(root, "reduce_clock"))
+        read_clock(&in, root, p);
     if (err->status) {
         sim_profile_free(p);
         return err->status;

@@ -27,6 +27,10 @@ SimStatus sim_profile_from_raw(const char *raw_path, const char *latency_matrix,
  * as sim_profile_from_raw; p names it as the queue's source. sim_profile_from_raw does this itself when its
  * raw file has staggered runs. */
 SimStatus sim_profile_fit_load(HwProfile *p, const char *raw_path, int64_t max_memory_bytes, SimError *err);
+/* Fits p's clock rule (the share of each family's reduction that scales with the SM clock) to the
+ * reduce_clock rows of a raw calibration file (gpu-calib --steady), read under max_memory_bytes as
+ * sim_profile_from_raw; p names it as the rule's source. */
+SimStatus sim_profile_fit_clock_rule(HwProfile *p, const char *raw_path, int64_t max_memory_bytes, SimError *err);
 /* Reads and checks a profile file: every field present, numbers in range, curves ascending. */
 SimStatus sim_profile_read(const char *path, HwProfile **out, SimError *err);
 /* Writes p as a profile file; false if a write failed. Same profile, same bytes. */

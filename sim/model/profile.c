@@ -7,6 +7,7 @@
 
 #include <glib.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Linear interpolation of (x[i], y[i]), x ascending; flat outside. */
@@ -47,6 +48,12 @@ static int default_threads(const ProfileQuery *q)
 void sim_profile_load(const ProfileReduce *r, const ProfileQueue *queue, int64_t d_ns, int64_t alone_ns, int n_sm,
                       SimLoadModel *load)
 {
+    sim_profile_load_at(r, queue, d_ns, d_ns, alone_ns, n_sm, load);
+}
+
+void sim_profile_load_at(const ProfileReduce *r, const ProfileQueue *queue, int64_t d_ns, int64_t d_l2_ns,
+                         int64_t alone_ns, int n_sm, SimLoadModel *load)
+{
     *load = (SimLoadModel){ .extra_len = n_sm, .extra_ns = g_new0(int32_t, n_sm + 1) };
     double base = (double)r->ns[0], share = queue ? queue->issue_share : 1.0;
     load->issue_ppm = (int32_t)CLAMP(llround(share * 1e6), 1, 1000000);
@@ -59,16 +66,74 @@ void sim_profile_load(const ProfileReduce *r, const ProfileQueue *queue, int64_t
         /* k starting together: the engine's wait is the backlog at their issue end over the capacity */
         int64_t cap = load->capacity_milli, backlog = MAX(0, ((int64_t)k * 1000 - cap) * issue);
         int64_t wait = cap > 0 ? (backlog + cap - 1) / cap : 0;
-        double target = (double)d_ns * MAX(1.0, interp(r->k, r->ns, r->points, k) / (double)alone_ns);
+        double target = MAX((double)d_ns, (double)d_l2_ns * interp(r->k, r->ns, r->points, k) / (double)alone_ns);
         load->extra_ns[k] = (int32_t)MAX(0, llround(target - (double)d_ns - (double)wait));
     }
 }
 
+static const char *family_of(const char *op)
+{
+    return strcmp(op, "bulk") == 0 ? "bulk" : "ldst";
+}
+
+const ProfileClock *sim_profile_clock(const HwProfile *p, const char *op)
+{
+    for (int i = 0; i < p->clock_count; i++)
+        if (strcmp(p->clocks[i].op, family_of(op)) == 0)
+            return &p->clocks[i];
+    return NULL;
+}
+
+/* The idle row (n_compute 0) of row r's method. */
+static const ClockRow *idle_row(const ClockRow *rows, int n, const ClockRow *r)
+{
+    for (int i = 0; i < n; i++)
+        if (rows[i].n_compute == 0 && rows[i].tile_m == r->tile_m && rows[i].head_dim == r->head_dim &&
+            rows[i].threads == r->threads && strcmp(rows[i].op, r->op) == 0)
+            return &rows[i];
+    return NULL;
+}
+
+static int cmp_double(const void *a, const void *b);
+
+bool sim_profile_fit_clock(const ClockRow *rows, int n, const char *family, ProfileClock *c, double *ref_mhz)
+{
+    double *share = g_new(double, MAX(n, 1)), *idle = g_new(double, MAX(n, 1));
+    int m = 0, ni = 0;
+    for (int i = 0; i < n; i++) {
+        const ClockRow *r = &rows[i], *z = idle_row(rows, n, r);
+        if (r->n_compute == 0)
+            idle[ni++] = r->mhz;
+        if (r->n_compute == 0 || !z || strcmp(family_of(r->op), family) != 0 || fabs(z->mhz / r->mhz - 1) < 0.01)
+            continue;
+        /* t = cycles / f; t / t0 = (1 - s) + s f0 / f */
+        share[m++] = ((r->cycles / r->mhz) / (z->cycles / z->mhz) - 1) / (z->mhz / r->mhz - 1);
+    }
+    if (m > 0) {
+        qsort(share, m, sizeof *share, cmp_double);
+        qsort(idle, ni, sizeof *idle, cmp_double);
+        double s = m % 2 ? share[m / 2] : (share[m / 2 - 1] + share[m / 2]) / 2;
+        *c = (ProfileClock){ .clock_share = round(CLAMP(s, 0.0, 1.0) * 100) / 100, .fit_rows = m };
+        snprintf(c->op, sizeof c->op, "%s", family);
+        *ref_mhz = ni % 2 ? idle[ni / 2] : (idle[ni / 2 - 1] + idle[ni / 2]) / 2;
+        for (int i = 0; i < n; i++) {
+            const ClockRow *r = &rows[i], *z = idle_row(rows, n, r);
+            if (r->n_compute == 0 || !z || strcmp(family_of(r->op), family) != 0)
+                continue;
+            double t0 = z->cycles / z->mhz, t = r->cycles / r->mhz;
+            double model = t0 * ((1 - c->clock_share) + c->clock_share * z->mhz / r->mhz);
+            c->fit_max_error = MAX(c->fit_max_error, fabs(model / t - 1));
+        }
+    }
+    g_free(share);
+    g_free(idle);
+    return m > 0;
+}
+
 const ProfileQueue *sim_profile_queue(const HwProfile *p, const char *op)
 {
-    const char *family = strcmp(op, "bulk") == 0 ? "bulk" : "ldst";
     for (int i = 0; i < p->queue_count; i++)
-        if (strcmp(p->queues[i].op, family) == 0)
+        if (strcmp(p->queues[i].op, family_of(op)) == 0)
             return &p->queues[i];
     return NULL;
 }
@@ -199,12 +264,19 @@ SimStatus sim_profile_costs(const HwProfile *p, const ProfileQuery *q, AttnCosts
     int64_t alone = !is_beside ? r->ns[0] : tile->reduce_async_points && q->compute_iters > 0 ?
         llround(interp(tile->reduce_async_iters, tile->reduce_async_by_iters_ns, tile->reduce_async_points,
                        q->compute_iters)) : tile->reduce_async_ns;
+    /* A reduction measured on an idle SM at the idle clock runs, in a kernel, at the clock the other SMs'
+     * compute leaves: its SM side scales with the clock (reduce_clock), the L2's curve does not. The async
+     * bulk reduction measured beside the SM's own compute does not move with the computing SMs (calib4:
+     * 1781 -> 1797 ns from 1 to 66), so it is taken as measured. */
+    const ProfileClock *rule = is_beside ? NULL : sim_profile_clock(p, r->op);
+    int64_t at_clock = rule && p->clock_ref_mhz > 0 ?
+        llround((double)alone * ((1 - rule->clock_share) + rule->clock_share * p->clock_ref_mhz / clock)) : alone;
     *costs = (AttnCosts){ .c_ns = compute_ns + (is_async ? 0 : stage + p->loop_gap_ns),
-                          .r_ns = alone + p->acquire_ns, .latency_ns = p->handoff_ns, .reduce = q->reduce,
+                          .r_ns = at_clock + p->acquire_ns, .latency_ns = p->handoff_ns, .reduce = q->reduce,
                           .dq_buffers = q->dq_buffers > 0 ? q->dq_buffers : 1,
                           .cta_prologue_ns = p->cta_gap_ns + prologue, .deposit_ns = is_async ? tile->deposit_ns : 0 };
     int n_sm = q->n_sm > 0 ? q->n_sm : p->sm_count;
-    sim_profile_load(r, sim_profile_queue(p, r->op), costs->r_ns, alone, n_sm, load);
+    sim_profile_load_at(r, sim_profile_queue(p, r->op), costs->r_ns, alone + p->acquire_ns, alone, n_sm, load);
     load->handoff_len = n_sm;
     load->handoff_extra_ns = g_new0(int32_t, n_sm + 1);
     for (int k = 0; k <= n_sm; k++)

@@ -58,6 +58,17 @@ typedef struct {
 
 #define SIM_PROFILE_MAX_QUEUES 4
 
+/* How a family's reduction alone on an otherwise idle SM depends on the SM clock (docs/profile.md, "The
+ * reduction and the SM clock"): a share of its time scales with the clock, the rest does not. Measured by
+ * gpu-calib --steady's reduce_clock: one SM reduces while n others compute, which pulls the clock down;
+ * the reduction curves were measured at the idle clock ref_mhz. "ldst" also serves "red". */
+typedef struct {
+    char op[16];                          /* "bulk" or "ldst" */
+    double clock_share;                   /* 0..1: t(f) = t(ref) x ((1 - share) + share x ref / f) */
+    int fit_rows;                         /* loaded rows it was fitted on */
+    double fit_max_error;                 /* largest |error| of the rule on every row */
+} ProfileClock;
+
 typedef struct {
     int version;
     char gpu_name[96], driver[32], cuda[16], date[32];
@@ -85,6 +96,11 @@ typedef struct {
     int queue_count;
     char queue_source[256];               /* the raw calibration file the queue was fitted on */
     uint64_t queue_source_hash;
+    ProfileClock clocks[SIM_PROFILE_MAX_QUEUES]; /* the reduction against the SM clock; none: not scaled */
+    int clock_count;
+    double clock_ref_mhz;                 /* the idle SM clock the reduction curves were measured at */
+    char clock_source[256];               /* the raw calibration file the clock rule was fitted on */
+    uint64_t clock_source_hash;
 } HwProfile;
 
 /* A kernel configuration to cost. */
@@ -118,6 +134,11 @@ void sim_profile_load_clear(SimLoadModel *load);
 void sim_profile_load(const ProfileReduce *r, const ProfileQueue *queue, int64_t d_ns, int64_t alone_ns, int n_sm,
                       SimLoadModel *load);
 
+/* The same where the SM's side of a reduction (d_ns, at the kernel's clock) and the L2's (d_l2_ns x
+ * curve(k) / alone, at the idle clock the curve was measured at) differ: the target is the larger. */
+void sim_profile_load_at(const ProfileReduce *r, const ProfileQueue *queue, int64_t d_ns, int64_t d_l2_ns,
+                         int64_t alone_ns, int n_sm, SimLoadModel *load);
+
 /* One staggered run (reduce_staggered): every SM reduces, the odd half starting stagger_ns after the
  * even half; the medians of each half's reduction time. */
 typedef struct {
@@ -133,6 +154,21 @@ void sim_profile_fit_queue(const StaggerRun *runs, int n, ProfileQueue *q);
 
 /* The family's queue in p for a method ("ldst" and "red": ldst's); NULL if none. */
 const ProfileQueue *sim_profile_queue(const HwProfile *p, const char *op);
+
+/* One row of gpu-calib's reduce_clock: a method's reduction alone at a measured SM clock. */
+typedef struct {
+    int tile_m, head_dim, threads;
+    char op[16];                          /* "bulk", "ldst" or "red" */
+    int n_compute;                        /* SMs computing beside it (0: the reference, idle clock) */
+    double cycles, mhz;                   /* median clock64 cycles of one reduction; the clock it ran at */
+} ClockRow;
+
+/* Fits the family's clock share to the rows of its methods: for each loaded row, the share that explains
+ * its time against its method's idle row; the median of those, in [0, 1]. *ref_mhz: the idle rows'
+ * median clock. Fills c's share, rows and largest error; false when the family has no loaded row. */
+bool sim_profile_fit_clock(const ClockRow *rows, int n, const char *family, ProfileClock *c, double *ref_mhz);
+/* The family's clock rule in p ("ldst" and "red": ldst's); NULL if none. */
+const ProfileClock *sim_profile_clock(const HwProfile *p, const char *op);
 void sim_profile_free(HwProfile *p);
 
 #endif

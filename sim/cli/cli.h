@@ -53,9 +53,10 @@ SimStatus cli_parse_max_memory_mb(const char *flag, const char *text, int64_t *m
  * reader's own cap, checked while reading. O(1). */
 SimStatus cli_check_read_memory(const char *path, int64_t bytes_per_byte, int64_t room_bytes, int64_t cap_mb,
                                 SimError *err);
-/* After a reader refused an input (SIM_ERR_LIMIT) under a byte cap derived from --max-memory-mb cap_mb at
- * bytes_per_byte held per byte read: names the option in the reader's sentence, unless it does already. */
-void cli_name_memory_cap(SimError *err, int64_t bytes_per_byte, int64_t cap_mb);
+/* After a reader refused path (SIM_ERR_LIMIT, a sentence about path) under a byte cap derived from
+ * --max-memory-mb cap_mb at bytes_per_byte held per byte read: names the option in the sentence, unless it
+ * does already. Any other error is left as it is. */
+void cli_name_memory_cap(SimError *err, const char *path, int64_t bytes_per_byte, int64_t cap_mb);
 /* getopt_long with the house conventions. Call cli_begin_options once, then cli_next_option until it
  * returns -1: it names the option in flag ("--name"), and reports an unknown option or a missing value
  * in err (returning '?'), mentioning `sim COMMAND --help` (command may be "" for the bare `sim`). */

@@ -145,7 +145,7 @@ static SimStatus load_traces(char **paths, int n, int64_t max_memory_mb, Trace *
             break;
         if (sim_trace_load_capped(paths[i], room, &traces[i], err) != SIM_OK) {
             if (room / SIM_TRACE_PARSE_FACTOR < SIM_TRACE_MAX_TEXT_BYTES) /* the cap, not the reader's ceiling */
-                cli_name_memory_cap(err, SIM_TRACE_PARSE_FACTOR, max_memory_mb);
+                cli_name_memory_cap(err, paths[i], SIM_TRACE_PARSE_FACTOR, max_memory_mb);
             break;
         }
         room -= traces[i]->task_count * (int64_t)(sizeof(TraceTask) + 16);
@@ -214,8 +214,9 @@ static int calibrate_raw(const char *raw, const char *matrix, const char *load, 
         (!load || sim_profile_fit_load(p, load, room, &err) == SIM_OK) &&
         (!clock || sim_profile_fit_clock_rule(p, clock, room, &err) == SIM_OK))
         emit(p, write_hw, out_path, &err);
-    if (room / SIM_PROFILE_RAW_PARSE_FACTOR < SIM_PROFILE_RAW_MAX_BYTES) /* the cap, not the reader's ceiling */
-        cli_name_memory_cap(&err, SIM_PROFILE_RAW_PARSE_FACTOR, max_memory_mb);
+    for (int i = 0; i < 3 && room / SIM_PROFILE_RAW_PARSE_FACTOR < SIM_PROFILE_RAW_MAX_BYTES; i++)
+        if (inputs[i]) /* the cap, not the reader's ceiling, and not the latency matrix's */
+            cli_name_memory_cap(&err, inputs[i], SIM_PROFILE_RAW_PARSE_FACTOR, max_memory_mb);
     sim_profile_free(p);
     return err.status ? cli_fail(&err) : 0;
 }

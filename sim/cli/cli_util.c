@@ -48,10 +48,11 @@ SimStatus cli_check_read_memory(const char *path, int64_t bytes_per_byte, int64_
                          "of %" PRId64 " MB (--max-memory-mb)", path, (long long)st.st_size, need / (1 << 20), cap_mb);
 }
 
-void cli_name_memory_cap(SimError *err, int64_t bytes_per_byte, int64_t cap_mb)
+void cli_name_memory_cap(SimError *err, const char *path, int64_t bytes_per_byte, int64_t cap_mb)
 {
     size_t n = strlen(err->msg);
-    if (err->status != SIM_ERR_LIMIT || strstr(err->msg, "--max-memory-mb"))
+    bool is_about = strcmp(path, "-") == 0 ? g_str_has_prefix(err->msg, "standard input") : g_str_has_prefix(err->msg, path);
+    if (err->status != SIM_ERR_LIMIT || !is_about || strstr(err->msg, "--max-memory-mb"))
         return;
     if (strstr(err->msg, "over the cap of"))
         snprintf(err->msg + n, sizeof err->msg - n, " (--max-memory-mb %" PRId64 " MB, less the inputs already held)", cap_mb);

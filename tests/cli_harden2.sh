@@ -125,7 +125,7 @@ under r2-6b-calibrate-raw-under "$sim" calibrate "$raw" --max-memory-mb 100
 kcal=$top/traces/kernel-cal
 expect_error r2-6b-calibrate-kernel-over "json.gz is [0-9]* bytes, over the limit of 131072, the most that fits --max-memory-mb 1 MB" \
     "$sim" calibrate --kernel "$kcal"/d128/*.json.gz --max-memory-mb 1
-expect_error r2-6b-calibrate-kernel-claim "would need about 32 MB to validate, over the cap of 30 MB (--max-memory-mb 40 MB, less the inputs" \
+expect_error r2-6b-calibrate-kernel-claim "would need about 32 MB to check, over the cap of 30 MB (--max-memory-mb 40 MB, less the inputs" \
     "$sim" calibrate --kernel "$kcal"/d128/*.json.gz --max-memory-mb 40
 under r2-6b-calibrate-kernel-under "$sim" calibrate --kernel "$kcal"/d128/*.json.gz "$kcal"/d64/*.json.gz --runs \
     "$kcal"/runs-calibration.json --name gpu-bwd --max-memory-mb 1000

@@ -17,7 +17,8 @@ static const char usage[] =
     "trace's phase medians (as sim validate fits it), on the same tracks (one per SM and engine) with the same\n"
     "slice names (phase and head, e.g. \"C h0\"; kv, q and rank in the arguments). Open it in ui.perfetto.dev.\n"
     "  -o FILE              write the view there (default: standard output)\n"
-    "  --max-memory-mb MB   refuse traces that would need more (default 4096)\n"
+    "  --max-memory-mb MB   refuse traces that would need more (default 4096; at most this machine's\n"
+    "                       memory)\n"
     "  --help, --version\n"
     "Exit status: 0 ok, 2 bad usage or input (a trace whose plan is not the one its policy or plan file\n"
     "gives).\n";

@@ -49,7 +49,8 @@ static const char usage[] =
     "  --speedup-tolerance PP   largest |speedup error| allowed, percentage points (default 2)\n"
     "  --latency-matrix FILE    per-SM-pair signal latency (gpu-calib output); its median is the model's\n"
     "  --baseline FILE          compare with an earlier --json output instead: exit 1 on any regression\n"
-    "  --max-memory-mb MB       refuse traces that would need more in all (default 4096)\n"
+    "  --max-memory-mb MB       refuse traces that would need more in all (default 4096; at most this\n"
+    "                           machine's memory)\n"
     "  --jobs N                 check N traces at once (threads; default: the processors, at most 8); the\n"
     "                           output is the same for any N\n"
     "Exit status: 0 within tolerance, 1 beyond it (or a regression), 2 bad usage or input.\n";

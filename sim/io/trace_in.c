@@ -276,7 +276,7 @@ static SimStatus check_claimed_size(const Trace *t, int64_t max_bytes, SimError 
     double bytes = tasks * SIM_TRACE_BYTES_PER_TASK + 2.0 * t->wl.n_sm * t->wl.n_sm * sizeof(int32_t);
     if (bytes > (double)max_bytes)
         return sim_error_set(err, SIM_ERR_LIMIT, "%s: /metadata: %d heads x %d KV x %d Q tiles on %d SMs would need "
-                             "about %.0f MB to validate, over the cap of %" G_GINT64_FORMAT " MB", t->path, t->wl.heads,
+                             "about %.0f MB to check, over the cap of %" G_GINT64_FORMAT " MB", t->path, t->wl.heads,
                              t->wl.kv_tiles, t->wl.q_tiles, t->wl.n_sm, bytes / (1 << 20), max_bytes >> 20);
     return SIM_OK;
 }

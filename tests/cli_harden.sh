@@ -129,7 +129,7 @@ d = json.load(open(sys.argv[1])); m = d["metadata"]
 m["heads"], m["kv_tiles"], m["q_tiles"] = 1000000, 1000000, 1000000
 json.dump(d, open(sys.argv[2], "w"))
 PY
-expect_error h4-trace-claim "would need about .* MB to validate, over the cap" "$sim" validate "$tmp/huge.json"
+expect_error h4-trace-claim "would need about .* MB to check, over the cap" "$sim" validate "$tmp/huge.json"
 expect_exit h4-jobs-capped 0 "$sim" sweep "$ci" --jobs 64 --set options.max_memory_mb=64
 
 # h5: times cannot overflow

@@ -91,6 +91,56 @@ if [ "$(dirname "$bin")" = "$top" ]; then # a build of this tree (make install w
         || fail r2-5-uninstall-space "$(ls -R "$tmp/inst" "$tmp/inst x" 2>&1 | head -5)"
 else skip r2-5-install-space "$sim is not a build of this tree"; fi
 
+# r2-6b: every command that allocates by its input's size takes --max-memory-mb (the shared parse: 1 to this
+# machine's memory) and refuses over it in one sentence with the estimate and the cap, before allocating;
+# under it the output is the same bytes as without the option
+for cmd in pipeline decode calibrate; do
+    "$sim" $cmd --help | grep -q -- "--max-memory-mb MB" && ok "r2-6b-$cmd-help" || fail "r2-6b-$cmd-help" "no --max-memory-mb"
+    expect_error "r2-6b-$cmd-range" "--max-memory-mb expects an integer from 1 to" "$sim" $cmd --max-memory-mb 0
+done
+under() { # under NAME ARGS...: exit 0 with --max-memory-mb MB (ARGS end in it), the same bytes as without
+    local name=$1; shift
+    "$@" >"$tmp/under.out" 2>&1 && "${@:1:$#-2}" >"$tmp/plain.out" 2>&1 && cmp -s "$tmp/under.out" "$tmp/plain.out" \
+        && ok "$name" || fail "$name" "$(head -c 200 "$tmp/under.out")"
+}
+expect_error r2-6b-pipeline-over "the pipeline's 4000000 ops would need about 427 MB, over the cap of 100 MB (--max-memory-mb)" \
+    "$sim" pipeline --blocks 1000000 --max-memory-mb 100
+under r2-6b-pipeline-under "$sim" pipeline --blocks 100000 --json --max-memory-mb 100
+expect_error r2-6b-decode-over "4194304 m-blocks x 1 splits (4194304 CTAs) would need about 256 MB to simulate, over the cap of 100 MB (--max-memory-mb)" \
+    "$sim" decode --batch 4096 --hq 1024 --hkv 1024 --lk 128 --max-memory-mb 100
+expect_error r2-6b-decode-sweep-over "65536 m-blocks x 64 splits (4194304 CTAs) would need about 256 MB" \
+    "$sim" decode --batch 64 --hq 1024 --hkv 1024 --lk 1024 --sweep-splits --max-memory-mb 100
+under r2-6b-decode-under "$sim" decode --batch 512 --hq 1024 --hkv 1024 --lk 128 --json --max-memory-mb 100
+raw=$top/traces/calib6/calib-profile-raw.json # 185477 bytes: about 8.5 MB as a JSON tree
+expect_error r2-6b-calibrate-raw-over "calib-profile-raw.json is 185477 bytes, which would need about 8 MB to read, over the cap of 1 MB (--max-memory-mb)" \
+    "$sim" calibrate "$raw" --max-memory-mb 1
+expect_error r2-6b-calibrate-load-over "is 185477 bytes, which would need about 8 MB to read, over the cap of 1 MB (--max-memory-mb)" \
+    "$sim" calibrate "$tmp/m.mask" --load "$raw" --max-memory-mb 1
+expect_error r2-6b-calibrate-clock-over "is 185477 bytes, which would need about 8 MB to read, over the cap of 1 MB (--max-memory-mb)" \
+    "$sim" calibrate "$tmp/m.mask" --clock "$raw" --max-memory-mb 1
+gzip -c "$raw" >"$tmp/raw.json.gz"
+expect_error r2-6b-calibrate-gz-over "raw.json.gz decompresses to over the limit of 43690 bytes, the most that fits --max-memory-mb 2 MB at 48 bytes" \
+    "$sim" calibrate "$tmp/raw.json.gz" --max-memory-mb 2
+under r2-6b-calibrate-raw-under "$sim" calibrate "$raw" --max-memory-mb 100
+kcal=$top/traces/kernel-cal
+expect_error r2-6b-calibrate-kernel-over "json.gz is [0-9]* bytes, over the limit of 131072, the most that fits --max-memory-mb 1 MB" \
+    "$sim" calibrate --kernel "$kcal"/d128/*.json.gz --max-memory-mb 1
+expect_error r2-6b-calibrate-kernel-claim "would need about 32 MB to check, over the cap of 30 MB (--max-memory-mb 40 MB, less the inputs" \
+    "$sim" calibrate --kernel "$kcal"/d128/*.json.gz --max-memory-mb 40
+under r2-6b-calibrate-kernel-under "$sim" calibrate --kernel "$kcal"/d128/*.json.gz "$kcal"/d64/*.json.gz --runs \
+    "$kcal"/runs-calibration.json --name gpu-bwd --max-memory-mb 1000
+
+# r2-leak: the shape front end freed nothing of the winner's run when one of its outputs failed (LeakSanitizer
+# under make check-asan, valgrind otherwise; skipped without either)
+if [ -n "$asan_rt" ]; then
+    ASAN_OPTIONS=detect_leaks=1 "$sim" --seqlen 1024 --csv "$tmp/nonexistent/x.csv" >/dev/null 2>"$tmp/leak.err"
+    ! grep -q LeakSanitizer "$tmp/leak.err" && ok r2-leak-shape-output || fail r2-leak-shape-output "$(grep -m1 -A4 'leak of' "$tmp/leak.err")"
+elif command -v valgrind >/dev/null; then
+    valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 "$sim" --seqlen 1024 --csv \
+        "$tmp/nonexistent/x.csv" >/dev/null 2>"$tmp/leak.err"
+    [ $? -eq 2 ] && ok r2-leak-shape-output || fail r2-leak-shape-output "$(grep -m1 -A4 'lost' "$tmp/leak.err")"
+else skip r2-leak-shape-output "needs an ASan build or valgrind"; fi
+
 # r2-7: mask files are streamed: blank lines cost nothing, a .gz bomb stops at the cap
 { printf 'dashsim-mask 1\nkv_tiles 2\nq_tiles 2\n'; head -c 20000000 /dev/zero | tr '\0' '\n'; printf 'rows\n11\n01\nend\n'; } >"$tmp/blank.mask"
 /usr/bin/time -f '%M' -o "$tmp/rss" "$sim" --mask-file "$tmp/blank.mask" --n 2 >/dev/null 2>&1

@@ -56,6 +56,9 @@ expect_exit vfa-report 0 "$sim" pipeline --vfa-report
 expect_exit theorem-report 0 "$sim" pipeline --theorem-report --seed 5
 awk '$1 ~ /^[1-6]$/ { if ($2 != $5 || $9 != $11) bad = 1; if ($1 <= 2 && $8 != $2) bad = 1; n++ } END { exit bad || n != 6 }' "$tmp/out" \
     && ok theorem-report-rows || fail theorem-report-rows "$(cat "$tmp/out")"
+# a trace over the command's fixed 1 GiB cap names that cap, not another command's --trace-max-mb
+expect_error trace-cap "over the cap of 1024 MB (a fixed cap); use fewer --blocks" "$sim" pipeline --blocks 1000000 --trace "$tmp/big.json"
+[ ! -e "$tmp/big.json" ] && ok trace-cap-no-file || fail trace-cap-no-file "a file was left"
 expect_error seed "--seed expects an integer" "$sim" pipeline --theorem-report --seed -1
 
 expect_error malformed-list "--c expects a comma-separated list" "$sim" pipeline --c 10,,3 --v 1,1,1

@@ -291,6 +291,15 @@ START_TEST(run_rejects_bad_splits_and_oversized_grids)
     err = (SimError){ 0 };
     w = shape(100000, 32, 32, 512, false);           /* 3.2M m-blocks x 2 splits > 4M CTAs */
     ck_assert_int_eq(sim_decode_run(&w, &c, 2, &r, &err), SIM_ERR_LIMIT);
+    /* under the ceiling, over a memory cap: 2^20 CTAs x 64 B = 64 MB; refused at 63 MB, run at 64 */
+    w = shape(1024, 1024, 1024, 512, false);
+    c.max_memory_mb = 63;
+    err = (SimError){ 0 };
+    ck_assert_int_eq(sim_decode_run(&w, &c, 1, &r, &err), SIM_ERR_LIMIT);
+    ck_assert_msg(strstr(err.msg, "would need about 64 MB to simulate, over the cap of 63 MB"), "%s", err.msg);
+    c.max_memory_mb = 64;
+    err = (SimError){ 0 };
+    ck_assert_int_eq(sim_decode_check_size(&w, &c, 1, &err), SIM_OK);
 }
 END_TEST
 

@@ -496,6 +496,14 @@ START_TEST(request_check_errors)
         if (cases[i].says)
             ck_assert_msg(strstr(err.msg, cases[i].says), "case %zu: %s", i, err.msg);
     }
+    /* under the ops ceiling, over a memory cap: 4M ops x 56 x (1 + 4) B = 1068 MB */
+    PipeRequest big = request("preload");
+    big.wl.blocks = 250000, big.wl.n_cube = big.wl.n_vector = 4, big.max_memory_mb = 1000;
+    SimError cap = { 0 };
+    ck_assert_int_eq(pipe_request_check(&big, &cap), SIM_ERR_LIMIT);
+    ck_assert_msg(strstr(cap.msg, "4000000 ops would need about 1068 MB, over the cap of 1000 MB"), "%s", cap.msg);
+    big.max_memory_mb = 1100, cap = (SimError){ 0 };
+    ck_assert_int_eq(pipe_request_check(&big, &cap), SIM_OK);
     /* amla's prepare moves V2 to the last block. */
     PipeRequest rq = request("amla");
     SimError err = { 0 };

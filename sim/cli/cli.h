@@ -43,6 +43,20 @@ int sim_cmd_perfetto(int argc, char **argv);  /* sim perfetto TRACE: measured an
 /* Strict decimal parse of a flag's value into [lo, hi]; a sentence naming the flag otherwise. */
 SimStatus cli_parse_int64(const char *flag, const char *text, int64_t lo, int64_t hi, int64_t *out,
                           SimError *err);
+/* --max-memory-mb MB, the one memory cap of every command that allocates by its input's size: the default,
+ * and its parse (1 to this machine's memory, sim_job_physical_memory_mb; a larger cap would mean nothing). */
+#define CLI_MAX_MEMORY_MB_DEFAULT 4096
+SimStatus cli_parse_max_memory_mb(const char *flag, const char *text, int64_t *mb, SimError *err);
+/* Before a file is read whole into memory: SIM_ERR_LIMIT if path, a regular file, holds more bytes than
+ * fit room_bytes at bytes_per_byte held per byte read, in one sentence with the estimate and cap_mb
+ * (--max-memory-mb; room_bytes may be what is left of it). Standard input and .gz files are left to the
+ * reader's own cap, checked while reading. O(1). */
+SimStatus cli_check_read_memory(const char *path, int64_t bytes_per_byte, int64_t room_bytes, int64_t cap_mb,
+                                SimError *err);
+/* After a reader refused path (SIM_ERR_LIMIT, a sentence about path) under a byte cap derived from
+ * --max-memory-mb cap_mb at bytes_per_byte held per byte read: names the option in the sentence, unless it
+ * does already. Any other error is left as it is. */
+void cli_name_memory_cap(SimError *err, const char *path, int64_t bytes_per_byte, int64_t cap_mb);
 /* getopt_long with the house conventions. Call cli_begin_options once, then cli_next_option until it
  * returns -1: it names the option in flag ("--name"), and reports an unknown option or a missing value
  * in err (returning '?'), mentioning `sim COMMAND --help` (command may be "" for the bare `sim`). */

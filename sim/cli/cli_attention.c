@@ -200,7 +200,7 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
             if (!strcmp(arg, (const char *[]){ "full", "summary", "none" }[k]))
                 return o->job.analysis = (SimAnalysisLevel)k, SIM_OK;
         return sim_error_set(err, SIM_ERR_USAGE, "%s: expected none, summary or full, got '%s'", flag, arg);
-    case OPT_MEM: return cli_parse_int64(flag, arg, 1, sim_job_physical_memory_mb(), &o->job.max_memory_mb, err);
+    case OPT_MEM: return cli_parse_max_memory_mb(flag, arg, &o->job.max_memory_mb, err);
     case OPT_TRACE: o->job.trace_path = arg; return SIM_OK;
     case OPT_FLOWS: o->job.has_trace_flows = true; return SIM_OK;
     case OPT_TRACE_MB: return cli_parse_int64(flag, arg, 1, 1 << 20, &o->job.trace_max_mb, err);

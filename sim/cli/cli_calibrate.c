@@ -2,6 +2,7 @@
  * gpu/ calibration kernels (`gpu-calib --profile`). `sim calibrate --kernel TRACE... [-o KERNEL.json]`: a
  * kernel profile from phase-stamped traces of one attention kernel (gpu/bwd writes them). */
 #include <getopt.h>
+#include <inttypes.h>
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,16 +39,22 @@ static const char usage[] =
     "                         fixed costs' base when the times span several shapes\n"
     "  --reference KERNEL     with --baseline: the kernel profile (name or file) measured on the same GPU that\n"
     "                         gives what times cannot separate (reduction, hand-off, staging, the fixed rate)\n"
+    "  --max-memory-mb MB     refuse inputs whose reading would need more (default 4096; at most this\n"
+    "                         machine's memory): RAW, --load and --clock files (48 bytes a byte of JSON, at\n"
+    "                         most 64 MB each whatever the cap) and the traces, all held at once (8 bytes a\n"
+    "                         byte)\n"
     "  -o FILE                write the profile there (default: standard output)\n"
     "  --help, --version\n"
     "Exit status: 0 ok, 2 bad usage or input.\n";
 
-enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS, OPT_BASELINE, OPT_REFERENCE, OPT_LOAD, OPT_CLOCK };
+enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS, OPT_BASELINE, OPT_REFERENCE, OPT_LOAD, OPT_CLOCK,
+       OPT_MEM };
 static const struct option long_options[] = {
     { "latency-matrix", required_argument, NULL, OPT_MATRIX }, { "output", required_argument, NULL, 'o' },
     { "kernel", no_argument, NULL, OPT_KERNEL }, { "name", required_argument, NULL, OPT_NAME },
     { "runs", required_argument, NULL, OPT_RUNS }, { "baseline", required_argument, NULL, OPT_BASELINE },
     { "reference", required_argument, NULL, OPT_REFERENCE }, { "load", required_argument, NULL, OPT_LOAD },
+    { "max-memory-mb", required_argument, NULL, OPT_MEM },
     { "clock", required_argument, NULL, OPT_CLOCK },
     { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
 };
@@ -129,14 +136,34 @@ static SimStatus match_runs(Trace **traces, int n, const char *runs_path, int64_
     return err->status;
 }
 
-static int calibrate_kernel(char **paths, int n, const char *name, const char *runs_path, const char *out_path)
+/* The traces, all held at once: one budget of max_memory_mb for them, as validate's. */
+static SimStatus load_traces(char **paths, int n, int64_t max_memory_mb, Trace **traces, SimError *err)
+{
+    int64_t room = max_memory_mb << 20;
+    for (int i = 0; i < n && !err->status; i++) {
+        if (cli_check_read_memory(paths[i], SIM_TRACE_PARSE_FACTOR, room, max_memory_mb, err) != SIM_OK)
+            break;
+        if (sim_trace_load_capped(paths[i], room, &traces[i], err) != SIM_OK) {
+            if (room / SIM_TRACE_PARSE_FACTOR < SIM_TRACE_MAX_TEXT_BYTES) /* the cap, not the reader's ceiling */
+                cli_name_memory_cap(err, paths[i], SIM_TRACE_PARSE_FACTOR, max_memory_mb);
+            break;
+        }
+        room -= traces[i]->task_count * (int64_t)(sizeof(TraceTask) + 16);
+        if (room < 0)
+            sim_error_set(err, SIM_ERR_LIMIT, "%s: the traces so far need more than --max-memory-mb %" PRId64 " MB",
+                          paths[i], max_memory_mb);
+    }
+    return err->status;
+}
+
+static int calibrate_kernel(char **paths, int n, const char *name, const char *runs_path, const char *out_path,
+                            int64_t max_memory_mb)
 {
     SimError err = { 0 };
     Trace **traces = g_new0(Trace *, n);
     int64_t *timed_ns = g_new0(int64_t, n);
     KernelProfile *k = NULL;
-    for (int i = 0; i < n && !err.status; i++)
-        sim_trace_load(paths[i], &traces[i], &err);
+    load_traces(paths, n, max_memory_mb, traces, &err);
     if (!err.status && runs_path)
         match_runs(traces, n, runs_path, timed_ns, &err);
     if (!err.status && sim_kernel_fit_traces(traces, runs_path ? timed_ns : NULL, n, &k, &err) == SIM_OK) {
@@ -171,10 +198,34 @@ static int calibrate_baseline(const char *path, const char *reference, const cha
     return err.status ? cli_fail(&err) : 0;
 }
 
+/* A hardware profile from RAW, then --load's and --clock's raw files (each read after the one before is freed:
+ * each has the whole cap). */
+static int calibrate_raw(const char *raw, const char *matrix, const char *load, const char *clock,
+                         const char *out_path, int64_t max_memory_mb)
+{
+    SimError err = { 0 };
+    HwProfile *p = NULL;
+    int64_t room = max_memory_mb << 20;
+    const char *inputs[] = { raw, load, clock };
+    for (int i = 0; i < 3 && !err.status; i++)
+        if (inputs[i])
+            cli_check_read_memory(inputs[i], SIM_PROFILE_RAW_PARSE_FACTOR, room, max_memory_mb, &err);
+    if (!err.status && sim_profile_from_raw(raw, matrix, room, &p, &err) == SIM_OK &&
+        (!load || sim_profile_fit_load(p, load, room, &err) == SIM_OK) &&
+        (!clock || sim_profile_fit_clock_rule(p, clock, room, &err) == SIM_OK))
+        emit(p, write_hw, out_path, &err);
+    for (int i = 0; i < 3 && room / SIM_PROFILE_RAW_PARSE_FACTOR < SIM_PROFILE_RAW_MAX_BYTES; i++)
+        if (inputs[i]) /* the cap, not the reader's ceiling, and not the latency matrix's */
+            cli_name_memory_cap(&err, inputs[i], SIM_PROFILE_RAW_PARSE_FACTOR, max_memory_mb);
+    sim_profile_free(p);
+    return err.status ? cli_fail(&err) : 0;
+}
+
 int sim_cmd_calibrate(int argc, char **argv)
 {
     const char *matrix = NULL, *out_path = NULL, *name = NULL, *runs = NULL, *baseline = NULL, *reference = NULL;
     const char *load = NULL, *clock = NULL;
+    int64_t max_memory_mb = CLI_MAX_MEMORY_MB_DEFAULT;
     bool is_kernel = false;
     SimError err = { 0 };
     int opt;
@@ -201,6 +252,8 @@ int sim_cmd_calibrate(int argc, char **argv)
             reference = optarg;
         else if (opt == OPT_LOAD)
             load = optarg;
+        else if (opt == OPT_MEM)
+            cli_parse_max_memory_mb("--max-memory-mb", optarg, &max_memory_mb, &err);
         else if (opt == OPT_CLOCK)
             clock = optarg;
         if (err.status)
@@ -220,15 +273,9 @@ int sim_cmd_calibrate(int argc, char **argv)
         return sim_error_set(&err, SIM_ERR_USAGE, "sim calibrate --kernel needs one or more traces and takes no "
                              "--latency-matrix (see sim calibrate --help)"), cli_fail(&err);
     if (is_kernel)
-        return calibrate_kernel(argv + optind, argc - optind, name, runs, out_path);
+        return calibrate_kernel(argv + optind, argc - optind, name, runs, out_path, max_memory_mb);
     if (optind != argc - 1 || name || runs)
         return sim_error_set(&err, SIM_ERR_USAGE, "sim calibrate needs one raw calibration file (see sim calibrate "
                              "--help)"), cli_fail(&err);
-    HwProfile *p = NULL;
-    if (sim_profile_from_raw(argv[optind], matrix, &p, &err) == SIM_OK &&
-        (!load || sim_profile_fit_load(p, load, &err) == SIM_OK) &&
-        (!clock || sim_profile_fit_clock_rule(p, clock, &err) == SIM_OK))
-        emit(p, write_hw, out_path, &err);
-    sim_profile_free(p);
-    return err.status ? cli_fail(&err) : 0;
+    return calibrate_raw(argv[optind], matrix, load, clock, out_path, max_memory_mb);
 }

@@ -113,7 +113,7 @@ static SimStatus parse_one(RunOptions *o, int opt, const char *arg, SimError *er
     case OPT_ROW: return cli_parse_int64("--row", arg, 1, INT64_MAX, &o->row, err);
     case OPT_SET: g_ptr_array_add(o->sets, (gpointer)arg); return SIM_OK;
     case OPT_MEM:
-        if (cli_parse_int64("--max-memory-mb", arg, 1, sim_job_physical_memory_mb(), &v, err) == SIM_OK)
+        if (cli_parse_max_memory_mb("--max-memory-mb", arg, &v, err) == SIM_OK)
             snprintf(o->memory_set, sizeof o->memory_set, "options.max_memory_mb=%" G_GINT64_FORMAT, v);
         return err->status;
     case 'o': o->out_path = arg; return SIM_OK;

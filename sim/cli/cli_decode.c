@@ -39,6 +39,8 @@ static const char usage_rest[] =
     "  --regression         the paper's 160 configurations (batch 1,2,4,8 x L_K 128..8192 x H_kv\n"
     "                       1,2,4,8,32, H_q = 8 H_kv): speedup of seq-aware and best over fa3\n"
     "  --json               one JSON object instead of text\n"
+    "  --max-memory-mb MB   refuse runs whose simulation would need more (default 4096; at most this\n"
+    "                       machine's memory; at most 2^22 CTAs a run whatever the cap)\n"
     "Costs (H100 defaults; docs/decode.md says where each comes from), integers:\n"
     "  --hbm-gbps G         HBM bandwidth shared by the CTAs of a wave, GB/s (default 3000)\n"
     "  --sm-tensor-gflops F dense bf16 tensor rate of one SM, GFLOP/s (default 6061)\n"
@@ -62,7 +64,8 @@ static void print_usage(void)
 
 enum { OPT_BATCH = 256, OPT_HQ, OPT_HKV, OPT_LQ, OPT_LK, OPT_HDIM, OPT_DTYPE, OPT_PAGED, OPT_KBM, OPT_KBN,
        OPT_N, OPT_POLICY, OPT_LIST, OPT_SWEEP, OPT_PLOT, OPT_REGRESSION, OPT_JSON, OPT_HBM, OPT_TENSOR,
-       OPT_KERNEL, OPT_CTA, OPT_BLOCK, OPT_COMBINE, OPT_COMBINE_SPLIT, OPT_HELP, OPT_VERSION, OPT_LIST_POLICIES };
+       OPT_KERNEL, OPT_CTA, OPT_BLOCK, OPT_COMBINE, OPT_COMBINE_SPLIT, OPT_HELP, OPT_VERSION, OPT_LIST_POLICIES,
+       OPT_MEM };
 
 static const struct option long_options[] = {
     { "batch", required_argument, NULL, OPT_BATCH }, { "hq", required_argument, NULL, OPT_HQ },
@@ -78,6 +81,7 @@ static const struct option long_options[] = {
     { "cta-fixed-ns", required_argument, NULL, OPT_CTA }, { "block-ns", required_argument, NULL, OPT_BLOCK },
     { "combine-ns", required_argument, NULL, OPT_COMBINE },
     { "combine-split-ns", required_argument, NULL, OPT_COMBINE_SPLIT },
+    { "max-memory-mb", required_argument, NULL, OPT_MEM },
     { "list-policies", no_argument, NULL, OPT_LIST_POLICIES }, { "help", no_argument, NULL, OPT_HELP }, { "version", no_argument, NULL, OPT_VERSION },
     { NULL, 0, NULL, 0 },
 };
@@ -138,6 +142,7 @@ static SimStatus parse_one(DecodeOptions *o, int opt, const char *arg, const cha
     case OPT_BLOCK: return cli_parse_int64(flag, arg, 0, MAX_NS, &c->block_ns, err);
     case OPT_COMBINE: return cli_parse_int64(flag, arg, 0, MAX_NS, &c->combine_ns, err);
     case OPT_COMBINE_SPLIT: return cli_parse_int64(flag, arg, 0, 1000000000, &c->combine_split_ns, err);
+    case OPT_MEM: return cli_parse_max_memory_mb(flag, arg, &c->max_memory_mb, err);
     }
     return parse_shape(o, opt, arg, flag, err);
 }
@@ -166,6 +171,7 @@ static SimStatus check_options(const DecodeOptions *o, SimError *err)
 static int parse_args(DecodeOptions *o, int argc, char **argv, SimError *err)
 {
     *o = (DecodeOptions){ .w = sim_decode_shape_default(), .c = sim_decode_costs_h100() };
+    o->c.max_memory_mb = CLI_MAX_MEMORY_MB_DEFAULT;
     decode_split_parse(DEFAULT_POLICY, &o->split, err);
     cli_begin_options();
     int opt;

@@ -17,7 +17,8 @@ static const char usage[] =
     "trace's phase medians (as sim validate fits it), on the same tracks (one per SM and engine) with the same\n"
     "slice names (phase and head, e.g. \"C h0\"; kv, q and rank in the arguments). Open it in ui.perfetto.dev.\n"
     "  -o FILE              write the view there (default: standard output)\n"
-    "  --max-memory-mb MB   refuse traces that would need more (default 4096)\n"
+    "  --max-memory-mb MB   refuse traces that would need more (default 4096; at most this machine's\n"
+    "                       memory)\n"
     "  --help, --version\n"
     "Exit status: 0 ok, 2 bad usage or input (a trace whose plan is not the one its policy or plan file\n"
     "gives).\n";
@@ -43,7 +44,7 @@ static int parse_args(int argc, char **argv, const char **trace, const char **ou
         else if (opt == 'o')
             *out_path = optarg;
         else if (opt == OPT_MEM)
-            cli_parse_int64("--max-memory-mb", optarg, 1, sim_job_physical_memory_mb(), max_mb, err);
+            cli_parse_max_memory_mb("--max-memory-mb", optarg, max_mb, err);
         if (err->status)
             return cli_fail(err);
     }
@@ -58,7 +59,7 @@ static int parse_args(int argc, char **argv, const char **trace, const char **ou
 int sim_cmd_perfetto(int argc, char **argv)
 {
     const char *trace_path = NULL, *out_path = "-";
-    int64_t max_mb = 4096;
+    int64_t max_mb = CLI_MAX_MEMORY_MB_DEFAULT;
     SimError err = { 0 };
     int rc = parse_args(argc, argv, &trace_path, &out_path, &max_mb, &err);
     if (rc >= 0)

@@ -36,6 +36,8 @@ static const char usage_rest[] =
     "  --min-preload       brute force the minimum stall-free Preload count (n <= 6)\n"
     "  --explain           print the rotation, its prefix sums and the Cycle chosen\n"
     "  --json              one JSON object instead of the summary\n"
+    "  --max-memory-mb MB  refuse runs whose simulation would need more (default 4096; at most this\n"
+    "                      machine's memory; at most 4000000 ops whatever the cap)\n"
     "  --trace FILE        Chrome trace (CUBE and VECTOR tracks); --csv FILE; --gantt FILE.png|svg\n"
     "  --amla-report       base FlashAttention vs AMLA on MLA decode shapes (Ascend 910 model)\n"
     "  --gm-gbps G         --amla-report: GM bandwidth (GB/s) of one core pair for workspaces (default 67)\n"
@@ -68,7 +70,7 @@ static void list_policies(void)
 
 enum { OPT_HELP = 256, OPT_VERSION, OPT_C, OPT_V, OPT_VLAST, OPT_BLOCKS, OPT_CUBE, OPT_VECTOR, OPT_RING,
        OPT_PRELOAD, OPT_ORDER, OPT_MIN, OPT_EXPLAIN, OPT_JSON, OPT_TRACE, OPT_CSV, OPT_GANTT, OPT_AMLA,
-       OPT_VFA, OPT_POLICY, OPT_GM, OPT_THEOREM, OPT_SEED, OPT_LIST };
+       OPT_VFA, OPT_POLICY, OPT_GM, OPT_THEOREM, OPT_SEED, OPT_LIST, OPT_MEM };
 
 static const struct option long_options[] = {
     { "policy", required_argument, NULL, OPT_POLICY }, { "c", required_argument, NULL, OPT_C },
@@ -82,6 +84,7 @@ static const struct option long_options[] = {
     { "amla-report", no_argument, NULL, OPT_AMLA }, { "vfa-report", no_argument, NULL, OPT_VFA },
     { "gm-gbps", required_argument, NULL, OPT_GM }, { "theorem-report", no_argument, NULL, OPT_THEOREM },
     { "seed", required_argument, NULL, OPT_SEED }, { "list-policies", no_argument, NULL, OPT_LIST },
+    { "max-memory-mb", required_argument, NULL, OPT_MEM },
     { "help", no_argument, NULL, OPT_HELP }, { "version", no_argument, NULL, OPT_VERSION },
     { NULL, 0, NULL, 0 },
 };
@@ -153,6 +156,7 @@ static SimStatus parse_one(PipeOptions *o, int opt, const char *arg, const char 
     case OPT_GM: return parse_small(flag, arg, 1, 100000, &o->gm_gbps, err);
     case OPT_THEOREM: o->is_theorem_report = true; return SIM_OK;
     case OPT_SEED: return cli_parse_int64(flag, arg, 0, UINT32_MAX, &o->seed, err);
+    case OPT_MEM: return cli_parse_max_memory_mb(flag, arg, &o->rq.max_memory_mb, err);
     }
     return sim_error_set(err, SIM_ERR_USAGE, "unknown option %s (see sim pipeline --help)", flag);
 }
@@ -187,7 +191,8 @@ static int parse_args(PipeOptions *o, int argc, char **argv, SimError *err)
 {
     *o = (PipeOptions){ .rq = { .policy = pipe_policy_find(DEFAULT_POLICY), .cycle = { .preload = -1 },
                                 .wl = { .n_pairs = 2, .c_ns = { 1000, 800 }, .v_ns = { 600, 400 }, .blocks = 8,
-                                        .n_cube = 1, .n_vector = 1 } }, .seed = 1 };
+                                        .n_cube = 1, .n_vector = 1 }, .max_memory_mb = CLI_MAX_MEMORY_MB_DEFAULT },
+                        .seed = 1 };
     cli_begin_options();
     int opt;
     char flag[64];

@@ -98,7 +98,7 @@ static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *
             return sim_error_set(err, SIM_ERR_USAGE, "--tile expects MxD (e.g. 64x128), got '%s'", arg);
         return SIM_OK;
     }
-    case OPT_MEM: return cli_parse_int64(flag, arg, 1, sim_job_physical_memory_mb(), &a->max_memory_mb, err);
+    case OPT_MEM: return cli_parse_max_memory_mb(flag, arg, &a->max_memory_mb, err);
     case OPT_REDUCE:
         if (strcmp(arg, "serial") && strcmp(arg, "async"))
             return sim_error_set(err, SIM_ERR_USAGE, "--reduce expects serial or async, got '%s'", arg);
@@ -132,7 +132,7 @@ static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *
 static int parse_args(SearchArgs *a, int argc, char **argv, SimError *err)
 {
     *a = (SearchArgs){ .wl = { .n_sm = 132, .heads = 1, .tile_ratio = 1, .head_swizzle = 1 }, .tile_m = 64, .head_dim = 128,
-                       .max_memory_mb = MIN(4096, sim_job_physical_memory_mb()),
+                       .max_memory_mb = MIN(CLI_MAX_MEMORY_MB_DEFAULT, sim_job_physical_memory_mb()),
                        .costs = { .c_ns = 1000, .r_ns = 500, .dq_buffers = 1 },
                        .search = { .iterations = 100, .seed = 1, .exact_max_nodes = 2000000 } };
     char flag[64];

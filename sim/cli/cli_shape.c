@@ -66,6 +66,7 @@ static int rank_policies(const AttnJob *job, const CostReport *rep, ShapeRow *ro
         if (sim_job_run(&j, &r, &why) == SIM_OK) {
             int64_t total = sim_cost_time_ns(rep, r.a.makespan_ns);
             rows[n++] = (ShapeRow){ p->name, r.a.makespan_ns, total, rep->cost.bwd_flops / (double)total / 1e3 };
+            sim_job_result_clear(&r);
         } else if (is_all && why.status == SIM_ERR_SCHEDULE) {
             absent[*absent_count].policy = p->name;
             snprintf(absent[(*absent_count)++].reason, sizeof absent->reason, "%s", why.msg);

@@ -1,10 +1,12 @@
 /* Helpers shared by the subcommands: strict number parsing, error printing, finding installed configs, where
  * a report goes, progress on a terminal. */
 #include <errno.h>
+#include <inttypes.h>
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -22,6 +24,41 @@ SimStatus cli_parse_int64(const char *flag, const char *text, int64_t lo, int64_
                              G_GINT64_FORMAT ", got '%s'", flag, lo, hi, text);
     *out = v;
     return SIM_OK;
+}
+
+SimStatus cli_parse_max_memory_mb(const char *flag, const char *text, int64_t *mb, SimError *err)
+{
+    return cli_parse_int64(flag, text, 1, sim_job_physical_memory_mb(), mb, err);
+}
+
+SimStatus cli_check_read_memory(const char *path, int64_t bytes_per_byte, int64_t room_bytes, int64_t cap_mb,
+                                SimError *err)
+{
+    struct stat st;
+    if (strcmp(path, "-") == 0 || g_str_has_suffix(path, ".gz") || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return SIM_OK;
+    double need = (double)st.st_size * bytes_per_byte;
+    if (need <= (double)room_bytes)
+        return SIM_OK;
+    if (room_bytes < cap_mb << 20)
+        return sim_error_set(err, SIM_ERR_LIMIT, "%s is %lld bytes, which would need about %.0f MB to read, over the "
+                             "%.0f MB left of the cap of %" PRId64 " MB (--max-memory-mb)", path,
+                             (long long)st.st_size, need / (1 << 20), MAX(room_bytes, 0) / (double)(1 << 20), cap_mb);
+    return sim_error_set(err, SIM_ERR_LIMIT, "%s is %lld bytes, which would need about %.0f MB to read, over the cap "
+                         "of %" PRId64 " MB (--max-memory-mb)", path, (long long)st.st_size, need / (1 << 20), cap_mb);
+}
+
+void cli_name_memory_cap(SimError *err, const char *path, int64_t bytes_per_byte, int64_t cap_mb)
+{
+    size_t n = strlen(err->msg);
+    bool is_about = strcmp(path, "-") == 0 ? g_str_has_prefix(err->msg, "standard input") : g_str_has_prefix(err->msg, path);
+    if (err->status != SIM_ERR_LIMIT || !is_about || strstr(err->msg, "--max-memory-mb"))
+        return;
+    if (strstr(err->msg, "over the cap of"))
+        snprintf(err->msg + n, sizeof err->msg - n, " (--max-memory-mb %" PRId64 " MB, less the inputs already held)", cap_mb);
+    else
+        snprintf(err->msg + n, sizeof err->msg - n, ", the most that fits --max-memory-mb %" PRId64 " MB at %" PRId64
+                 " bytes held a byte read", cap_mb, bytes_per_byte);
 }
 
 void cli_begin_options(void)

@@ -49,7 +49,8 @@ static const char usage[] =
     "  --speedup-tolerance PP   largest |speedup error| allowed, percentage points (default 2)\n"
     "  --latency-matrix FILE    per-SM-pair signal latency (gpu-calib output); its median is the model's\n"
     "  --baseline FILE          compare with an earlier --json output instead: exit 1 on any regression\n"
-    "  --max-memory-mb MB       refuse traces that would need more in all (default 4096)\n"
+    "  --max-memory-mb MB       refuse traces that would need more in all (default 4096; at most this\n"
+    "                           machine's memory)\n"
     "  --jobs N                 check N traces at once (threads; default: the processors, at most 8); the\n"
     "                           output is the same for any N\n"
     "Exit status: 0 within tolerance, 1 beyond it (or a regression), 2 bad usage or input.\n";
@@ -96,7 +97,7 @@ static int parse_args(ValidateOptions *o, int argc, char **argv, SimError *err)
         { "jobs", required_argument, NULL, 'J' },
         { NULL, 0, NULL, 0 },
     };
-    *o = (ValidateOptions){ .max_memory_mb = 4096, .jobs = MIN(8, (int64_t)g_get_num_processors()), .tolerance = 0.03, .speedup_tolerance_pp = 2.0, .paths = g_ptr_array_new_with_free_func(g_free) };
+    *o = (ValidateOptions){ .max_memory_mb = CLI_MAX_MEMORY_MB_DEFAULT, .jobs = MIN(8, (int64_t)g_get_num_processors()), .tolerance = 0.03, .speedup_tolerance_pp = 2.0, .paths = g_ptr_array_new_with_free_func(g_free) };
     opterr = 0, optind = 1;
     int opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -117,7 +118,7 @@ static int parse_args(ValidateOptions *o, int argc, char **argv, SimError *err)
         else if (opt == 'k')
             o->kernel_path = optarg;
         else if (opt == 'm')
-            cli_parse_int64("--max-memory-mb", optarg, 1, INT64_MAX >> 20, &o->max_memory_mb, err);
+            cli_parse_max_memory_mb("--max-memory-mb", optarg, &o->max_memory_mb, err);
         else if (opt == 'J')
             cli_parse_int64("--jobs", optarg, 1, 256, &o->jobs, err);
         else if (opt == 't' || opt == 's') {

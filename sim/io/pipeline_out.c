@@ -162,7 +162,7 @@ SimStatus sim_pipeline_render(const PipeRequest *rq, const PipeJob *job, const c
         spec.engine_names[k] = wl->n_cube == 1 ? "CUBE" : cube[k];
     for (int k = 0; k < wl->n_vector; k++)
         spec.engine_names[wl->n_cube + k] = wl->n_vector == 1 ? "VECTOR" : vec[k];
-    SimTraceOptions topt = { .has_flows = true, .max_bytes = (int64_t)1 << 30 };
+    SimTraceOptions topt = { .has_flows = true, .max_bytes = (int64_t)1 << 30, .cap_hint = "use fewer --blocks" };
     SimGanttOptions gopt = { 0 };
     int mark = sim_output_batch_begin(); /* all of the outputs or none: an existing file is never lost */
     if (trace_path)

@@ -33,9 +33,9 @@ static void none_found(JsonIn *in, const char *path, const char *what)
     sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s: %s", in->file, path, what);
 }
 
-static SimStatus load_json(const char *path, cJSON **root, uint64_t *hash, SimError *err)
+static SimStatus load_json(const char *path, int64_t max_bytes, cJSON **root, uint64_t *hash, SimError *err)
 {
-    if (sim_json_parse_file(path, PROFILE_MAX_BYTES, root, err) != SIM_OK)
+    if (sim_json_parse_file(path, max_bytes, root, err) != SIM_OK)
         return err->status;
     char *s = cJSON_PrintUnformatted(*root); /* the hash names the content, whatever its layout */
     *hash = sim_fnv1a64(SIM_FNV_OFFSET, s, strlen(s));
@@ -411,11 +411,17 @@ static void raw_staggered(JsonIn *in, const cJSON *root, const HwProfile *curves
     g_free(is_bulk);
 }
 
-SimStatus sim_profile_fit_load(HwProfile *p, const char *raw_path, SimError *err)
+/* A raw file's text cap under max_memory_bytes. */
+static int64_t raw_max_bytes(int64_t max_memory_bytes)
+{
+    return MIN(SIM_PROFILE_RAW_MAX_BYTES, max_memory_bytes / SIM_PROFILE_RAW_PARSE_FACTOR);
+}
+
+SimStatus sim_profile_fit_load(HwProfile *p, const char *raw_path, int64_t max_memory_bytes, SimError *err)
 {
     cJSON *root;
     uint64_t hash;
-    if (load_json(raw_path, &root, &hash, err) != SIM_OK)
+    if (load_json(raw_path, raw_max_bytes(max_memory_bytes), &root, &hash, err) != SIM_OK)
         return err->status;
     JsonIn in = { raw_path, err };
     HwProfile *curves = g_new0(HwProfile, 1);
@@ -464,11 +470,11 @@ static void raw_clock(JsonIn *in, const cJSON *root, HwProfile *p)
     g_free(cr);
 }
 
-SimStatus sim_profile_fit_clock_rule(HwProfile *p, const char *raw_path, SimError *err)
+SimStatus sim_profile_fit_clock_rule(HwProfile *p, const char *raw_path, int64_t max_memory_bytes, SimError *err)
 {
     cJSON *root;
     uint64_t hash;
-    if (load_json(raw_path, &root, &hash, err) != SIM_OK)
+    if (load_json(raw_path, raw_max_bytes(max_memory_bytes), &root, &hash, err) != SIM_OK)
         return err->status;
     JsonIn in = { raw_path, err };
     raw_clock(&in, root, p);
@@ -482,12 +488,13 @@ SimStatus sim_profile_fit_clock_rule(HwProfile *p, const char *raw_path, SimErro
     return err->status;
 }
 
-SimStatus sim_profile_from_raw(const char *raw_path, const char *latency_matrix, HwProfile **out, SimError *err)
+SimStatus sim_profile_from_raw(const char *raw_path, const char *latency_matrix, int64_t max_memory_bytes,
+                               HwProfile **out, SimError *err)
 {
     *out = NULL;
     cJSON *root;
     uint64_t hash = 0;
-    if (load_json(raw_path, &root, &hash, err) != SIM_OK)
+    if (load_json(raw_path, raw_max_bytes(max_memory_bytes), &root, &hash, err) != SIM_OK)
         return err->status;
     JsonIn in = { raw_path, err };
     HwProfile *p = g_new0(HwProfile, 1);
@@ -780,7 +787,7 @@ SimStatus sim_profile_read(const char *path, HwProfile **out, SimError *err)
     *out = NULL;
     cJSON *root;
     uint64_t hash;
-    if (load_json(path, &root, &hash, err) != SIM_OK)
+    if (load_json(path, PROFILE_MAX_BYTES, &root, &hash, err) != SIM_OK)
         return err->status;
     read_root(path, root, out, err);
     cJSON_Delete(root);

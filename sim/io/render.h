@@ -63,6 +63,8 @@ typedef struct {
 typedef struct {
     bool has_flows;                   /* add flow arrows for spec->flow_edge_kinds */
     int64_t max_bytes;                /* refuse (SIM_ERR_LIMIT) traces estimated above this; 0: no cap */
+    const char *cap_flag;             /* the option that sets max_bytes, named in the refusal; NULL: a fixed cap */
+    const char *cap_hint;             /* what to do instead, ending the refusal; NULL: "simulate less" */
 } SimTraceOptions;
 
 typedef struct {

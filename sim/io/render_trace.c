@@ -255,8 +255,8 @@ SimStatus sim_render_trace_set(const SimRenderSpec *specs, int count, const SimT
         bytes += sim_render_trace_bytes(&specs[i], opt);
     if (opt->max_bytes > 0 && bytes > opt->max_bytes)
         return sim_error_set(err, SIM_ERR_LIMIT, "the trace %s would be about %" PRId64 " MB, over the cap of %"
-                             PRId64 " MB (--trace-max-mb); simulate fewer heads or tiles", path,
-                             (bytes + (1 << 20) - 1) >> 20, opt->max_bytes >> 20);
+                             PRId64 " MB (%s); %s", path, (bytes + (1 << 20) - 1) >> 20, opt->max_bytes >> 20,
+                             opt->cap_flag ? opt->cap_flag : "a fixed cap", opt->cap_hint ? opt->cap_hint : "simulate less");
     SimOutput out;
     if (sim_output_open(&out, path, err) != SIM_OK)
         return err->status;

@@ -13,7 +13,6 @@
 #include "input.h"
 #include "json_stream.h"
 
-#define TRACE_MAX_BYTES (256L << 20)
 
 static const char *const column_names[] = { "cta", "slot", "smid", "head", "kv", "q", "rank",
                                             "c_start", "c_end", "r_ready", "r_start", "r_end",
@@ -295,7 +294,7 @@ static SimStatus check_claimed_size(const Trace *t, int64_t max_bytes, SimError 
     double bytes = tasks * SIM_TRACE_BYTES_PER_TASK + 2.0 * t->wl.n_sm * t->wl.n_sm * sizeof(int32_t);
     if (bytes > (double)max_bytes)
         return sim_error_set(err, SIM_ERR_LIMIT, "%s: /metadata: %d heads x %d KV x %d Q tiles on %d SMs would need "
-                             "about %.0f MB to validate, over the cap of %" G_GINT64_FORMAT " MB", t->path, t->wl.heads,
+                             "about %.0f MB to check, over the cap of %" G_GINT64_FORMAT " MB", t->path, t->wl.heads,
                              t->wl.kv_tiles, t->wl.q_tiles, t->wl.n_sm, bytes / (1 << 20), max_bytes >> 20);
     return SIM_OK;
 }
@@ -354,7 +353,7 @@ SimStatus sim_trace_load_capped(const char *path, int64_t max_bytes, Trace **out
 {
     *out = NULL;
     /* the rows held while read take up to SIM_TRACE_PARSE_FACTOR times the text's bytes */
-    int64_t max_text = MIN(TRACE_MAX_BYTES, max_bytes / SIM_TRACE_PARSE_FACTOR);
+    int64_t max_text = MIN(SIM_TRACE_MAX_TEXT_BYTES, max_bytes / SIM_TRACE_PARSE_FACTOR);
     SimInputLimits limits = { .max_bytes = max_text };
     SimInput *in;
     if (sim_input_open(path, &limits, &in, err) != SIM_OK)

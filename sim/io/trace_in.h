@@ -14,6 +14,7 @@
                                              * one-digit cell and its comma become an 8-byte double, and
                                              * the task records are made before the cells are freed */
 #define SIM_TRACE_DEFAULT_MAX_BYTES (INT64_C(4096) << 20)
+#define SIM_TRACE_MAX_TEXT_BYTES (INT64_C(256) << 20) /* JSON text read, at most, whatever max_bytes says */
 
 /* Loads and checks path. SIM_ERR_INPUT with the file and JSON path of the first problem (a cell that is
  * not an integer in its column's range, a duplicate key, more rows than the workload has tasks);

@@ -121,7 +121,7 @@ static SimProgram *main_program(const DecodeShape *w, const DecodeGeometry *g, c
     return p;
 }
 
-SimStatus sim_decode_run(const DecodeShape *w, const DecodeCosts *c, int splits, DecodeRun *out, SimError *err)
+SimStatus sim_decode_check_size(const DecodeShape *w, const DecodeCosts *c, int splits, SimError *err)
 {
     DecodeGeometry g;
     if (sim_decode_geometry(w, &g, err) != SIM_OK)
@@ -132,6 +132,19 @@ SimStatus sim_decode_run(const DecodeShape *w, const DecodeCosts *c, int splits,
     if (g.total_mblocks > SIM_DECODE_MAX_CTAS / splits)
         return sim_error_set(err, SIM_ERR_LIMIT, "%" PRId64 " m-blocks x %d splits is over the cap of %d "
                              "simulated CTAs", g.total_mblocks, splits, SIM_DECODE_MAX_CTAS);
+    double mb = (double)g.total_mblocks * splits * SIM_DECODE_BYTES_PER_CTA / (1 << 20);
+    if (c->max_memory_mb > 0 && mb > (double)c->max_memory_mb)
+        return sim_error_set(err, SIM_ERR_LIMIT, "%" PRId64 " m-blocks x %d splits (%" PRId64 " CTAs) would need "
+                             "about %.0f MB to simulate, over the cap of %" PRId64 " MB (--max-memory-mb)",
+                             g.total_mblocks, splits, g.total_mblocks * splits, mb, c->max_memory_mb);
+    return SIM_OK;
+}
+
+SimStatus sim_decode_run(const DecodeShape *w, const DecodeCosts *c, int splits, DecodeRun *out, SimError *err)
+{
+    DecodeGeometry g;
+    if (sim_decode_check_size(w, c, splits, err) != SIM_OK || sim_decode_geometry(w, &g, err) != SIM_OK)
+        return err->status;
     DecodeRun r = { .splits = splits, .ctas = g.total_mblocks * splits,
                     .blocks_per_split = ceil_div(g.n_blocks, splits) };
     int64_t full_splits = ceil_div(g.n_blocks, r.blocks_per_split);

@@ -23,6 +23,8 @@ typedef struct {
     int64_t block_ns;          /* > 0: per-block cost given directly instead of derived */
     int64_t combine_ns;        /* combine kernel, fixed part; paid only when splits > 1 */
     int64_t combine_split_ns;  /* combine kernel, per split and per wave of m-blocks */
+    int64_t max_memory_mb;     /* not a cost: refuse a run estimated above this (--max-memory-mb; 0: no cap
+                                * but SIM_DECODE_MAX_CTAS) */
 } DecodeCosts;
 
 /* The simulated run for one split count. */
@@ -39,8 +41,13 @@ typedef struct {
     double sm_busy_fraction;   /* busy SM time / (n_sm * main_ns), from the realized schedule */
 } DecodeRun;
 
-/* Most CTAs one simulated run may have (refused with SIM_ERR_LIMIT before allocating). */
+/* Most CTAs one simulated run may have, whatever max_memory_mb says (refused with SIM_ERR_LIMIT before
+ * allocating): the ceiling that bounds the time (`best` at the ceiling, 128 runs, took 24 s on the 2-core
+ * test machine; docs/limits.md) and, at 222 MB measured, the memory under the default cap of 4096 MB. */
 #define SIM_DECODE_MAX_CTAS (1 << 22)
+/* Peak bytes of a run per CTA, at most. Measured with /usr/bin/time -f %M on `sim decode` (fa3, fixed:4,
+ * fixed:256, --sweep-splits, best) at 1M, 2M and 4M CTAs: 52 B a CTA above a fixed 8 MB (222 MB at 2^22). */
+#define SIM_DECODE_BYTES_PER_CTA 64
 
 /* A shape with the CLI's defaults: batch 1, H_q 8, H_kv 1, L_q 1, L_K 512, hdim 128, bf16, 132 SMs. */
 DecodeShape sim_decode_shape_default(void);
@@ -48,7 +55,11 @@ DecodeCosts sim_decode_costs_h100(void);
 /* Checks the shape (hq a multiple of hkv, sizes positive, a known tile) and derives its geometry.
  * SIM_ERR_USAGE with a sentence otherwise. O(1). */
 SimStatus sim_decode_geometry(const DecodeShape *w, DecodeGeometry *g, SimError *err);
-/* Simulates splits (1..SIM_DECODE_MAX_SPLITS) on the event engine. O(ctas log ctas). */
+/* SIM_ERR_LIMIT with a sentence if a run of splits splits would have more than SIM_DECODE_MAX_CTAS CTAs or
+ * is estimated (SIM_DECODE_BYTES_PER_CTA) above c->max_memory_mb. O(1). */
+SimStatus sim_decode_check_size(const DecodeShape *w, const DecodeCosts *c, int splits, SimError *err);
+/* Simulates splits (1..SIM_DECODE_MAX_SPLITS) on the event engine, after sim_decode_check_size.
+ * O(ctas log ctas). */
 SimStatus sim_decode_run(const DecodeShape *w, const DecodeCosts *c, int splits, DecodeRun *out, SimError *err);
 
 /* The split count sp's policy picks for w under costs c (best simulates through sim_decode_run).
@@ -72,7 +83,8 @@ typedef struct {
     int fa3, seq_aware;        /* the two heuristics' choices */
 } DecodeSweep;
 
-/* Runs s = 1..SIM_DECODE_SWEEP_MAX. Errors from sim_decode_geometry or sim_decode_run. O(64 runs). */
+/* Runs s = 1..SIM_DECODE_SWEEP_MAX, refused before the first if the largest fails sim_decode_check_size.
+ * Errors from sim_decode_geometry or sim_decode_run. O(64 runs). */
 SimStatus sim_decode_sweep(const DecodeShape *w, const DecodeCosts *c, DecodeSweep *out, SimError *err);
 
 /* ---- The paper's 160-configuration regression (decode_sweep.c) ---- */

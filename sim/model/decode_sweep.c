@@ -8,7 +8,7 @@
 SimStatus sim_decode_sweep(const DecodeShape *w, const DecodeCosts *c, DecodeSweep *sw, SimError *err)
 {
     DecodeGeometry g;
-    if (sim_decode_geometry(w, &g, err) != SIM_OK)
+    if (sim_decode_geometry(w, &g, err) != SIM_OK || sim_decode_check_size(w, c, SIM_DECODE_SWEEP_MAX, err) != SIM_OK)
         return err->status;
     sw->best = 1;
     for (int s = 1; s <= SIM_DECODE_SWEEP_MAX; s++) {

@@ -15,7 +15,15 @@
 #include "pipeline_policy.h"
 #include "status.h"
 
-#define PIPE_MAX_OPS 4000000                /* ops one pipeline run may have: about 1 GB */
+/* Ops one pipeline run may have, whatever --max-memory-mb says: the ceiling that bounds its time (5.3 s at
+ * the ceiling on the 2-core test machine, docs/limits.md) and, at 0.8 GB measured, its memory under the
+ * default cap of 4096 MB. */
+#define PIPE_MAX_OPS 4000000
+/* Peak bytes of a run per op, at most: PIPE_BYTES_PER_OP_UNIT x (1 + the larger engine count), since an op
+ * has an edge to each engine of the next stage. Measured with /usr/bin/time -f %M on `sim pipeline` at
+ * 2M and 4M ops, 2 and 8 CV pairs: 70 B an op with one engine of each class, 89 with two, 121 with four;
+ * with --ring 1 94, 119 and 169 to 198. The bound is 1.2 to 1.6 times these. */
+#define PIPE_BYTES_PER_OP_UNIT 56
 
 /* One run of a workload under a Cycle. */
 typedef struct {
@@ -73,11 +81,14 @@ typedef struct {
     PipeWorkload wl;                    /* as given; pipe_request_check lets the policy adapt it */
     PipeCycleRequest cycle;             /* --order / --preload (preload = -1: none) */
     bool has_min_preload;               /* also brute force the minimum stall-free Preload count */
+    int64_t max_memory_mb;              /* refuse a run estimated above this (--max-memory-mb); 0: no cap
+                                         * but PIPE_MAX_OPS */
 } PipeRequest;
 
 /* The checks that need the whole request, in this order: the policy's prepare (which adapts rq->wl),
  * a cycle request only for policies that take one, not both --order and --preload, the brute force only
- * for n <= PIPE_MAX_BRUTE_PAIRS (SIM_ERR_USAGE), at most PIPE_MAX_OPS ops (SIM_ERR_LIMIT). O(1). */
+ * for n <= PIPE_MAX_BRUTE_PAIRS (SIM_ERR_USAGE), at most PIPE_MAX_OPS ops and the estimated peak
+ * (PIPE_BYTES_PER_OP_UNIT) within max_memory_mb (SIM_ERR_LIMIT). O(1). */
 SimStatus pipe_request_check(PipeRequest *rq, SimError *err);
 
 typedef struct {

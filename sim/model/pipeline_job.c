@@ -24,9 +24,13 @@ SimStatus pipe_request_check(PipeRequest *rq, SimError *err)
         return sim_error_set(err, SIM_ERR_USAGE, "--min-preload enumerates n! orders and takes at most %d CV "
                              "pairs, --c has %d", PIPE_MAX_BRUTE_PAIRS, wl->n_pairs);
     int64_t ops = wl->blocks * wl->n_pairs * (wl->n_cube + wl->n_vector);
+    double mb = (double)ops * PIPE_BYTES_PER_OP_UNIT * (1 + MAX(wl->n_cube, wl->n_vector)) / (1 << 20);
     if (ops > PIPE_MAX_OPS)
         return sim_error_set(err, SIM_ERR_LIMIT, "the pipeline would have %" PRId64 " ops, more than the %d this "
                              "command simulates; use fewer --blocks", ops, PIPE_MAX_OPS);
+    if (rq->max_memory_mb > 0 && mb > (double)rq->max_memory_mb)
+        return sim_error_set(err, SIM_ERR_LIMIT, "the pipeline's %" PRId64 " ops would need about %.0f MB, over the "
+                             "cap of %" PRId64 " MB (--max-memory-mb); use fewer --blocks", ops, mb, rq->max_memory_mb);
     return SIM_OK;
 }
 

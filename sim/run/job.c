@@ -178,7 +178,8 @@ static SimStatus render_outputs(const AttnJob *job, const Plan *plan, const SimP
 {
     AttnRenderText text;
     SimRenderSpec spec = sim_job_render_spec(job, plan, prog, s, a, &text);
-    SimTraceOptions topt = { .has_flows = job->has_trace_flows, .max_bytes = job->trace_max_mb << 20 };
+    SimTraceOptions topt = { .has_flows = job->has_trace_flows, .max_bytes = job->trace_max_mb << 20,
+                             .cap_flag = "--trace-max-mb", .cap_hint = "simulate fewer heads or tiles" };
     SimGanttOptions gopt = { .box_label_args = { job->has_gantt_labels ? "kv" : NULL, "q" } };
     if (job->trace_path)
         sim_render_trace(&spec, &topt, job->trace_path, err);
@@ -284,7 +285,9 @@ SimStatus sim_job_run(const AttnJob *job, AttnResult *r, SimError *err)
         run_given_plan(job, r, err);
     else
         run_policy(job, r, err);
-    return sim_output_batch_end(mark, err->status, err);
+    if (sim_output_batch_end(mark, err->status, err) != SIM_OK) /* an output failed after the analysis */
+        sim_job_result_clear(r), *r = (AttnResult){ 0 };
+    return err->status;
 }
 
 void sim_job_result_clear(AttnResult *r)

@@ -56,7 +56,8 @@ AttnJob sim_job_default(void);
 #define SIM_JOB_MAX_TIME_NS (INT64_C(1) << 62)
 
 /* Checks the job (policy known, mask supported, size under the cap, times bounded) and runs it. Output
- * files are written atomically as one batch (sim/io/output.h): all of them or none. */
+ * files are written atomically as one batch (sim/io/output.h): all of them or none. On error *r holds
+ * nothing to free (sim_job_result_clear is then a no-op). */
 SimStatus sim_job_run(const AttnJob *job, AttnResult *r, SimError *err);
 /* Estimated peak bytes of the job: engine ops, plus the latency matrix and its copy in the program. */
 double sim_job_estimate_bytes(const AttnJob *job);

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     HwProfile *p = NULL, *again = NULL;
     SimError err = { 0 };
-    if (sim_profile_from_raw(fuzz_input_file(data, size), NULL, &p, &err) != SIM_OK) {
+    if (sim_profile_from_raw(fuzz_input_file(data, size), NULL, INT64_MAX, &p, &err) != SIM_OK) {
         if (!err.msg[0] || p)
             abort();
         return 0;

@@ -34,6 +34,30 @@ grep -q "regression: .*fa3-tiny.json" "$tmp/err" && ok regression-named || fail 
 
 head -c 300 "$g/fa3-tiny.json" >"$tmp/truncated.json"
 expect_error truncated "truncated.json:3:.*ends early" "$sim" validate "$tmp/truncated.json"
+# The task rows' plain integers are read in batches (sim_json_stream_plain_numbers), the rest token by
+# token: spaces, floats, exponents and line breaks in the rows give the numbers of the plain text, and a bad
+# byte after a number is reported at its line and column.
+python3 - "$g/fa3-tiny.json" "$tmp" <<'PY'
+import json, os, sys
+t = json.load(open(sys.argv[1]))
+rows = t.pop("tasks")
+forms = {"plain": (",", str), "spaced": (" ,  ", str), "broken": (",\n ", str),
+         "mixed": (", ", lambda v: f"{v}.0" if v % 3 == 0 else f"{v}e0" if v % 3 == 1 else str(v))}
+for name, (sep, cell) in forms.items():
+    os.makedirs(f"{sys.argv[2]}/{name}")
+    text = json.dumps(t)[:-1] + ', "tasks": [' + ", ".join("[" + sep.join(map(cell, r)) + "]" for r in rows) + "]}"
+    open(f"{sys.argv[2]}/{name}/fa3-tiny.json", "w").write(text)
+    if name == "plain":
+        bad = text.replace(",3700,", ",37x00,", 1)
+        open(f"{sys.argv[2]}/bad.json", "w").write(bad)
+        print(f"bad.json:1:{bad.index('x') + 1}: invalid JSON here", file=open(f"{sys.argv[2]}/bad.want", "w"))
+PY
+(cd "$tmp/plain" && "$sim" validate fa3-tiny.json --json) >"$tmp/plain.out"
+for form in spaced broken mixed; do
+    (cd "$tmp/$form" && "$sim" validate fa3-tiny.json --json) >"$tmp/$form.out"
+    cmp -s "$tmp/plain.out" "$tmp/$form.out" && ok "rows-$form" || fail "rows-$form" "$(diff "$tmp/plain.out" "$tmp/$form.out" | head -5)"
+done
+expect_error rows-bad-byte "$(cat "$tmp/bad.want")" "$sim" validate "$tmp/bad.json"
 sed 's/"rank"/"rang"/' "$g/fa3-tiny.json" >"$tmp/nocol.json"
 expect_error missing-column 'nocol.json: /columns: has no "rank" column' "$sim" validate "$tmp/nocol.json"
 sed 's/\[0,-1,0,0,0,1,0,/[0,-1,0,0,0,1,1,/' "$g/fa3-tiny.json" >"$tmp/wrongplan.json"

@@ -324,6 +324,30 @@ SimStatus sim_json_stream_next(JsonStream *s, JsonToken *tok, SimError *err)
     }
 }
 
+int sim_json_stream_plain_numbers(JsonStream *s, double *out, int max)
+{
+    int n = 0;
+    for (State *st = &s->stack[s->depth]; n < max && *st >= ARRAY_FIRST && *st <= ARRAY_NEXT; n++) {
+        size_t at = s->at;
+        while (s->at < s->len && s->buf[s->at] == ' ')
+            s->at++;
+        if (*st == ARRAY_NEXT && s->at < s->len && s->buf[s->at] == ',')
+            for (s->at++; s->at < s->len && s->buf[s->at] == ' ';)
+                s->at++;
+        else if (*st == ARRAY_NEXT) {
+            s->at = at;
+            break;
+        }
+        s->col += (int64_t)(s->at - at); /* spaces and a comma: no line ends */
+        if (!read_plain_integer(s)) {
+            s->col -= (int64_t)(s->at - at), s->at = at;
+            break;
+        }
+        out[n] = s->number, *st = ARRAY_NEXT;
+    }
+    return n;
+}
+
 /* ---- trees ---- */
 
 /* "/key" (JSON Pointer: ~ and / escaped) or "/index" before *path (created if NULL). */

@@ -33,6 +33,11 @@ void sim_json_stream_free(JsonStream *s);
 /* The next token, the grammar checked (commas, colons, brackets matched, one top-level value, nesting at
  * most CJSON_NESTING_LIMIT). SIM_ERR_INPUT "file:line:col: sentence", or the input's own error. */
 SimStatus sim_json_stream_next(JsonStream *s, JsonToken *tok, SimError *err);
+/* Inside an array: its next values while each is a plain integer (1 to 15 digits) after a comma and
+ * spaces, all in the chunk at hand, into out (at most max); how many. The stream is then where as many
+ * sim_json_stream_next calls would have left it; 0 (nothing taken) at anything else, for them to read.
+ * (A trace's rows are millions of such numbers: a token each through the grammar cost 3x the bytes.) */
+int sim_json_stream_plain_numbers(JsonStream *s, double *out, int max);
 /* The decoded text of the last JSON_KEY or JSON_STRING (NUL-terminated; "\u0000" is refused). */
 const char *sim_json_stream_text(const JsonStream *s);
 /* The last JSON_NUMBER as a double (strtod's rounding; an integer below 2^53 exactly). */

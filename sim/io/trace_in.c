@@ -309,7 +309,12 @@ static SimStatus read_rows(JsonStream *js, JsonToken first, Rows *rows, SimError
     while (sim_json_stream_next(js, &tok, err) == SIM_OK && tok != JSON_ARRAY_END) {
         if (tok != JSON_ARRAY && rows->not_array < 0)
             rows->not_array = rows->row_count;
-        while (tok == JSON_ARRAY && sim_json_stream_next(js, &tok, err) == SIM_OK && tok != JSON_ARRAY_END) {
+        for (double batch[64]; tok == JSON_ARRAY;) { /* the plain integers in batches, the rest one by one */
+            for (int got; (got = sim_json_stream_plain_numbers(js, batch, 64)) > 0;)
+                for (int k = 0; k < got; k++)
+                    push_cell(rows, batch[k]);
+            if (sim_json_stream_next(js, &tok, err) != SIM_OK || tok == JSON_ARRAY_END)
+                break;
             double x = tok == JSON_NUMBER ? sim_json_stream_number(js) : NAN;
             push_cell(rows, x);
             if (sim_json_stream_skip(js, tok, err) != SIM_OK) /* a nested value: its cell is NaN */

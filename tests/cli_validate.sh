@@ -52,9 +52,11 @@ for name, (sep, cell) in forms.items():
         open(f"{sys.argv[2]}/bad.json", "w").write(bad)
         print(f"bad.json:1:{bad.index('x') + 1}: invalid JSON here", file=open(f"{sys.argv[2]}/bad.want", "w"))
 PY
-(cd "$tmp/plain" && "$sim" validate fa3-tiny.json --json) >"$tmp/plain.out"
+abs_sim=$(cd "$(dirname "$sim")" && pwd)/$(basename "$sim") # run from each form's directory: the same path out
+(cd "$tmp/plain" && "$abs_sim" validate fa3-tiny.json --json) >"$tmp/plain.out"
+grep -q '"measured_ns":4100' "$tmp/plain.out" && ok rows-plain || fail rows-plain "$(head -c 300 "$tmp/plain.out")"
 for form in spaced broken mixed; do
-    (cd "$tmp/$form" && "$sim" validate fa3-tiny.json --json) >"$tmp/$form.out"
+    (cd "$tmp/$form" && "$abs_sim" validate fa3-tiny.json --json) >"$tmp/$form.out"
     cmp -s "$tmp/plain.out" "$tmp/$form.out" && ok "rows-$form" || fail "rows-$form" "$(diff "$tmp/plain.out" "$tmp/$form.out" | head -5)"
 done
 expect_error rows-bad-byte "$(cat "$tmp/bad.want")" "$sim" validate "$tmp/bad.json"

@@ -99,6 +99,25 @@ static void read_geometry(JsonIn *in, const cJSON *root, KernelProfile *k)
     k->release = strcmp(rel, "read") == 0 ? KERNEL_RELEASE_AT_READ : KERNEL_RELEASE_AT_COMPLETION;
 }
 
+/* What a kernel profile and a baseline file share: version, names, source, the GPU and the geometry; the
+ * method too where the file has one (a profile: how it was made). */
+static void read_header(JsonIn *in, const cJSON *root, bool has_method, KernelProfile *k)
+{
+    k->version = (int)sim_json_int(in, root, "", "version", 1, 1);
+    sim_json_text(in, root, "", "name", k->name, sizeof k->name);
+    sim_json_text(in, root, "", "kernel", k->kernel, sizeof k->kernel);
+    if (has_method)
+        sim_json_text(in, root, "", "method", k->method, sizeof k->method);
+    sim_json_text(in, root, "", "source", k->source, sizeof k->source);
+    const cJSON *gpu = sim_json_get(in, root, "", "gpu");
+    static const char *const gpu_keys[] = { "name", "sm_count", "date", NULL };
+    sim_json_known_keys(in, gpu, "/gpu", gpu_keys);
+    sim_json_text(in, gpu, "/gpu", "name", k->gpu_name, sizeof k->gpu_name);
+    sim_json_text(in, gpu, "/gpu", "date", k->date, sizeof k->date);
+    k->sm_count = (int)sim_json_int(in, gpu, "/gpu", "sm_count", 1, 4096);
+    read_geometry(in, root, k);
+}
+
 SimStatus sim_kernel_read(const char *path, KernelProfile **out, SimError *err)
 {
     *out = NULL;
@@ -113,18 +132,7 @@ SimStatus sim_kernel_read(const char *path, KernelProfile **out, SimError *err)
     if (!err->status && strcmp(format, "dashsim-kernel") != 0)
         sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-kernel\" (sim calibrate --kernel writes one)",
                       path);
-    k->version = (int)sim_json_int(&in, root, "", "version", 1, 1);
-    sim_json_text(&in, root, "", "name", k->name, sizeof k->name);
-    sim_json_text(&in, root, "", "kernel", k->kernel, sizeof k->kernel);
-    sim_json_text(&in, root, "", "method", k->method, sizeof k->method);
-    sim_json_text(&in, root, "", "source", k->source, sizeof k->source);
-    const cJSON *gpu = sim_json_get(&in, root, "", "gpu");
-    static const char *const gpu_keys[] = { "name", "sm_count", "date", NULL };
-    sim_json_known_keys(&in, gpu, "/gpu", gpu_keys);
-    sim_json_text(&in, gpu, "/gpu", "name", k->gpu_name, sizeof k->gpu_name);
-    sim_json_text(&in, gpu, "/gpu", "date", k->date, sizeof k->date);
-    k->sm_count = (int)sim_json_int(&in, gpu, "/gpu", "sm_count", 1, 4096);
-    read_geometry(&in, root, k);
+    read_header(&in, root, true, k);
     const cJSON *tiles = sim_json_array(&in, root, "", "tiles", 64);
     k->tile_count = tiles ? cJSON_GetArraySize(tiles) : 0;
     k->tiles = g_new0(KernelTile, MAX(k->tile_count, 1));
@@ -167,17 +175,7 @@ SimStatus sim_kernel_baseline_read(const char *path, KernelBaseline *out, SimErr
     sim_json_text(&in, root, "", "format", format, sizeof format);
     if (!err->status && strcmp(format, "dashsim-kernel-baseline") != 0)
         sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-kernel-baseline\"", path);
-    k->version = (int)sim_json_int(&in, root, "", "version", 1, 1);
-    sim_json_text(&in, root, "", "name", k->name, sizeof k->name);
-    sim_json_text(&in, root, "", "kernel", k->kernel, sizeof k->kernel);
-    sim_json_text(&in, root, "", "source", k->source, sizeof k->source);
-    const cJSON *gpu = sim_json_get(&in, root, "", "gpu");
-    static const char *const gpu_keys[] = { "name", "sm_count", "date", NULL };
-    sim_json_known_keys(&in, gpu, "/gpu", gpu_keys);
-    sim_json_text(&in, gpu, "/gpu", "name", k->gpu_name, sizeof k->gpu_name);
-    sim_json_text(&in, gpu, "/gpu", "date", k->date, sizeof k->date);
-    k->sm_count = (int)sim_json_int(&in, gpu, "/gpu", "sm_count", 1, 4096);
-    read_geometry(&in, root, k);
+    read_header(&in, root, false, k);
     g_strlcpy(k->method, "baseline-times", sizeof k->method);
     const cJSON *tiles = sim_json_array(&in, root, "", "tiles", 64);
     k->tile_count = tiles ? cJSON_GetArraySize(tiles) : 0;

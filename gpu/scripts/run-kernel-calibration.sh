@@ -10,6 +10,7 @@ set -u
 out=${OUT:?set OUT to the output folder}
 shapes=${1:-gpu/bwd/shapes/wgmma-calibration.json}
 work=$(mktemp -d)
+mkdir -p "$work/hw" "$work/steady" "$work/k"
 fails=0
 exec > >(tee -a "$out/log.txt") 2>&1
 say() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*"; }

@@ -18,7 +18,7 @@
 static const char *const top_keys[] = { "format", "version", "name", "kernel", "gpu", "method", "source",
                                         "geometry", "tiles", NULL };
 static const char *const tile_keys[] = { "head_dim", "mask", "block_m", "block_n", "compute_ns", "diag_ns",
-                                         "launch_extra_ns", "kv_write_ns", "kv_write_gqa_ns", "kv_switch_ns", "deposit_ns",
+                                         "launch_extra_ns", "cta_first_extra_ns", "kv_write_ns", "kv_write_gqa_ns", "kv_switch_ns", "deposit_ns",
                                          "reduce_read_ns", "reduce_tail_ns", "reduce_read_waited_ns",
                                          "reduce_tail_waited_ns", "handoff_ns", "cta_prologue_ns", "overlap",
                                          "fixed", "traces", NULL };
@@ -56,6 +56,9 @@ static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *
     t->compute_ns = sim_json_int(in, r, path, "compute_ns", 1, NS_MAX);
     t->diag_ns = sim_json_int(in, r, path, "diag_ns", 0, NS_MAX);
     t->launch_extra_ns = sim_json_int(in, r, path, "launch_extra_ns", 0, NS_MAX);
+    /* optional: profiles written before it have none, and their kernels' later CTAs paid nothing (0) */
+    if (cJSON_GetObjectItemCaseSensitive(r, "cta_first_extra_ns"))
+        t->cta_first_extra_ns = sim_json_int(in, r, path, "cta_first_extra_ns", 0, NS_MAX);
     t->kv_write_ns = sim_json_int(in, r, path, "kv_write_ns", 0, NS_MAX);
     t->kv_write_gqa_ns = sim_json_int(in, r, path, "kv_write_gqa_ns", 0, NS_MAX);
     t->kv_switch_ns = sim_json_int(in, r, path, "kv_switch_ns", 0, NS_MAX);
@@ -233,7 +236,8 @@ static void write_tile(FILE *f, const KernelTile *t, bool is_last)
     fprintf(f, "    {\"head_dim\": %d, \"mask\": \"%s\", \"block_m\": %d, \"block_n\": %d,\n", t->head_dim,
             t->mask == MASK_FULL ? "full" : t->mask == MASK_CAUSAL ? "causal" : "any", t->block_m, t->block_n);
     fprintf(f, "     \"compute_ns\": %" PRId64 ", \"diag_ns\": %" PRId64 ", \"launch_extra_ns\": %" PRId64
-            ", \"deposit_ns\": %" PRId64 ",\n", t->compute_ns, t->diag_ns, t->launch_extra_ns, t->deposit_ns);
+            ", \"cta_first_extra_ns\": %" PRId64 ", \"deposit_ns\": %" PRId64 ",\n", t->compute_ns, t->diag_ns,
+            t->launch_extra_ns, t->cta_first_extra_ns, t->deposit_ns);
     fprintf(f, "     \"kv_write_ns\": %" PRId64 ", \"kv_write_gqa_ns\": %" PRId64 ", \"kv_switch_ns\": %" PRId64 ",\n",
             t->kv_write_ns, t->kv_write_gqa_ns, t->kv_switch_ns);
     fprintf(f, "     \"reduce_read_ns\": %" PRId64 ", \"reduce_tail_ns\": %" PRId64 ", \"reduce_read_waited_ns\": %"

@@ -60,7 +60,7 @@ static bool is_same_kv(const PlanTask *a, const PlanTask *b)
 }
 
 /* The compute of one task: c_ns, or c_diag_ns on the causal diagonal, plus the K/V load on a run's first,
- * plus the launch wave's load on the first task of a CTA that starts at launch. */
+ * plus, on a CTA's first task, the launch wave's load (a CTA that starts at launch) or a later CTA's own. */
 static int64_t compute_ns(const Plan *plan, const AttnCosts *costs, const PlanCta *cta, int32_t i, bool is_launch)
 {
     const PlanTask *t = &plan->tasks[cta->task_begin + i];
@@ -68,8 +68,8 @@ static int64_t compute_ns(const Plan *plan, const AttnCosts *costs, const PlanCt
     int64_t c = is_diag && costs->c_diag_ns > 0 ? costs->c_diag_ns : costs->c_ns;
     if (costs->c_first_extra_ns > 0 && (i == 0 || !is_same_kv(t - 1, t)))
         c += costs->c_first_extra_ns;
-    if (is_launch && i == 0)
-        c += costs->launch_extra_ns;
+    if (i == 0)
+        c += is_launch ? costs->launch_extra_ns : costs->cta_first_extra_ns;
     return c;
 }
 

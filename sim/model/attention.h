@@ -20,6 +20,8 @@ typedef struct {
     /* What a kernel profile adds (sim/model/kernel.h); every field 0 (false): the plain model above */
     int64_t c_diag_ns;        /* compute of a task the causal diagonal cuts (q tile / tile ratio = kv); 0: c_ns */
     int64_t c_first_extra_ns; /* more compute for the first task of each run of one KV tile on a CTA (K/V load) */
+    int64_t cta_first_extra_ns; /* more compute for the first task of a CTA that starts after launch (its K/V
+                                 * load on an SM another CTA left) */
     int64_t launch_extra_ns;  /* more compute for the first task of a CTA that starts at launch (the first
                                * CTA on each unit: every SM loads K/V at once) */
     int64_t kv_write_ns;      /* after the last task of a KV-tile run: dK/dV written (compute engine) */

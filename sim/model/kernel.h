@@ -27,6 +27,8 @@ typedef struct {
     int64_t compute_ns;        /* one interior task, the loop's own gap included */
     int64_t diag_ns;           /* a task the causal diagonal cuts; 0: compute_ns */
     int64_t launch_extra_ns;   /* the first compute of a CTA that starts at launch (every SM loads K/V at once) */
+    int64_t cta_first_extra_ns; /* the first compute of a CTA that starts later, on an SM another CTA left (its
+                                * K/V load, not hidden behind the previous CTA); 0 for old profiles */
     int64_t kv_write_ns;       /* dK/dV written after the last task of a KV-tile run (bf16, one query head per
                                 * KV head) */
     int64_t kv_write_gqa_ns;   /* the same with GQA (fp32 partials for the group sums); 0: kv_write_ns */

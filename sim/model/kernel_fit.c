@@ -28,8 +28,9 @@ static int64_t med(Sample *s)
     return s->n ? sim_median_i64(s->v, s->n) : 0;
 }
 
-enum { S_LAUNCH, S_LAUNCH_DIAG, S_KV_WRITE, S_KV_WRITE_GQA, S_KV_SWITCH, S_GAP, S_DEPOSIT, S_READ, S_TAIL, S_READ_WAITED,
-       S_TAIL_WAITED, S_HANDOFF, S_PROLOGUE, S_BESIDE_WRITE, S_BESIDE_WRITE_WAITED, S_COUNT };
+enum { S_LAUNCH, S_LAUNCH_DIAG, S_LATER, S_LATER_DIAG, S_KV_WRITE, S_KV_WRITE_GQA, S_KV_SWITCH, S_GAP, S_DEPOSIT, S_READ, S_TAIL, S_READ_WAITED,
+       S_TAIL_WAITED, S_HANDOFF, S_PROLOGUE, S_BESIDE_WRITE, S_BESIDE_WRITE_WAITED,
+       S_RUNNING_WRITE, S_RUNNING_WRITE_WAITED, S_COUNT };
 
 /* Candidate overlap windows: the previous reduction starting from before_ns before to after_ns after the
  * compute's start. The fit keeps the pair that separates the computes best. */
@@ -39,8 +40,8 @@ enum { N_WINDOWS = sizeof windows / sizeof windows[0] };
 typedef struct {
     Sample s[S_COUNT];
     Sample offset_ns, offset_c;  /* interior tasks: previous reduction start - compute start, and compute */
-    bool *is_beside_write;       /* per task of the trace being walked: its reduction overlaps a dK/dV write
-                                  * of its block */
+    char *beside_write;          /* per task of the trace being walked: 0, or its reduction overlaps a dK/dV
+                                  * write of its block: 'i' it started inside it, 'r' it ran when it began */
 } Phases;
 
 static int by_block_then_start(const void *a, const void *b)
@@ -58,13 +59,14 @@ static bool is_diag(const Trace *t, const TraceTask *x)
     return t->wl.mask == MASK_CAUSAL && x->q / t->wl.tile_ratio == x->kv;
 }
 
-/* Marks the block's reductions that overlap one of its dK/dV writes (s_end -> k_end of a run's last task). */
+/* Marks the block's reductions that overlap one of its dK/dV writes (s_end -> k_end of a run's last task):
+ * started inside it, or already running when it began (the engine's two rules, program.h). */
 static void mark_beside_write(const Trace *t, TraceTask **b, int64_t n, Phases *ph)
 {
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = 0; j < n; j++)
             if (b[j]->k_end > b[j]->s_end && b[i]->r_start < b[j]->k_end && b[i]->r_end > b[j]->s_end) {
-                ph->is_beside_write[b[i] - t->tasks] = true;
+                ph->beside_write[b[i] - t->tasks] = b[i]->r_start >= b[j]->s_end ? 'i' : 'r';
                 break;
             }
 }
@@ -80,6 +82,8 @@ static void walk_block(const Trace *t, TraceTask **b, int64_t n, bool is_launch_
         int64_t c = x->c_end - x->c_start;
         if (i == 0 && is_launch_block)
             add(&ph->s[diag ? S_LAUNCH_DIAG : S_LAUNCH], c);
+        else if (i == 0) /* a CTA that started on an SM another CTA left */
+            add(&ph->s[diag ? S_LATER_DIAG : S_LATER], c);
         else if (!is_first) {
             add(&ph->offset_ns, p->r_start - x->c_start);
             add(&ph->offset_c, c * 2 + diag); /* low bit: diagonal */
@@ -116,8 +120,11 @@ static void handoffs(const Trace *t, Phases *ph)
     for (int64_t r = 0; r < rows; r++)
         for (int64_t k = first[r]; k < first[r + 1]; k++) {
             bool is_waited = k > first[r] && by[k]->r_ready < by[k - 1]->r_end;
-            if (ph->is_beside_write[by[k] - t->tasks]) /* its whole time; the excess is fitted later */
-                add(&ph->s[is_waited ? S_BESIDE_WRITE_WAITED : S_BESIDE_WRITE], by[k]->r_end - by[k]->r_start);
+            char beside = ph->beside_write[by[k] - t->tasks];
+            if (beside) /* its whole time; the excess is fitted later */
+                add(&ph->s[beside == 'i' ? (is_waited ? S_BESIDE_WRITE_WAITED : S_BESIDE_WRITE)
+                                         : (is_waited ? S_RUNNING_WRITE_WAITED : S_RUNNING_WRITE)],
+                    by[k]->r_end - by[k]->r_start);
             else {
                 add(&ph->s[is_waited ? S_READ_WAITED : S_READ], by[k]->r_read - by[k]->r_start);
                 add(&ph->s[is_waited ? S_TAIL_WAITED : S_TAIL], by[k]->r_end - by[k]->r_read);
@@ -132,7 +139,7 @@ static void handoffs(const Trace *t, Phases *ph)
 static void collect(const Trace *t, Phases *ph)
 {
     TraceTask **b = g_new(TraceTask *, t->task_count);
-    ph->is_beside_write = g_new0(bool, t->task_count);
+    ph->beside_write = g_new0(char, t->task_count);
     for (int64_t i = 0; i < t->task_count; i++)
         b[i] = &t->tasks[i];
     qsort(b, (size_t)t->task_count, sizeof *b, by_block_then_start);
@@ -144,8 +151,8 @@ static void collect(const Trace *t, Phases *ph)
         prev_sm = b[i]->smid;
     }
     handoffs(t, ph);
-    g_free(ph->is_beside_write);
-    ph->is_beside_write = NULL;
+    g_free(ph->beside_write);
+    ph->beside_write = NULL;
     g_free(b);
 }
 
@@ -239,6 +246,23 @@ static void fit_fixed(Trace *const *tr, const int64_t *timed_ns, int n, KernelTi
     tile->fixed_gqa = fit_linear(x[1], y[1], m[1]);
 }
 
+/* The median excess of the reductions beside a dK/dV write of one kind (kind, and kind + 1: those that
+ * waited for their turn) over the same kind of reduction alone; 0 when none was seen. */
+static int32_t write_excess(const Phases *ph, const KernelTile *tile, int kind)
+{
+    int64_t alone = tile->reduce_read_ns + tile->reduce_tail_ns;
+    int64_t alone_waited = tile->reduce_read_waited_ns ? tile->reduce_read_waited_ns + tile->reduce_tail_waited_ns
+                                                       : alone;
+    Sample excess = { 0 };
+    for (int64_t i = 0; i < ph->s[kind].n; i++)
+        add(&excess, ph->s[kind].v[i] - alone);
+    for (int64_t i = 0; i < ph->s[kind + 1].n; i++)
+        add(&excess, ph->s[kind + 1].v[i] - alone_waited);
+    int32_t x = (int32_t)MAX(med(&excess), 0);
+    g_free(excess.v);
+    return x;
+}
+
 /* One tile from the traces of one head dim. */
 static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, KernelTile *tile)
 {
@@ -248,15 +272,19 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, KernelTil
     int64_t c = 0, diag = 0;
     fit_overlap(&ph, &tile->overlap, &c, &diag);
     int64_t gap = med(&ph.s[S_GAP]);
-    Sample extra = { 0 };
+    Sample extra = { 0 }, later = { 0 }; /* first computes over the same kind of interior compute */
     for (int64_t i = 0; i < ph.s[S_LAUNCH].n; i++)
         add(&extra, ph.s[S_LAUNCH].v[i] - c);
     for (int64_t i = 0; i < ph.s[S_LAUNCH_DIAG].n; i++)
         add(&extra, ph.s[S_LAUNCH_DIAG].v[i] - (diag ? diag : c));
+    for (int64_t i = 0; i < ph.s[S_LATER].n; i++)
+        add(&later, ph.s[S_LATER].v[i] - c);
+    for (int64_t i = 0; i < ph.s[S_LATER_DIAG].n; i++)
+        add(&later, ph.s[S_LATER_DIAG].v[i] - (diag ? diag : c));
     *tile = (KernelTile){
         .head_dim = tr[0]->kernel.head_dim, .mask = -1, .block_m = tr[0]->kernel.tile_m,
         .block_n = tr[0]->kernel.tile_n, .compute_ns = c + gap, .diag_ns = diag ? diag + gap : 0,
-        .launch_extra_ns = MAX(med(&extra), 0), .kv_write_ns = med(&ph.s[S_KV_WRITE]),
+        .launch_extra_ns = MAX(med(&extra), 0), .cta_first_extra_ns = MAX(med(&later), 0), .kv_write_ns = med(&ph.s[S_KV_WRITE]),
         .kv_write_gqa_ns = med(&ph.s[S_KV_WRITE_GQA]),
         .kv_switch_ns = ph.s[S_KV_SWITCH].n ? MAX(med(&ph.s[S_KV_SWITCH]) - gap, 0) : 0,
         .deposit_ns = med(&ph.s[S_DEPOSIT]), .reduce_read_ns = MAX(med(&ph.s[S_READ]), 1),
@@ -264,18 +292,11 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, KernelTil
         .reduce_tail_waited_ns = med(&ph.s[S_TAIL_WAITED]), .handoff_ns = MAX(med(&ph.s[S_HANDOFF]), 0),
         .cta_prologue_ns = med(&ph.s[S_PROLOGUE]), .overlap = tile->overlap, .traces = n };
     fit_fixed(tr, timed_ns, n, tile);
-    Sample excess = { 0 }; /* a reduction beside a dK/dV write, over the same kind of reduction alone */
-    for (int64_t i = 0; i < ph.s[S_BESIDE_WRITE].n; i++)
-        add(&excess, ph.s[S_BESIDE_WRITE].v[i] - tile->reduce_read_ns - tile->reduce_tail_ns);
-    for (int64_t i = 0; i < ph.s[S_BESIDE_WRITE_WAITED].n; i++)
-        add(&excess, ph.s[S_BESIDE_WRITE_WAITED].v[i] - (tile->reduce_read_waited_ns ? tile->reduce_read_waited_ns +
-                                                         tile->reduce_tail_waited_ns : tile->reduce_read_ns +
-                                                         tile->reduce_tail_ns));
-    tile->overlap.write_extra_ns = (int32_t)MAX(med(&excess), 0);
-    g_free(excess.v);
+    tile->overlap.write_extra_ns = write_excess(&ph, tile, S_BESIDE_WRITE);
+
     for (int k = 0; k < S_COUNT; k++)
         g_free(ph.s[k].v);
-    g_free(ph.offset_ns.v), g_free(ph.offset_c.v), g_free(extra.v);
+    g_free(ph.offset_ns.v), g_free(ph.offset_c.v), g_free(extra.v), g_free(later.v);
 }
 
 static SimStatus check_trace(const Trace *t, const Trace *first, SimError *err)

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""Committed predictions (gpu/bwd/predict-shapes.py's output, written before a run) against the run's timed records
+(gpu/bwd/shapes.py's "dashsim-kernel-runs"): per shape the time error of every deterministic policy, the error of
+each policy's speedup over the fa3 order (percentage points), and whether the predicted winner is within 1% of the
+measured best. Prints a table and the summary. Usage: compare-predictions.py PREDICTIONS.json RUNS.json"""
+import json, statistics, sys
+
+
+def main():
+    pred = json.load(open(sys.argv[1]))
+    runs = json.load(open(sys.argv[2]))
+    meas = {}
+    for r in runs["records"]:
+        if r.get("mode") == "deterministic" and "ms" in r:
+            meas[(r["mask"], r["seqlen"], r["batch"], r["heads"], r["kv_heads"], r["head_dim"], r["policy"])] = r["ms"] * 1e6
+    terr, serr, wins = [], [], []
+    print(f"{'shape':34s} {'policy':16s} {'measured_ns':>12s} {'predicted_ns':>12s} {'error':>7s} {'speedup':>8s}")
+    for p in pred["predictions"]:
+        s = p["shape"]
+        key = (s["mask"], s["seqlen"], s["batch"], s["heads"], s["kv_heads"], s["head_dim"])
+        tag = f"{s['mask']}-s{s['seqlen']}-b{s['batch']}-h{s['heads']}-kv{s['kv_heads']}-d{s['head_dim']}"
+        m = {q["policy"]: meas[key + (q["policy"],)] for q in p["policies"] if key + (q["policy"],) in meas}
+        t = {q["policy"]: q["time_ns"] for q in p["policies"] if q["policy"] in m}
+        for pol in t:
+            e = t[pol] / m[pol] - 1
+            terr.append(abs(e))
+            sp = ""
+            if pol != "fa3" and "fa3" in m:
+                d = 100 * (t["fa3"] / t[pol] - m["fa3"] / m[pol])
+                serr.append(abs(d))
+                sp = f"{d:+.1f}pp"
+            print(f"{tag:34s} {pol:16s} {m[pol]:12.0f} {t[pol]:12.0f} {100 * e:+6.2f}% {sp:>8s}")
+        best = min(m.values())
+        wins.append(m[p["winner"]] <= 1.01 * best)
+    print(f"{len(terr)} runs: |time error| median {100 * statistics.median(terr):.2f}%, max {100 * max(terr):.2f}%; "
+          f"speedup over fa3: {len(serr)} pairs, |error| median {statistics.median(serr):.2f} pp, max {max(serr):.2f} pp; "
+          f"predicted winner within 1% of the measured best at {sum(wins)} of {len(wins)} shapes")
+
+
+if __name__ == "__main__":
+    main()

@@ -48,8 +48,11 @@ static const char usage[] =
     "                     64x128, bulk); --c stays yours\n"
     "  --tile MxD         the dQ tile for --profile: kBlockM x head_dim\n"
     "  --iterations K     local-search moves (default 100); --seed S (default 1)\n"
-    "  --exact-max NODES  instances of at most 64 tasks: the exact search (branch and bound) gives up after\n"
-    "                     NODES partial schedules (default 2000000; 0: none)\n"
+    "  --exact-max NODES  instances of at most 64 tasks above the space bound: the exact step (5000 more moves,\n"
+    "                     then branch and bound) gives up after NODES partial schedules (default 2000000; 0: no\n"
+    "                     exact step)\n"
+    "  --exact-max-ms MS  and after MS milliseconds (default 10000; 0: no time bound); JSON exact_stop says why\n"
+    "                     it ended: bound, complete (both proved optimal), nodes, time, size (over 64 tasks), off\n"
     "  --max-memory-mb MB refuse searches estimated above this (default 4096; at most this machine's memory)\n"
     "  --json             one JSON object: makespan_ns, lower_bound_ns, space_bound_ns, gap, baselines, ...\n"
     "  --emit-plan FILE   the found schedule as a plan (docs/plan-format.md) for gpu/ and sim --plan\n"
@@ -64,7 +67,7 @@ static const char usage[] =
 
 enum { OPT_HELP = 256, OPT_MASK, OPT_MASK_FILE, OPT_N, OPT_HEADS, OPT_TILES, OPT_KV_TILES, OPT_Q_TILES, OPT_C, OPT_R, OPT_LAT, OPT_REDUCE,
        OPT_ITER, OPT_SEED, OPT_EXACT, OPT_JSON, OPT_PLAN, OPT_RANKS, OPT_BASELINES, OPT_PROFILE, OPT_TILE, OPT_GQA,
-       OPT_MEM };
+       OPT_MEM, OPT_EXACT_MS };
 static const struct option long_options[] = {
     { "mask", required_argument, NULL, OPT_MASK }, { "mask-file", required_argument, NULL, OPT_MASK_FILE },
     { "n", required_argument, NULL, OPT_N }, { "heads", required_argument, NULL, OPT_HEADS },
@@ -73,6 +76,7 @@ static const struct option long_options[] = {
     { "r", required_argument, NULL, OPT_R }, { "latency", required_argument, NULL, OPT_LAT },
     { "reduce", required_argument, NULL, OPT_REDUCE }, { "iterations", required_argument, NULL, OPT_ITER },
     { "seed", required_argument, NULL, OPT_SEED }, { "exact-max", required_argument, NULL, OPT_EXACT },
+    { "exact-max-ms", required_argument, NULL, OPT_EXACT_MS },
     { "json", no_argument, NULL, OPT_JSON }, { "emit-plan", required_argument, NULL, OPT_PLAN },
     { "ranks", required_argument, NULL, OPT_RANKS }, { "emit-baselines", required_argument, NULL, OPT_BASELINES },
     { "profile", required_argument, NULL, OPT_PROFILE }, { "tile", required_argument, NULL, OPT_TILE },
@@ -107,7 +111,8 @@ static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *
     }
     static const int64_t hi[] = { [OPT_N] = 4096, [OPT_HEADS] = 4096, [OPT_TILES] = 4096, [OPT_KV_TILES] = 4096, [OPT_Q_TILES] = 4096, [OPT_C] = 1000000000,
                                   [OPT_R] = 1000000000, [OPT_LAT] = 1000000000, [OPT_ITER] = 100000000,
-                                  [OPT_SEED] = UINT32_MAX, [OPT_EXACT] = 100000000, [OPT_GQA] = 4096 };
+                                  [OPT_SEED] = UINT32_MAX, [OPT_EXACT] = 100000000, [OPT_GQA] = 4096,
+                                  [OPT_EXACT_MS] = 86400000 };
     if (cli_parse_int64(flag, arg, opt == OPT_N || opt == OPT_HEADS || opt == OPT_TILES || opt == OPT_KV_TILES || opt == OPT_Q_TILES || opt == OPT_GQA,
                         hi[opt], &v, err))
         return err->status;
@@ -123,6 +128,7 @@ static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *
     case OPT_ITER: a->search.iterations = (int)v; break;
     case OPT_SEED: a->search.seed = (uint32_t)v; break;
     case OPT_EXACT: a->search.exact_max_nodes = v; break;
+    case OPT_EXACT_MS: a->search.exact_max_ms = v; break;
     case OPT_GQA: a->search.gqa_group = (int32_t)v; break;
     }
     return SIM_OK;
@@ -134,7 +140,7 @@ static int parse_args(SearchArgs *a, int argc, char **argv, SimError *err)
     *a = (SearchArgs){ .wl = { .n_sm = 132, .heads = 1, .tile_ratio = 1, .head_swizzle = 1 }, .tile_m = 64, .head_dim = 128,
                        .max_memory_mb = MIN(CLI_MAX_MEMORY_MB_DEFAULT, sim_job_physical_memory_mb()),
                        .costs = { .c_ns = 1000, .r_ns = 500, .dq_buffers = 1 },
-                       .search = { .iterations = 100, .seed = 1, .exact_max_nodes = 2000000 } };
+                       .search = sim_search_options_default() };
     char flag[64];
     int opt;
     bool has_kv = false, has_q = false;
@@ -196,6 +202,7 @@ static void print_json(FILE *f, const SearchArgs *a, const BlockMask *m, const S
     else
         cJSON_AddNullToObject(j, "exact_ns");
     cJSON_AddNumberToObject(j, "exact_nodes", (double)r->exact_nodes);
+    cJSON_AddStringToObject(j, "exact_stop", sim_search_exact_stop_name(r->exact_stop));
     cJSON_AddNumberToObject(j, "evaluations", (double)r->evaluations);
     char *s = cJSON_PrintUnformatted(j);
     fprintf(f, "%s\n", s);
@@ -224,8 +231,14 @@ static void print_summary(FILE *f, const SearchArgs *a, const BlockMask *m, cons
         else
             fprintf(f, "  %-18s %12" PRId64 " ns, found is %.3fx faster\n", r->baselines[i].name,
                    r->baselines[i].makespan_ns, (double)r->baselines[i].makespan_ns / (double)r->makespan_ns);
-    if (r->has_exact)
-        fprintf(f, "  optimal in the space: %s\n", r->exact_nodes ? "the exact search found none faster" : "it meets the bound");
+    static const char *const why[] = {
+        [SEARCH_EXACT_BOUND] = "optimal in the space: it meets the bound",
+        [SEARCH_EXACT_COMPLETE] = "optimal in the space: the exact search found none faster",
+        [SEARCH_EXACT_NODES] = "not proved optimal: the exact step stopped at its node bound (--exact-max)",
+        [SEARCH_EXACT_TIME] = "not proved optimal: the exact step stopped at its time bound (--exact-max-ms)",
+        [SEARCH_EXACT_SIZE] = "not proved optimal: no exact step over 64 tasks",
+        [SEARCH_EXACT_OFF] = "not proved optimal: no exact step (--exact-max 0)" };
+    fprintf(f, "  %s\n", why[r->exact_stop]);
 }
 
 /* The rank file (--ranks; docs/masks.md): a header, the row offsets, the rows' KV tiles; little-endian (the

@@ -225,14 +225,15 @@ static void random_move(const Search *s, Item *items, int n, GRand *g)
 }
 
 /* Moves from the constructive layout; a move stays when the layout gets strictly faster. A move whose
- * busiest slot alone takes as long as the current layout cannot be faster: it is not evaluated. */
-static void local_search(Search *s, Item *items, int n, int64_t current, const SearchOptions *o, uint32_t seed,
-                         SearchResult *r, BestLayout *best)
+ * busiest slot alone takes as long as the current layout cannot be faster: it is not evaluated. Stops early
+ * once the best is at or below stop_ns (0: never). Returns the accepted layout's makespan (items holds it). */
+static int64_t local_search(Search *s, Item *items, int n, int64_t current, const SearchOptions *o, uint32_t seed,
+                            int64_t stop_ns, SearchResult *r, BestLayout *best)
 {
     GRand *g = g_rand_new_with_seed(seed);
     Item *trial = g_new(Item, MAX(n, 1));
     bool can_bound = search_is_monotone(s);
-    for (int it = 0; it < o->iterations && n > 0; it++) {
+    for (int it = 0; it < o->iterations && n > 0 && r->makespan_ns > stop_ns; it++) {
         memcpy(trial, items, sizeof *trial * n);
         random_move(s, trial, n, g);
         int64_t before = r->makespan_ns, ms = INT64_MAX;
@@ -247,6 +248,7 @@ static void local_search(Search *s, Item *items, int n, int64_t current, const S
     }
     g_free(trial);
     g_rand_free(g);
+    return current;
 }
 
 /* When the moves left a hand-made order the best, moves again from it, as the layout it ran as (seed + 1). */
@@ -259,32 +261,69 @@ static void from_handmade(Search *s, Item *start, int n, const SearchOptions *o,
     int64_t before = r->makespan_ns, current = evaluate(s, start, n, 2, INT64_MAX, r, best);
     if (r->makespan_ns < before)
         snprintf(r->origin, sizeof r->origin, "%s", name);
-    local_search(s, start, n, current, o, o->seed + 1, r, best);
+    local_search(s, start, n, current, o, o->seed + 1, 0, r, best);
 }
 
-/* ---- the exact search (small instances) ---- */
+/* ---- the exact step (small instances) ---- */
 
-/* Proves the best optimal in the one-CTA-per-KV-tile space, or finds a faster schedule there: by the lower
- * bound when it is reached (any size), else by branch and bound within o->exact_max_nodes (at most 64
- * tasks). */
-static void exact(Search *s, const SearchOptions *o, SearchResult *r, BestLayout *best)
+SearchOptions sim_search_options_default(void)
 {
-    if (r->makespan_ns > r->bounds.space_bound_ns) {
-        if (o->exact_max_nodes <= 0 || s->tasks > SEARCH_EXACT_MAX_TASKS)
-            return;
-        Item *items;
-        Plan *plan;
-        int n = search_items(s, &items);
-        int64_t ns, nodes;
-        bool is_complete = search_exact(s, items, n, r->makespan_ns, o, &plan, &ns, &nodes);
+    return (SearchOptions){ .iterations = 100, .seed = 1, .exact_max_nodes = 2000000, .exact_max_ms = 10000,
+                            .gqa_group = 1 };
+}
+
+const char *sim_search_exact_stop_name(SearchExactStop stop)
+{
+    static const char *const names[] = { "bound", "complete", "nodes", "time", "size", "off" };
+    return stop <= SEARCH_EXACT_OFF ? names[stop] : "?";
+}
+
+/* Branch and bound within o's node and time bounds: half the nodes for a schedule at the space bound (found:
+ * proved), then the rest for any faster than the best (complete: proved). */
+static SearchExactStop branch_and_bound(Search *s, const SearchOptions *o, SearchResult *r, BestLayout *best)
+{
+    int64_t deadline = o->exact_max_ms > 0 ? g_get_monotonic_time() + o->exact_max_ms * 1000 : INT64_MAX;
+    Item *items;
+    Plan *plan;
+    int n = search_items(s, &items);
+    int64_t ns, nodes, more;
+    SearchExactStop stop = search_exact(s, items, n, r->bounds.space_bound_ns + 1, o, MAX(o->exact_max_nodes / 2, 1),
+                                        deadline, &plan, &ns, &nodes);
+    if (plan)
+        offer(r, best, plan, ns, "exact");
+    else if (stop != SEARCH_EXACT_TIME && o->exact_max_nodes > nodes) {
+        stop = search_exact(s, items, n, r->makespan_ns, o, o->exact_max_nodes - nodes, deadline, &plan, &ns, &more);
         if (plan)
             offer(r, best, plan, ns, "exact");
-        r->exact_nodes = nodes;
-        g_free(items);
-        if (!is_complete)
-            return;
+        nodes += more;
     }
-    r->has_exact = true, r->exact_ns = r->makespan_ns;
+    r->exact_nodes = nodes;
+    g_free(items);
+    return r->makespan_ns <= r->bounds.space_bound_ns ? SEARCH_EXACT_BOUND : stop;
+}
+
+/* The exact step: on instances of at most 64 tasks whose best is above the space bound (the search's space:
+ * one CTA per (KV head, KV tile)), SIM_SEARCH_EXACT_MOVES more moves from the accepted layout (items, of
+ * makespan current) while the best is above the bound, then branch_and_bound. The best is proved optimal
+ * in the space when it meets the bound or the branch and bound completed. */
+static void exact(Search *s, Item *items, int n, int64_t current, const SearchOptions *o, SearchResult *r,
+                  BestLayout *best)
+{
+    SearchExactStop stop = SEARCH_EXACT_BOUND;
+    if (r->makespan_ns > r->bounds.space_bound_ns && o->exact_max_nodes <= 0)
+        stop = SEARCH_EXACT_OFF;
+    else if (r->makespan_ns > r->bounds.space_bound_ns && s->tasks > SEARCH_EXACT_MAX_TASKS)
+        stop = SEARCH_EXACT_SIZE;
+    else if (r->makespan_ns > r->bounds.space_bound_ns) {
+        SearchOptions more = *o;
+        more.iterations = SIM_SEARCH_EXACT_MOVES;
+        local_search(s, items, n, current, &more, o->seed + 2, r->bounds.space_bound_ns, r, best);
+        if (r->makespan_ns > r->bounds.space_bound_ns)
+            stop = branch_and_bound(s, o, r, best);
+    }
+    r->exact_stop = stop;
+    r->has_exact = stop == SEARCH_EXACT_BOUND || stop == SEARCH_EXACT_COMPLETE;
+    r->exact_ns = r->has_exact ? r->makespan_ns : 0;
 }
 
 /* ---- the search ---- */
@@ -310,8 +349,8 @@ SimStatus sim_search_size(const Workload *wl, const AttnCosts *costs, const Sear
     out->bytes = tasks * sim_attention_ops_per_task(costs) * engine_bytes_per_op + 2 * tasks * sizeof(PlanTask)
                  + search_space_bytes(out, wl->n_sm);
     out->work = tasks * ((4 + 2.0 * o->iterations) * per_eval + 20 * (4 + policy_count()));
-    if (out->tasks <= SEARCH_EXACT_MAX_TASKS)
-        out->work += (double)o->exact_max_nodes * tasks * per_eval;
+    if (out->tasks <= SEARCH_EXACT_MAX_TASKS && o->exact_max_nodes > 0)
+        out->work += (double)(o->exact_max_nodes + 2 * SIM_SEARCH_EXACT_MOVES) * tasks * per_eval;
     return SIM_OK;
 }
 
@@ -347,10 +386,10 @@ SimStatus sim_search(const Workload *wl, const AttnCosts *costs, const SearchOpt
     int64_t before = out->makespan_ns, current = evaluate(&s, items, n, 4, INT64_MAX, out, &best);
     if (out->makespan_ns < before)
         snprintf(out->origin, sizeof out->origin, "constructive");
-    local_search(&s, items, n, current, o, o->seed, out, &best);
+    current = local_search(&s, items, n, current, o, o->seed, 0, out, &best);
     if (start)
         from_handmade(&s, start, n, o, out, &best);
-    exact(&s, o, out, &best);
+    exact(&s, items, n, current, o, out, &best);
     finish(&s, out, &best);
     out->evaluations = s.evaluations;
     g_free(items), g_free(start), g_free(best.items), g_free(best.row_pos);
@@ -405,7 +444,8 @@ Plan *sim_search_handmade(const Workload *wl, PlanTileOrder order, int32_t group
 static SimStatus search_hook(void *ctx, const PolicyQuery *q, Plan **plan, SimError *err)
 {
     SearchResult res;
-    SearchOptions o = { .iterations = 100, .seed = 1, .gqa_group = q->gqa_group };
+    SearchOptions o = sim_search_options_default();
+    o.gqa_group = q->gqa_group;
     if (sim_search(q->wl, ctx, &o, &res, err) != SIM_OK)
         return err->status;
     *plan = res.plan;

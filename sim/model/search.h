@@ -28,14 +28,39 @@ typedef struct {
 typedef struct {
     int iterations;          /* local-search moves (each timed once or twice); 0: none */
     uint32_t seed;           /* of the moves' random choices */
-    int64_t exact_max_nodes; /* the exact search (instances of at most 64 tasks) gives up after this many
-                              * partial schedules (0: no exact search) */
+    int64_t exact_max_nodes; /* the exact step (instances of at most 64 tasks) gives up after this many
+                              * partial schedules (0: no exact step) */
+    int64_t exact_max_ms;    /* and after this many milliseconds of wall time (0: no time bound); a search
+                              * that stops on time says so (SearchResult.exact_stop): only then may the same
+                              * inputs give another plan on a slower machine */
     int32_t gqa_group;       /* GQA: query heads per KV head (1 or 0: none). A KV tile's CTA then serves the
                               * group's query heads one after another, as FA3's GQA backward does */
     /* optional: after each move ("moves") and every 65536 nodes of the exact search ("exact nodes") */
     void (*progress)(void *ctx, const char *phase, int64_t done, int64_t total, int64_t best_ns);
     void *progress_ctx;
 } SearchOptions;
+
+/* The options every entry point searches with unless told otherwise (sim search, the registered policy
+ * "search" in jobs, configs, sweeps and the library): 100 moves, seed 1, the exact step within 2,000,000
+ * partial schedules and 10 s, no GQA. */
+SearchOptions sim_search_options_default(void);
+
+/* Moves the exact step makes from the accepted layout before its branch and bound, while the best is
+ * above the space bound. */
+#define SIM_SEARCH_EXACT_MOVES 5000
+
+/* Why the exact step ended (SearchResult.exact_stop). */
+typedef enum {
+    SEARCH_EXACT_BOUND,      /* the best meets the space bound: proved optimal, no search needed */
+    SEARCH_EXACT_COMPLETE,   /* the branch and bound searched the whole space: proved optimal */
+    SEARCH_EXACT_NODES,      /* it gave up after exact_max_nodes partial schedules: not proved */
+    SEARCH_EXACT_TIME,       /* it gave up after exact_max_ms: not proved */
+    SEARCH_EXACT_SIZE,       /* not run: more than 64 tasks: not proved */
+    SEARCH_EXACT_OFF,        /* not run: exact_max_nodes is 0: not proved */
+} SearchExactStop;
+
+/* "bound", "complete", "nodes", "time", "size", "off". */
+const char *sim_search_exact_stop_name(SearchExactStop stop);
 
 #define SIM_SEARCH_MAX_BASELINES 12
 
@@ -63,6 +88,7 @@ typedef struct {
                               * faster than makespan_ns (the exact search completed, or the bound is met) */
     int64_t exact_ns;        /* then: makespan_ns */
     int64_t exact_nodes;     /* partial schedules the exact search visited (0: it did not run) */
+    SearchExactStop exact_stop; /* why the exact step ended; has_exact is true for BOUND and COMPLETE only */
 } SearchResult;
 
 /* gqa_group: query heads per KV head (a KV tile's CTA runs all of theirs); 1 for none. O(N * M + tasks). */
@@ -85,7 +111,7 @@ void sim_search_result_clear(SearchResult *r);
 Plan *sim_search_handmade(const Workload *wl, PlanTileOrder order, int32_t gqa_group);
 
 /* The query a policy is built with under costs (borrowed; it must outlive the query): the search hook runs
- * sim_search with the defaults of a job (100 moves, seed 1) and gqa_group. */
+ * sim_search with sim_search_options_default() and gqa_group, the exact step included. */
 PolicyQuery sim_policy_query(const Workload *wl, const AttnCosts *costs, int32_t gqa_group);
 
 /* The accumulation order as an external kernel reads it (the rank file, docs/masks.md): rows (head-major,

@@ -28,7 +28,8 @@ typedef struct {
     uint64_t left;               /* its tasks not placed yet (bit k: task k of the item) */
     int32_t placed, items_left;
     int64_t best_ns, nodes, max_nodes;
-    bool is_monotone;
+    int64_t deadline_us;         /* g_get_monotonic_time() after which it gives up; INT64_MAX: none */
+    bool is_monotone, is_late;   /* is_late: it gave up on time */
     const SearchOptions *o;      /* its progress callback */
     Plan *best;                  /* the best schedule found below the upper bound; owned */
 } Exact;
@@ -191,8 +192,12 @@ static void branch(Exact *x)
 
 static void dfs(Exact *x)
 {
-    if (x->nodes++ >= x->max_nodes)
+    if (x->is_late || x->nodes++ >= x->max_nodes)
         return;
+    if ((x->nodes & 0xfff) == 0 && g_get_monotonic_time() > x->deadline_us) { /* every 4096 nodes: ~1 ms */
+        x->is_late = true;
+        return;
+    }
     if (x->o->progress && (x->nodes & 0xffff) == 0)
         x->o->progress(x->o->progress_ctx, "exact nodes", x->nodes, x->max_nodes, x->best_ns);
     int64_t ms = time_partial(x);
@@ -207,13 +212,12 @@ static void dfs(Exact *x)
         branch(x);
 }
 
-bool search_exact(Search *s, const Item *items, int n, int64_t upper_ns, const SearchOptions *o, Plan **plan,
-                  int64_t *plan_ns, int64_t *nodes)
+SearchExactStop search_exact(Search *s, const Item *items, int n, int64_t upper_ns, const SearchOptions *o,
+                             int64_t max_nodes, int64_t deadline_us, Plan **plan, int64_t *plan_ns, int64_t *nodes)
 {
-    int64_t max_nodes = o->exact_max_nodes;
     Exact x = { .s = s, .items = items, .n = n, .slots = MIN(s->wl->n_sm, n), .item = -1, .slot = -1,
-                .items_left = n, .best_ns = upper_ns, .max_nodes = max_nodes, .is_monotone = search_is_monotone(s),
-                .o = o };
+                .items_left = n, .best_ns = upper_ns, .max_nodes = max_nodes, .deadline_us = deadline_us,
+                .is_monotone = search_is_monotone(s), .o = o };
     if (!s->seq)
         search_alloc_eval(s);
     x.slot_task = g_new(int32_t, (int64_t)x.slots * s->tasks), x.slot_len = g_new0(int32_t, x.slots);
@@ -227,8 +231,9 @@ bool search_exact(Search *s, const Item *items, int n, int64_t upper_ns, const S
     if (o->progress && x.nodes > 0xffff) /* the progress line ends */
         o->progress(o->progress_ctx, "exact nodes", max_nodes, max_nodes, MIN(x.best_ns, upper_ns));
     *plan = x.best, *plan_ns = x.best_ns, *nodes = MIN(x.nodes, max_nodes);
+    SearchExactStop stop = x.is_late ? SEARCH_EXACT_TIME : x.nodes > max_nodes ? SEARCH_EXACT_NODES : SEARCH_EXACT_COMPLETE;
     g_free(x.slot_task), g_free(x.slot_len), g_free(x.slot_ctas), g_free(x.cta_len), g_free(x.first_item);
     g_free(x.is_closed), g_free(x.row_order), g_free(x.row_len), g_free(x.is_placed), g_free(x.task_pos);
     g_free(x.slot_end);
-    return x.nodes <= max_nodes;
+    return stop;
 }

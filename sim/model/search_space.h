@@ -118,12 +118,13 @@ Plan *search_layout_plan(Search *s, const Item *items, int n, const int32_t *row
 int64_t search_layout_bound(const Search *s, const Item *items, int n);
 
 /* Branch and bound over the persistent one-CTA-per-(KV head, KV tile) schedules (search_exact.c) of items
- * (one per KV head x tile, natural order), for a schedule faster than upper_ns, within o->exact_max_nodes
- * partial schedules (o->progress told). Returns whether it searched the whole space: then no schedule of
- * it is faster than the upper bound or *plan. *plan: the fastest it found below upper_ns (NULL if none;
- * owned by the caller), of makespan *plan_ns. */
-bool search_exact(Search *s, const Item *items, int n, int64_t upper_ns, const SearchOptions *o, Plan **plan,
-                  int64_t *plan_ns, int64_t *nodes);
+ * (one per KV head x tile, natural order), for a schedule faster than upper_ns, within max_nodes partial
+ * schedules and until g_get_monotonic_time() passes deadline_us (o->progress told). Returns
+ * SEARCH_EXACT_COMPLETE when it searched the whole space: then no schedule of it is faster than upper_ns or
+ * *plan; else SEARCH_EXACT_NODES or SEARCH_EXACT_TIME. *plan: the fastest it found below upper_ns (NULL if
+ * none; owned by the caller), of makespan *plan_ns; *nodes: the partial schedules it visited. */
+SearchExactStop search_exact(Search *s, const Item *items, int n, int64_t upper_ns, const SearchOptions *o,
+                             int64_t max_nodes, int64_t deadline_us, Plan **plan, int64_t *plan_ns, int64_t *nodes);
 /* Whether the load model (if any) never makes a reduction faster than alone nor a hand-off shorter: then
  * no schedule is faster under the costs than under model, and pruning by the walk's timings is valid. */
 bool search_is_monotone(const Search *s);

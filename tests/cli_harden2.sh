@@ -59,7 +59,7 @@ expect_error r2-4-search-plan-ranks "give each output its own path" "$sim" searc
 mkdir -p "$tmp/base"
 expect_error r2-4-search-plan-baseline "give each output its own path" "$sim" search --mask window:2 --n 4 \
     --emit-plan "$tmp/base/spt.plan" --emit-baselines "$tmp/base"
-cp "$top/traces/calib2/calib-profile-raw.json" "$tmp/raw.json" && cp "$tmp/raw.json" "$tmp/raw.keep"
+cp "$top/traces/calib-profile-first/calib-profile-raw.json" "$tmp/raw.json" && cp "$tmp/raw.json" "$tmp/raw.keep"
 expect_error r2-4-calibrate-raw "refusing to overwrite an input" "$sim" calibrate "$tmp/raw.json" -o "$tmp/raw.json"
 ln -s raw.json "$tmp/raw-link.json"
 expect_error r2-4-calibrate-link "refusing to overwrite an input" "$sim" calibrate "$tmp/raw.json" -o "$tmp/raw-link.json"
@@ -111,7 +111,7 @@ expect_error r2-6b-decode-over "4194304 m-blocks x 1 splits (4194304 CTAs) would
 expect_error r2-6b-decode-sweep-over "65536 m-blocks x 64 splits (4194304 CTAs) would need about 256 MB" \
     "$sim" decode --batch 64 --hq 1024 --hkv 1024 --lk 1024 --sweep-splits --max-memory-mb 100
 under r2-6b-decode-under "$sim" decode --batch 512 --hq 1024 --hkv 1024 --lk 128 --json --max-memory-mb 100
-raw=$top/traces/calib6/calib-profile-raw.json # 185477 bytes: about 8.5 MB as a JSON tree
+raw=$top/traces/calib-reduce-staggered/calib-profile-raw.json # 185477 bytes: about 8.5 MB as a JSON tree
 expect_error r2-6b-calibrate-raw-over "calib-profile-raw.json is 185477 bytes, which would need about 8 MB to read, over the cap of 1 MB (--max-memory-mb)" \
     "$sim" calibrate "$raw" --max-memory-mb 1
 expect_error r2-6b-calibrate-load-over "is 185477 bytes, which would need about 8 MB to read, over the cap of 1 MB (--max-memory-mb)" \
@@ -208,7 +208,7 @@ expect_error r2-10-fifo "fifo: not a regular file" timeout 20 "$sim" sweep --mer
 # r2-11: calibrate refuses malformed raw files (21 of tests/harden/raw_mutations.py's 22), and what it
 # writes its own reader accepts
 mkdir -p "$tmp/raw"
-python3 "$harden/raw_mutations.py" "$top/traces/calib6/calib-profile-raw.json" "$tmp/raw"
+python3 "$harden/raw_mutations.py" "$top/traces/calib-reduce-staggered/calib-profile-raw.json" "$tmp/raw"
 refused=0 accepted_ok=0
 for f in "$tmp"/raw/*.json; do
     if "$sim" calibrate "$f" -o "$tmp/raw.profile" >/dev/null 2>&1; then

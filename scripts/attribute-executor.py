@@ -21,7 +21,7 @@ phase at a time. The product of the steps is the model's error:
 It also checks the cold-start hypothesis on every trace: the spread of the five timed repeats the run
 kept its median of, and each CTA's first two tasks against its later ones.
 
-Usage: traces/attribute-executor.py [--sim bin/sim] [--profile FILE] [--misses 0.05] [--json] [DIR|TRACE ...]
+Usage: scripts/attribute-executor.py [--sim bin/sim] [--profile FILE] [--misses 0.05] [--json] [DIR|TRACE ...]
 (default DIRs: the executor's traces, traces/h100 traces/h100-predict traces/h100-mask traces/h100-mask16).
 Standard library only; about a minute for the 212 traces.
 """

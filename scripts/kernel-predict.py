@@ -2,7 +2,7 @@
 # Issue 13 item 4 (docs/kernel.md): makespan of every policy predicted by bin/sim with c from the ATOMIC-mode run
 # of the same shape (bench.json: ms x 132 / tasks), r from configs/profiles/h100-sxm.json (bulk, tile 64 x 128,
 # k = 1 and k = 132 ends of its load curve; the curve itself is not applied), latency = the profile handoff idle_ns.
-# Run from the repository root after make all: python3 traces/kernel/predict.py > traces/kernel/prediction.txt
+# Run from the repository root after make all: python3 scripts/kernel-predict.py > traces/kernel/prediction.txt
 import json, subprocess, gzip
 B = json.load(open('./traces/kernel/bench.json'))
 prof = json.load(open('./configs/profiles/h100-sxm.json'))

@@ -1,6 +1,5 @@
 /* `sim search --mask SPEC --n N ...`: a schedule for any block mask (docs/masks.md), against the lower
  * bound and the hand-made orders; the found plan and its rank table as files. */
-#include <cjson/cJSON.h>
 #include <getopt.h>
 #include <glib.h>
 #include <inttypes.h>
@@ -16,6 +15,7 @@
 #include "plan_io.h"
 #include "profile_io.h"
 #include "search.h"
+#include "search_out.h"
 
 typedef struct {
     Workload wl;
@@ -163,51 +163,6 @@ static int parse_args(SearchArgs *a, int argc, char **argv, SimError *err)
     if (!has_q)
         a->wl.q_tiles = a->wl.n_sm;
     return err->status ? cli_fail(err) : -1;
-}
-
-static void print_json(FILE *f, const SearchArgs *a, const BlockMask *m, const SearchResult *r)
-{
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "mask", m->spec);
-    cJSON_AddNumberToObject(j, "n", a->wl.n_sm);
-    cJSON_AddNumberToObject(j, "heads", a->wl.heads);
-    cJSON_AddNumberToObject(j, "gqa", MAX(1, a->search.gqa_group));
-    cJSON_AddNumberToObject(j, "kv_tiles", m->kv_tiles);
-    cJSON_AddNumberToObject(j, "q_tiles", m->q_tiles);
-    cJSON_AddNumberToObject(j, "tasks", (double)r->plan->task_count);
-    cJSON_AddStringToObject(j, "reduce", a->costs.reduce == REDUCE_SERIAL ? "serial" : "async");
-    cJSON_AddNumberToObject(j, "c_ns", (double)a->costs.c_ns);
-    cJSON_AddNumberToObject(j, "r_ns", (double)a->costs.r_ns);
-    cJSON_AddNumberToObject(j, "latency_ns", (double)a->costs.latency_ns);
-    cJSON_AddNumberToObject(j, "makespan_ns", (double)r->makespan_ns);
-    cJSON_AddStringToObject(j, "found_by", r->origin);
-    const SearchBounds *bd = &r->bounds;
-    cJSON_AddNumberToObject(j, "lower_bound_ns", (double)bd->lower_bound_ns); /* any plan plan_check accepts */
-    cJSON_AddNumberToObject(j, "gap", (double)r->makespan_ns / (double)bd->lower_bound_ns - 1);
-    cJSON_AddNumberToObject(j, "space_bound_ns", (double)bd->space_bound_ns); /* one CTA per (KV head, KV tile) */
-    cJSON_AddNumberToObject(j, "space_gap", (double)r->makespan_ns / (double)bd->space_bound_ns - 1);
-    cJSON *b = cJSON_AddObjectToObject(j, "bounds_ns");
-    cJSON_AddNumberToObject(b, "work", (double)bd->work_ns);
-    cJSON_AddNumberToObject(b, "row", (double)bd->row_ns);
-    cJSON_AddNumberToObject(b, "chain", (double)bd->chain_ns);
-    cJSON_AddNumberToObject(b, "packing", (double)bd->packing_ns);
-    cJSON *base = cJSON_AddObjectToObject(j, "baselines"); /* null: that order deadlocks */
-    for (int i = 0; i < r->baseline_count; i++)
-        if (r->baselines[i].makespan_ns == INT64_MAX)
-            cJSON_AddNullToObject(base, r->baselines[i].name);
-        else
-            cJSON_AddNumberToObject(base, r->baselines[i].name, (double)r->baselines[i].makespan_ns);
-    if (r->has_exact)
-        cJSON_AddNumberToObject(j, "exact_ns", (double)r->exact_ns);
-    else
-        cJSON_AddNullToObject(j, "exact_ns");
-    cJSON_AddNumberToObject(j, "exact_nodes", (double)r->exact_nodes);
-    cJSON_AddStringToObject(j, "exact_stop", sim_search_exact_stop_name(r->exact_stop));
-    cJSON_AddNumberToObject(j, "evaluations", (double)r->evaluations);
-    char *s = cJSON_PrintUnformatted(j);
-    fprintf(f, "%s\n", s);
-    cJSON_free(s);
-    cJSON_Delete(j);
 }
 
 static void print_summary(FILE *f, const SearchArgs *a, const BlockMask *m, const SearchResult *r)
@@ -362,7 +317,7 @@ int sim_cmd_search(int argc, char **argv)
         if (!err.status && write_outputs(&a, &r, &err) == SIM_OK) {
             FILE *f = cli_report_file((const char *[]){ a.plan_path, a.ranks_path }, 2);
             if (a.is_json)
-                print_json(f, &a, &m, &r);
+                sim_search_write_json(f, &m, &a.wl, &a.costs, a.search.gqa_group, &r);
             else
                 print_summary(f, &a, &m, &r);
         }

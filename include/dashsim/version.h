@@ -15,6 +15,8 @@ extern "C" {
 #define DASHSIM_VERSION_MINOR 2
 #define DASHSIM_VERSION_PATCH 0
 #define DASHSIM_VERSION "0.2.0"
+/* One number that orders versions: MAJOR x 10000 + MINOR x 100 + PATCH (0.2.0: 200). */
+#define DASHSIM_VERSION_NUMBER (DASHSIM_VERSION_MAJOR * 10000 + DASHSIM_VERSION_MINOR * 100 + DASHSIM_VERSION_PATCH)
 /* The ABI's number: the soname is libdashsim.so.1. */
 #define DASHSIM_SOVERSION 1
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # The library's command entry points (issue 36, docs/api.md) from Python (ctypes) and C++ against the CLI's
-# --json: dashsim_search_json gives the bytes `sim search ... --json` prints for the same options; the getters
+# --json: dashsim_search_json and dashsim_decode_json give the bytes `sim search|decode ... --json` prints for the
+# same options; the getters
 # read its fields; dashsim_version_number is the header's. Uses the tree's lib/libdashsim.so and include/.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -16,41 +17,51 @@ requests=(
     '{"mask": "window:2", "kv_tiles": 6, "q_tiles": 7, "n": 3, "reduce": "async", "latency_ns": 200, "iterations": 30, "seed": 9}|--mask window:2 --kv-tiles 6 --q-tiles 7 --n 3 --reduce async --latency 200 --iterations 30 --seed 9'
     '{"mask": "causal", "tiles": 8, "n": 4, "heads": 4, "gqa": 2, "exact_max_nodes": 0}|--mask causal --tiles 8 --n 4 --heads 4 --gqa 2 --exact-max 0'
 )
+# decode: one run
+requests+=(
+    'decode|{"lk": 2048}|--lk 2048'
+    'decode|{"batch": 4, "hq": 16, "hkv": 2, "lk": 8192, "head_dim": 64, "paged": true, "split_policy": "best", "n": 100}|--batch 4 --hq 16 --hkv 2 --lk 8192 --head-dim 64 --paged --split-policy best --n 100'
+    'decode|{"lk": 4096, "dtype": "fp16", "split_policy": "fixed:3", "combine_ns": 900, "block_ns": 2000}|--lk 4096 --dtype fp16 --split-policy fixed:3 --combine-ns 900 --block-ns 2000'
+)
 i=0
 for r in "${requests[@]}"; do
     i=$((i + 1))
+    case $r in decode\|*) cmd[i]=decode r=${r#decode|} ;; *) cmd[i]=search ;; esac
     printf '%s' "${r%%|*}" >"$tmp/req$i.json"
     # shellcheck disable=SC2086 # the options are split on purpose
-    "$sim" search ${r#*|} --json >"$tmp/cli$i.json"
+    "$sim" "${cmd[i]}" ${r#*|} --json >"$tmp/cli$i.json"
 done
 
 cat >"$tmp/call.py" <<'PY'
 import ctypes, sys
 lib = ctypes.CDLL(sys.argv[1])
-lib.dashsim_search_json.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
+entry = getattr(lib, "dashsim_%s_json" % sys.argv[3])
+entry.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
 lib.dashsim_json_get_int64.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64), ctypes.c_void_p]
 lib.dashsim_free.argtypes = [ctypes.c_void_p]
 out, err = ctypes.c_void_p(), ctypes.c_void_p()
-rc = lib.dashsim_search_json(open(sys.argv[2], "rb").read(), ctypes.byref(out), ctypes.byref(err))
+rc = entry(open(sys.argv[2], "rb").read(), ctypes.byref(out), ctypes.byref(err))
 if rc:
     sys.exit("status %d: %s" % (rc, ctypes.string_at(err.value).decode()))
 text = ctypes.string_at(out.value)
 ms = ctypes.c_int64()
-assert lib.dashsim_json_get_int64(text, b"/makespan_ns", ctypes.byref(ms), None) == 0
+key = b"/makespan_ns" if sys.argv[3] == "search" else b"/latency_ns"
+assert lib.dashsim_json_get_int64(text, key, ctypes.byref(ms), None) == 0
 sys.stdout.buffer.write(text)
 sys.stderr.write("%d\n" % ms.value)
 lib.dashsim_free(out)
 PY
 for n in $(seq "$i"); do
-    python3 "$tmp/call.py" "$lib" "$tmp/req$n.json" >"$tmp/py$n.json" 2>"$tmp/py$n.ms"
-    cmp -s "$tmp/py$n.json" "$tmp/cli$n.json" && ok "python-search-$n" || fail "python-search-$n" "$(head -c 300 "$tmp/py$n.ms") $(diff "$tmp/py$n.json" "$tmp/cli$n.json" | head -4)"
-    want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["makespan_ns"])' "$tmp/cli$n.json")
+    python3 "$tmp/call.py" "$lib" "$tmp/req$n.json" "${cmd[n]}" >"$tmp/py$n.json" 2>"$tmp/py$n.ms"
+    [ -s "$tmp/cli$n.json" ] && cmp -s "$tmp/py$n.json" "$tmp/cli$n.json" && ok "python-${cmd[n]}-$n" \
+        || fail "python-${cmd[n]}-$n" "$(head -c 300 "$tmp/py$n.ms") $(diff "$tmp/py$n.json" "$tmp/cli$n.json" | head -4)"
+    want=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j.get("makespan_ns", j.get("latency_ns")))' "$tmp/cli$n.json")
     [ "$(cat "$tmp/py$n.ms")" = "$want" ] && ok "python-get-$n" || fail "python-get-$n" "$(cat "$tmp/py$n.ms") != $want"
 done
 
 if command -v c++ >/dev/null; then
     cat >"$tmp/call.cpp" <<'CPP'
-// dashsim_search_json from C++: the request file's result on standard output, the version number on stderr.
+// dashsim_search_json or dashsim_decode_json from C++: the request file's result on standard output, the version number on stderr.
 #include <dashsim/dashsim.h>
 #include <cstdio>
 #include <fstream>
@@ -59,13 +70,16 @@ if command -v c++ >/dev/null; then
 #include <string>
 int main(int argc, char **argv)
 {
-    if (argc != 2)
+    if (argc != 3)
         return 2;
-    std::ifstream in(argv[1]);
+    std::ifstream in(argv[2]);
+    std::string command(argv[1]);
     std::stringstream req;
     req << in.rdbuf();
     char *out = nullptr, *error = nullptr;
-    if (dashsim_search_json(req.str().c_str(), &out, &error) != DASHSIM_OK) {
+    DashsimStatus status = command == "search" ? dashsim_search_json(req.str().c_str(), &out, &error)
+                                               : dashsim_decode_json(req.str().c_str(), &out, &error);
+    if (status != DASHSIM_OK) {
         std::cerr << error << "\n";
         dashsim_free(error);
         return 1;
@@ -80,8 +94,8 @@ CPP
     ln -s "$lib" "$tmp/libdashsim.so.1" # the soname the program asks for (the tree's lib/ has the link-time name)
     if c++ -std=c++11 -Wall -Werror -I"$root/include" "$tmp/call.cpp" -o "$tmp/call" "$lib" 2>"$tmp/cxx.err"; then
         for n in $(seq "$i"); do
-            LD_LIBRARY_PATH=$tmp "$tmp/call" "$tmp/req$n.json" >"$tmp/cxx$n.json" 2>"$tmp/cxx$n.err"
-            cmp -s "$tmp/cxx$n.json" "$tmp/cli$n.json" && ok "cxx-search-$n" || fail "cxx-search-$n" "$(head -c 300 "$tmp/cxx$n.err")"
+            LD_LIBRARY_PATH=$tmp "$tmp/call" "${cmd[n]}" "$tmp/req$n.json" >"$tmp/cxx$n.json" 2>"$tmp/cxx$n.err"
+            cmp -s "$tmp/cxx$n.json" "$tmp/cli$n.json" && ok "cxx-${cmd[n]}-$n" || fail "cxx-${cmd[n]}-$n" "$(head -c 300 "$tmp/cxx$n.err")"
         done
         read -r got want <"$tmp/cxx1.err"
         [ "$got" = "$want" ] && [ "$got" -gt 0 ] && ok cxx-version-number || fail cxx-version-number "$got != $want"

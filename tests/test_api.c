@@ -345,6 +345,29 @@ START_TEST(search_json_is_the_commands)
 }
 END_TEST
 
+/* dashsim_decode_json: the bytes `sim decode --lk 2048 --json` prints (the golden file), errors by key. */
+START_TEST(decode_json_is_the_commands)
+{
+    char *out = NULL, *error = NULL, *golden = NULL;
+    ck_assert(g_file_get_contents("tests/golden/json/decode-lk2048.json", &golden, NULL, NULL));
+    ck_assert_int_eq(dashsim_decode_json("{\"lk\": 2048}", &out, &error), DASHSIM_OK);
+    ck_assert_str_eq(out, golden);
+    dashsim_free(out), g_free(golden);
+    static const struct { const char *req, *says; } bad[] = {
+        { "{\"lk\": 0}", "request/lk: must be an integer" }, { "{\"dtype\": \"fp4\"}", "request/dtype" },
+        { "{\"paged\": 1}", "request/paged: must be true or false" }, { "{\"sweep\": true}", "request/sweep: unknown key" },
+        { "{\"split_policy\": \"nope\"}", "nope" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        out = NULL, error = NULL;
+        ck_assert_int_ne(dashsim_decode_json(bad[i].req, &out, &error), DASHSIM_OK);
+        ck_assert_ptr_null(out);
+        ck_assert_msg(error && strstr(error, bad[i].says), "%s: %s", bad[i].req, error);
+        dashsim_free(error);
+    }
+}
+END_TEST
+
 /* The numeric version orders as the string does and matches the header. */
 START_TEST(version_number_matches)
 {
@@ -370,6 +393,7 @@ Suite *suite_api(void)
     tcase_add_test(tc, run_json_refuses_bad_requests);
     tcase_add_test(tc, search_json_is_the_commands);
     tcase_add_test(tc, version_number_matches);
+    tcase_add_test(tc, decode_json_is_the_commands);
     suite_add_tcase(s, tc);
     return s;
 }

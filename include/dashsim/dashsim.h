@@ -154,6 +154,11 @@ DASHSIM_API DashsimStatus dashsim_run_json(const char *request_json, char **resu
  * mask (required), n, heads, gqa, tiles, kv_tiles, q_tiles, c_ns, r_ns, latency_ns, reduce, iterations,
  * seed, exact_max_nodes, exact_max_ms, max_memory_mb. Time as the command's (about 0.1-1 s at 64 tasks). */
 DASHSIM_API DashsimStatus dashsim_search_json(const char *request_json, char **result_json, char **error);
+/* `dashsim decode --json`, one run: a split-KV decode step (FA3 forward + combine) on the H100 cost model.
+ * Keys: batch, hq, hkv, lq, lk, head_dim, dtype ("bf16", "fp16", "fp8"), paged (true/false), kblock_m,
+ * kblock_n, n, split_policy ("fa3", "seq-aware", "best", "fixed:S"), hbm_gbps, sm_tensor_gflops, kernel_ns,
+ * cta_fixed_ns, block_ns, combine_ns, combine_split_ns, max_memory_mb. O(KV blocks) (best: O(64 runs)). */
+DASHSIM_API DashsimStatus dashsim_decode_json(const char *request_json, char **result_json, char **error);
 
 /* Reads one field of a JSON text the library returned, by its JSON Pointer (RFC 6901: "/makespan_ns",
  * "/bounds_ns/work", "/0/makespan_ns" for the first row of dashsim_run_json). DASHSIM_ERR_INPUT, with a

@@ -351,7 +351,11 @@ START_TEST(decode_json_is_the_commands)
     char *out = NULL, *error = NULL, *golden = NULL;
     ck_assert(g_file_get_contents("tests/golden/json/decode-lk2048.json", &golden, NULL, NULL));
     ck_assert_int_eq(dashsim_decode_json("{\"lk\": 2048}", &out, &error), DASHSIM_OK);
-    ck_assert_str_eq(out, golden);
+    char *version = g_strdup_printf("\"dashsim_version\":\"%s\"", DASHSIM_VERSION); /* the golden file says VERSION */
+    GString *want = g_string_new(golden);
+    g_string_replace(want, "\"dashsim_version\":\"VERSION\"", version, 1);
+    ck_assert_str_eq(out, want->str);
+    g_string_free(want, TRUE), g_free(version);
     dashsim_free(out), g_free(golden);
     static const struct { const char *req, *says; } bad[] = {
         { "{\"lk\": 0}", "request/lk: must be an integer" }, { "{\"dtype\": \"fp4\"}", "request/dtype" },

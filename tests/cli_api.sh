@@ -1,6 +1,7 @@
 #!/bin/bash
 # The library's command entry points (issue 36, docs/api.md) from Python (ctypes) and C++ against the CLI's
-# --json: dashsim_search_json and dashsim_decode_json give the bytes `sim search|decode ... --json` prints for the
+# --json: dashsim_search_json, dashsim_decode_json and dashsim_pipeline_json give the bytes `sim
+# search|decode|pipeline ... --json` prints for the
 # same options; the getters
 # read its fields; dashsim_version_number is the header's. Uses the tree's lib/libdashsim.so and include/.
 set -u
@@ -23,10 +24,16 @@ requests+=(
     'decode|{"batch": 4, "hq": 16, "hkv": 2, "lk": 8192, "head_dim": 64, "paged": true, "split_policy": "best", "n": 100}|--batch 4 --hq 16 --hkv 2 --lk 8192 --head-dim 64 --paged --split-policy best --n 100'
     'decode|{"lk": 4096, "dtype": "fp16", "split_policy": "fixed:3", "combine_ns": 900, "block_ns": 2000}|--lk 4096 --dtype fp16 --split-policy fixed:3 --combine-ns 900 --block-ns 2000'
 )
+# pipeline: one run
+requests+=(
+    'pipeline|{"policy": "amla"}|--policy amla'
+    'pipeline|{"policy": "preload", "blocks": 6, "c_ns": [1000, 800, 500], "v_ns": [600, 400, 300], "explain": true}|--policy preload --blocks 6 --c 1000,800,500 --v 600,400,300 --explain'
+    'pipeline|{"c_ns": [900, 700], "v_ns": [800, 300], "cube": 2, "vector": 2, "ring": 2, "min_preload": true}|--c 900,700 --v 800,300 --cube 2 --vector 2 --ring 2 --min-preload'
+)
 i=0
 for r in "${requests[@]}"; do
     i=$((i + 1))
-    case $r in decode\|*) cmd[i]=decode r=${r#decode|} ;; *) cmd[i]=search ;; esac
+    case $r in decode\|*) cmd[i]=decode r=${r#decode|} ;; pipeline\|*) cmd[i]=pipeline r=${r#pipeline|} ;; *) cmd[i]=search ;; esac
     printf '%s' "${r%%|*}" >"$tmp/req$i.json"
     # shellcheck disable=SC2086 # the options are split on purpose
     "$sim" "${cmd[i]}" ${r#*|} --json >"$tmp/cli$i.json"
@@ -45,7 +52,7 @@ if rc:
     sys.exit("status %d: %s" % (rc, ctypes.string_at(err.value).decode()))
 text = ctypes.string_at(out.value)
 ms = ctypes.c_int64()
-key = b"/makespan_ns" if sys.argv[3] == "search" else b"/latency_ns"
+key = b"/latency_ns" if sys.argv[3] == "decode" else b"/makespan_ns"
 assert lib.dashsim_json_get_int64(text, key, ctypes.byref(ms), None) == 0
 sys.stdout.buffer.write(text)
 sys.stderr.write("%d\n" % ms.value)
@@ -61,7 +68,7 @@ done
 
 if command -v c++ >/dev/null; then
     cat >"$tmp/call.cpp" <<'CPP'
-// dashsim_search_json or dashsim_decode_json from C++: the request file's result on standard output, the version number on stderr.
+// dashsim_search_json, dashsim_decode_json or dashsim_pipeline_json from C++: the request file's result on standard output, the version number on stderr.
 #include <dashsim/dashsim.h>
 #include <cstdio>
 #include <fstream>
@@ -77,8 +84,9 @@ int main(int argc, char **argv)
     std::stringstream req;
     req << in.rdbuf();
     char *out = nullptr, *error = nullptr;
-    DashsimStatus status = command == "search" ? dashsim_search_json(req.str().c_str(), &out, &error)
-                                               : dashsim_decode_json(req.str().c_str(), &out, &error);
+    DashsimStatus status = command == "search"   ? dashsim_search_json(req.str().c_str(), &out, &error)
+                           : command == "decode" ? dashsim_decode_json(req.str().c_str(), &out, &error)
+                                                 : dashsim_pipeline_json(req.str().c_str(), &out, &error);
     if (status != DASHSIM_OK) {
         std::cerr << error << "\n";
         dashsim_free(error);

@@ -372,6 +372,32 @@ START_TEST(decode_json_is_the_commands)
 }
 END_TEST
 
+/* dashsim_pipeline_json: the bytes `sim pipeline --policy amla --json` prints (the golden file); errors by key. */
+START_TEST(pipeline_json_is_the_commands)
+{
+    char *out = NULL, *error = NULL, *golden = NULL;
+    ck_assert(g_file_get_contents("tests/golden/json/pipeline-amla.json", &golden, NULL, NULL));
+    ck_assert_int_eq(dashsim_pipeline_json("{\"policy\": \"amla\"}", &out, &error), DASHSIM_OK);
+    char *version = g_strdup_printf("\"dashsim_version\":\"%s\"", DASHSIM_VERSION);
+    GString *want = g_string_new(golden);
+    g_string_replace(want, "\"dashsim_version\":\"VERSION\"", version, 1);
+    ck_assert_str_eq(out, want->str);
+    g_string_free(want, TRUE), g_free(version), dashsim_free(out), g_free(golden);
+    static const struct { const char *req, *says; } bad[] = {
+        { "{\"c_ns\": [1, 2, 3]}", "request/c_ns: has 3 entries" }, { "{\"c_ns\": []}", "request/c_ns: must be an array" },
+        { "{\"v_ns\": [1, -2]}", "request/v_ns/1" }, { "{\"policy\": \"nope\"}", "request/policy" },
+        { "{\"explain\": 1}", "request/explain: must be true or false" }, { "{\"ring\": 5000}", "request/ring" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        out = NULL, error = NULL;
+        ck_assert_int_ne(dashsim_pipeline_json(bad[i].req, &out, &error), DASHSIM_OK);
+        ck_assert_ptr_null(out);
+        ck_assert_msg(error && strstr(error, bad[i].says), "%s: %s", bad[i].req, error);
+        dashsim_free(error);
+    }
+}
+END_TEST
+
 /* The numeric version orders as the string does and matches the header. */
 START_TEST(version_number_matches)
 {
@@ -398,6 +424,7 @@ Suite *suite_api(void)
     tcase_add_test(tc, search_json_is_the_commands);
     tcase_add_test(tc, version_number_matches);
     tcase_add_test(tc, decode_json_is_the_commands);
+    tcase_add_test(tc, pipeline_json_is_the_commands);
     suite_add_tcase(s, tc);
     return s;
 }

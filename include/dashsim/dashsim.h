@@ -159,6 +159,11 @@ DASHSIM_API DashsimStatus dashsim_search_json(const char *request_json, char **r
  * kblock_n, n, split_policy ("fa3", "seq-aware", "best", "fixed:S"), hbm_gbps, sm_tensor_gflops, kernel_ns,
  * cta_fixed_ns, block_ns, combine_ns, combine_split_ns, max_memory_mb. O(KV blocks) (best: O(64 runs)). */
 DASHSIM_API DashsimStatus dashsim_decode_json(const char *request_json, char **result_json, char **error);
+/* `dashsim pipeline --json`: a Cube/Vector preload pipeline (AMLA appendix B) on one AI core. Keys: policy
+ * ("serial", "preload", "amla"), c_ns, v_ns, v_last_ns (arrays of integer ns, one per CV pair), blocks, cube,
+ * vector, ring, preload, order (a Cycle, e.g. "C2,C1+1,V1+1,V2+2"), min_preload, explain (booleans),
+ * max_memory_mb. A schedule that deadlocks is DASHSIM_ERR_SCHEDULE with its sentence. O(ops). */
+DASHSIM_API DashsimStatus dashsim_pipeline_json(const char *request_json, char **result_json, char **error);
 
 /* Reads one field of a JSON text the library returned, by its JSON Pointer (RFC 6901: "/makespan_ns",
  * "/bounds_ns/work", "/0/makespan_ns" for the first row of dashsim_run_json). DASHSIM_ERR_INPUT, with a

@@ -1,7 +1,7 @@
 /* dashsim's version, in one place, installed as <dashsim/version.h>: every output that has room for
  * metadata (traces, CSV sidecars, JSON reports, Gantt scripts, DOT graphs) records DASHSIM_VERSION, so a
  * file says which dashsim made it. The Makefile's VERSION and SOVERSION must equal DASHSIM_VERSION and
- * DASHSIM_SOVERSION (tests/cli_ux.sh, tests/cli_install.sh check). The ABI rule (docs/api.md): the
+ * DASHSIM_SOVERSION (tests/cli_report_text.sh, tests/cli_install.sh check). The ABI rule (docs/api.md): the
  * shared library is libdashsim.so.DASHSIM_SOVERSION, and any change that can break a program linked
  * against the previous one (a function removed or changed, a public struct or enum changed) bumps it. */
 #ifndef DASHSIM_VERSION_H

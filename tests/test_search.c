@@ -101,7 +101,7 @@ static void check_result(const SearchResult *r, const AttnCosts *costs)
     sim_program_free(p);
 }
 
-/* Costs with every part a kernel profile adds (sim/model/kernel.h): the search times them with the engine,
+/* Costs with every part a kernel profile adds (sim/model/cost/kernel.h): the search times them with the engine,
  * and its bounds, taken under a plain model below them, must still hold. */
 static AttnCosts kernel_costs(void)
 {

@@ -1,6 +1,6 @@
 /* `sim search --json` and dashsim_search_json's one JSON object: the search's workload, costs, result,
  * bounds, baselines and exact step, in one key order. A writer only: every number comes from
- * sim/model/search.h. Invariant: the same inputs give the same bytes. */
+ * sim/model/search/search.h. Invariant: the same inputs give the same bytes. */
 #include "search_out.h"
 
 #include <cjson/cJSON.h>

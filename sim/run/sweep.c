@@ -98,7 +98,7 @@ static AttnJob row_job(const SimSweep *s, const SimSweepRow *r, int32_t **matrix
     job.costs = (AttnCosts){ .c_ns = r->cost.c_ns, .r_ns = r->cost.r_ns, .reduce = p->reduce,
                              .dq_buffers = p->dq_buffers, .cta_prologue_ns = p->has_prologue ? r->cost.prologue_ns : 0,
                              .latency_ns = p->hw.latency_near_ns };
-    if (r->has_costs) /* the one costing path (sim/model/costing.h), as the shape front end */
+    if (r->has_costs) /* the one costing path (sim/model/cost/costing.h), as the shape front end */
         job.costs = r->costs;
     if (matrix)
         *matrix = NULL;

@@ -20,7 +20,7 @@ typedef struct {
     int64_t cta_prologue_ns; /* per CTA before its first task (dispatch gap, K/V load); 0 in the paper */
     int64_t deposit_ns;  /* async: the compute warps' staging of a tile for the store warp; 0 in the paper */
     const SimLoadModel *load; /* optional load-dependent reductions (profile); borrowed; NULL: fixed */
-    /* What a kernel profile adds (sim/model/kernel.h); every field 0 (false): the plain model above */
+    /* What a kernel profile adds (sim/model/cost/kernel.h); every field 0 (false): the plain model above */
     int64_t c_diag_ns;        /* compute of a task the causal diagonal cuts (q tile / tile ratio = kv); 0: c_ns */
     int64_t c_first_extra_ns; /* more compute for the first task of each run of one KV tile on a CTA (K/V load) */
     int64_t launch_extra_ns;  /* more compute for the first task of a CTA that starts at launch (the first

@@ -16,7 +16,7 @@ t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 # shellcheck disable=SC2046 # pkg-config's flags are words
 ${CC:-cc} -O2 -std=c11 -D_DEFAULT_SOURCE -I"$root/sim/core" -I"$root/include" -I"$root/dag" \
-    -I"$root/policies/attention" -I"$root/policies/pipeline" -I"$root/policies/decode" -I"$root/sim/model" \
+    -I"$root/policies/attention" -I"$root/policies/pipeline" -I"$root/policies/decode" $(for d in "$root"/sim/model/*/; do printf -- "-I%s " "${d%/}"; done) \
     -I"$root/sim/io" -I"$root/sim/run" $(pkg-config --cflags glib-2.0 libcjson) \
     -o "$t/load_traces" "$here/load_traces.c" "$archive" \
     $(pkg-config --libs igraph glib-2.0 libcjson zlib) -lm -lpthread

@@ -11,7 +11,7 @@ GPU_BUILD := build/gpu
 # The simulator's plan reader (with its bounded input reader: zlib) and plan_check, its median
 # (sim/core/stats.c) and JSON string escaper (sim/io/format.c), compiled as C and linked, so gpu/ reads
 # plans and writes numbers as sim does.
-GPU_INC := -Isim/core -Ipolicies/attention -Ipolicies/pipeline -Ipolicies/decode -Isim/model -Isim/io
+GPU_INC := -Isim/core -Ipolicies/attention -Ipolicies/pipeline -Ipolicies/decode -Isim/model/attention -Isim/io
 GPU_C_OBJ := $(GPU_BUILD)/c/plan_read.o $(GPU_BUILD)/c/input.o $(GPU_BUILD)/c/plan.o $(GPU_BUILD)/c/status.o \
 	$(GPU_BUILD)/c/stats.o $(GPU_BUILD)/c/format.o
 GPU_C_LIBS := -lz -lpthread

@@ -1,6 +1,6 @@
 # `make fuzz`: one libFuzzer harness per parser (clang, ASan + UBSan), each run FUZZ_SECONDS (default 60)
 # on a copy of its committed seed corpus in build-fuzz/corpus-NAME; crashes land in build-fuzz/NAME/
-# (copy each into tests/fuzz/regress-NAME/ (config: tests/fuzz/regress/): tests/cli_harden.sh replays them).
+# (copy each into tests/fuzz/regress-NAME/ (config: tests/fuzz/regress/): tests/cli_fuzz_replay.sh replays them).
 #   config  tests/fuzz/fuzz_config.c  sim_config_parse + validate + decode   seeds tests/fuzz/corpus/
 #   plan    tests/fuzz/fuzz_plan.c    sim_plan_read                          seeds tests/fuzz/corpus-plan/
 #   trace   tests/fuzz/fuzz_trace.c   sim_trace_load_capped                  seeds tests/fuzz/corpus-trace/

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`make docs`: docs/dashsim.1, the man page, generated from the program's own --help texts.
 
-Usage: scripts/man-page.py BIN/SIM > docs/dashsim.1 (tests/cli_ux.sh checks that the committed page is what
+Usage: scripts/man-page.py BIN/SIM > docs/dashsim.1 (tests/cli_manual.sh checks that the committed page is what
 this prints, so an option added to a --help and not to the page fails the tests). The page has the usage line
 of every command (SYNOPSIS), a fixed DESCRIPTION, each command's options as --help words them (an indented
 "  --flag ARG   text" line becomes a tagged paragraph, its deeper-indented lines continue it, a line ending in

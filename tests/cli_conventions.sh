@@ -18,7 +18,7 @@ expect_exit stdout-plan 0 "$sim" --policy fa3 --n 4 --json --emit-plan -
 # the plan alone on stdout, the report on stderr (issue 25 item 3)
 grep -q '"makespan_ns"' "$tmp/err" && grep -q '^dashsim-plan' "$tmp/out" && ! grep -q '"makespan_ns"' "$tmp/out" \
     && ok stdout-plan-text || fail stdout-plan-text "$(head -2 "$tmp/out")"
-expect_exit stdout-calibrate 0 "$sim" calibrate "$root/traces/calib3/calib-profile-raw.json" -o -
+expect_exit stdout-calibrate 0 "$sim" calibrate "$root/traces/calib-profile/calib-profile-raw.json" -o -
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out" && ok stdout-calibrate-json || fail stdout-calibrate-json "not JSON"
 expect_error stdout-twice "both write standard output" "$sim" --policy fa3 --n 2 --csv - --trace -
 

@@ -77,7 +77,7 @@ missing=$(while read -r k; do grep -q "\`$k\`" "$root/docs/json.md" || echo "$k"
 expect_exit json-attention-run 0 "$sim" --policy fa3 --mask causal --n 8 --json --tile-ratio 2 --q-tiles 16 --dq-buffers 2
 grep -q '"tile_ratio":2,"head_swizzle":1,"dq_buffers":2' "$tmp/out" && ok json-attention-workload-keys \
     || fail json-attention-workload-keys "$(cat "$tmp/out")"
-# The mask kinds have one source, the table in sim/model/mask.c (sim --list-masks; --help and the errors print
+# The mask kinds have one source, the table in sim/model/attention/mask.c (sim --list-masks; --help and the errors print
 # from it): docs/masks.md's table has each kind's row as the table says it, and README.md and the public header
 # name every kind's syntax (issue 26 A).
 "$sim" --list-masks >"$tmp/masks" && [ "$(wc -l <"$tmp/masks")" -ge 7 ] && ok docs-list-masks || fail docs-list-masks "$(cat "$tmp/masks")"

@@ -1,13 +1,13 @@
 #!/bin/bash
 # The hardware profile and validation that predicts: sim calibrate reproduces the committed profile from
-# the committed raw calibrations (same bytes; the load rule's queue from calib6's staggered runs, the clock rule
-# from calib7's reduce_clock), bad raw files and profiles are refused with their JSON path,
+# the committed raw calibrations (same bytes; the load rule's queue from calib-reduce-staggered's staggered runs, the clock rule
+# from calib-steady's reduce_clock), bad raw files and profiles are refused with their JSON path,
 # validate --predict reports the profile's prediction (no per-trace fit), and the multi-wave prologue fit
 # stays fixed (the fitted model on a 32-wave trace, which the old prologue median missed by hundreds of %).
 . "$(dirname "$0")/lib.sh"
 sim=$1
-raw=traces/calib3/calib-profile-raw.json profile=configs/profiles/h100-sxm.json load=traces/calib6/calib-profile-raw.json
-clock=traces/calib7/run3/calib-steady-raw.json
+raw=traces/calib-profile/calib-profile-raw.json profile=configs/profiles/h100-sxm.json load=traces/calib-reduce-staggered/calib-profile-raw.json
+clock=traces/calib-steady/run3/calib-steady-raw.json
 expect_exit calibrate 0 "$sim" calibrate "$raw" --load "$load" --clock "$clock"
 cmp -s "$tmp/out" "$profile" && ok calibrate-reproduces-profile || fail calibrate-reproduces-profile "differs from $profile"
 expect_exit calibrate-file 0 "$sim" calibrate "$raw" --load "$load" --clock "$clock" -o "$tmp/p.json"
@@ -19,7 +19,7 @@ f = {q["op"]: q for q in json.load(open(sys.argv[1]))["load"]["families"]}
 assert f["bulk"]["fit_runs"] == 28 and f["bulk"]["fit_max_error"] < 0.08 < 0.15 < f["bulk"]["ps_max_error"], f
 assert f["ldst"]["fit_max_error"] < f["ldst"]["ps_max_error"], f
 ' "$tmp/p.json" && ok calibrate-load-fit || fail calibrate-load-fit "$(tail -4 "$tmp/p.json")"
-# the clock rule on the reduce_clock rows it was fitted to (calib7 run 3: one SM reducing while 0..131 compute;
+# the clock rule on the reduce_clock rows it was fitted to (calib-steady run 3: one SM reducing while 0..131 compute;
 # bulk 0.76 and ldst 0.52 of the reduction scale with the SM clock, docs/profile.md); run 4 of the same session
 # gives 0.80 and 0.59
 python3 -c '
@@ -59,23 +59,23 @@ import json, sys
 d = json.load(open(sys.argv[1])); del d["reduce_inflight"]["rows"][0]["median_ns"]; json.dump(d, open(sys.argv[2], "w"))
 ' "$raw" "$tmp/raw-bad.json"
 expect_error calibrate-bad-row "/reduce_inflight/rows/0/median_ns: missing" "$sim" calibrate "$tmp/raw-bad.json"
-# the second calibration (traces/calib4: store-warp rows for bulk and ldst, 1..132 SMs): the bulk row of
+# the second calibration (traces/calib-store-warp: store-warp rows for bulk and ldst, 1..132 SMs): the bulk row of
 # 64x128 at 32 rounds on one SM has reduce 3462.5 and wake -1742.1, so the reduction beside the compute is
 # counted from the staging (3462.5 - 1742.1 = 1720); the ldst rows are not read
-raw4=traces/calib4/calib-profile-raw.json
+raw4=traces/calib-store-warp/calib-profile-raw.json
 if [ -f "$raw4" ]; then
-    expect_exit calibrate-calib4 0 "$sim" calibrate "$raw4" -o "$tmp/p4.json"
+    expect_exit calibrate-calib-store-warp 0 "$sim" calibrate "$raw4" -o "$tmp/p4.json"
     python3 -c '
 import json, sys
 t = [t for t in json.load(open(sys.argv[1]))["compute"] if (t["tile_m"], t["head_dim"]) == (64, 128)][0]
-sys.exit(0 if t["reduce_async_ns"] == 1720 else 1)' "$tmp/p4.json" && ok calibrate-calib4-wake ||
-        fail calibrate-calib4-wake "64x128 reduce_async_ns is not 1720"
+sys.exit(0 if t["reduce_async_ns"] == 1720 else 1)' "$tmp/p4.json" && ok calibrate-calib-store-warp-wake ||
+        fail calibrate-calib-store-warp-wake "64x128 reduce_async_ns is not 1720"
 else
-    skip calibrate-calib4 "no $raw4"
-    skip calibrate-calib4-wake "no $raw4"
+    skip calibrate-calib-store-warp "no $raw4"
+    skip calibrate-calib-store-warp-wake "no $raw4"
 fi
-# the async bulk reduction beside the compute by rounds (calib3: 1 and 32 rounds on one SM; calib4: 1, 4,
-# 16, 32, each counted from the staging): 80x128 at 1 round 1913.9 in calib3; calib4's 64x128 at 32 rounds
+# the async bulk reduction beside the compute by rounds (calib-profile: 1 and 32 rounds on one SM; calib-store-warp: 1, 4,
+# 16, 32, each counted from the staging): 80x128 at 1 round 1913.9 in calib-profile; calib-store-warp's 64x128 at 32 rounds
 # is the 1720 above
 expect_exit calibrate-by-rounds 0 "$sim" calibrate "$raw" -o "$tmp/p3.json"
 python3 -c '
@@ -124,9 +124,9 @@ import json, sys
 r = json.load(open(sys.argv[1]))["summary"]["ranking"]
 assert r["repeat_sets"] == 1 and 0 < r["noise_floor"] < 0.02, r
 ' "$tmp/out" && ok noise-floor-measured || fail noise-floor-measured "$(head -c 300 "$tmp/out")"
-# the attribution (traces/attribute-executor.py): its replay of the run's own structure reproduces the run,
+# the attribution (scripts/attribute-executor.py): its replay of the run's own structure reproduces the run,
 # and its steps multiply to the model's error; this first-grid trace misses by the reduction, not by spread
-expect_exit attribute-run 0 python3 traces/attribute-executor.py --sim "$sim" --json \
+expect_exit attribute-run 0 python3 scripts/attribute-executor.py --sim "$sim" --json \
     traces/h100/symmetric-shift-causal-h4-r1-serial.json.gz
 python3 -c '
 import json, sys

@@ -92,6 +92,18 @@ fi
 expect_exit small-optimum 0 "$sim" search --mask random:0.3:4 --tiles 4 --n 4 --json
 python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["makespan_ns"] == 3000 == j["exact_ns"], j' "$tmp/out" \
     && ok small-optimum-3000 || fail small-optimum-3000 "$(head -c 300 "$tmp/out")"
+# one search (issue 36): the registered policy runs the same search, exact step included, to the same 3000 ns
+expect_exit policy-search-optimum 0 "$sim" --policy search --mask random:0.3:4 --kv-tiles 4 --q-tiles 4 --n 4 --json
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["makespan_ns"] == 3000, j' "$tmp/out" \
+    && ok policy-search-3000 || fail policy-search-3000 "$(head -c 300 "$tmp/out")"
+# "optimal" only when proved; the exact step says why it stopped
+"$sim" search --mask random:0.3:1 --tiles 5 --n 4 --heads 2 >"$tmp/proved"
+"$sim" search --mask random:0.3:1 --tiles 5 --n 4 --heads 2 --exact-max 0 >"$tmp/off"
+"$sim" search --mask window:1:1 --tiles 4 --n 5 --heads 2 --exact-max 1000 --json >"$tmp/nodes"
+grep -q "optimal in the space: it meets the bound" "$tmp/proved" && grep -q "not proved optimal: no exact step" "$tmp/off" \
+    && ! grep -q "optimal in the space" "$tmp/off" \
+    && python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["exact_stop"] == "nodes" and j["exact_ns"] is None, j' "$tmp/nodes" \
+    && ok search-optimal-only-when-proved || fail search-optimal-only-when-proved "$(cat "$tmp/proved" "$tmp/off" | tail -3)"
 
 # A searched schedule through validate: a trace of the found plan (here the simulator's own schedule written
 # in the executor's trace format) is checked against the plan file it names, whose hash must still match.

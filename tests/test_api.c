@@ -302,6 +302,113 @@ START_TEST(run_json_refuses_bad_requests)
 }
 END_TEST
 
+/* dashsim_search_json (issue 36): the bytes `sim search --json` prints for the same options (the golden file
+ * tests/cli_golden.sh checks against the CLI), the same every call; errors name the request's key. */
+START_TEST(search_json_is_the_commands)
+{
+    char *out = NULL, *error = NULL, *golden = NULL;
+    const char *req = "{\"mask\": \"random:0.3:1\", \"tiles\": 5, \"n\": 4, \"heads\": 2}";
+    ck_assert(g_file_get_contents("tests/golden/json/search-exact-step.json", &golden, NULL, NULL));
+    ck_assert_int_eq(dashsim_search_json(req, &out, &error), DASHSIM_OK);
+    ck_assert_ptr_null(error);
+    ck_assert_str_eq(out, golden);
+    int64_t ms = 0;
+    char *stop = NULL;
+    DashsimError err;
+    ck_assert_int_eq(dashsim_json_get_int64(out, "/makespan_ns", &ms, &err), DASHSIM_OK);
+    ck_assert_int_eq(ms, 6000);
+    ck_assert_int_eq(dashsim_json_get_int64(out, "/bounds_ns/work", &ms, &err), DASHSIM_OK);
+    ck_assert_int_eq(dashsim_json_get_string(out, "/exact_stop", &stop, &err), DASHSIM_OK);
+    ck_assert_str_eq(stop, "bound");
+    ck_assert_int_eq(dashsim_json_get_int64(out, "/no_such", &ms, &err), DASHSIM_ERR_INPUT);
+    ck_assert_ptr_nonnull(strstr(err.message, "/no_such"));
+    ck_assert_int_eq(dashsim_json_get_int64(out, "/exact_stop", &ms, &err), DASHSIM_ERR_INPUT);
+    ck_assert_ptr_nonnull(strstr(err.message, "not an integer"));
+    dashsim_free(stop), dashsim_free(out), g_free(golden);
+    static const struct { const char *req, *says; DashsimStatus status; } bad[] = {
+        { "{\"tiles\": 4}", "request/mask: missing", DASHSIM_ERR_INPUT },
+        { "{\"mask\": \"causal\", \"tile\": 4}", "request/tile: unknown key", DASHSIM_ERR_INPUT },
+        { "{\"mask\": \"causal\", \"n\": 0}", "request/n: must be an integer in 1..4096", DASHSIM_ERR_INPUT },
+        { "{\"mask\": \"causal\", \"reduce\": \"x\"}", "request/reduce: must be serial or async", DASHSIM_ERR_INPUT },
+        { "{\"mask\": \"window:0\"}", "window:0", DASHSIM_ERR_USAGE },
+        { "{\"mask\": ", "request:1:", DASHSIM_ERR_INPUT },
+        { "[1]", "must be a JSON object", DASHSIM_ERR_INPUT },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        out = (char *)"unset", error = NULL;
+        ck_assert_int_eq(dashsim_search_json(bad[i].req, &out, &error), bad[i].status);
+        ck_assert_ptr_null(out);
+        ck_assert_msg(error && strstr(error, bad[i].says), "%s: %s", bad[i].req, error);
+        dashsim_free(error);
+    }
+    ck_assert_int_eq(dashsim_search_json(NULL, &out, NULL), DASHSIM_ERR_USAGE);
+}
+END_TEST
+
+/* dashsim_decode_json: the bytes `sim decode --lk 2048 --json` prints (the golden file), errors by key. */
+START_TEST(decode_json_is_the_commands)
+{
+    char *out = NULL, *error = NULL, *golden = NULL;
+    ck_assert(g_file_get_contents("tests/golden/json/decode-lk2048.json", &golden, NULL, NULL));
+    ck_assert_int_eq(dashsim_decode_json("{\"lk\": 2048}", &out, &error), DASHSIM_OK);
+    char *version = g_strdup_printf("\"dashsim_version\":\"%s\"", DASHSIM_VERSION); /* the golden file says VERSION */
+    GString *want = g_string_new(golden);
+    g_string_replace(want, "\"dashsim_version\":\"VERSION\"", version, 1);
+    ck_assert_str_eq(out, want->str);
+    g_string_free(want, TRUE), g_free(version);
+    dashsim_free(out), g_free(golden);
+    static const struct { const char *req, *says; } bad[] = {
+        { "{\"lk\": 0}", "request/lk: must be an integer" }, { "{\"dtype\": \"fp4\"}", "request/dtype" },
+        { "{\"paged\": 1}", "request/paged: must be true or false" }, { "{\"sweep\": true}", "request/sweep: unknown key" },
+        { "{\"split_policy\": \"nope\"}", "nope" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        out = NULL, error = NULL;
+        ck_assert_int_ne(dashsim_decode_json(bad[i].req, &out, &error), DASHSIM_OK);
+        ck_assert_ptr_null(out);
+        ck_assert_msg(error && strstr(error, bad[i].says), "%s: %s", bad[i].req, error);
+        dashsim_free(error);
+    }
+}
+END_TEST
+
+/* dashsim_pipeline_json: the bytes `sim pipeline --policy amla --json` prints (the golden file); errors by key. */
+START_TEST(pipeline_json_is_the_commands)
+{
+    char *out = NULL, *error = NULL, *golden = NULL;
+    ck_assert(g_file_get_contents("tests/golden/json/pipeline-amla.json", &golden, NULL, NULL));
+    ck_assert_int_eq(dashsim_pipeline_json("{\"policy\": \"amla\"}", &out, &error), DASHSIM_OK);
+    char *version = g_strdup_printf("\"dashsim_version\":\"%s\"", DASHSIM_VERSION);
+    GString *want = g_string_new(golden);
+    g_string_replace(want, "\"dashsim_version\":\"VERSION\"", version, 1);
+    ck_assert_str_eq(out, want->str);
+    g_string_free(want, TRUE), g_free(version), dashsim_free(out), g_free(golden);
+    static const struct { const char *req, *says; } bad[] = {
+        { "{\"c_ns\": [1, 2, 3]}", "request/c_ns: has 3 entries" }, { "{\"c_ns\": []}", "request/c_ns: must be an array" },
+        { "{\"v_ns\": [1, -2]}", "request/v_ns/1" }, { "{\"policy\": \"nope\"}", "request/policy" },
+        { "{\"explain\": 1}", "request/explain: must be true or false" }, { "{\"ring\": 5000}", "request/ring" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        out = NULL, error = NULL;
+        ck_assert_int_ne(dashsim_pipeline_json(bad[i].req, &out, &error), DASHSIM_OK);
+        ck_assert_ptr_null(out);
+        ck_assert_msg(error && strstr(error, bad[i].says), "%s: %s", bad[i].req, error);
+        dashsim_free(error);
+    }
+}
+END_TEST
+
+/* The numeric version orders as the string does and matches the header. */
+START_TEST(version_number_matches)
+{
+    ck_assert_int_eq(dashsim_version_number(), DASHSIM_VERSION_NUMBER);
+    char text[32];
+    snprintf(text, sizeof text, "%d.%d.%d", dashsim_version_number() / 10000, dashsim_version_number() / 100 % 100,
+             dashsim_version_number() % 100);
+    ck_assert_str_eq(text, dashsim_version());
+}
+END_TEST
+
 Suite *suite_api(void)
 {
     Suite *s = suite_create("api");
@@ -314,6 +421,10 @@ Suite *suite_api(void)
     tcase_add_test(tc, outputs_are_one_batch);
     tcase_add_test(tc, run_json_returns_the_rows);
     tcase_add_test(tc, run_json_refuses_bad_requests);
+    tcase_add_test(tc, search_json_is_the_commands);
+    tcase_add_test(tc, version_number_matches);
+    tcase_add_test(tc, decode_json_is_the_commands);
+    tcase_add_test(tc, pipeline_json_is_the_commands);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -109,7 +109,7 @@ static const AttnCosts cost_cases[] = {
     { .c_ns = 400, .r_ns = 700, .latency_ns = 600, .reduce = REDUCE_ASYNC },
     { .c_ns = 700, .r_ns = 600, .latency_ns = 300, .load = &load },
     { .c_ns = 500, .r_ns = 900, .latency_ns = 200, .deposit_ns = 150, .reduce = REDUCE_ASYNC, .load = &load },
-    /* a kernel profile's costs (sim/model/kernel.h): task kinds, the split reduction released at completion,
+    /* a kernel profile's costs (sim/model/cost/kernel.h): task kinds, the split reduction released at completion,
      * and every interference rule of the engine */
     { .c_ns = 900, .r_ns = 700, .latency_ns = 200, .deposit_ns = 100, .reduce = REDUCE_ASYNC, .c_diag_ns = 800,
       .launch_extra_ns = 300, .kv_write_ns = 400, .kv_switch_ns = 150, .reduce_read_ns = 300, .cta_prologue_ns = 100,

@@ -5,6 +5,7 @@
  * optimum that an independent method (exhaustive enumeration timed by the engine, or a bound computed
  * here) establishes. */
 #include "engine.h"
+#include "job.h"
 #include "helpers.h"
 #include "mask.h"
 #include "search.h"
@@ -100,7 +101,7 @@ static void check_result(const SearchResult *r, const AttnCosts *costs)
     sim_program_free(p);
 }
 
-/* Costs with every part a kernel profile adds (sim/model/kernel.h): the search times them with the engine,
+/* Costs with every part a kernel profile adds (sim/model/cost/kernel.h): the search times them with the engine,
  * and its bounds, taken under a plain model below them, must still hold. */
 static AttnCosts kernel_costs(void)
 {
@@ -453,6 +454,68 @@ START_TEST(small_instances_reach_the_optimum)
 }
 END_TEST
 
+/* Issue 36: the instances (of 8-54 tasks) where the registered policy "search" (no exact step) and sim search
+ * (the exact step's branch and bound alone) came out 2.6-16.7% above the optimum. Every entry point now runs
+ * one search (sim_search_options_default) with the exact step; it reaches the optimum, which is the space
+ * bound (so it is proved), through sim_search and through a job with the registered policy. */
+START_TEST(one_search_reaches_the_optimum_everywhere)
+{
+    static const struct { const char *spec; int tiles, n, heads; int64_t optimum; } cases[] = {
+        { "random:0.3:1", 5, 4, 2, 6000 }, { "random:0.3:1", 5, 4, 3, 9000 },
+        { "random:0.3:1", 7, 4, 2, 13500 }, { "random:0.3:1", 7, 5, 3, 16500 },
+        { "random:0.3:2", 6, 4, 3, 19500 }, { "random:0.3:2", 6, 5, 2, 10500 },
+        { "random:0.3:3", 4, 5, 3, 10500 }, { "random:0.3:3", 5, 5, 3, 12000 },
+        { "random:0.3:3", 6, 5, 2, 10500 }, { "random:0.3:4", 4, 4, 1, 3000 }, /* the last: issue 26's */
+    };
+    AttnCosts costs = tst_costs(1000, 500, 0, REDUCE_SERIAL);
+    SearchOptions o = sim_search_options_default();
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        BlockMask m;
+        Workload wl;
+        SearchResult r = search_with(cases[i].spec, cases[i].n, cases[i].heads, cases[i].tiles, &costs, &o, &m, &wl);
+        ck_assert_msg(r.makespan_ns == cases[i].optimum, "%s %d %d %d: %" PRId64, cases[i].spec, cases[i].tiles,
+                      cases[i].n, cases[i].heads, r.makespan_ns);
+        ck_assert_int_eq(r.bounds.space_bound_ns, cases[i].optimum);
+        ck_assert(r.has_exact && r.exact_stop == SEARCH_EXACT_BOUND && r.exact_ns == cases[i].optimum);
+        check_result(&r, &costs);
+        AttnJob job = sim_job_default();
+        job.policy = "search", job.wl = wl, job.costs = costs, job.analysis = SIM_ANALYSIS_NONE;
+        AttnResult jr;
+        SimError err = { 0 };
+        ck_assert_int_eq(sim_job_run(&job, &jr, &err), SIM_OK);
+        ck_assert_msg(jr.a.makespan_ns == cases[i].optimum, "job %s: %" PRId64, cases[i].spec, jr.a.makespan_ns);
+        sim_job_result_clear(&jr);
+        sim_search_result_clear(&r), sim_mask_clear(&m);
+    }
+}
+END_TEST
+
+/* The exact step says why it ended, and proves optimality only when it did: off (no nodes), size (over 64
+ * tasks), nodes (its node bound), time (its time bound), on an instance whose best stays above the bound. */
+START_TEST(exact_step_says_why_it_stopped)
+{
+    AttnCosts costs = tst_costs(1000, 500, 0, REDUCE_SERIAL);
+    static const struct { const char *spec; int tiles, n, heads; int64_t nodes, ms; SearchExactStop want; } cases[] = {
+        { "random:0.3:1", 5, 4, 2, 0, 0, SEARCH_EXACT_OFF },
+        { "window:1:1", 4, 5, 2, 1000, 0, SEARCH_EXACT_NODES },
+        { "window:1:1", 4, 5, 2, 100000000, 1, SEARCH_EXACT_TIME },
+        { "random:0.5:3", 10, 5, 3, 1000, 0, SEARCH_EXACT_SIZE },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        SearchOptions o = { .iterations = 100, .seed = 1, .exact_max_nodes = cases[i].nodes, .exact_max_ms = cases[i].ms };
+        BlockMask m;
+        Workload wl;
+        SearchResult r = search_with(cases[i].spec, cases[i].n, cases[i].heads, cases[i].tiles, &costs, &o, &m, &wl);
+        ck_assert_msg(r.exact_stop == cases[i].want, "case %zu: %s", i, sim_search_exact_stop_name(r.exact_stop));
+        ck_assert(!r.has_exact && r.makespan_ns > r.bounds.space_bound_ns);
+        ck_assert(cases[i].want != SEARCH_EXACT_NODES || r.exact_nodes == cases[i].nodes);
+        check_result(&r, &costs);
+        sim_search_result_clear(&r), sim_mask_clear(&m);
+    }
+    ck_assert_str_eq(sim_search_exact_stop_name(SEARCH_EXACT_COMPLETE), "complete");
+}
+END_TEST
+
 /* ---- the bounds hold over their spaces ---- */
 
 /* A random plan of wl: tasks shuffled into CTAs of 1 to 3 (KV tiles split and mixed) dispatched in launch
@@ -653,6 +716,8 @@ Suite *suite_search(void)
     tcase_add_test(tc, gqa_keeps_a_group_on_one_cta);
     tcase_add_test(tc, exact_matches_enumeration);
     tcase_add_test(tc, small_instances_reach_the_optimum);
+    tcase_add_test(tc, one_search_reaches_the_optimum_everywhere);
+    tcase_add_test(tc, exact_step_says_why_it_stopped);
     tcase_add_test(tc, bounds_hold_over_their_spaces);
     tcase_add_test(tc, bounds_count_whole_tasks_and_ctas);
     tcase_add_test(tc, evaluator_equals_engine);

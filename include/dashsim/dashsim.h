@@ -43,6 +43,9 @@ extern "C" {
 /* The library's version, "MAJOR.MINOR.PATCH": compare with DASHSIM_VERSION to catch a program built
  * against other headers than the library it runs with. Static storage. */
 DASHSIM_API const char *dashsim_version(void);
+/* The same as one number, MAJOR x 10000 + MINOR x 100 + PATCH (DASHSIM_VERSION_NUMBER): a program can check
+ * at run time that the library is at least the version it needs (dashsim_version_number() >= 200). */
+DASHSIM_API int dashsim_version_number(void);
 
 /* What went wrong. The values are part of the ABI (never renumbered). */
 typedef enum {
@@ -141,6 +144,39 @@ DASHSIM_API DashsimStatus dashsim_job_run(const DashsimJob *job, DashsimResult *
  * place in the request ("request:LINE:COL" for syntax, the JSON path for meaning); nothing is half done.
  * Free both with dashsim_free. Requests over 1 MiB are refused. One thread. */
 DASHSIM_API DashsimStatus dashsim_run_json(const char *request_json, char **result_json, char **error);
+/* The commands beyond run, each as JSON text in and the command's own `--json` object out, byte for byte
+ * (docs/api.md lists each request's keys: the command's long options, '-' written '_'). A result is a JSON
+ * document: a field added to it later is a new key, never a change of the ABI; read fields with
+ * dashsim_json_get_* below. Errors, ownership and the 1 MiB limit as for dashsim_run_json; the error
+ * sentence names the request's key ("request/mask: ..."). */
+
+/* `dashsim search --json`: a schedule for a block mask with its bounds, baselines and exact step. Keys:
+ * mask (required), n, heads, gqa, tiles, kv_tiles, q_tiles, c_ns, r_ns, latency_ns, reduce, iterations,
+ * seed, exact_max_nodes, exact_max_ms, max_memory_mb. Time as the command's (about 0.1-1 s at 64 tasks). */
+DASHSIM_API DashsimStatus dashsim_search_json(const char *request_json, char **result_json, char **error);
+/* `dashsim decode --json`, one run: a split-KV decode step (FA3 forward + combine) on the H100 cost model.
+ * Keys: batch, hq, hkv, lq, lk, head_dim, dtype ("bf16", "fp16", "fp8"), paged (true/false), kblock_m,
+ * kblock_n, n, split_policy ("fa3", "seq-aware", "best", "fixed:S"), hbm_gbps, sm_tensor_gflops, kernel_ns,
+ * cta_fixed_ns, block_ns, combine_ns, combine_split_ns, max_memory_mb. O(KV blocks) (best: O(64 runs)). */
+DASHSIM_API DashsimStatus dashsim_decode_json(const char *request_json, char **result_json, char **error);
+/* `dashsim pipeline --json`: a Cube/Vector preload pipeline (AMLA appendix B) on one AI core. Keys: policy
+ * ("serial", "preload", "amla"), c_ns, v_ns, v_last_ns (arrays of integer ns, one per CV pair), blocks, cube,
+ * vector, ring, preload, order (a Cycle, e.g. "C2,C1+1,V1+1,V2+2"), min_preload, explain (booleans),
+ * max_memory_mb. A schedule that deadlocks is DASHSIM_ERR_SCHEDULE with its sentence. O(ops). */
+DASHSIM_API DashsimStatus dashsim_pipeline_json(const char *request_json, char **result_json, char **error);
+
+/* Reads one field of a JSON text the library returned, by its JSON Pointer (RFC 6901: "/makespan_ns",
+ * "/bounds_ns/work", "/0/makespan_ns" for the first row of dashsim_run_json). DASHSIM_ERR_INPUT, with a
+ * sentence, when the text is not JSON, the field is missing or null, or not of the type asked (an integer: a
+ * number without a fraction). *value is set only on DASHSIM_OK; a string is malloc'ed (dashsim_free).
+ * O(size of the text). */
+DASHSIM_API DashsimStatus dashsim_json_get_int64(const char *json, const char *pointer, int64_t *value,
+                                                 DashsimError *err);
+DASHSIM_API DashsimStatus dashsim_json_get_double(const char *json, const char *pointer, double *value,
+                                                  DashsimError *err);
+DASHSIM_API DashsimStatus dashsim_json_get_string(const char *json, const char *pointer, char **value,
+                                                  DashsimError *err);
+
 /* Frees a string the library returned; NULL is a no-op. */
 DASHSIM_API void dashsim_free(void *p);
 

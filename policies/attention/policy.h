@@ -26,7 +26,7 @@ struct PolicyQuery {
     const Workload *wl;
     int32_t gqa_group;         /* query heads one CTA of a KV tile serves, one after another (0 or 1: none);
                                 * policies without has_gqa refuse more than 1 */
-    /* The schedule search of q->wl under the costs the caller holds (sim/model/search.h: its best plan,
+    /* The schedule search of q->wl under the costs the caller holds (sim/model/search/search.h: its best plan,
      * named by what found it); NULL: no costs given, and timed policies refuse to build. */
     SimStatus (*search)(void *ctx, const PolicyQuery *q, Plan **plan, SimError *err);
     void *ctx;

@@ -1,4 +1,4 @@
-/* search: the schedule search (sim/model/search.h) as a policy. Its plan depends on the costs, so it asks
+/* search: the schedule search (sim/model/search/search.h) as a policy. Its plan depends on the costs, so it asks
  * the query's search hook, the one way time reaches a policy; sim/model supplies the hook (the search's
  * defaults: 100 moves, seed 1). The plan is named by what found it (a layout: "search"; else a baseline). */
 #include "policy.h"

@@ -1,6 +1,6 @@
 /* Split-KV decode split policies (Llopart Font et al. 2026), timing-free: the decode shape, FA3's tile geometry as the
  * num_splits heuristic sees it, FA3's heuristic and the paper's sequence-aware rule, and the split policy
- * registry. A policy sees time only through the simulate callback of its query (sim/model/decode.h
+ * registry. A policy sees time only through the simulate callback of its query (sim/model/decode/decode.h
  * supplies sim_decode_run). Invariant: every policy returns a split count in 1..SIM_DECODE_MAX_SPLITS.
  * Adding a split policy: one file exporting a const DecodeSplitOps, one line in decode_registry.c. */
 #ifndef DECODE_POLICY_H
@@ -26,7 +26,7 @@ typedef struct {
     int kblock_m, kblock_n; /* forward tile; 0 = FA3's sm90 choice for head_dim/dtype/paged */
 } DecodeShape;
 
-/* What FA3's get_num_splits sees; derived from a shape by sim_decode_geometry (sim/model/decode.h). */
+/* What FA3's get_num_splits sees; derived from a shape by sim_decode_geometry (sim/model/decode/decode.h). */
 typedef struct {
     int kblock_m, kblock_n;    /* the tile used */
     int64_t n_blocks;          /* num_n_blocks = ceil(lk / kblock_n) */

@@ -38,6 +38,7 @@ static DashsimStatus report(DashsimError *out, const SimError *e)
 }
 
 const char *dashsim_version(void) { return DASHSIM_VERSION; }
+int dashsim_version_number(void) { return DASHSIM_VERSION_NUMBER; }
 const char *dashsim_strerror(DashsimStatus status) { return sim_strerror((SimStatus)status); }
 
 int dashsim_policy_count(void) { return policy_count(); }

@@ -1,5 +1,5 @@
 /* `sim decode`: parses options, then runs one split policy, a split sweep (the paper's Figure 3, with an
- * optional gnuplot PNG) or the paper's 160-configuration regression through sim/model/decode.h, and prints
+ * optional gnuplot PNG) or the paper's 160-configuration regression through sim/model/decode/decode.h, and prints
  * through sim/io/decode_out.h. No model logic here; every flag is checked before anything runs. */
 #include <getopt.h>
 #include <glib.h>

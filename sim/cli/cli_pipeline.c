@@ -1,4 +1,4 @@
-/* `sim pipeline`: parses options into a PipeRequest (sim/model/pipeline.h), runs it or one of the reports,
+/* `sim pipeline`: parses options into a PipeRequest (sim/model/pipeline/pipeline.h), runs it or one of the reports,
  * and prints through sim/io/pipeline_out.h. No model logic here. A deadlocking plan is reported (JSON
  * "deadlock": true and one sentence on stderr, exit 2: an inconsistent schedule), never hung on. */
 #include <getopt.h>

@@ -1,6 +1,5 @@
 /* `sim search --mask SPEC --n N ...`: a schedule for any block mask (docs/masks.md), against the lower
  * bound and the hand-made orders; the found plan and its rank table as files. */
-#include <cjson/cJSON.h>
 #include <getopt.h>
 #include <glib.h>
 #include <inttypes.h>
@@ -16,6 +15,7 @@
 #include "plan_io.h"
 #include "profile_io.h"
 #include "search.h"
+#include "search_out.h"
 
 typedef struct {
     Workload wl;
@@ -48,8 +48,11 @@ static const char usage[] =
     "                     64x128, bulk); --c stays yours\n"
     "  --tile MxD         the dQ tile for --profile: kBlockM x head_dim\n"
     "  --iterations K     local-search moves (default 100); --seed S (default 1)\n"
-    "  --exact-max NODES  instances of at most 64 tasks: the exact search (branch and bound) gives up after\n"
-    "                     NODES partial schedules (default 2000000; 0: none)\n"
+    "  --exact-max NODES  instances of at most 64 tasks above the space bound: the exact step (5000 more moves,\n"
+    "                     then branch and bound) gives up after NODES partial schedules (default 2000000; 0: no\n"
+    "                     exact step)\n"
+    "  --exact-max-ms MS  and after MS milliseconds (default 10000; 0: no time bound); JSON exact_stop says why\n"
+    "                     it ended: bound, complete (both proved optimal), nodes, time, size (over 64 tasks), off\n"
     "  --max-memory-mb MB refuse searches estimated above this (default 4096; at most this machine's memory)\n"
     "  --json             one JSON object: makespan_ns, lower_bound_ns, space_bound_ns, gap, baselines, ...\n"
     "  --emit-plan FILE   the found schedule as a plan (docs/plan-format.md) for gpu/ and sim --plan\n"
@@ -64,7 +67,7 @@ static const char usage[] =
 
 enum { OPT_HELP = 256, OPT_MASK, OPT_MASK_FILE, OPT_N, OPT_HEADS, OPT_TILES, OPT_KV_TILES, OPT_Q_TILES, OPT_C, OPT_R, OPT_LAT, OPT_REDUCE,
        OPT_ITER, OPT_SEED, OPT_EXACT, OPT_JSON, OPT_PLAN, OPT_RANKS, OPT_BASELINES, OPT_PROFILE, OPT_TILE, OPT_GQA,
-       OPT_MEM };
+       OPT_MEM, OPT_EXACT_MS };
 static const struct option long_options[] = {
     { "mask", required_argument, NULL, OPT_MASK }, { "mask-file", required_argument, NULL, OPT_MASK_FILE },
     { "n", required_argument, NULL, OPT_N }, { "heads", required_argument, NULL, OPT_HEADS },
@@ -73,6 +76,7 @@ static const struct option long_options[] = {
     { "r", required_argument, NULL, OPT_R }, { "latency", required_argument, NULL, OPT_LAT },
     { "reduce", required_argument, NULL, OPT_REDUCE }, { "iterations", required_argument, NULL, OPT_ITER },
     { "seed", required_argument, NULL, OPT_SEED }, { "exact-max", required_argument, NULL, OPT_EXACT },
+    { "exact-max-ms", required_argument, NULL, OPT_EXACT_MS },
     { "json", no_argument, NULL, OPT_JSON }, { "emit-plan", required_argument, NULL, OPT_PLAN },
     { "ranks", required_argument, NULL, OPT_RANKS }, { "emit-baselines", required_argument, NULL, OPT_BASELINES },
     { "profile", required_argument, NULL, OPT_PROFILE }, { "tile", required_argument, NULL, OPT_TILE },
@@ -107,7 +111,8 @@ static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *
     }
     static const int64_t hi[] = { [OPT_N] = 4096, [OPT_HEADS] = 4096, [OPT_TILES] = 4096, [OPT_KV_TILES] = 4096, [OPT_Q_TILES] = 4096, [OPT_C] = 1000000000,
                                   [OPT_R] = 1000000000, [OPT_LAT] = 1000000000, [OPT_ITER] = 100000000,
-                                  [OPT_SEED] = UINT32_MAX, [OPT_EXACT] = 100000000, [OPT_GQA] = 4096 };
+                                  [OPT_SEED] = UINT32_MAX, [OPT_EXACT] = 100000000, [OPT_GQA] = 4096,
+                                  [OPT_EXACT_MS] = 86400000 };
     if (cli_parse_int64(flag, arg, opt == OPT_N || opt == OPT_HEADS || opt == OPT_TILES || opt == OPT_KV_TILES || opt == OPT_Q_TILES || opt == OPT_GQA,
                         hi[opt], &v, err))
         return err->status;
@@ -123,6 +128,7 @@ static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *
     case OPT_ITER: a->search.iterations = (int)v; break;
     case OPT_SEED: a->search.seed = (uint32_t)v; break;
     case OPT_EXACT: a->search.exact_max_nodes = v; break;
+    case OPT_EXACT_MS: a->search.exact_max_ms = v; break;
     case OPT_GQA: a->search.gqa_group = (int32_t)v; break;
     }
     return SIM_OK;
@@ -134,7 +140,7 @@ static int parse_args(SearchArgs *a, int argc, char **argv, SimError *err)
     *a = (SearchArgs){ .wl = { .n_sm = 132, .heads = 1, .tile_ratio = 1, .head_swizzle = 1 }, .tile_m = 64, .head_dim = 128,
                        .max_memory_mb = MIN(CLI_MAX_MEMORY_MB_DEFAULT, sim_job_physical_memory_mb()),
                        .costs = { .c_ns = 1000, .r_ns = 500, .dq_buffers = 1 },
-                       .search = { .iterations = 100, .seed = 1, .exact_max_nodes = 2000000 } };
+                       .search = sim_search_options_default() };
     char flag[64];
     int opt;
     bool has_kv = false, has_q = false;
@@ -159,50 +165,6 @@ static int parse_args(SearchArgs *a, int argc, char **argv, SimError *err)
     return err->status ? cli_fail(err) : -1;
 }
 
-static void print_json(FILE *f, const SearchArgs *a, const BlockMask *m, const SearchResult *r)
-{
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "mask", m->spec);
-    cJSON_AddNumberToObject(j, "n", a->wl.n_sm);
-    cJSON_AddNumberToObject(j, "heads", a->wl.heads);
-    cJSON_AddNumberToObject(j, "gqa", MAX(1, a->search.gqa_group));
-    cJSON_AddNumberToObject(j, "kv_tiles", m->kv_tiles);
-    cJSON_AddNumberToObject(j, "q_tiles", m->q_tiles);
-    cJSON_AddNumberToObject(j, "tasks", (double)r->plan->task_count);
-    cJSON_AddStringToObject(j, "reduce", a->costs.reduce == REDUCE_SERIAL ? "serial" : "async");
-    cJSON_AddNumberToObject(j, "c_ns", (double)a->costs.c_ns);
-    cJSON_AddNumberToObject(j, "r_ns", (double)a->costs.r_ns);
-    cJSON_AddNumberToObject(j, "latency_ns", (double)a->costs.latency_ns);
-    cJSON_AddNumberToObject(j, "makespan_ns", (double)r->makespan_ns);
-    cJSON_AddStringToObject(j, "found_by", r->origin);
-    const SearchBounds *bd = &r->bounds;
-    cJSON_AddNumberToObject(j, "lower_bound_ns", (double)bd->lower_bound_ns); /* any plan plan_check accepts */
-    cJSON_AddNumberToObject(j, "gap", (double)r->makespan_ns / (double)bd->lower_bound_ns - 1);
-    cJSON_AddNumberToObject(j, "space_bound_ns", (double)bd->space_bound_ns); /* one CTA per (KV head, KV tile) */
-    cJSON_AddNumberToObject(j, "space_gap", (double)r->makespan_ns / (double)bd->space_bound_ns - 1);
-    cJSON *b = cJSON_AddObjectToObject(j, "bounds_ns");
-    cJSON_AddNumberToObject(b, "work", (double)bd->work_ns);
-    cJSON_AddNumberToObject(b, "row", (double)bd->row_ns);
-    cJSON_AddNumberToObject(b, "chain", (double)bd->chain_ns);
-    cJSON_AddNumberToObject(b, "packing", (double)bd->packing_ns);
-    cJSON *base = cJSON_AddObjectToObject(j, "baselines"); /* null: that order deadlocks */
-    for (int i = 0; i < r->baseline_count; i++)
-        if (r->baselines[i].makespan_ns == INT64_MAX)
-            cJSON_AddNullToObject(base, r->baselines[i].name);
-        else
-            cJSON_AddNumberToObject(base, r->baselines[i].name, (double)r->baselines[i].makespan_ns);
-    if (r->has_exact)
-        cJSON_AddNumberToObject(j, "exact_ns", (double)r->exact_ns);
-    else
-        cJSON_AddNullToObject(j, "exact_ns");
-    cJSON_AddNumberToObject(j, "exact_nodes", (double)r->exact_nodes);
-    cJSON_AddNumberToObject(j, "evaluations", (double)r->evaluations);
-    char *s = cJSON_PrintUnformatted(j);
-    fprintf(f, "%s\n", s);
-    cJSON_free(s);
-    cJSON_Delete(j);
-}
-
 static void print_summary(FILE *f, const SearchArgs *a, const BlockMask *m, const SearchResult *r)
 {
     const SearchBounds *bd = &r->bounds;
@@ -224,8 +186,14 @@ static void print_summary(FILE *f, const SearchArgs *a, const BlockMask *m, cons
         else
             fprintf(f, "  %-18s %12" PRId64 " ns, found is %.3fx faster\n", r->baselines[i].name,
                    r->baselines[i].makespan_ns, (double)r->baselines[i].makespan_ns / (double)r->makespan_ns);
-    if (r->has_exact)
-        fprintf(f, "  optimal in the space: %s\n", r->exact_nodes ? "the exact search found none faster" : "it meets the bound");
+    static const char *const why[] = {
+        [SEARCH_EXACT_BOUND] = "optimal in the space: it meets the bound",
+        [SEARCH_EXACT_COMPLETE] = "optimal in the space: the exact search found none faster",
+        [SEARCH_EXACT_NODES] = "not proved optimal: the exact step stopped at its node bound (--exact-max)",
+        [SEARCH_EXACT_TIME] = "not proved optimal: the exact step stopped at its time bound (--exact-max-ms)",
+        [SEARCH_EXACT_SIZE] = "not proved optimal: no exact step over 64 tasks",
+        [SEARCH_EXACT_OFF] = "not proved optimal: no exact step (--exact-max 0)" };
+    fprintf(f, "  %s\n", why[r->exact_stop]);
 }
 
 /* The rank file (--ranks; docs/masks.md): a header, the row offsets, the rows' KV tiles; little-endian (the
@@ -349,7 +317,7 @@ int sim_cmd_search(int argc, char **argv)
         if (!err.status && write_outputs(&a, &r, &err) == SIM_OK) {
             FILE *f = cli_report_file((const char *[]){ a.plan_path, a.ranks_path }, 2);
             if (a.is_json)
-                print_json(f, &a, &m, &r);
+                sim_search_write_json(f, &m, &a.wl, &a.costs, a.search.gqa_group, &r);
             else
                 print_summary(f, &a, &m, &r);
         }

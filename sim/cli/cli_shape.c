@@ -1,5 +1,5 @@
 /* `sim --seqlen S --head-dim D --heads H --mask M [--kernel K]`: the shape front end. Costs the shape through
- * the one costing path (sim/model/costing.h: the kernel profile's tiles and per-task costs, or FA3's tiles
+ * the one costing path (sim/model/cost/costing.h: the kernel profile's tiles and per-task costs, or FA3's tiles
  * and the FLOPs estimate; the hardware profile's reductions), runs every policy for the mask (or the one
  * named), and reports each policy's makespan, predicted time with the launch's fixed costs, TFLOPS, and the
  * winner's margin over fa3 and fa3-spt, naming the kernel and hardware profiles it used (model numbers).

@@ -27,7 +27,7 @@ typedef struct {
                                    * got at its release (sim_engine_edge_latency); else NULL */
     int32_t *order;               /* op_count + cta_count entries: ops in completion order, with CTA c's
                                    * dispatch as op_count + c where it happened; a topological order of the
-                                   * realised DAG (sim/model/analyze.h), so its analysis needs no sort.
+                                   * realised DAG (sim/model/attention/analyze.h), so its analysis needs no sort.
                                    * NULL where every program edge runs forward and the fast path ran:
                                    * CTA order (each dispatch, then its ops) is topological then */
 } SimSchedule;

@@ -37,7 +37,7 @@ typedef struct {
  * worth per ns (capacity = capacity_milli / 1000; 0: no queue), never below 0, so a reduction's wait is
  * the backlog at its issue end over the capacity: the ones that issued first wait for each other, and a
  * reduction that issues after the others have drained waits little (the early/late asymmetry measured in
- * traces/calib6). On top, extra_ns(n): the time a reduction that issues with n issuing throughout takes
+ * traces/calib-reduce-staggered). On top, extra_ns(n): the time a reduction that issues with n issuing throughout takes
  * beyond its time alone and the queue's wait (the measured curve's rise below the queue's knee),
  * averaged over its issue window. Alone (n 1, no backlog, extra 0) a reduction takes exactly d: the
  * fixed-duration engine is the special case. The hand-off of a row (an ACCUM edge between different

@@ -1,7 +1,7 @@
 /* Outputs of `sim decode`: text, JSON (cJSON stays inside this file) and the sweep's gnuplot PNG.
  * Invariant: every report names its model (the H100 cost model: model numbers), the text above a data
  * block is "# " comments, and every JSON object records the dashsim version; tests/cli_decode.sh and
- * tests/cli_ux.sh hold the formats. */
+ * tests/cli_report_text.sh hold the formats. */
 #include "decode_out.h"
 
 #include <cjson/cJSON.h>

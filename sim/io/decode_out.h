@@ -1,5 +1,5 @@
 /* Outputs of `sim decode`: one run, the split sweep (table, summary, JSON, gnuplot PNG) and the 160-config
- * regression (rows, stats, regrets, JSON). Writers only: every number comes from sim/model/decode.h.
+ * regression (rows, stats, regrets, JSON). Writers only: every number comes from sim/model/decode/decode.h.
  * Invariant: the same inputs give the same bytes; the PNG is renamed into place only if gnuplot succeeded. */
 #ifndef SIM_DECODE_OUT_H
 #define SIM_DECODE_OUT_H

@@ -1,6 +1,6 @@
 /* Outputs of `sim pipeline`: the text summary, --explain, the one-line JSON object, the renderers (Chrome
  * trace with CUBE/VECTOR tracks, CSV, Gantt) and the three reports' tables. Writers only: every number
- * comes from sim/model/pipeline.h. Invariant: the same request and job give the same bytes. */
+ * comes from sim/model/pipeline/pipeline.h. Invariant: the same request and job give the same bytes. */
 #ifndef SIM_PIPELINE_OUT_H
 #define SIM_PIPELINE_OUT_H
 

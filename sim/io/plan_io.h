@@ -6,7 +6,8 @@
 
 #include <stdio.h>
 
-#include "attention.h"
+#include "attn_costs.h"
+#include "plan.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,4 +1,4 @@
-/* Reading measured kernel traces (format in docs/gpu.md) into sim/model/trace.h records, and the
+/* Reading measured kernel traces (format in docs/gpu.md) into sim/model/validate/trace.h records, and the
  * its metadata (the latency matrix is sim/io/latency_matrix.h). Invariant of a loaded trace: every task row is complete and its times are
  * ordered c_start <= c_end <= r_ready <= r_start <= r_end. */
 #ifndef SIM_TRACE_IN_H

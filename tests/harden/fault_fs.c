@@ -1,4 +1,4 @@
-/* An LD_PRELOAD shim for tests/cli_harden2.sh: faults in the renames and links that commit an output set,
+/* An LD_PRELOAD shim for tests/cli_output_layer_and_readers.sh: faults in the renames and links that commit an output set,
  * chosen by environment variables, so the tests can interrupt or break a commit at a known point.
  *   FAULT_RENAME_DELAY_MS=N  each rename() sleeps N ms first (a signal can arrive between two renames)
  *   FAULT_RENAME_FAIL=TEXT   a rename() whose target contains TEXT fails with EIO

@@ -1,4 +1,4 @@
-# Writes 22 malformed raw calibration files (valid JSON, each one defect) into DIR: tests/cli_harden2.sh
+# Writes 22 malformed raw calibration files (valid JSON, each one defect) into DIR: tests/cli_output_layer_and_readers.sh
 # checks that sim calibrate refuses 21 of them and that the one it accepts (hand-offs faster under load)
 # makes a profile its reader accepts. Usage: raw_mutations.py RAW.json DIR
 import json, sys, copy

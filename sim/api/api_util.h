@@ -1,0 +1,33 @@
+/* What the library's JSON entry points share (sim/api/api_util.c): the request's checks and parse, integer
+ * members, results through a memory stream, errors as malloc'ed sentences. Internal to sim/api. */
+#ifndef SIM_API_UTIL_H
+#define SIM_API_UTIL_H
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+
+#include "dashsim/dashsim.h"
+#include "status.h"
+
+/* The largest request text, as for dashsim_run_json (1 MiB). */
+#define API_MAX_REQUEST_BYTES (1L << 20)
+
+/* Clears *result and *error (when not NULL), checks request and result are not NULL and the request at most
+ * API_MAX_REQUEST_BYTES, and parses it into *root (owned: cJSON_Delete). A sentence naming name on an error;
+ * a syntax error says "request:LINE:COL". */
+SimStatus api_json_begin(const char *name, const char *request, char **result, char **error, cJSON **root,
+                         SimError *err);
+/* item as an integer in lo..hi (a JSON number without a fraction), else SIM_ERR_INPUT. */
+SimStatus api_json_int(const cJSON *item, int64_t lo, int64_t hi, int64_t *out);
+/* *error (when error is not NULL) = a malloc'ed copy of err's sentence; returns its status. */
+DashsimStatus api_fail(const SimError *err, char **error);
+/* A stream into memory (f), and its text as a malloc'ed string (freed by dashsim_free) once taken. */
+typedef struct {
+    FILE *f;
+    char *text;
+    size_t len;
+} ApiText;
+void api_text_open(ApiText *t);
+char *api_text_take(ApiText *t);
+
+#endif

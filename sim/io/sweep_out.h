@@ -1,0 +1,62 @@
+/* Sweep outputs (sim/io/sweep_out.c): a row in each format, the header, a slice's first line, --merge of
+ * slices and the TFLOPS plot. A row is what sim/run/sweep.c made of one (point, policy) job. */
+#ifndef SIM_SWEEP_OUT_H
+#define SIM_SWEEP_OUT_H
+
+#include <stdio.h>
+
+#include "config.h"
+#include "costing.h"
+
+typedef enum { SWEEP_TABLE, SWEEP_CSV, SWEEP_JSONL } SweepFormat;
+
+/* One job's settings and result. */
+typedef struct {
+    int64_t point;                /* sweep point it belongs to */
+    const SimConfigPoint *cfg;    /* borrowed from the sweep */
+    const char *policy;           /* registry name */
+    SimCost cost;                 /* tiles, c, r, workload (after options.c_ns / r_ns) */
+    bool has_costs;               /* a kernel or hardware profile costed it: costs below, not cost's c and r */
+    AttnCosts costs;              /* the costing path's task costs (costs.load borrows the sweep's) */
+    int64_t fixed_ns, first_compute_ns; /* the launch's fixed costs (kernel profile) and first CTA prologue */
+    bool is_done;                 /* ran, was skipped or was interrupted */
+    bool is_skipped;              /* the policy does not suit this workload: note says why */
+    bool is_interrupted;          /* never ran (SIGINT) */
+    char note[512];
+    SimError err;                 /* a job error other than a skip */
+    int64_t tasks, makespan_ns, critical_path_ns, bubble_ns;
+    double busy_fraction;
+    int64_t time_ns;              /* predicted end-to-end time: the makespan plus the kernel's fixed costs
+                                   * (sim_cost_time_ns); the makespan without a kernel profile */
+    double tflops;                /* cost.bwd_flops / time_ns */
+    bool has_speedup;
+    double speedup;               /* baseline time / time, same point */
+} SimSweepRow;
+
+/* A point's mask as rows name it: "full", "causal", or the block mask's spec or file. */
+const char *sim_sweep_mask_name(const SimConfigPoint *p);
+/* The header line of format, newline included (nothing for JSONL). */
+void sim_sweep_write_header(FILE *f, SweepFormat format);
+/* Joins the outputs of sim sweep --shard K/N, in any order, into what one run writes: the header once
+ * (CSV, table), then every slice's rows in K order. Each file must be a regular file holding one slice
+ * whole (its slice line, header and every row it announces, each a whole line, no NUL); together they
+ * must be slices 1..N of one config, each once. Errors: SIM_ERR_IO (unreadable), SIM_ERR_INPUT (one
+ * sentence: which file and what). Reads every file through before writing a byte, then again to copy:
+ * O(total bytes) time, O(longest line) memory. */
+SimStatus sim_sweep_merge(const char *const *paths, int count, FILE *out, SimError *err);
+void sim_sweep_write_row(FILE *f, SweepFormat format, const SimSweepRow *row);
+
+/* Which rows of the whole config a slice holds, for its first line (--shard K/N). */
+typedef struct {
+    int shard_index, shard_count;  /* K and N; shard_count 0: not a slice (no line) */
+    int64_t first_row, row_count;  /* its rows among the config's (0-based first) */
+    int64_t total_rows;            /* rows of the whole config */
+    uint64_t fingerprint;          /* of every job of the whole config */
+} SweepSlice;
+
+/* The slice's first line in format (nothing when it is not a slice). */
+void sim_sweep_write_slice(FILE *f, SweepFormat format, const SweepSlice *s);
+/* The TFLOPS plot of rows (PNG at png_path, its .gp and .dat beside it, all or none) through gnuplot. */
+SimStatus sim_sweep_plot_rows(const SimSweepRow *rows, int64_t row_count, const char *png_path, SimError *err);
+
+#endif

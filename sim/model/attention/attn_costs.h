@@ -1,0 +1,40 @@
+/* The costs of one attention task on the engine (AttnCosts): compute, reduction, latency, reduction mode and
+ * what a kernel profile adds. Its own header, on sim/core's program.h alone, so that gpu/ (which reads plans
+ * and their model costs through sim/io/plan_io.h) takes the costs without the attention model. */
+#ifndef SIM_ATTN_COSTS_H
+#define SIM_ATTN_COSTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "program.h"
+
+typedef enum { REDUCE_SERIAL, REDUCE_ASYNC } ReduceMode;
+
+typedef struct {
+    int64_t c_ns;        /* compute of one tile pair */
+    int64_t r_ns;        /* ordered reduction of one partial dQ tile */
+    int64_t latency_ns;  /* added to each accumulation edge between different SMs */
+    ReduceMode reduce;   /* serial: R blocks the next C (the paper); async: FA3's store warp */
+    int dq_buffers;      /* async: staging buffer depth; the next C may deposit only once R(t-depth) ended */
+    int64_t cta_prologue_ns; /* per CTA before its first task (dispatch gap, K/V load); 0 in the paper */
+    int64_t deposit_ns;  /* async: the compute warps' staging of a tile for the store warp; 0 in the paper */
+    const SimLoadModel *load; /* optional load-dependent reductions (profile); borrowed; NULL: fixed */
+    /* What a kernel profile adds (sim/model/cost/kernel.h); every field 0 (false): the plain model above */
+    int64_t c_diag_ns;        /* compute of a task the causal diagonal cuts (q tile / tile ratio = kv); 0: c_ns */
+    int64_t c_first_extra_ns; /* more compute for the first task of each run of one KV tile on a CTA (K/V load) */
+    int64_t cta_first_extra_ns; /* more compute for the first task of a CTA that starts after launch (its K/V
+                                 * load on an SM another CTA left) */
+    int64_t launch_extra_ns;  /* more compute for the first task of a CTA that starts at launch (the first
+                               * CTA on each unit: every SM loads K/V at once) */
+    int64_t kv_write_ns;      /* after the last task of a KV-tile run: dK/dV written (compute engine) */
+    int64_t kv_switch_ns;     /* after a run that is not its CTA's last: K/V of the next run loaded */
+    int64_t reduce_read_ns;   /* async: R is its read (this long; frees the staging buffer) then the rest of
+                               * r_ns (completion); 0: one op */
+    bool is_release_at_read;  /* with a split R: the row's next reduction may start when this one's read ends
+                               * (FA3 releases the semaphore after the read), else when it completes */
+    SimOverlapRule overlap;   /* compute slowed by the SM's own reduction starting near its start (program.h) */
+    SimWaitedReduce waited;   /* a reduction that waited for its turn takes other times (program.h) */
+} AttnCosts;
+
+#endif

@@ -128,7 +128,7 @@ def train(attn, steps, b, s, dim, heads, kv_heads, vocab=512, seed=0):
 
 
 def test_transformer(quick):
-    b, s, dim, heads, kv_heads = (2, 1024, 1024, 8, 2) if quick else (4, 4096, 2048, 16, 4)
+    b, s, dim, heads, kv_heads = (2, 1024, 1024, 8, 2) if quick else (2, 4096, 2048, 16, 4)
     steps = 20
     os.environ["DASHSIM_CHECK"] = "0"  # timed: no synchronising check per backward
     dash = lambda q, k, v: dash_attn.dash_attention(q, k, v, is_causal=True)

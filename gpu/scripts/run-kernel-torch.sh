@@ -17,6 +17,18 @@ rc=0
 for f in bin/gpu-bwd bin/gpu-wg-test build/gpu/bwd/libdashbwd.so .dev/sim/sim build/gpu/bwd/plans/fa3-causal-s8192-bh16.plan.xz; do
   [ -e "$f" ] || { echo "run-kernel-torch.sh: $f was not carried" >&2; exit 2; }
 done
+if [ -n "$quick" ]; then grid=causal:16:8192,full:16:4096; else
+  grid=causal:16:8192,full:16:8192,causal:16:4096,full:16:4096,causal:64:4096,full:64:4096,causal:64:8192,full:64:8192
+  grid=$grid,causal:16:16384,full:16:16384; fi
+grid=${BENCH_GRID:-$grid}
+for g in $(echo "$grid" | tr , ' '); do  # every plan bench.py will open (gpu/scripts/plans-kernel-bench.sh makes them)
+  m=${g%%:*}; r=${g#*:}; bh=${r%%:*}; s=${r#*:}
+  pols=$([ "$m" = causal ] && echo "fa3 fa3-spt descending symmetric-shift" || echo "fa3 descending shift")
+  for p in $pols; do
+    f=build/gpu/bwd/plans/$p-$m-s$s-bh$bh.plan.xz
+    [ -e "$f" ] || { echo "run-kernel-torch.sh: $f was not carried (gpu/scripts/plans-kernel-bench.sh)" >&2; exit 2; }
+  done
+done
 .dev/sim/sim --version > /dev/null || { echo "run-kernel-torch.sh: the bundled planner does not run" >&2; exit 2; }
 python3 -c 'import torch, jax; print("torch", torch.__version__, "jax", jax.__version__)' 2>&1 | tail -1
 # 1. layout test and smoke, both kernels: a failure stops the run (every later number would be meaningless)
@@ -29,10 +41,7 @@ grep -E '^(FAIL|ok|     time|dash_attn)' "$OUT/torch-log.txt" | cut -c1-220
 tail -3 "$OUT/torch-log.txt" | grep -q 'tests: 0 failed' || tail -15 "$OUT/torch-log.txt"
 echo "== torch tests done ($(( $(date +%s) - t0 )) s)"
 # 3. the bench on the grid, with cuDNN's two modes through JAX
-if [ -n "$quick" ]; then grid=causal:16:8192,full:16:4096; else
-  grid=causal:16:8192,full:16:8192,causal:16:4096,full:16:4096,causal:64:4096,full:64:4096,causal:64:8192,full:64:8192
-  grid=$grid,causal:16:16384,full:16:16384; fi
-BENCH_KERNELS=${BENCH_KERNELS:-wgmma} BENCH_GRID=${BENCH_GRID:-$grid} BENCH_JAX_TIMEOUT=${BENCH_JAX_TIMEOUT:-85} \
+BENCH_KERNELS=${BENCH_KERNELS:-wgmma} BENCH_GRID=$grid BENCH_JAX_TIMEOUT=${BENCH_JAX_TIMEOUT:-85} \
   PYTHONUNBUFFERED=1 timeout "${BENCH_TIMEOUT:-300}" python3 gpu/bwd/bench.py > /dev/null 2>> "$OUT/log.txt" ||
   { e=$?; rc=1; echo "bench.py FAILED (exit $e; 124: timed out)"; }
 rm -f "$OUT"/jax-*.json*  # a JAX process cut short leaves its partial file

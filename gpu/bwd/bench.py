@@ -334,7 +334,8 @@ def jax_cudnn(groups, dims):
     [records]}; a mode whose process fails leaves an error record per shape, not a stopped bench."""
     shapes = [dict(mask=m, batch=bh // 16, heads=16, kv_heads=16, seqlen=s, head_dim=d) for m, bh, s in groups for d in dims]
     path = os.path.join(OUT, "jax-shapes.json")
-    json.dump(shapes, open(path, "w"))
+    with open(path, "w") as f:
+        json.dump(shapes, f)
     env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false")
     out = {}
     torch.cuda.empty_cache()

@@ -40,5 +40,43 @@ expect_exit emu-wgmma-full-gqa 0 "$emu" "$tmp/wg-full.plan" --head-dim 64 --head
     --reduce async --emit-plan "$tmp/wg-causal.plan" >/dev/null
 expect_exit emu-wgmma-causal-persistent 0 "$emu" "$tmp/wg-causal.plan" --head-dim 128 --kernel wgmma --runs 2 \
     --atomic-runs 0 --jitter-us 20
+# gpu/bwd/dash_attn.py's plans: the shape front end ranked with the Hopper kernel's profile, as dash_attn runs it
+# (GQA, the emulated wgmma kernel must accept the plan and match the float64 reference)
+"$sim" --seqlen 256 --head-dim 64 --heads 2 --mask causal --kernel configs/kernels/gpu-bwd-wgmma.json --analysis none \
+    --emit-plan "$tmp/ranked.plan" >/dev/null
+expect_exit emu-ranked-plan-gqa 0 "$emu" "$tmp/ranked.plan" --head-dim 64 --heads 2 --kv-heads 1 --kernel wgmma \
+    --runs 2 --atomic-runs 0 --jitter-us 20
+# Issue 32: cuDNN's modes through JAX in the bench's tables; the tables of benches without them unchanged
+bwd=$(dirname "$0")/../gpu/bwd
+cat >"$tmp/bench.json" <<'J'
+{"format": "dashsim-kernel-bench", "metadata": {"gpu_name": "test", "kernels": ["wgmma"]}, "correctness_ok": true,
+ "determinism_ok": true, "records": [
+J
+for r in "dashsim wgmma symmetric-shift deterministic 400" "dashsim wgmma fa3 deterministic 200" \
+         "dashsim wgmma fa3 atomic 380" "cudnn - - default 500" "flash - - default 300" "flash - - deterministic 150" \
+         "cudnn jax - default 480" "cudnn jax - deterministic 330"; do
+    set -- $r
+    k=$([ "$2" = wgmma ] && echo "\"kernel\": \"wgmma\"," || echo "\"kernel\": null,")
+    v=$([ "$2" = jax ] && echo "\"via\": \"jax\", \"runs_differing_from_first\": 0," || echo "")
+    p=$([ "$3" = - ] && echo null || echo "\"$3\"")
+    echo "{\"backend\": \"$1\", $k $v \"policy\": $p, \"mode\": \"$4\", \"tflops\": $5, \"mask\": \"causal\"," \
+         "\"head_dim\": 128, \"batch\": 1, \"heads\": 16, \"seqlen\": 8192, \"bitwise_repeatable\": true}," >>"$tmp/bench.json"
+done
+sed -i '$ s/},$/}]}/' "$tmp/bench.json"
+python3 "$bwd/summary.py" "$tmp/bench.json" >"$tmp/sum.txt" 2>&1
+grep -q "causal 128  16   8192  400.0 symmetric-shift   380.0  500.0  480.0  330.0 ( 0)     0.800    1.212    1.053" \
+    "$tmp/sum.txt" && ok summary-cudnn-det || fail summary-cudnn-det "$(tail -2 "$tmp/sum.txt")"
+if command -v gnuplot >/dev/null; then
+    python3 "$bwd/table.py" "$tmp/bench.json" "$tmp/tab" >/dev/null 2>&1
+    grep -q "| cudnn-jax | cudnn-det | best/fa3" "$tmp/tab/bench-table.md" &&
+        grep -q "| 480 | 330 | 2.00 | 1.05 | 0.40 | 0.80 | 2.67 | 1.21 |" "$tmp/tab/bench-table.md" &&
+        grep -q "best det >= 1.2 cuDNN deterministic (issue 32): minimum 1.212.*met at every one" "$tmp/tab/bench-table.md" &&
+        ok table-cudnn-det || fail table-cudnn-det "$(grep '^| causal' "$tmp/tab/bench-table.md")"
+    python3 "$bwd/table.py" "$(dirname "$0")/../traces/kernel-wg/bench.json.gz" "$tmp/old" wgmma >/dev/null 2>&1
+    cmp -s "$tmp/old/bench-table.md" "$(dirname "$0")/../traces/kernel-wg/bench-table.md" && ok table-without-jax-unchanged \
+        || fail table-without-jax-unchanged "traces/kernel-wg/bench-table.md differs from table.py's output"
+else
+    skip table-cudnn-det "no gnuplot"; skip table-without-jax-unchanged "no gnuplot"
+fi
 expect_error emu-unknown-kernel "unknown kernel 'bogus'" "$emu" "$tmp/wg-full.plan" --head-dim 64 --kernel bogus
 finish

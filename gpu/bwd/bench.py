@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """dashsim kernel benchmark (docs/kernel.md): correctness against an fp32 reference, 100-run bitwise
 repeatability, and TFLOPS of every dashsim policy, the atomic mode, PyTorch's cuDNN and flash backends
-(flash also deterministic), side by side in one process, for each kernel of BENCH_KERNELS (default
+(flash also deterministic), side by side in one process, and cuDNN's default and deterministic modes through JAX
+(gpu/bwd/cudnn_jax.py, one process per mode: backend "cudnn", via "jax"; BENCH_JAX=0 skips it), for each kernel of BENCH_KERNELS (default
 "wgmma,mma": the Hopper kernel and the mma.sync fallback); with BENCH_VARIANTS=1 also the Hopper kernel's
 variants at a few shapes. Writes OUT/bench.json ("dashsim-kernel-bench"), OUT/traces/*.json (bin/sim
 validate's trace format) and prints a table. TFLOPS = 2.5 x forward FLOPs (4 b h s^2 d, halved for causal)
 / median backward time."""
-import ctypes, json, lzma, math, os, sys, time
+import ctypes, json, lzma, math, os, subprocess, sys, time
 
 import torch
 import torch.nn.functional as F
@@ -20,6 +21,8 @@ TIMEOUT_MS = 3000
 KERNELS = os.environ.get("BENCH_KERNELS", "wgmma,mma").split(",")
 VARIANTS = ["wgmma", "wgmma-s2b1o1p0w1", "wgmma-s2b1o0p0w1", "wgmma-s3b1o1p0w1", "wgmma-s2b2o1p0w1",
             "wgmma-s2b1o1p1w1", "wgmma-s2b2o1p1w2", "mma"]
+GRID = os.environ.get("BENCH_GRID", "")  # "MASK:BH:SEQ,..." replaces the default grid (seqlen a multiple of 128)
+DIMS = [int(x) for x in os.environ.get("BENCH_DIMS", "128,64").split(",")]
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))  # the grid's timing rounds, every backend once per round
 LOG = None
 
@@ -287,7 +290,7 @@ def measure(fn, handle, fl, ref, rounds=None, **fields):
 def show(rec):
     s = rec.get
     head = (f"  {s('mask'):6s} s{s('seqlen'):5d} bh{s('batch') * s('heads'):2d} d{s('head_dim'):3d} {s('backend'):7s} "
-            f"{str(s('kernel') or ''):13s} {str(s('policy')):16s} {s('mode'):13s} ")
+            f"{str(s('kernel') or s('via') or ''):13s} {str(s('policy')):16s} {s('mode'):13s} ")
     log(head + (f"{rec['tflops']:6.1f} TFLOPS {rec['ms']:8.3f} ms rep={rec['bitwise_repeatable']} "
                 f"dq_rel={rec['dq_rel_err']:.2e} dk_rel={rec['dk_rel_err']:.2e} dv_rel={rec['dv_rel_err']:.2e}"
                 if "tflops" in rec else "ERROR " + rec["error"]))
@@ -325,7 +328,45 @@ def timed_rounds(runs):
     return out
 
 
-def bench(lib, groups, dims, records, save):
+def jax_cudnn(groups, dims):
+    """cuDNN through JAX for every (group, head dim), default then deterministic, each mode in its own process
+    (XLA_FLAGS must be set before jax is imported; no preallocation beside torch). Returns {(mask, bh, s, d):
+    [records]}; a mode whose process fails leaves an error record per shape, not a stopped bench."""
+    shapes = [dict(mask=m, batch=bh // 16, heads=16, kv_heads=16, seqlen=s, head_dim=d) for m, bh, s in groups for d in dims]
+    path = os.path.join(OUT, "jax-shapes.json")
+    with open(path, "w") as f:
+        json.dump(shapes, f)
+    env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false")
+    out = {}
+    torch.cuda.empty_cache()
+    for mode in ("default", "deterministic"):
+        res = os.path.join(OUT, f"jax-{mode}.json")
+        t0 = time.time()
+        try:
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "gpu/bwd/cudnn_jax.py"), mode, path, res], env=env,
+                               capture_output=True, text=True, timeout=int(os.environ.get("BENCH_JAX_TIMEOUT", "240")))
+            for line in p.stdout.splitlines():
+                log(line)
+            if p.returncode:
+                log(f"  jax cudnn {mode}: exit {p.returncode}: " + p.stderr.strip()[-600:])
+        except subprocess.TimeoutExpired:
+            log(f"  jax cudnn {mode}: timed out; the shapes it finished are kept")
+        got = json.load(open(res))["records"] if os.path.exists(res) else []
+        log(f"  jax cudnn {mode}: {len(got)} of {len(shapes)} shapes in {time.time() - t0:.0f} s")
+        done = {(r["mask"], r["batch"] * r["heads"], r["seqlen"], r["head_dim"]) for r in got}
+        got += [dict(backend="cudnn", kernel=None, policy=None, mode=mode, via="jax", **sh, error="not run: the JAX "
+                     "process ended before this shape") for sh in shapes
+                if (sh["mask"], sh["batch"] * sh["heads"], sh["seqlen"], sh["head_dim"]) not in done]
+        for r in got:
+            r["error_reference"] = "fp32 math on upcast inputs (JAX's own random inputs), batch 0, query heads 0-1"
+            out.setdefault((r["mask"], r["batch"] * r["heads"], r["seqlen"], r["head_dim"]), []).append(r)
+        if os.path.exists(res):
+            os.remove(res)
+    os.remove(path)
+    return out
+
+
+def bench(lib, groups, dims, records, save, jax_recs=None):
     for mask, bh, s in groups:
         causal = mask == "causal"
         plans = {(k, p): lib.plan(p, mask, s, bh, k) for k in KERNELS for p in POLICIES[mask]}
@@ -342,6 +383,9 @@ def bench(lib, groups, dims, records, save):
                     rec = dict(**run["fields"], error=str(rounds)[:300])
                 else:
                     rec = measure(run["fn"], run["handle"], fl, ref, rounds=rounds, **run["fields"])
+                records.append(rec)
+                show(rec)
+            for rec in (jax_recs or {}).get((mask, bh, s, d), []):
                 records.append(rec)
                 show(rec)
             if (mask, s, bh, d) in TRACE_SET:  # the first kernel's traces (the mma.sync kernel's: shapes.py)
@@ -414,6 +458,9 @@ def main():
          if (m, bh, s) != ("causal", 16, 8192)), key=lambda g: (g[1] * g[2] * g[2], g[0]))
     if quick:
         groups = [("causal", 16, 8192), ("full", 16, 2048)]
+    if GRID:
+        groups = [(g.split(":")[0], int(g.split(":")[1]), int(g.split(":")[2])) for g in GRID.split(",")]
+    jax_recs = jax_cudnn(groups, DIMS) if os.environ.get("BENCH_JAX", "1") == "1" else None
 
     def save():
         doc = {"format": "dashsim-kernel-bench", "version": 1, "metadata": meta, "correctness": corr,
@@ -428,7 +475,7 @@ def main():
     if os.environ.get("BENCH_VARIANTS") == "1":
         variants(lib, var_records)
         save()
-    bench(lib, groups, [128, 64], records, save)
+    bench(lib, groups, DIMS, records, save, jax_recs)
     save()
     log(f"done in {time.time()-t0:.0f} s, {len(records)} records")
     sys.exit(0 if ok_c and ok_d else 1)

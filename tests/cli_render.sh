@@ -17,6 +17,19 @@ sed -i 's/"dashsim_version":"[^"]*"/"dashsim_version":"VERSION"/' "$tmp/g.json"
 cmp -s "$tmp/g.json" "$golden/fa3-async-n2.json" && ok golden-trace || fail golden-trace "$(diff "$tmp/g.json" "$golden/fa3-async-n2.json" | head -5)"
 cmp -s "$tmp/g.csv" "$golden/fa3-async-n2.csv" && ok golden-csv || fail golden-csv "$(diff "$tmp/g.csv" "$golden/fa3-async-n2.csv" | head -5)"
 
+# --engine event runs the event engine where the fast path would apply: the same schedule, so the same bytes
+# (the golden files above, and the summary of a causal async run); any other engine is refused.
+expect_exit engine-event-run 0 "$sim" --policy fa3 --n 2 --heads 2 --reduce async --trace "$tmp/e.json" --trace-flows \
+    --csv "$tmp/e.csv" --engine event
+sed -i 's/"dashsim_version":"[^"]*"/"dashsim_version":"VERSION"/' "$tmp/e.json"
+cmp -s "$tmp/e.json" "$golden/fa3-async-n2.json" && cmp -s "$tmp/e.csv" "$golden/fa3-async-n2.csv" && ok engine-event-golden \
+    || fail engine-event-golden "--engine event wrote other bytes"
+"$sim" --policy fa3 --mask causal --reduce async --n 8 --heads 4 --json >"$tmp/auto.json" &&
+    "$sim" --policy fa3 --mask causal --reduce async --n 8 --heads 4 --json --engine event >"$tmp/event.json" &&
+    cmp -s "$tmp/auto.json" "$tmp/event.json" && ok engine-event-summary || fail engine-event-summary "summaries differ"
+expect_exit engine-bad 2 "$sim" --policy fa3 --n 2 --engine calendar
+grep -q "expected auto or event" "$tmp/err" && ok engine-bad-msg || fail engine-bad-msg "$(cat "$tmp/err")"
+
 # The CSV's last end is the makespan the summary reports (causal, async, 8 SMs, 4 heads).
 expect_exit csv-run 0 "$sim" --policy fa3 --mask causal --reduce async --n 8 --heads 4 --json --csv "$tmp/c.csv"
 makespan=$(sed 's/.*"makespan_ns":\([0-9]*\).*/\1/' "$tmp/out")

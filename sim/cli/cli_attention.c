@@ -70,6 +70,8 @@ static const char usage[] =
     "  --gantt-labels      write \"kv,q\" in each Gantt box wide enough to hold it\n"
     "  --analysis LEVEL    full (default), summary (no per-op critical marks) or none (the engine only:\n"
     "                      makespan; no critical path, busy time or Lemma 1)\n"
+    "  --engine ENGINE     auto (default: the fast path where it applies, else the event engine) or event\n"
+    "                      (the event engine always; same schedule and outputs, for benchmarks)\n"
     "  --max-memory-mb MB  refuse inputs whose simulation would need more (default 4096; at most this\n"
     "                      machine's memory)\n"
     "  --list-policies     each policy with the masks it takes; --list-masks: the masks\n"
@@ -112,7 +114,7 @@ static SimStatus parse_int(const char *flag, const char *text, int64_t lo, int64
 enum { OPT_LIST = 256, OPT_LIST_MASKS, OPT_HELP, OPT_VERSION, OPT_KV, OPT_Q, OPT_MASK, OPT_RATIO, OPT_SWIZZLE, OPT_LAT,
        OPT_REDUCE, OPT_BUFS, OPT_JSON, OPT_DOT, OPT_PLAN, OPT_MEM, OPT_TRACE, OPT_FLOWS, OPT_TRACE_MB, OPT_CSV,
        OPT_GANTT, OPT_PLAN_IN, OPT_ANALYSIS, OPT_SEQLEN, OPT_HDIM, OPT_BATCH, OPT_HW, OPT_PROFILE, OPT_MODEL,
-       OPT_GANTT_LABELS, OPT_MASK_FILE, OPT_KERNEL, OPT_KV_HEADS };
+       OPT_GANTT_LABELS, OPT_MASK_FILE, OPT_KERNEL, OPT_KV_HEADS, OPT_ENGINE };
 
 static const struct option long_options[] = {
     { "policy", required_argument, NULL, 'p' }, { "n", required_argument, NULL, 'n' },
@@ -129,6 +131,7 @@ static const struct option long_options[] = {
     { "trace", required_argument, NULL, OPT_TRACE }, { "trace-flows", no_argument, NULL, OPT_FLOWS },
     { "trace-max-mb", required_argument, NULL, OPT_TRACE_MB }, { "csv", required_argument, NULL, OPT_CSV },
     { "gantt", required_argument, NULL, OPT_GANTT }, { "gantt-labels", no_argument, NULL, OPT_GANTT_LABELS }, { "plan", required_argument, NULL, OPT_PLAN_IN },
+    { "engine", required_argument, NULL, OPT_ENGINE },
     { "analysis", required_argument, NULL, OPT_ANALYSIS }, { "seqlen", required_argument, NULL, OPT_SEQLEN },
     { "head-dim", required_argument, NULL, OPT_HDIM }, { "batch", required_argument, NULL, OPT_BATCH },
     { "hardware", required_argument, NULL, OPT_HW }, { "profile", required_argument, NULL, OPT_PROFILE },
@@ -200,6 +203,10 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
             if (!strcmp(arg, (const char *[]){ "full", "summary", "none" }[k]))
                 return o->job.analysis = (SimAnalysisLevel)k, SIM_OK;
         return sim_error_set(err, SIM_ERR_USAGE, "%s: expected none, summary or full, got '%s'", flag, arg);
+    case OPT_ENGINE:
+        if (strcmp(arg, "auto") && strcmp(arg, "event"))
+            return sim_error_set(err, SIM_ERR_USAGE, "%s: expected auto or event, got '%s'", flag, arg);
+        return o->job.is_event_engine = !strcmp(arg, "event"), SIM_OK;
     case OPT_MEM: return cli_parse_max_memory_mb(flag, arg, &o->job.max_memory_mb, err);
     case OPT_TRACE: o->job.trace_path = arg; return SIM_OK;
     case OPT_FLOWS: o->job.has_trace_flows = true; return SIM_OK;

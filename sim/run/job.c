@@ -212,7 +212,7 @@ static SimStatus simulate(const AttnJob *job, const Plan *plan, Plan **owned, At
     SimSchedule s = { 0 };
     SimOutput dot = { 0 };
     AttnLabelCtx labels = { plan, prog };
-    bool is_run = sim_engine_run(prog, &s, err) == SIM_OK;
+    bool is_run = (job->is_event_engine ? sim_engine_run_events : sim_engine_run)(prog, &s, err) == SIM_OK;
     if (!is_labelled) /* the engine's rules have read the ops' tasks; the analysis never does */
         sim_program_drop_tasks(prog);
     if (is_run &&

@@ -33,6 +33,8 @@ typedef struct {
     bool has_gantt_labels;       /* "kv,q" in each Gantt box wide enough for it */
     SimAnalysisLevel analysis;   /* how much DAG analysis (analyze.h); 0 = FULL; outputs that mark critical
                                   * ops (DOT, trace, CSV, Gantt) get FULL whatever this says */
+    bool is_event_engine;        /* run the event engine even where the fast path applies (sim --engine
+                                  * event: to benchmark it on any job); the schedule and outputs are the same */
 } AttnJob;
 
 typedef struct {

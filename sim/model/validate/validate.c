@@ -464,12 +464,16 @@ static SimStatus predict_from_profile(const Trace *t, const Plan *plan, const in
     return err->status;
 }
 
-const KernelProfile *sim_validate_kernel_for(const ValidateModels *m, const char *name)
+const KernelProfile *sim_validate_kernel_for(const ValidateModels *m, const char *name, const char *gpu_name)
 {
+    const KernelProfile *any = NULL;
     for (int i = 0; i < m->kernel_count; i++)
-        if (strcmp(m->kernels[i]->kernel, name) == 0)
-            return m->kernels[i];
-    return NULL;
+        if (strcmp(m->kernels[i]->kernel, name) == 0) {
+            if (gpu_name && strcmp(m->kernels[i]->gpu_name, gpu_name) == 0)
+                return m->kernels[i];
+            any = any ? any : m->kernels[i];
+        }
+    return any;
 }
 
 /* The kernel profile's prediction of a real kernel's trace (gpu/bwd): the one costing path from the trace's
@@ -483,7 +487,7 @@ static SimStatus predict_from_kernel(const Trace *t, const Plan *plan, const Val
                  "metadata)");
         return SIM_OK;
     }
-    const KernelProfile *kernel = sim_validate_kernel_for(m, k->name);
+    const KernelProfile *kernel = sim_validate_kernel_for(m, k->name, t->gpu_name);
     if (!kernel) {
         snprintf(out->profile_skip, sizeof out->profile_skip, "no kernel profile of kernel %.40s was given or found",
                  k->name);

@@ -18,8 +18,9 @@ typedef struct {
     bool want_phases;   /* the prediction's own timeline too (TraceCheck.profile_phases): JSON reports only */
 } ValidateModels;
 
-/* The kernel profile of kernel name (its "kernel" field), or NULL. */
-const KernelProfile *sim_validate_kernel_for(const ValidateModels *m, const char *name);
+/* The kernel profile of kernel name (its "kernel" field) measured on gpu_name, else the first of that kernel (another
+ * GPU's data: the caller says so), or NULL. */
+const KernelProfile *sim_validate_kernel_for(const ValidateModels *m, const char *name, const char *gpu_name);
 
 /* Serial reduction: the SM runs compute, stages the partial dQ (c_end -> r_ready), acquires the
  * semaphore (r_ready -> r_start when nobody is ahead: the rank-0 tasks), adds, releases; all in a row.

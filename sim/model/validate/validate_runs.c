@@ -113,7 +113,7 @@ SimStatus sim_validate_runs(const KernelRuns *runs, const ValidateModels *m, dou
                             SimError *err)
 {
     *rep = (RunsReport){ 0 };
-    const KernelProfile *kernel = sim_validate_kernel_for(m, runs->kernel);
+    const KernelProfile *kernel = sim_validate_kernel_for(m, runs->kernel, runs->gpu_name);
     for (int i = 0; i < runs->count && !err->status; i++) {
         const KernelRun *r = &runs->runs[i];
         checks[i] = (RunCheck){ .run = r };

@@ -15,7 +15,8 @@ cmp -s "$tmp/k.json" configs/kernels/gpu-bwd.json && ok kernel-profile-reproduce
 # the Hopper kernel's profile (call 4, H100) from its 4 committed traces; in sample every schedule within 4%,
 # the fa3 order too (it came out 9-10% slow before a running reduction stopped being lengthened by its SM's
 # dK/dV write: docs/profile.md, "The Hopper kernel's fa3 order")
-expect_exit kernel-calibrate-wgmma 0 "$sim" calibrate --kernel traces/kernel-wg/h100/traces/*.json.gz -o "$tmp/kw.json"
+expect_exit kernel-calibrate-wgmma 0 "$sim" calibrate --kernel traces/kernel-wg/h100/traces/*.json.gz --write-rule start \
+    -o "$tmp/kw.json"
 cmp -s "$tmp/kw.json" configs/kernels/gpu-bwd-wgmma.json && ok kernel-profile-wgmma-reproduced ||
     fail kernel-profile-wgmma-reproduced "$(diff "$tmp/kw.json" configs/kernels/gpu-bwd-wgmma.json | head -5)"
 expect_exit kernel-validate-wgmma 1 "$sim" validate traces/kernel-wg/h100/traces/*.json.gz --predict --json
@@ -66,7 +67,7 @@ PY
 # validate over the mma.sync kernel's evidence runs, with the committed profile: the predictions committed before
 # the run (traces/kernel-evidence/predictions.json) came from the model before issue 31's changes to the write
 # rule and the later CTAs' first compute, which move them by up to 6%; the targets are checked instead (issue 31:
-# the mma kernel does not regress past 3% median and 6% max; the max is 6.03% today, docs/profile.md).
+# the mma kernel does not regress past 3% median and 6% max).
 "$sim" validate traces/kernel-evidence/runs-evidence.json --predict --json >"$tmp/ev.json"
 python3 - "$tmp/ev.json" traces/kernel-evidence/predictions.json <<'PY' && ok kernel-evidence-predictions || fail kernel-evidence-predictions "differ"
 import json, sys
@@ -82,9 +83,9 @@ for r in runs:
     k = (r["mask"], r["seqlen"], r["batch"], r["heads"], r["kv_heads"], r["head_dim"], r["policy"])
     assert abs(pred[k] / r["predicted_ns"] - 1) <= 0.06, (k, pred[k], r["predicted_ns"])
 s = ev["summary"]
-assert s["time_error"]["median_abs"] <= 0.03 and s["time_error"]["max_abs"] <= 0.0605, s
-# the speedups regressed with the write rule: 1.15 pp before, 3.92 now (docs/profile.md)
-assert s["speedup_error_pp"]["median_abs"] <= 4 and s["best_picked_right"] == s["decisive_shapes"], s
+assert s["time_error"]["median_abs"] <= 0.03 and s["time_error"]["max_abs"] <= 0.06, s
+# the speedups moved with the write rule's two fits: 1.15 pp before, 2.71 now (docs/profile.md)
+assert s["speedup_error_pp"]["median_abs"] <= 3 and s["best_picked_right"] == s["decisive_shapes"], s
 PY
 
 # --predict: a trace nothing predicts is a miss; the exit status says so.

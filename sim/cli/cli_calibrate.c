@@ -17,7 +17,7 @@
 
 static const char usage[] =
     "usage: sim calibrate RAW.json [--latency-matrix FILE] [--load RAW.json] [--clock RAW.json] [-o PROFILE.json]\n"
-    "       sim calibrate --kernel TRACE... [--runs RUNS.json] [--name NAME] [-o KERNEL.json]\n"
+    "       sim calibrate --kernel TRACE... [--runs RUNS.json] [--name NAME] [--write-rule R] [-o KERNEL.json]\n"
     "       sim calibrate --kernel --baseline TIMES.json --reference KERNEL [-o KERNEL.json]\n"
     "The first form writes a hardware profile (docs/profile.md) from gpu-calib --profile output: compute per\n"
     "tile in cycles, reduction time by reductions in flight, hand-off growth with load, staging, CTA launch\n"
@@ -34,6 +34,9 @@ static const char usage[] =
     "  --runs FILE            the timed runs of the same shapes (gpu/bwd/shapes.py): the fixed costs of a\n"
     "                         launch come from their times (else from the traces' cudaEvent stages)\n"
     "  --name NAME            the kernel profile's name (default: the traces' kernel metadata)\n"
+    "  --write-rule R         overlap (default): a reduction beside the SM's dK/dV write is slowed whether it\n"
+    "                         started inside the write or was running when it began; start: only the first\n"
+    "                         (gpu/bwd's Hopper kernel, docs/profile.md)\n"
     "  --baseline FILE        fit to the baseline order's times alone (a kernel that cannot be traced, such as\n"
     "                         a published FA3 table; docs/profile.md): one compute cost per tile, and the\n"
     "                         fixed costs' base when the times span several shapes\n"
@@ -48,14 +51,14 @@ static const char usage[] =
     "Exit status: 0 ok, 2 bad usage or input.\n";
 
 enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS, OPT_BASELINE, OPT_REFERENCE, OPT_LOAD, OPT_CLOCK,
-       OPT_MEM };
+       OPT_MEM, OPT_WRITE_RULE };
 static const struct option long_options[] = {
     { "latency-matrix", required_argument, NULL, OPT_MATRIX }, { "output", required_argument, NULL, 'o' },
     { "kernel", no_argument, NULL, OPT_KERNEL }, { "name", required_argument, NULL, OPT_NAME },
     { "runs", required_argument, NULL, OPT_RUNS }, { "baseline", required_argument, NULL, OPT_BASELINE },
     { "reference", required_argument, NULL, OPT_REFERENCE }, { "load", required_argument, NULL, OPT_LOAD },
     { "max-memory-mb", required_argument, NULL, OPT_MEM },
-    { "clock", required_argument, NULL, OPT_CLOCK },
+    { "clock", required_argument, NULL, OPT_CLOCK }, { "write-rule", required_argument, NULL, OPT_WRITE_RULE },
     { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
 };
 
@@ -156,8 +159,8 @@ static SimStatus load_traces(char **paths, int n, int64_t max_memory_mb, Trace *
     return err->status;
 }
 
-static int calibrate_kernel(char **paths, int n, const char *name, const char *runs_path, const char *out_path,
-                            int64_t max_memory_mb)
+static int calibrate_kernel(char **paths, int n, const char *name, const char *runs_path, bool is_write_rule_start,
+                            const char *out_path, int64_t max_memory_mb)
 {
     SimError err = { 0 };
     Trace **traces = g_new0(Trace *, n);
@@ -166,7 +169,7 @@ static int calibrate_kernel(char **paths, int n, const char *name, const char *r
     load_traces(paths, n, max_memory_mb, traces, &err);
     if (!err.status && runs_path)
         match_runs(traces, n, runs_path, timed_ns, &err);
-    if (!err.status && sim_kernel_fit_traces(traces, runs_path ? timed_ns : NULL, n, &k, &err) == SIM_OK) {
+    if (!err.status && sim_kernel_fit_traces(traces, runs_path ? timed_ns : NULL, n, is_write_rule_start, &k, &err) == SIM_OK) {
         g_strlcpy(k->name, name ? name : k->kernel, sizeof k->name);
         describe_source(k, traces, paths, n, runs_path);
         emit(k, write_kernel, out_path, &err);
@@ -226,7 +229,7 @@ int sim_cmd_calibrate(int argc, char **argv)
     const char *matrix = NULL, *out_path = NULL, *name = NULL, *runs = NULL, *baseline = NULL, *reference = NULL;
     const char *load = NULL, *clock = NULL;
     int64_t max_memory_mb = CLI_MAX_MEMORY_MB_DEFAULT;
-    bool is_kernel = false;
+    bool is_kernel = false, is_write_rule_start = false, has_write_rule = false;
     SimError err = { 0 };
     int opt;
     cli_begin_options();
@@ -256,6 +259,11 @@ int sim_cmd_calibrate(int argc, char **argv)
             cli_parse_max_memory_mb("--max-memory-mb", optarg, &max_memory_mb, &err);
         else if (opt == OPT_CLOCK)
             clock = optarg;
+        else if (opt == OPT_WRITE_RULE) {
+            has_write_rule = true, is_write_rule_start = strcmp(optarg, "start") == 0;
+            if (!is_write_rule_start && strcmp(optarg, "overlap") != 0)
+                sim_error_set(&err, SIM_ERR_USAGE, "--write-rule takes start or overlap, not '%s'", optarg);
+        }
         if (err.status)
             return cli_fail(&err);
     }
@@ -273,8 +281,8 @@ int sim_cmd_calibrate(int argc, char **argv)
         return sim_error_set(&err, SIM_ERR_USAGE, "sim calibrate --kernel needs one or more traces and takes no "
                              "--latency-matrix (see sim calibrate --help)"), cli_fail(&err);
     if (is_kernel)
-        return calibrate_kernel(argv + optind, argc - optind, name, runs, out_path, max_memory_mb);
-    if (optind != argc - 1 || name || runs)
+        return calibrate_kernel(argv + optind, argc - optind, name, runs, is_write_rule_start, out_path, max_memory_mb);
+    if (optind != argc - 1 || name || runs || has_write_rule)
         return sim_error_set(&err, SIM_ERR_USAGE, "sim calibrate needs one raw calibration file (see sim calibrate "
                              "--help)"), cli_fail(&err);
     return calibrate_raw(argv[optind], matrix, load, clock, out_path, max_memory_mb);

@@ -47,7 +47,8 @@ typedef struct {
     int32_t *unit_compute;
     bool *is_unit_compute_slowed;
     int64_t *unit_write_start, *unit_write_end; /* the unit's latest WRITE op */
-    bool *has_unit_reduction_paid;              /* the unit's current reduction paid write_extra_ns */
+    int32_t *unit_store_op;                     /* the unit's latest op on engine 1 */
+    bool *has_unit_reduction_paid;              /* the unit's current reduction paid a write extra */
     /* The waited-reduction rule (program.h), when the program has one: per op, whether its ready time was
      * set by an ACCUM edge (it waited for its turn) */
     bool *is_accum_bound;
@@ -78,10 +79,10 @@ static void lengthen(Engine *e, int32_t op, int64_t extra)
 /* The interference rules at a start (program.h's SimOverlapRule), between a unit's compute engine (0) and
  * its store engine (1): a compute that starts within the window of the unit's latest reduction start pays
  * the penalty, and a reduction that starts within the window of the unit's running compute lengthens it;
- * a reduction that starts (its read or its tail) while the unit's WRITE op runs pays write_extra_ns once.
- * A store op already running when the write starts keeps its time: lengthening it coupled each CTA's last
- * write to the dQ chain of the last rows and made the fa3 order 6-13% too slow (docs/profile.md). Returns
- * the change to op's own duration. */
+ * a reduction that starts (its read or its tail) while the unit's WRITE op runs pays write_extra_ns once,
+ * and one already running when the write starts is lengthened by write_extra_running_ns, once (0 for the
+ * Hopper kernel, whose fa3 order it made 6-13% too slow: docs/profile.md). Returns the change to op's own
+ * duration. */
 static int64_t interfere_at_start(Engine *e, int64_t op, int64_t start)
 {
     const SimProgram *p = e->p;
@@ -97,12 +98,19 @@ static int64_t interfere_at_start(Engine *e, int64_t op, int64_t start)
     }
     if (kind == SIM_OP_WRITE && engine == 0) {
         e->unit_write_start[u] = start, e->unit_write_end[u] = start + sim_op_duration_ns(p, op);
+        int32_t x = e->unit_store_op[u];
+        if (r->write_extra_running_ns > 0 && x >= 0 && !e->has_unit_reduction_paid[u] && e->s->start_ns[x] <= start &&
+            e->s->end_ns[x] > start && e->s->end_ns[x] != ENDS_UNKNOWN) {
+            e->has_unit_reduction_paid[u] = true;
+            lengthen(e, x, r->write_extra_running_ns);
+        }
         return 0;
     }
     if (engine != 1)
         return 0;
     /* One reduction (its read, then its tail) pays write_extra_ns once: on the first of its ops that starts
      * inside the write, as the profile's fit measures it (kernel_fit.c: the whole reduction's excess). */
+    e->unit_store_op[u] = (int32_t)op;
     bool is_inside = r->write_extra_ns > 0 && e->unit_write_start[u] <= start && start < e->unit_write_end[u];
     bool has_paid = kind != SIM_OP_REDUCE && e->has_unit_reduction_paid[u];
     e->has_unit_reduction_paid[u] = is_inside || has_paid;
@@ -390,10 +398,11 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
         e->is_unit_compute_slowed = g_new0(bool, n_units);
         e->unit_write_start = g_new(int64_t, n_units);
         e->unit_write_end = g_new(int64_t, n_units);
+        e->unit_store_op = g_new(int32_t, n_units);
         e->has_unit_reduction_paid = g_new0(bool, n_units);
         for (int32_t u = 0; u < n_units; u++) {
             e->unit_reduce_start[u] = e->unit_write_start[u] = e->unit_write_end[u] = INT64_MIN / 4;
-            e->unit_compute[u] = -1;
+            e->unit_compute[u] = e->unit_store_op[u] = -1;
         }
     }
     if (p->waited.read_delta_ns != 0 || p->waited.tail_delta_ns != 0)
@@ -416,6 +425,7 @@ static void engine_clear(Engine *e)
     g_free(e->is_unit_compute_slowed);
     g_free(e->unit_write_start);
     g_free(e->unit_write_end);
+    g_free(e->unit_store_op);
     g_free(e->has_unit_reduction_paid);
     g_free(e->is_accum_bound);
 }

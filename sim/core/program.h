@@ -61,6 +61,8 @@ typedef struct {
     int32_t write_extra_ns;     /* an op on engine 1 that overlaps the unit's WRITE op on engine 0 takes this
                                  * much more, once (the epilogue's stores hold up the store engine's
                                  * completion and release); 0: none */
+    int32_t write_extra_running_ns; /* a reduction already running on engine 1 when the WRITE starts takes this
+                                 * much more, once; 0: none (the Hopper kernel: docs/profile.md) */
 } SimOverlapRule;
 
 /* Optional: a REDUCE op whose start was set by an incoming ACCUM edge (it waited for its turn: the previous

@@ -46,7 +46,8 @@ static int read_mask(JsonIn *in, const cJSON *r, const char *path)
 
 static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *t)
 {
-    static const char *const overlap_keys[] = { "penalty_ns", "before_ns", "after_ns", "write_extra_ns", NULL };
+    static const char *const overlap_keys[] = { "penalty_ns", "before_ns", "after_ns", "write_extra_ns",
+                                                "write_extra_running_ns", NULL };
     static const char *const fixed_keys[] = { "all", "gqa", NULL };
     sim_json_known_keys(in, r, path, tile_keys);
     t->head_dim = (int)sim_json_int(in, r, path, "head_dim", 1, 1024);
@@ -77,7 +78,10 @@ static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *
     t->overlap = (SimOverlapRule){ (int32_t)sim_json_int(in, o, p, "penalty_ns", 0, NS_MAX),
                                    (int32_t)sim_json_int(in, o, p, "before_ns", 0, NS_MAX),
                                    (int32_t)sim_json_int(in, o, p, "after_ns", 0, NS_MAX),
-                                   (int32_t)sim_json_int(in, o, p, "write_extra_ns", 0, NS_MAX) };
+                                   (int32_t)sim_json_int(in, o, p, "write_extra_ns", 0, NS_MAX), 0 };
+    /* optional: a profile written before it has one value, fitted on and applied to both kinds */
+    t->overlap.write_extra_running_ns = cJSON_GetObjectItemCaseSensitive(o, "write_extra_running_ns")
+        ? (int32_t)sim_json_int(in, o, p, "write_extra_running_ns", 0, NS_MAX) : t->overlap.write_extra_ns;
     snprintf(p, sizeof p, "%s/fixed", path);
     const cJSON *f = sim_json_get(in, r, path, "fixed");
     sim_json_known_keys(in, f, p, fixed_keys);
@@ -89,7 +93,7 @@ static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *
 
 static void read_geometry(JsonIn *in, const cJSON *root, KernelProfile *k)
 {
-    static const char *const keys[] = { "head_swizzle", "dq_buffers", "reduce_op", "release", NULL };
+    static const char *const keys[] = { "head_swizzle", "dq_buffers", "reduce_op", "release", "write_rule", NULL };
     const cJSON *g = sim_json_get(in, root, "", "geometry");
     sim_json_known_keys(in, g, "/geometry", keys);
     k->head_swizzle = (int)sim_json_int(in, g, "/geometry", "head_swizzle", 0, 1);
@@ -100,6 +104,12 @@ static void read_geometry(JsonIn *in, const cJSON *root, KernelProfile *k)
     if (!in->err->status && strcmp(rel, "read") && strcmp(rel, "completion"))
         sim_error_set(in->err, SIM_ERR_INPUT, "%s: /geometry/release: must be \"read\" or \"completion\"", in->file);
     k->release = strcmp(rel, "read") == 0 ? KERNEL_RELEASE_AT_READ : KERNEL_RELEASE_AT_COMPLETION;
+    char rule[16] = "overlap"; /* optional: profiles written before it apply both */
+    if (cJSON_GetObjectItemCaseSensitive(g, "write_rule"))
+        sim_json_text(in, g, "/geometry", "write_rule", rule, sizeof rule);
+    if (!in->err->status && strcmp(rule, "start") && strcmp(rule, "overlap"))
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: /geometry/write_rule: must be \"start\" or \"overlap\"", in->file);
+    k->is_write_rule_start = strcmp(rule, "start") == 0;
 }
 
 /* What a kernel profile and a baseline file share: version, names, source, the GPU and the geometry; the
@@ -245,8 +255,9 @@ static void write_tile(FILE *f, const KernelTile *t, bool is_last)
             t->reduce_read_waited_ns, t->reduce_tail_waited_ns);
     fprintf(f, "     \"handoff_ns\": %" PRId64 ", \"cta_prologue_ns\": %" PRId64 ",\n", t->handoff_ns,
             t->cta_prologue_ns);
-    fprintf(f, "     \"overlap\": {\"penalty_ns\": %d, \"before_ns\": %d, \"after_ns\": %d, \"write_extra_ns\": %d},\n",
-            t->overlap.penalty_ns, t->overlap.before_ns, t->overlap.after_ns, t->overlap.write_extra_ns);
+    fprintf(f, "     \"overlap\": {\"penalty_ns\": %d, \"before_ns\": %d, \"after_ns\": %d, \"write_extra_ns\": %d, "
+            "\"write_extra_running_ns\": %d},\n", t->overlap.penalty_ns, t->overlap.before_ns, t->overlap.after_ns,
+            t->overlap.write_extra_ns, t->overlap.write_extra_running_ns);
     fputs("     \"fixed\": {", f);
     write_linear(f, "all", &t->fixed, false), write_linear(f, "gqa", &t->fixed_gqa, true);
     fprintf(f, "},\n     \"traces\": %d}%s\n", t->traces, is_last ? "" : ",");
@@ -269,8 +280,8 @@ bool sim_kernel_write(const KernelProfile *k, FILE *f)
     fprintf(f, ",\n  \"geometry\": {\"head_swizzle\": %d, \"dq_buffers\": %d, \"reduce_op\": ", k->head_swizzle,
             k->dq_buffers);
     sim_write_json_string(f, k->reduce_op);
-    fprintf(f, ", \"release\": \"%s\"},\n  \"tiles\": [\n",
-            k->release == KERNEL_RELEASE_AT_READ ? "read" : "completion");
+    fprintf(f, ", \"release\": \"%s\", \"write_rule\": \"%s\"},\n  \"tiles\": [\n",
+            k->release == KERNEL_RELEASE_AT_READ ? "read" : "completion", k->is_write_rule_start ? "start" : "overlap");
     for (int i = 0; i < k->tile_count; i++)
         write_tile(f, &k->tiles[i], i + 1 == k->tile_count);
     fputs("  ]\n}\n", f);

@@ -60,6 +60,8 @@ typedef struct {
     int dq_buffers;            /* staging buffers of the partial dQ */
     char reduce_op[16];        /* "bulk" */
     KernelRelease release;
+    bool is_write_rule_start;  /* geometry write_rule "start": only a reduction that starts inside its SM's dK/dV
+                                * write is slowed (the tiles' write_extra_running_ns is 0); "overlap": both */
     KernelTile *tiles;         /* owned */
     int tile_count;
 } KernelProfile;

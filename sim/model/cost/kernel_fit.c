@@ -182,7 +182,7 @@ static void fit_overlap(Phases *ph, SimOverlapRule *rule, int64_t *c_plain, int6
                 best = sse;
                 *c_plain = m[0], *diag_plain = m[2];
                 int64_t pen = g[1].n && g[0].n ? m[1] - m[0] : 0;
-                *rule = (SimOverlapRule){ (int32_t)MAX(pen, 0), windows[a], windows[b], 0 };
+                *rule = (SimOverlapRule){ (int32_t)MAX(pen, 0), windows[a], windows[b], 0, 0 };
             }
             for (int k = 0; k < 4; k++)
                 g_free(g[k].v);
@@ -293,6 +293,7 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, KernelTil
         .cta_prologue_ns = med(&ph.s[S_PROLOGUE]), .overlap = tile->overlap, .traces = n };
     fit_fixed(tr, timed_ns, n, tile);
     tile->overlap.write_extra_ns = write_excess(&ph, tile, S_BESIDE_WRITE);
+    tile->overlap.write_extra_running_ns = write_excess(&ph, tile, S_RUNNING_WRITE);
 
     for (int k = 0; k < S_COUNT; k++)
         g_free(ph.s[k].v);
@@ -316,8 +317,8 @@ static SimStatus check_trace(const Trace *t, const Trace *first, SimError *err)
     return SIM_OK;
 }
 
-SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, int count, KernelProfile **out,
-                                SimError *err)
+SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, int count, bool is_write_rule_start,
+                                KernelProfile **out, SimError *err)
 {
     *out = NULL;
     if (count < 1)
@@ -328,6 +329,7 @@ SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, i
     KernelProfile *k = g_new0(KernelProfile, 1);
     k->version = 1, k->head_swizzle = 1, k->dq_buffers = traces[0]->model.dq_buffers;
     k->sm_count = traces[0]->wl.n_sm, k->release = KERNEL_RELEASE_AT_COMPLETION;
+    k->is_write_rule_start = is_write_rule_start;
     g_strlcpy(k->kernel, traces[0]->kernel.name, sizeof k->kernel);
     g_strlcpy(k->gpu_name, traces[0]->gpu_name, sizeof k->gpu_name);
     g_strlcpy(k->reduce_op, traces[0]->kernel.reduce_op[0] ? traces[0]->kernel.reduce_op : "bulk", sizeof k->reduce_op);
@@ -343,7 +345,10 @@ SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, i
             if (!is_done[j] && traces[j]->kernel.head_dim == traces[i]->kernel.head_dim)
                 group_ns[n] = timed_ns ? timed_ns[j] : 0, group[n++] = traces[j], is_done[j] = true;
         k->tiles = g_renew(KernelTile, k->tiles, k->tile_count + 1);
-        fit_tile(group, group_ns, n, &k->tiles[k->tile_count++]);
+        fit_tile(group, group_ns, n, &k->tiles[k->tile_count]);
+        if (is_write_rule_start)
+            k->tiles[k->tile_count].overlap.write_extra_running_ns = 0;
+        k->tile_count++;
     }
     g_free(group);
     g_free(group_ns);

@@ -14,8 +14,10 @@
  * agree; each needs the phase columns). timed_ns[i]: the median time of the same run unrecorded (the
  * kernel-runs file), for the fixed costs; NULL or 0: the recorded run's stage times instead. The profile's
  * name and source are the caller's to fill. One tile per head dim found. SIM_ERR_INPUT with a sentence
- * naming the trace that cannot be used. O(tasks log tasks). */
-SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, int count, KernelProfile **out,
-                                SimError *err);
+ * naming the trace that cannot be used. is_write_rule_start: a reduction already running when its SM's dK/dV
+ * write starts is not slowed (geometry write_rule "start", the Hopper kernel: docs/profile.md); else it pays
+ * the excess measured on such reductions. O(tasks log tasks). */
+SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, int count, bool is_write_rule_start,
+                                KernelProfile **out, SimError *err);
 
 #endif

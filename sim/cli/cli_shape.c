@@ -36,6 +36,9 @@ typedef struct {
     int n, win, fa3, spt;           /* row indexes; -1 where absent */
     const ShapeAbsent *absent;
     int absent_count;
+    double error;                   /* the validated error a lead must beat (a fraction) */
+    const char *error_from;         /* where that error came from, in words */
+    int tied[64], tie_count;        /* rows within error of the winner, the winner first; count 1: no tie */
 } ShapeReport;
 
 static AttnJob bare_job(const AttnJob *job)
@@ -87,6 +90,39 @@ static double margin(const ShapeReport *s, int base)
     return base >= 0 ? (double)s->rows[base].total_ns / (double)s->rows[s->win].total_ns : 0;
 }
 
+/* The rows whose time is within the validated error of the winner's (the winner first, then by time): the
+ * model cannot order them, so the report calls them a tie. */
+static void find_ties(ShapeReport *s)
+{
+    s->tie_count = 0;
+    if (s->n == 0)
+        return;
+    s->tied[s->tie_count++] = s->win;
+    for (;;) {
+        int next = -1;
+        for (int i = 0; i < s->n; i++) {
+            bool is_in = false;
+            for (int t = 0; t < s->tie_count; t++)
+                is_in |= s->tied[t] == i;
+            if (!is_in && (next < 0 || s->rows[i].total_ns < s->rows[next].total_ns))
+                next = i;
+        }
+        if (next < 0 || (double)s->rows[next].total_ns / s->rows[s->win].total_ns - 1 >= s->error)
+            return;
+        s->tied[s->tie_count++] = next;
+    }
+}
+
+static void print_tie(const ShapeReport *s)
+{
+    fprintf(s->f, "tie    ");
+    for (int t = 0; t < s->tie_count; t++)
+        fprintf(s->f, "%s%s", t == 0 ? "" : t + 1 == s->tie_count ? " and " : ", ", s->rows[s->tied[t]].policy);
+    fprintf(s->f, ": the lead %.2f%% of %s over %s is below the validated error %.2f%% (%s), so the model cannot "
+            "order them\n", 100 * ((double)s->rows[s->tied[1]].total_ns / s->rows[s->win].total_ns - 1),
+            s->rows[s->win].policy, s->rows[s->tied[1]].policy, 100 * s->error, s->error_from);
+}
+
 static void print_text(const ShapeReport *s)
 {
     const ShapeOptions *so = s->so;
@@ -118,7 +154,9 @@ static void print_text(const ShapeReport *s)
         fprintf(s->f, "one policy named: nothing ranked (--policy all ranks every policy for the mask)\n");
         return;
     }
-    fprintf(s->f, "winner %s", s->rows[s->win].policy);
+    if (s->tie_count > 1)
+        print_tie(s);
+    fprintf(s->f, "%s %s", s->tie_count > 1 ? "fastest modelled" : "winner", s->rows[s->win].policy);
     if (s->fa3 >= 0 && s->fa3 != s->win)
         fprintf(s->f, ", %.4fx over fa3", margin(s, s->fa3));
     if (s->spt >= 0 && s->spt != s->win)
@@ -188,6 +226,12 @@ static void print_json(const ShapeReport *s)
         cJSON_AddNumberToObject(j, "margin_over_fa3", margin(s, s->fa3));
     if (s->spt >= 0)
         cJSON_AddNumberToObject(j, "margin_over_fa3_spt", margin(s, s->spt));
+    cJSON_AddNumberToObject(j, "validated_error", s->error);
+    cJSON_AddStringToObject(j, "validated_error_from", s->error_from);
+    cJSON_AddBoolToObject(j, "is_tie", s->tie_count > 1);
+    cJSON *tie = cJSON_AddArrayToObject(j, "tie");
+    for (int t = 0; s->tie_count > 1 && t < s->tie_count; t++)
+        cJSON_AddItemToArray(tie, cJSON_CreateString(s->rows[s->tied[t]].policy));
     char *text = cJSON_PrintUnformatted(j);
     fprintf(s->f, "%s\n", text);
     cJSON_free(text);
@@ -248,6 +292,10 @@ int cli_shape_run(const ShapeOptions *opts, const AttnJob *given, bool is_json)
             sim_job_result_clear(&r);
     }
     s.profile = hp ? hw_path : NULL, s.kernel = kp ? kernel_path : NULL;
+    s.error = kp && kp->validated_error > 0 ? kp->validated_error : SIM_KERNEL_DEFAULT_ERROR;
+    s.error_from = kp && kp->validated_error > 0 ? "the kernel profile's validated_error"
+                   : "default: docs/profile.md's median error predicted from the profile";
+    find_ties(&s);
     s.f = cli_report_file((const char *[]){ job.dot_path, job.plan_path, job.trace_path, job.csv_path }, 4);
     if (!err.status)
         (is_json ? print_json : print_text)(&s);

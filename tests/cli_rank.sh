@@ -35,4 +35,14 @@ grep -q '^winner descending' "$tmp/out" && ! grep -q '^tie' "$tmp/out" && ok tie
     || fail tie-profile-small-winner "$(tail -2 "$tmp/out")"
 sed 's/"validated_error": 0.05/"validated_error": 2/' "$tmp/k5.json" >"$tmp/kbad.json"
 expect_error tie-profile-bad "validated_error" "$sim" --seqlen 1024 --heads 2 --kernel "$tmp/kbad.json"
+
+# GQA: kv_heads in the report and JSON; a kernel profile costs it, the FLOPs model says it does not.
+t1=$("$sim" --seqlen 4096 --heads 16 --mask causal --kernel gpu-bwd --policy fa3 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["policies"][0]["time_ns"])')
+t4=$("$sim" --seqlen 4096 --heads 16 --kv-heads 4 --mask causal --kernel gpu-bwd --policy fa3 --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["kv_heads"] == 4 and j["gqa_costed"]; print(j["policies"][0]["time_ns"])')
+[ -n "$t1" ] && [ -n "$t4" ] && [ "$t1" != "$t4" ] && ok gqa-kernel-costed || fail gqa-kernel-costed "kv_heads 16: $t1, kv_heads 4: $t4"
+expect_exit gqa-flops 0 "$sim" --seqlen 4096 --heads 16 --kv-heads 4 --mask causal
+grep -q '^gqa    kv_heads 4 of 16 heads, not costed: the FLOPs cost model' "$tmp/out" && ok gqa-flops-stated || fail gqa-flops-stated "$(grep -c gqa "$tmp/out")"
+expect_exit gqa-json 0 "$sim" --seqlen 4096 --heads 16 --kv-heads 4 --mask causal --json
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["kv_heads"] == 4 and j["heads_per_sample"] == 16 and j["gqa_costed"] is False and "not costed" in j["gqa"]' "$tmp/out" \
+    && ok gqa-json-fields || fail gqa-json-fields "$(head -c 300 "$tmp/out")"
 finish

@@ -123,6 +123,27 @@ static void print_tie(const ShapeReport *s)
             s->rows[s->win].policy, s->rows[s->tied[1]].policy, 100 * s->error, s->error_from);
 }
 
+/* GQA: kv_heads (0 given: the heads) and whether the costing used it, in words; returns whether it did. Only a
+ * kernel profile costs it (the dK/dV group sums in its fixed costs, its KV write under GQA); the task graph is
+ * the same per query head, so the FLOPs cost model has nothing to change. */
+static bool gqa_note(const ShapeReport *s, int64_t *kv_heads, char *note, size_t len)
+{
+    int64_t heads = s->job->wl.heads / s->so->batch;
+    *kv_heads = s->so->kv_heads ? s->so->kv_heads : heads;
+    if (*kv_heads == heads) {
+        snprintf(note, len, "none: kv_heads = heads = %" PRId64, heads);
+        return false;
+    }
+    if (s->kernel)
+        snprintf(note, len, "kv_heads %" PRId64 " of %" PRId64 " heads, costed by the kernel profile: the dK/dV group "
+                 "sums in the launch's fixed costs and the KV write under GQA", *kv_heads, heads);
+    else
+        snprintf(note, len, "kv_heads %" PRId64 " of %" PRId64 " heads, not costed: the FLOPs cost model has no term "
+                 "for the dK/dV group sums and the task graph is the same per query head (--kernel costs them)",
+                 *kv_heads, heads);
+    return s->kernel != NULL;
+}
+
 static void print_text(const ShapeReport *s)
 {
     const ShapeOptions *so = s->so;
@@ -141,6 +162,10 @@ static void print_text(const ShapeReport *s)
     fprintf(s->f, "model  %s reduction, %d dQ buffer(s), hardware profile %s; launch fixed costs %" PRId64
            " ns; model numbers, not measurements\n", k->reduce == REDUCE_ASYNC ? "async" : "serial", k->dq_buffers,
            s->profile ? s->profile : "none: r and latency from the cost model (--model paper)", s->rep->fixed_ns);
+    char gqa[256];
+    int64_t kv_heads;
+    gqa_note(s, &kv_heads, gqa, sizeof gqa);
+    fprintf(s->f, "gqa    %s\n", gqa);
     fprintf(s->f, "TFLOPS = backward FLOPs / time, FLOPs = 2.5 x forward (FA3's convention: 2.5 x 4 x b x h x S x S_k x d,"
            " causal with the average S_k) = %.4g\n", c->bwd_flops);
     fprintf(s->f, "%-16s %14s %14s %9s %8s\n", "policy", "makespan_ns", "time_ns", "TFLOPS", "vs fa3");
@@ -194,6 +219,12 @@ static void print_json(const ShapeReport *s)
     cJSON_AddStringToObject(j, "reduce", job->costs.reduce == REDUCE_ASYNC ? "async" : "serial");
     cJSON_AddNumberToObject(j, "n", job->wl.n_sm);
     cJSON_AddNumberToObject(j, "heads", job->wl.heads);
+    char gqa[256];
+    int64_t kv_heads;
+    cJSON_AddBoolToObject(j, "gqa_costed", gqa_note(s, &kv_heads, gqa, sizeof gqa));
+    cJSON_AddNumberToObject(j, "heads_per_sample", (double)(job->wl.heads / so->batch));
+    cJSON_AddNumberToObject(j, "kv_heads", (double)kv_heads);
+    cJSON_AddStringToObject(j, "gqa", gqa);
     cJSON_AddNumberToObject(j, "kv_tiles", job->wl.kv_tiles);
     cJSON_AddNumberToObject(j, "q_tiles", job->wl.q_tiles);
     cJSON_AddNumberToObject(j, "tile_ratio", job->wl.tile_ratio);

@@ -45,4 +45,35 @@ grep -q '^gqa    kv_heads 4 of 16 heads, not costed: the FLOPs cost model' "$tmp
 expect_exit gqa-json 0 "$sim" --seqlen 4096 --heads 16 --kv-heads 4 --mask causal --json
 python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["kv_heads"] == 4 and j["heads_per_sample"] == 16 and j["gqa_costed"] is False and "not costed" in j["gqa"]' "$tmp/out" \
     && ok gqa-json-fields || fail gqa-json-fields "$(head -c 300 "$tmp/out")"
+
+# Block masks in tokens: the tile mask over the kernel's tiles (checked against a count in Python), every
+# policy that takes a block mask ranked plus the search, the causal shape's costs.
+expect_exit mask-window 0 "$sim" --seqlen 8192 --heads 16 --mask window:1000 --json
+python3 - "$tmp/out" <<'PY' && ok mask-window-tiles || fail mask-window-tiles "see above"
+import json, sys
+j = json.load(open(sys.argv[1]))
+bm, bn, S, W = j["shape"]["block_m"], j["shape"]["block_n"], 8192, 1000
+kept = sum(1 for q in range(S // bm) for kv in range(S // bn)
+           if any(max(i - W + 1, 0) <= min(i, (kv + 1) * bn - 1) and kv * bn <= i for i in range(q * bm, q * bm + bm)))
+assert (bm, bn) == (64, 128) and j["mask"] == "window:1000" and j["kv_tiles"] == 64 and j["q_tiles"] == 128
+assert j["kept_tiles"] == kept, (j["kept_tiles"], kept)
+assert [p["policy"] for p in j["policies"]] == ["ascending", "descending", "spt", "search"], j["policies"]
+assert abs(j["shape"]["flops"] - 2.5 * 4 * 16 * 128 * sum(min(i + 1, W) for i in range(S))) < 1, j["shape"]["flops"]
+PY
+c_causal=$("$sim" --seqlen 8192 --heads 16 --mask causal --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["c_ns"])')
+c_window=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["c_ns"])' "$tmp/out")
+[ "$c_causal" = "$c_window" ] && ok mask-same-costs || fail mask-same-costs "causal c $c_causal, window c $c_window"
+expect_exit mask-document-kernel 0 "$sim" --seqlen 8192 --heads 16 --mask document:2048,2048,4096 --kernel fa3-h100
+grep -q '^mask   document:2048,2048,4096 in tokens' "$tmp/out" && grep -q '^search ' "$tmp/out" && grep -q 'over ascending' "$tmp/out" \
+    && ok mask-document-report || fail mask-document-report "$(tail -3 "$tmp/out")"
+expect_exit mask-prefix-seqlen-k 0 "$sim" --seqlen 4096 --seqlen-k 8192 --heads 8 --mask prefix:1024 --json
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["shape"]["seqlen_k"] == 8192 and j["kv_tiles"] == 64 and j["q_tiles"] == 64' "$tmp/out" \
+    && ok mask-seqlen-k || fail mask-seqlen-k "$(head -c 300 "$tmp/out")"
+expect_exit seqlen-k-full 0 "$sim" --seqlen 2048 --seqlen-k 4096 --heads 8 --json
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["kv_tiles"] == 32 and j["q_tiles"] == 26, (j["kv_tiles"], j["q_tiles"])' "$tmp/out" \
+    && ok seqlen-k-tiles || fail seqlen-k-tiles "$(head -c 300 "$tmp/out")"
+expect_error mask-document-sum "summing to --seqlen" "$sim" --seqlen 8192 --heads 4 --mask document:1000,1000
+expect_error mask-random-tokens "tile units" "$sim" --seqlen 8192 --heads 4 --mask random:0.5:1
+expect_error mask-file-tokens "mask file is in tile units" "$sim" --seqlen 8192 --heads 4 --mask-file "$tmp/any.mask"
+expect_error seqlen-k-alone "give --seqlen too" "$sim" --seqlen-k 4096
 finish

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "costing.h"
+#include "mask.h"
 #include "kernel_io.h"
 #include "profile_io.h"
 
@@ -85,6 +86,26 @@ static int rank_policies(const AttnJob *job, const CostReport *rep, ShapeRow *ro
     return n;
 }
 
+static int kept_tiles(const Workload *wl)
+{
+    int n = 0;
+    for (int64_t i = 0; wl->keep && i < (int64_t)wl->kv_tiles * wl->q_tiles; i++)
+        n += wl->keep[i] != 0;
+    return n;
+}
+
+/* The mask as given: full, causal, or the spec in tokens. */
+static const char *mask_name(const ShapeReport *s)
+{
+    return s->so->token_mask ? s->so->token_mask : s->job->wl.mask == MASK_FULL ? "full" : "causal";
+}
+
+/* The baselines margins are taken over: FA3's orders (on a block mask, ascending and spt are FA3's). */
+static const char *base_name(const ShapeReport *s, bool is_spt)
+{
+    return s->so->token_mask ? (is_spt ? "spt" : "ascending") : (is_spt ? "fa3-spt" : "fa3");
+}
+
 static double margin(const ShapeReport *s, int base)
 {
     return base >= 0 ? (double)s->rows[base].total_ns / (double)s->rows[s->win].total_ns : 0;
@@ -152,7 +173,13 @@ static void print_text(const ShapeReport *s)
     const AttnCosts *k = &s->job->costs;
     fprintf(s->f, "shape  batch %" PRId64 " x %" PRId64 " head%s, seqlen %" PRId64 ", head_dim %" PRId64 ", %s mask, bf16, "
            "%s (%d SMs)\n", so->batch, wl->heads / so->batch, cli_plural(wl->heads / so->batch), so->seqlen,
-           so->head_dim, wl->mask == MASK_FULL ? "full" : "causal", so->preset, wl->n_sm);
+           so->head_dim, mask_name(s), so->preset, wl->n_sm);
+    if (so->seqlen_k != so->seqlen)
+        fprintf(s->f, "keys   seqlen_k %" PRId64 ": the queries are the last %" PRId64 " positions of the keys "
+                "(bottom-right, as FlashAttention aligns masks)\n", so->seqlen_k, so->seqlen);
+    if (so->token_mask)
+        fprintf(s->f, "mask   %s in tokens over the kernel's tiles: %d of %d (KV, Q) tile pairs kept per head\n",
+                so->token_mask, kept_tiles(wl), wl->kv_tiles * wl->q_tiles);
     fprintf(s->f, "kernel %s\n", s->kernel ? s->kernel : "none: FA3's sm90 backward tiles, compute from FLOPs (an estimate)");
     fprintf(s->f, "tiles  kBlockM x kBlockN = %d x %d: %d KV x %d Q tiles per head, tile ratio %d, head swizzle %d\n",
            c->block_m, c->block_n, wl->kv_tiles, wl->q_tiles, wl->tile_ratio, wl->head_swizzle);
@@ -168,7 +195,7 @@ static void print_text(const ShapeReport *s)
     fprintf(s->f, "gqa    %s\n", gqa);
     fprintf(s->f, "TFLOPS = backward FLOPs / time, FLOPs = 2.5 x forward (FA3's convention: 2.5 x 4 x b x h x S x S_k x d,"
            " causal with the average S_k) = %.4g\n", c->bwd_flops);
-    fprintf(s->f, "%-16s %14s %14s %9s %8s\n", "policy", "makespan_ns", "time_ns", "TFLOPS", "vs fa3");
+    fprintf(s->f, "%-16s %14s %14s %9s %8s\n", "policy", "makespan_ns", "time_ns", "TFLOPS", s->so->token_mask ? "vs asc" : "vs fa3");
     for (int i = 0; i < s->n; i++)
         fprintf(s->f, "%-16s %14" PRId64 " %14" PRId64 " %9.1f %8.4f\n", s->rows[i].policy, s->rows[i].makespan_ns,
                s->rows[i].total_ns, s->rows[i].tflops,
@@ -183,9 +210,10 @@ static void print_text(const ShapeReport *s)
         print_tie(s);
     fprintf(s->f, "%s %s", s->tie_count > 1 ? "fastest modelled" : "winner", s->rows[s->win].policy);
     if (s->fa3 >= 0 && s->fa3 != s->win)
-        fprintf(s->f, ", %.4fx over fa3", margin(s, s->fa3));
+        fprintf(s->f, ", %.4fx over %s", margin(s, s->fa3), base_name(s, false));
     if (s->spt >= 0 && s->spt != s->win)
-        fprintf(s->f, ", %.4fx over fa3-spt (FA3's causal default)", margin(s, s->spt));
+        fprintf(s->f, s->so->token_mask ? ", %.4fx over %s (FA3's shortest-first launch)" : ", %.4fx over %s (FA3's causal "
+                "default)", margin(s, s->spt), base_name(s, true));
     fprintf(s->f, " (%" PRId64 " ns)\n", s->rows[s->win].total_ns);
 }
 
@@ -215,7 +243,8 @@ static void print_json(const ShapeReport *s)
     cJSON_AddStringToObject(sh, "compute_from", s->rep->compute_from);
     cJSON_AddStringToObject(sh, "reduce_from", s->rep->reduce_from);
     cJSON_AddStringToObject(sh, "model", "model numbers, not measurements");
-    cJSON_AddStringToObject(j, "mask", job->wl.mask == MASK_FULL ? "full" : "causal");
+    cJSON_AddStringToObject(j, "mask", mask_name(s));
+    cJSON_AddNumberToObject(sh, "seqlen_k", (double)so->seqlen_k);
     cJSON_AddStringToObject(j, "reduce", job->costs.reduce == REDUCE_ASYNC ? "async" : "serial");
     cJSON_AddNumberToObject(j, "n", job->wl.n_sm);
     cJSON_AddNumberToObject(j, "heads", job->wl.heads);
@@ -227,6 +256,8 @@ static void print_json(const ShapeReport *s)
     cJSON_AddStringToObject(j, "gqa", gqa);
     cJSON_AddNumberToObject(j, "kv_tiles", job->wl.kv_tiles);
     cJSON_AddNumberToObject(j, "q_tiles", job->wl.q_tiles);
+    if (s->so->token_mask)
+        cJSON_AddNumberToObject(j, "kept_tiles", kept_tiles(&job->wl));
     cJSON_AddNumberToObject(j, "tile_ratio", job->wl.tile_ratio);
     cJSON_AddNumberToObject(j, "head_swizzle", job->wl.head_swizzle);
     cJSON_AddNumberToObject(j, "dq_buffers", job->costs.dq_buffers);
@@ -269,6 +300,20 @@ static void print_json(const ShapeReport *s)
     cJSON_Delete(j);
 }
 
+/* A mask in tokens: its tile mask over the kernel's tiles (costed as the causal shape: FA3 takes the causal
+ * tiles for local masks too) applied to the job, and the FLOPs of the (query, key) pairs it keeps. */
+static SimStatus apply_token_mask(const ShapeOptions *so, const SimShape *shape, CostReport *rep, BlockMask *block,
+                                  AttnJob *job, SimError *err)
+{
+    MaskTokens mt = { so->seqlen, so->seqlen_k, rep->cost.block_m, rep->cost.block_n };
+    int64_t kept;
+    if (sim_mask_from_tokens(so->token_mask, &mt, block, &kept, err) != SIM_OK)
+        return err->status;
+    sim_mask_apply(block, &job->wl);
+    rep->cost.bwd_flops = 2.5 * 4 * (double)shape->batch * (double)shape->heads * (double)shape->head_dim * (double)kept;
+    return SIM_OK;
+}
+
 /* The profiles the shape is costed with: the hardware profile (unless --model paper) and the kernel profile
  * (when --kernel names one), found from any directory. */
 static SimStatus load_profiles(const ShapeOptions *so, char *hw_path, char *kernel_path, size_t len, HwProfile **hp,
@@ -287,6 +332,8 @@ int cli_shape_run(const ShapeOptions *opts, const AttnJob *given, bool is_json)
 {
     ShapeOptions so = *opts;
     SimError err = { 0 };
+    BlockMask block = { 0 };
+    so.seqlen_k = so.seqlen_k ? so.seqlen_k : so.seqlen;
     if (so.kv_heads && (so.kv_heads > given->wl.heads || given->wl.heads % so.kv_heads != 0))
         return sim_error_set(&err, SIM_ERR_USAGE, "--kv-heads %" PRId64 " must divide --heads %d", so.kv_heads,
                              given->wl.heads), cli_fail(&err);
@@ -303,17 +350,19 @@ int cli_shape_run(const ShapeOptions *opts, const AttnJob *given, bool is_json)
     ShapeReport s = { .so = &so, .job = &job, .rep = &rep, .rows = rows, .fa3 = -1, .spt = -1, .absent = absent };
     if (load_profiles(&so, hw_path, kernel_path, sizeof hw_path, &hp, &kp, &err) == SIM_OK) {
         CostQuery q = { .shape = { .batch = so.batch, .heads = given->wl.heads, .kv_heads = so.kv_heads, .seqlen_q = so.seqlen,
-                                   .seqlen_k = so.seqlen, .head_dim = so.head_dim, .mask = given->wl.mask,
+                                   .seqlen_k = so.seqlen_k, .head_dim = so.head_dim,
+                                   .mask = so.token_mask ? MASK_CAUSAL : given->wl.mask,
                                    .dtype = DTYPE_BF16 },
                         .preset = so.preset, .hw = hp, .kernel = kp, .reduce = given->costs.reduce,
                         .dq_buffers = given->costs.dq_buffers };
-        if (sim_cost_attention(&q, &job.wl, &job.costs, &rep, &load, &err) == SIM_OK)
+        if (sim_cost_attention(&q, &job.wl, &job.costs, &rep, &load, &err) == SIM_OK &&
+            (!so.token_mask || apply_token_mask(&so, &q.shape, &rep, &block, &job, &err) == SIM_OK))
             s.n = rank_policies(&job, &rep, rows, absent, &s.absent_count, &err);
     }
     for (int i = 0; i < s.n; i++) {
         s.win = rows[i].total_ns < rows[s.win].total_ns ? i : s.win;
-        s.fa3 = strcmp(rows[i].policy, "fa3") == 0 ? i : s.fa3;
-        s.spt = strcmp(rows[i].policy, "fa3-spt") == 0 ? i : s.spt;
+        s.fa3 = strcmp(rows[i].policy, so.token_mask ? "ascending" : "fa3") == 0 ? i : s.fa3;
+        s.spt = strcmp(rows[i].policy, so.token_mask ? "spt" : "fa3-spt") == 0 ? i : s.spt;
     }
     AttnJob out = job; /* the outputs asked for, of the ranked winner (or the one policy named) */
     AttnResult r;
@@ -330,6 +379,7 @@ int cli_shape_run(const ShapeOptions *opts, const AttnJob *given, bool is_json)
     s.f = cli_report_file((const char *[]){ job.dot_path, job.plan_path, job.trace_path, job.csv_path }, 4);
     if (!err.status)
         (is_json ? print_json : print_text)(&s);
+    sim_mask_clear(&block);
     sim_profile_load_clear(&load);
     sim_profile_free(hp);
     sim_kernel_free(kp);

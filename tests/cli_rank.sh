@@ -76,4 +76,14 @@ expect_error mask-document-sum "summing to --seqlen" "$sim" --seqlen 8192 --head
 expect_error mask-random-tokens "tile units" "$sim" --seqlen 8192 --heads 4 --mask random:0.5:1
 expect_error mask-file-tokens "mask file is in tile units" "$sim" --seqlen 8192 --heads 4 --mask-file "$tmp/any.mask"
 expect_error seqlen-k-alone "give --seqlen too" "$sim" --seqlen-k 4096
+
+# search --seqlen: the same tile mask in tokens and the cost model's c.
+expect_exit search-seqlen 0 "$sim" search --seqlen 8192 --heads 16 --mask window:1000 --iterations 5 --json
+python3 - "$tmp/out" "$c_window" <<'PY' && ok search-seqlen-mask || fail search-seqlen-mask "see above"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["kv_tiles"] == 64 and j["q_tiles"] == 128 and j["c_ns"] == int(sys.argv[2]), (j.get("kv_tiles"), j.get("c_ns"))
+PY
+expect_error search-seqlen-tiles "drop --tiles" "$sim" search --seqlen 8192 --mask window:1000 --tiles 4
+expect_error search-seqlen-k-alone "give --seqlen too" "$sim" search --seqlen-k 8192 --mask window:4
 finish

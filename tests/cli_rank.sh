@@ -86,4 +86,14 @@ assert j["kv_tiles"] == 64 and j["q_tiles"] == 128 and j["c_ns"] == int(sys.argv
 PY
 expect_error search-seqlen-tiles "drop --tiles" "$sim" search --seqlen 8192 --mask window:1000 --tiles 4
 expect_error search-seqlen-k-alone "give --seqlen too" "$sim" search --seqlen-k 8192 --mask window:4
+
+# Version stamps: search --json and validate --json (traces, and kernel runs) name dashsim's version.
+ver=$("$sim" --version | awk '{print $NF}')
+for args in "search --mask window:4 --tiles 8 --n 8 --json" "validate $root/traces/h100-mask --json" \
+            "validate $root/traces/kernel-evidence/runs-evidence.json --predict --json"; do
+    # shellcheck disable=SC2086
+    "$sim" $args >"$tmp/v.json" 2>/dev/null
+    python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["dashsim_version"] == sys.argv[2]' "$tmp/v.json" "$ver" \
+        && ok "version-stamp-${args%% *}" || fail "version-stamp-${args%% *}" "$args: $(head -c 100 "$tmp/v.json")"
+done
 finish

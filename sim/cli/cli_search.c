@@ -179,6 +179,7 @@ static int parse_args(SearchArgs *a, int argc, char **argv, SimError *err)
 static void print_json(FILE *f, const SearchArgs *a, const BlockMask *m, const SearchResult *r)
 {
     cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "dashsim_version", SIM_VERSION);
     cJSON_AddStringToObject(j, "mask", m->spec);
     cJSON_AddNumberToObject(j, "n", a->wl.n_sm);
     cJSON_AddNumberToObject(j, "heads", a->wl.heads);

@@ -630,6 +630,7 @@ int sim_cmd_validate(int argc, char **argv)
         rc = cli_fail(&err);
     int runs_rc = 0;
     cJSON *runs_out = cJSON_CreateObject();
+    cJSON_AddStringToObject(runs_out, "dashsim_version", SIM_VERSION);
     cJSON_AddArrayToObject(runs_out, "kernel_runs");
     for (guint i = 0; rc < 0 && runs_files && i < runs_files->len && runs_rc != 2; i++) {
         int file_rc = validate_runs_file(&o, runs_files->pdata[i], &models, runs_out, &err);
@@ -649,7 +650,9 @@ int sim_cmd_validate(int argc, char **argv)
         sim_validate_speedups((const Trace *const *)traces, checks, count);
         ValidateReport report;
         sim_validate_report((const Trace *const *)traces, checks, count, o.tolerance, o.speedup_tolerance_pp, &report);
-        cJSON *out = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(out, "traces");
+        cJSON *out = cJSON_CreateObject();
+        cJSON_AddStringToObject(out, "dashsim_version", SIM_VERSION);
+        cJSON *list = cJSON_AddArrayToObject(out, "traces");
         if (runs_files->len)
             cJSON_AddItemToObject(out, "kernel_runs", cJSON_DetachItemFromObject(runs_out, "kernel_runs"));
         if (o.profile_path)

@@ -110,7 +110,8 @@ def main():
     buf = ctypes.create_string_buffer(4096)
     lib.L.bwd_device_meta_json(buf, 4096)
     meta = json.loads(buf.value.decode())
-    meta.update(torch=torch.__version__, shapes_file=os.path.basename(shapes_file),
+    meta.update(kernel={"mma": "dashsim-bwd", "wgmma": "dashsim-bwd-wgmma"}.get(KERNEL, KERNEL),
+                torch=torch.__version__, shapes_file=os.path.basename(shapes_file),
                 timing="CUDA events per run, median; runs queued behind a 10 ms sleep kernel")
     bench.log("device:", json.dumps(meta))
     records, t0 = [], time.time()

@@ -96,4 +96,15 @@ for args in "search --mask window:4 --tiles 8 --n 8 --json" "validate $root/trac
     python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["dashsim_version"] == sys.argv[2]' "$tmp/v.json" "$ver" \
         && ok "version-stamp-${args%% *}" || fail "version-stamp-${args%% *}" "$args: $(head -c 100 "$tmp/v.json")"
 done
+
+# A one-panel sweep --plot: the title fits the 640 px panel (two lines of at most 100 characters).
+"$sim" sweep "$root/configs/ci-sweep.json" --set 'sweep={"mask":["causal"]}' --set 'policies=["fa3","descending"]' \
+    --plot "$tmp/one.png" >/dev/null 2>&1
+python3 - "$tmp/one.gp" <<'PY' && ok plot-title-fits || fail plot-title-fits "see above"
+import re, sys
+gp = open(sys.argv[1]).read()
+assert "cols_ = 1" in gp, "not one panel"
+title = re.search(r'multiplot layout rows_,cols_ title "(.*)"', gp).group(1)
+assert all(len(line) <= 100 for line in title.split("\\n")), title
+PY
 finish

@@ -107,4 +107,14 @@ assert "cols_ = 1" in gp, "not one panel"
 title = re.search(r'multiplot layout rows_,cols_ title "(.*)"', gp).group(1)
 assert all(len(line) <= 100 for line in title.split("\\n")), title
 PY
+
+# A sharded sweep through GNU parallel (docs/configs.md, "Sweeps across machines"), merged: one run's bytes.
+if grep -q ' parallel' "$root/scripts/install-deps.sh" && command -v parallel >/dev/null; then
+    "$sim" sweep "$root/configs/ci-sweep.json" >"$tmp/one.csv"
+    parallel --will-cite --jobs 2 "\"$sim\" sweep \"$root/configs/ci-sweep.json\" --shard {}/4 >\"$tmp/shard-{}.csv\"" ::: 1 2 3 4 \
+        && "$sim" sweep --merge "$tmp"/shard-1.csv "$tmp"/shard-2.csv "$tmp"/shard-3.csv "$tmp"/shard-4.csv >"$tmp/merged.csv" \
+        && cmp -s "$tmp/one.csv" "$tmp/merged.csv" && ok parallel-shards-merge || fail parallel-shards-merge "merged shards differ"
+else
+    fail parallel-shards-merge "GNU parallel is not in scripts/install-deps.sh or not installed (make deps)"
+fi
 finish

@@ -117,4 +117,11 @@ if grep -q ' parallel' "$root/scripts/install-deps.sh" && command -v parallel >/
 else
     fail parallel-shards-merge "GNU parallel is not in scripts/install-deps.sh or not installed (make deps)"
 fi
+
+# validate's summary prints the tolerance behind each "within" count and no "noise floor of 0 repeat sets".
+"$sim" validate "$root/traces/h100-spin" --tolerance 0.1 --speedup-tolerance 4 >"$tmp/val.out" 2>/dev/null
+grep -q '^placed   fitted to each trace:.* within 10.00%;' "$tmp/val.out" && grep -q '^speedup over fa3: .* within 4.00 pp;' "$tmp/val.out" \
+    && ok validate-within-tolerance || fail validate-within-tolerance "$(grep -E '^(placed|speedup)' "$tmp/val.out" | cut -c1-160)"
+grep -q 'of 0 repeat sets' "$tmp/val.out" && fail validate-no-zero-floor "$(grep -o 'noise floor[^)]*' "$tmp/val.out")" \
+    || { grep -q 'no repeated runs to measure a noise floor on' "$tmp/val.out" && ok validate-no-zero-floor || fail validate-no-zero-floor "no sentence"; }
 finish

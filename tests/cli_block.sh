@@ -46,7 +46,7 @@ expect_exit cli-descending-doc 0 "$sim" --mask document:4,4,8 --n 8 --heads 2 --
 python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); assert a["makespan_ns"] == b["baselines"]["descending"], (a, b)' \
     "$tmp/out" "$tmp/doc.json" && ok cli-descending-is-baseline || fail cli-descending-is-baseline "$(cat "$tmp/out")"
 expect_error cli-tile-ratio "a block mask has square tiles" "$sim" --mask window:4 --n 8 --tile-ratio 2
-expect_error cli-shape "the shape front end (--seqlen) takes --mask full or causal" "$sim" --seqlen 4096 --mask window:4
+expect_error cli-shape "a window is W (causal) or L:R, positive token counts" "$sim" --seqlen 4096 --mask window:0
 expect_error cli-bad-spec "--mask window:0: a window is" "$sim" --mask window:0 --n 8
 expect_error cli-both "give --mask or --mask-file, not both" "$sim" --mask window:4 --mask-file "$tmp/rows.mask" --n 2
 expect_error cli-file-tiles "has 4 KV x 4 Q tiles, not the --kv-tiles/--q-tiles given" "$sim" --mask-file "$tmp/rows.mask" --n 2 --kv-tiles 8

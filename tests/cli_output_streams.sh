@@ -28,7 +28,7 @@ assert rows[0][:3] == ["op", "cta", "sm"] and len(rows) > 2 and all(len(r) == le
 assert json.load(open(sys.argv[2]))["makespan_ns"] > 0
 PY
 "$sim" --seqlen 1024 --heads 2 --mask causal --csv - 2>"$tmp/err" >"$tmp/out"
-head -1 "$tmp/out" | grep -q '^op,cta,sm' && ! grep -q winner "$tmp/out" && grep -q '^winner' "$tmp/err" \
+head -1 "$tmp/out" | grep -q '^op,cta,sm' && ! grep -q winner "$tmp/out" && grep -Eq '^(winner|fastest modelled) ' "$tmp/err" \
     && ok stdout-shape-csv || fail stdout-shape-csv "$(tail -2 "$tmp/out")"
 "$sim" pipeline --trace - 2>"$tmp/err" | python3 -m json.tool >/dev/null && grep -q '^pipeline preload' "$tmp/err" \
     && ok stdout-pipeline-trace || fail stdout-pipeline-trace "$(head -2 "$tmp/err")"

@@ -21,7 +21,7 @@ expect_exit pipeline-model 0 "$sim" pipeline
 sed -n 2p "$tmp/out" | grep -q "model .*model numbers, not measurements" && ok pipeline-names-model || fail pipeline-names-model "$(head -2 "$tmp/out")"
 if command -v gnuplot >/dev/null; then
     expect_exit sweep-plot 0 "$sim" sweep "$ci" --plot "$tmp/p.png"
-    grep -q "title 'model numbers, not measurements: .*preset h100-sxm, serial reduction'" "$tmp/p.gp" \
+    grep -q 'title "model numbers, not measurements: .*preset h100-sxm, serial reduction"' "$tmp/p.gp" \
         && grep -q "set xlabel 'seqlen (tokens)'" "$tmp/p.gp" && ok sweep-plot-title || fail sweep-plot-title "$(grep -m2 'title\|xlabel' "$tmp/p.gp")"
     python3 - "$tmp/p.gp" <<'PY' && ok sweep-plot-coincident-visible || fail sweep-plot-coincident-visible "see above"
 import re, sys

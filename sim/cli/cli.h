@@ -21,6 +21,8 @@ int sim_cmd_attention(int argc, char **argv);
 typedef struct {
     bool is_on;                 /* --seqlen given */
     int64_t seqlen, head_dim, batch; /* 0: default (head_dim 128, batch 1) */
+    int64_t seqlen_k;           /* --seqlen-k: keys per sequence; 0: seqlen */
+    const char *token_mask;     /* --mask window:W, document:L1,..., prefix:P in tokens; NULL: full or causal */
     int64_t kv_heads;           /* --kv-heads (GQA: fewer KV heads than query heads); 0: as many as heads */
     const char *preset;         /* --hardware; NULL: h100-sxm */
     const char *profile_path;   /* --profile; NULL: the default profile */

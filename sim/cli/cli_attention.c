@@ -49,7 +49,8 @@ static const char usage[] =
     "  --q-tiles M         Q tiles per head (default n)\n"
     "  --mask SPEC         full | causal (default full), or a block mask in tile units (docs/masks.md):\n"
     "                      @BLOCK_MASKS@;\n"
-    "                      a block mask takes the policies @BLOCK_POLICIES@ (default search)\n"
+    "                      a block mask takes the policies @BLOCK_POLICIES@ (default search);\n"
+    "                      with --seqlen, window:W, window:L:R, document:L1,L2,... and prefix:P are in tokens\n"
     "  --mask-file FILE    a block mask from a file (docs/masks.md); it sets the tiles\n"
     "  --tile-ratio S      kBlockN / kBlockM for the causal diagonal (default 1)\n"
     "  --head-swizzle W    heads interleaved by FA3's causal launch order (default 1)\n"
@@ -78,6 +79,7 @@ static const char usage[] =
     "  --help, --version\n"
     "Shape front end (the schedule for a real shape; docs/shape.md):\n"
     "  --seqlen S          tokens per sequence (Q and K); turns the shape front end on\n"
+    "  --seqlen-k SK       keys per sequence when they differ from --seqlen (default --seqlen)\n"
     "  --head-dim D        64, 96, 128 or 192 (default 128); --batch B (default 1); --heads H per sample\n"
     "  --kv-heads K        KV heads per sample (GQA; default --heads; must divide it)\n"
     "  --hardware NAME     preset h100-sxm (default), h800-sxm, h200-sxm: SMs, tensor rate, latencies\n"
@@ -114,7 +116,7 @@ static SimStatus parse_int(const char *flag, const char *text, int64_t lo, int64
 enum { OPT_LIST = 256, OPT_LIST_MASKS, OPT_HELP, OPT_VERSION, OPT_KV, OPT_Q, OPT_MASK, OPT_RATIO, OPT_SWIZZLE, OPT_LAT,
        OPT_REDUCE, OPT_BUFS, OPT_JSON, OPT_DOT, OPT_PLAN, OPT_MEM, OPT_TRACE, OPT_FLOWS, OPT_TRACE_MB, OPT_CSV,
        OPT_GANTT, OPT_PLAN_IN, OPT_ANALYSIS, OPT_SEQLEN, OPT_HDIM, OPT_BATCH, OPT_HW, OPT_PROFILE, OPT_MODEL,
-       OPT_GANTT_LABELS, OPT_MASK_FILE, OPT_KERNEL, OPT_KV_HEADS, OPT_ENGINE };
+       OPT_GANTT_LABELS, OPT_MASK_FILE, OPT_KERNEL, OPT_KV_HEADS, OPT_ENGINE, OPT_SEQLEN_K };
 
 static const struct option long_options[] = {
     { "policy", required_argument, NULL, 'p' }, { "n", required_argument, NULL, 'n' },
@@ -136,7 +138,7 @@ static const struct option long_options[] = {
     { "head-dim", required_argument, NULL, OPT_HDIM }, { "batch", required_argument, NULL, OPT_BATCH },
     { "hardware", required_argument, NULL, OPT_HW }, { "profile", required_argument, NULL, OPT_PROFILE },
     { "model", required_argument, NULL, OPT_MODEL }, { "kernel", required_argument, NULL, OPT_KERNEL },
-    { "kv-heads", required_argument, NULL, OPT_KV_HEADS },
+    { "kv-heads", required_argument, NULL, OPT_KV_HEADS }, { "seqlen-k", required_argument, NULL, OPT_SEQLEN_K },
     { "help", no_argument, NULL, OPT_HELP }, { "version", no_argument, NULL, OPT_VERSION },
     { NULL, 0, NULL, 0 },
 };
@@ -167,6 +169,7 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
     case OPT_SEQLEN: o->shape.is_on = true; return cli_parse_int64(flag, arg, 1, 1 << 24, &o->shape.seqlen, err);
     case OPT_HDIM: return cli_parse_int64(flag, arg, 1, 1024, &o->shape.head_dim, err);
     case OPT_BATCH: return cli_parse_int64(flag, arg, 1, MAX_SIZE, &o->shape.batch, err);
+    case OPT_SEQLEN_K: return cli_parse_int64(flag, arg, 1, 1 << 24, &o->shape.seqlen_k, err);
     case OPT_KV_HEADS: return cli_parse_int64(flag, arg, 1, MAX_SIZE, &o->shape.kv_heads, err);
     case OPT_HW: o->shape.preset = arg; return SIM_OK;
     case OPT_PROFILE: o->shape.profile_path = arg; return SIM_OK;
@@ -249,9 +252,11 @@ static SimStatus make_block_mask(AttnOptions *o, SimError *err)
     Workload *wl = &o->job.wl;
     if (o->mask_spec && o->mask_file)
         return sim_error_set(err, SIM_ERR_USAGE, "give --mask or --mask-file, not both");
-    if (o->shape.is_on)
-        return sim_error_set(err, SIM_ERR_USAGE, "the shape front end (--seqlen) takes --mask full or causal; a "
-                             "block mask is in tile units: give --kv-tiles and --q-tiles");
+    if (o->shape.is_on && o->mask_file)
+        return sim_error_set(err, SIM_ERR_USAGE, "a mask file is in tile units: the shape front end (--seqlen) takes "
+                             "--mask window:W, document:L1,L2,... or prefix:P in tokens");
+    if (o->shape.is_on) /* in tokens: cli_shape.c makes the tile mask over the kernel's tiles */
+        return o->shape.token_mask = o->mask_spec, SIM_OK;
     if (wl->tile_ratio != 1)
         return sim_error_set(err, SIM_ERR_USAGE, "a block mask has square tiles: drop --tile-ratio");
     if (o->mask_file ? sim_mask_read_capped(o->mask_file, o->job.max_memory_mb << 20, &o->block, err)
@@ -301,8 +306,9 @@ static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
     if (check_paths(o, err) != SIM_OK)
         return cli_fail(err);
     if ((o->shape.batch || o->shape.preset || o->shape.profile_path || o->shape.is_paper || o->shape.kv_heads ||
+         o->shape.seqlen_k ||
          (o->shape.head_dim && !o->shape.kernel_path)) && !o->shape.is_on)
-        return sim_error_set(err, SIM_ERR_USAGE, "--head-dim, --batch, --hardware, --profile and --model belong to "
+        return sim_error_set(err, SIM_ERR_USAGE, "--head-dim, --batch, --seqlen-k, --hardware, --profile and --model belong to "
                              "the shape front end: give --seqlen too (or --kernel FILE with --head-dim)"), cli_fail(err);
     if (o->shape.kernel_path && !o->shape.is_on && (!o->shape.head_dim || (o->costs_set & (SET_C | SET_R | SET_LAT))))
         return sim_error_set(err, SIM_ERR_USAGE, "--kernel at the tile level takes its costs from the kernel profile: "

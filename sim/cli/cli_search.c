@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "costing.h"
 #include "job.h"
 #include "mask.h"
 #include "mask_io.h"
@@ -22,7 +23,9 @@ typedef struct {
     AttnCosts costs;
     SearchOptions search;
     const char *mask_spec, *mask_file, *plan_path, *ranks_path, *baselines_dir, *profile_path;
-    int tile_m, head_dim;       /* --tile, for --profile */
+    int tile_m, head_dim;       /* --tile, for --profile; with --seqlen, the shape's tiles and --head-dim */
+    int64_t seqlen, seqlen_k;   /* --seqlen, --seqlen-k: the mask in tokens over FA3's tiles; 0: tile units */
+    unsigned given;             /* bit per option given (1u << (opt - OPT_HELP)) */
     int64_t max_memory_mb;      /* refuse searches estimated above this */
     bool is_json;
 } SearchArgs;
@@ -34,6 +37,9 @@ static const char usage[] =
     "  --mask SPEC        a mask in tile units (docs/masks.md, sim --list-masks):\n"
     "                     @MASKS@\n"
     "  --mask-file FILE   a mask file (docs/masks.md: dense rows or a list of pairs)\n"
+    "  --seqlen S         the mask in tokens (window:W, window:L:R, document:L1,..., prefix:P) over FA3's\n"
+    "                     tiles for --head-dim D (default 128; --seqlen-k SK keys); c, r, latency from the\n"
+    "                     cost model unless given\n"
     "  --n N              SMs (default 132)\n"
     "  --heads M          query heads x batch (default 1)\n"
     "  --gqa G            G query heads share a KV head: one CTA per KV tile serves all G (default 1)\n"
@@ -67,7 +73,7 @@ static const char usage[] =
 
 enum { OPT_HELP = 256, OPT_MASK, OPT_MASK_FILE, OPT_N, OPT_HEADS, OPT_TILES, OPT_KV_TILES, OPT_Q_TILES, OPT_C, OPT_R, OPT_LAT, OPT_REDUCE,
        OPT_ITER, OPT_SEED, OPT_EXACT, OPT_JSON, OPT_PLAN, OPT_RANKS, OPT_BASELINES, OPT_PROFILE, OPT_TILE, OPT_GQA,
-       OPT_MEM, OPT_EXACT_MS };
+       OPT_MEM, OPT_EXACT_MS, OPT_SEQLEN, OPT_SEQLEN_K, OPT_HDIM };
 static const struct option long_options[] = {
     { "mask", required_argument, NULL, OPT_MASK }, { "mask-file", required_argument, NULL, OPT_MASK_FILE },
     { "n", required_argument, NULL, OPT_N }, { "heads", required_argument, NULL, OPT_HEADS },
@@ -81,6 +87,8 @@ static const struct option long_options[] = {
     { "ranks", required_argument, NULL, OPT_RANKS }, { "emit-baselines", required_argument, NULL, OPT_BASELINES },
     { "profile", required_argument, NULL, OPT_PROFILE }, { "tile", required_argument, NULL, OPT_TILE },
     { "gqa", required_argument, NULL, OPT_GQA }, { "max-memory-mb", required_argument, NULL, OPT_MEM },
+    { "seqlen", required_argument, NULL, OPT_SEQLEN }, { "seqlen-k", required_argument, NULL, OPT_SEQLEN_K },
+    { "head-dim", required_argument, NULL, OPT_HDIM },
     { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
 };
 
@@ -103,6 +111,9 @@ static SimStatus parse_one(SearchArgs *a, int opt, const char *arg, const char *
         return SIM_OK;
     }
     case OPT_MEM: return cli_parse_max_memory_mb(flag, arg, &a->max_memory_mb, err);
+    case OPT_SEQLEN: return cli_parse_int64(flag, arg, 1, 1 << 24, &a->seqlen, err);
+    case OPT_SEQLEN_K: return cli_parse_int64(flag, arg, 1, 1 << 24, &a->seqlen_k, err);
+    case OPT_HDIM: return cli_parse_int64(flag, arg, 1, 1024, &v, err) ? err->status : (a->head_dim = (int)v, SIM_OK);
     case OPT_REDUCE:
         if (strcmp(arg, "serial") && strcmp(arg, "async"))
             return sim_error_set(err, SIM_ERR_USAGE, "--reduce expects serial or async, got '%s'", arg);
@@ -149,6 +160,7 @@ static int parse_args(SearchArgs *a, int argc, char **argv, SimError *err)
         if (opt == OPT_HELP)
             return cli_print_help(usage);
         has_kv |= opt == OPT_TILES || opt == OPT_KV_TILES, has_q |= opt == OPT_TILES || opt == OPT_Q_TILES;
+        a->given |= opt >= OPT_HELP && opt - OPT_HELP < 32 ? 1u << (opt - OPT_HELP) : 0;
         if (opt != '?')
             parse_one(a, opt, optarg, flag, err);
         if (err->status)
@@ -158,6 +170,11 @@ static int parse_args(SearchArgs *a, int argc, char **argv, SimError *err)
         sim_error_set(err, SIM_ERR_USAGE, "unexpected argument '%s' (see sim search --help)", argv[optind]);
     else if (!a->mask_spec == !a->mask_file)
         sim_error_set(err, SIM_ERR_USAGE, "sim search needs one of --mask SPEC or --mask-file FILE");
+    if (!err->status && a->seqlen && (has_kv || has_q || a->mask_file || (a->given & 1u << (OPT_TILE - OPT_HELP))))
+        sim_error_set(err, SIM_ERR_USAGE, "--seqlen takes the tiles from the shape and the mask in tokens: drop %s",
+                      a->mask_file ? "--mask-file" : has_kv || has_q ? "--tiles, --kv-tiles and --q-tiles" : "--tile");
+    if (!err->status && !a->seqlen && (a->seqlen_k || (a->given & 1u << (OPT_HDIM - OPT_HELP))))
+        sim_error_set(err, SIM_ERR_USAGE, "--seqlen-k and --head-dim describe a shape: give --seqlen too");
     if (!has_kv)
         a->wl.kv_tiles = a->wl.n_sm;
     if (!has_q)
@@ -271,6 +288,30 @@ static SimStatus check_size(const SearchArgs *a, SimError *err)
     return SIM_OK;
 }
 
+/* --seqlen: the shape's tiles (FA3's causal tiles for the head dim, which it takes for local masks too) and
+ * the cost model's c, r and hand-off where --c, --r, --latency were not given; then the mask in tokens. */
+static SimStatus apply_shape(SearchArgs *a, BlockMask *m, SimError *err)
+{
+    CostQuery q = { .shape = { .batch = 1, .heads = a->wl.heads, .seqlen_q = a->seqlen,
+                               .seqlen_k = a->seqlen_k ? a->seqlen_k : a->seqlen, .head_dim = a->head_dim,
+                               .mask = MASK_CAUSAL, .dtype = DTYPE_BF16 }, .preset = "h100-sxm",
+                    .reduce = a->costs.reduce, .dq_buffers = 1 };
+    Workload wl;
+    AttnCosts c;
+    CostReport rep = { 0 };
+    SimLoadModel load = { 0 };
+    if (sim_cost_attention(&q, &wl, &c, &rep, &load, err) != SIM_OK)
+        return err->status;
+    sim_profile_load_clear(&load);
+    a->costs.c_ns = a->given & 1u << (OPT_C - OPT_HELP) ? a->costs.c_ns : c.c_ns;
+    a->costs.r_ns = a->given & 1u << (OPT_R - OPT_HELP) ? a->costs.r_ns : c.r_ns;
+    a->costs.latency_ns = a->given & 1u << (OPT_LAT - OPT_HELP) ? a->costs.latency_ns : c.latency_ns;
+    a->tile_m = rep.cost.block_m;
+    MaskTokens mt = { a->seqlen, q.shape.seqlen_k, rep.cost.block_m, rep.cost.block_n };
+    int64_t kept;
+    return sim_mask_from_tokens(a->mask_spec, &mt, m, &kept, err);
+}
+
 /* --profile: the profile's reduction costs and load model for the tile (c stays the user's). */
 static SimStatus apply_profile(SearchArgs *a, SimLoadModel *load, SimError *err)
 {
@@ -298,9 +339,11 @@ int sim_cmd_search(int argc, char **argv)
     BlockMask m = { 0 };
     SearchResult r = { 0 };
     SimLoadModel load = { 0 };
-    if (a.profile_path)
+    if (a.seqlen)
+        apply_shape(&a, &m, &err);
+    if (a.profile_path && !err.status)
         apply_profile(&a, &load, &err);
-    if (err.status)
+    if (err.status || a.seqlen)
         ;
     else if (a.mask_file)
         sim_mask_read(a.mask_file, &m, &err);

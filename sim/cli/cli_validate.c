@@ -270,24 +270,30 @@ static void add_report_json(cJSON *out, const ValidateReport *r)
     }
 }
 
-static void print_model_line(const ValidateReport *r, int m, const char *label)
+static void print_model_line(const ValidateReport *r, int m, const char *label, double tolerance)
 {
     printf("%-8s %s:", model_names[m], label);
     for (int k = 0; k < VMODE_COUNT; k++) {
         const ErrorStats *st = &r->makespan[m][k];
-        printf("  %s %d traces, median |error| %.2f%%, max %.2f%%, %d within;", mode_names[k], st->n,
-               100 * st->median_abs, 100 * st->max_abs, st->within);
+        printf("  %s %d traces, median |error| %.2f%%, max %.2f%%, %d within %.2f%%;", mode_names[k], st->n,
+               100 * st->median_abs, 100 * st->max_abs, st->within, 100 * tolerance);
     }
     printf("\n");
 }
 
 /* The prediction's source: the hardware profile for the executor's traces, each real kernel's own kernel
  * profile for its traces. */
-static void print_summary(const ValidateReport *r, const char *profile_path, Trace **traces, int count)
+static void print_summary(const ValidateReport *r, const ValidateOptions *o, Trace **traces, int count)
 {
-    print_model_line(r, VMODEL_PLACED, "fitted to each trace");
-    print_model_line(r, VMODEL_UNIFORM, "fitted to each trace");
-    print_model_line(r, VMODEL_PAPER, "fitted to each trace");
+    const char *profile_path = o->profile_path;
+    char floor[96];
+    if (r->repeat_sets > 0)
+        snprintf(floor, sizeof floor, "the noise floor %.2f%% of %d repeat sets", 100 * r->noise_floor, r->repeat_sets);
+    else
+        snprintf(floor, sizeof floor, "zero: no repeated runs to measure a noise floor on");
+    print_model_line(r, VMODEL_PLACED, "fitted to each trace", o->tolerance);
+    print_model_line(r, VMODEL_UNIFORM, "fitted to each trace", o->tolerance);
+    print_model_line(r, VMODEL_PAPER, "fitted to each trace", o->tolerance);
     if (profile_path) {
         char label[400];
         int real = 0;
@@ -300,17 +306,17 @@ static void print_summary(const ValidateReport *r, const char *profile_path, Tra
         else
             snprintf(label, sizeof label, "from %s (executor traces) and each kernel's kernel profile (%d real "
                      "kernels' traces) alone", profile_path, real);
-        print_model_line(r, VMODEL_PROFILE, label);
+        print_model_line(r, VMODEL_PROFILE, label, o->tolerance);
     }
     const ErrorStats *sp = &r->speedup_pp[0], *psp = &r->speedup_pp[1];
-    printf("speedup over fa3: %d pairs, median |error| %.2f pp, max %.2f pp, %d within; ranking (pairs whose "
-           "measured gap exceeds the noise floor %.2f%% of %d repeat sets): tau 1 in %d of %d shapes, mean %.2f; "
-           "start MAPE median %.2f%%\n", sp->n, sp->median_abs, sp->max_abs, sp->within, 100 * r->noise_floor,
-           r->repeat_sets, r->tau_one[0], r->group_count, r->mean_tau[0], 100 * r->start_mape[0].median_abs);
+    printf("speedup over fa3: %d pairs, median |error| %.2f pp, max %.2f pp, %d within %.2f pp; ranking (pairs whose "
+           "measured gap exceeds %s): tau 1 in %d of %d shapes, mean %.2f; "
+           "start MAPE median %.2f%%\n", sp->n, sp->median_abs, sp->max_abs, sp->within, o->speedup_tolerance_pp, floor,
+           r->tau_one[0], r->group_count, r->mean_tau[0], 100 * r->start_mape[0].median_abs);
     if (profile_path)
-        printf("predicted: speedup over fa3: %d pairs, median |error| %.2f pp, max %.2f pp, %d within; ranking: tau 1 "
+        printf("predicted: speedup over fa3: %d pairs, median |error| %.2f pp, max %.2f pp, %d within %.2f pp; ranking: tau 1 "
                "in %d shapes, mean %.2f; start MAPE median %.2f%%\n", psp->n, psp->median_abs, psp->max_abs,
-               psp->within, r->tau_one[1], r->mean_tau[1], 100 * r->start_mape[1].median_abs);
+               psp->within, o->speedup_tolerance_pp, r->tau_one[1], r->mean_tau[1], 100 * r->start_mape[1].median_abs);
     for (int b = 0; b < r->handoff_bucket_count; b++) {
         const HandoffBucket *h = &r->handoffs[b];
         char range[32];
@@ -413,7 +419,7 @@ static int verdict(const ValidateOptions *o, Trace **traces, const TraceCheck *c
         cJSON_free(s);
     } else {
         print_table(traces, checks, count, r);
-        print_summary(r, o->profile_path, traces, count);
+        print_summary(r, o, traces, count);
         char miss[64] = "";
         if (missed)
             snprintf(miss, sizeof miss, ", %d not predicted (misses)", missed);
@@ -630,6 +636,7 @@ int sim_cmd_validate(int argc, char **argv)
         rc = cli_fail(&err);
     int runs_rc = 0;
     cJSON *runs_out = cJSON_CreateObject();
+    cJSON_AddStringToObject(runs_out, "dashsim_version", SIM_VERSION);
     cJSON_AddArrayToObject(runs_out, "kernel_runs");
     for (guint i = 0; rc < 0 && runs_files && i < runs_files->len && runs_rc != 2; i++) {
         int file_rc = validate_runs_file(&o, runs_files->pdata[i], &models, runs_out, &err);
@@ -649,7 +656,9 @@ int sim_cmd_validate(int argc, char **argv)
         sim_validate_speedups((const Trace *const *)traces, checks, count);
         ValidateReport report;
         sim_validate_report((const Trace *const *)traces, checks, count, o.tolerance, o.speedup_tolerance_pp, &report);
-        cJSON *out = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(out, "traces");
+        cJSON *out = cJSON_CreateObject();
+        cJSON_AddStringToObject(out, "dashsim_version", SIM_VERSION);
+        cJSON *list = cJSON_AddArrayToObject(out, "traces");
         if (runs_files->len)
             cJSON_AddItemToObject(out, "kernel_runs", cJSON_DetachItemFromObject(runs_out, "kernel_runs"));
         if (o.profile_path)

@@ -16,7 +16,7 @@
 #define NS_MAX 1000000000
 
 static const char *const top_keys[] = { "format", "version", "name", "kernel", "gpu", "method", "source",
-                                        "geometry", "tiles", NULL };
+                                        "geometry", "tiles", "validated_error", NULL };
 static const char *const tile_keys[] = { "head_dim", "mask", "block_m", "block_n", "compute_ns", "diag_ns",
                                          "launch_extra_ns", "cta_first_extra_ns", "kv_write_ns", "kv_write_gqa_ns", "kv_switch_ns", "deposit_ns",
                                          "reduce_read_ns", "reduce_tail_ns", "reduce_read_waited_ns",
@@ -146,6 +146,8 @@ SimStatus sim_kernel_read(const char *path, KernelProfile **out, SimError *err)
         sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-kernel\" (sim calibrate --kernel writes one)",
                       path);
     read_header(&in, root, true, k);
+    if (cJSON_GetObjectItemCaseSensitive(root, "validated_error"))
+        k->validated_error = sim_json_num(&in, root, "", "validated_error", 1e-6, 1);
     const cJSON *tiles = sim_json_array(&in, root, "", "tiles", 64);
     k->tile_count = tiles ? cJSON_GetArraySize(tiles) : 0;
     k->tiles = g_new0(KernelTile, MAX(k->tile_count, 1));
@@ -277,6 +279,8 @@ bool sim_kernel_write(const KernelProfile *k, FILE *f)
     sim_write_json_string(f, k->method);
     fputs(",\n  \"source\": ", f);
     sim_write_json_string(f, k->source);
+    if (k->validated_error > 0) /* optional: absent in a profile that states none (the committed ones) */
+        fprintf(f, ",\n  \"validated_error\": %.17g", k->validated_error);
     fprintf(f, ",\n  \"geometry\": {\"head_swizzle\": %d, \"dq_buffers\": %d, \"reduce_op\": ", k->head_swizzle,
             k->dq_buffers);
     sim_write_json_string(f, k->reduce_op);

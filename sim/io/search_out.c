@@ -4,12 +4,14 @@
 #include "search_out.h"
 
 #include <cjson/cJSON.h>
+#include <dashsim/version.h>
 #include <glib.h>
 
 void sim_search_write_json(FILE *f, const BlockMask *m, const Workload *wl, const AttnCosts *costs, int32_t gqa_group,
                            const SearchResult *r)
 {
     cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "dashsim_version", DASHSIM_VERSION);
     cJSON_AddStringToObject(j, "mask", m->spec);
     cJSON_AddNumberToObject(j, "n", wl->n_sm);
     cJSON_AddNumberToObject(j, "heads", wl->heads);

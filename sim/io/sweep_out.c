@@ -341,8 +341,9 @@ static void write_plot_title(FILE *gp, const SimSweepRow *rows, int64_t row_coun
         if (!strstr(modes->str, mode))
             g_string_append_printf(modes, "%s%s", modes->len ? " and " : "", mode);
     }
-    fprintf(gp, "set multiplot layout rows_,cols_ title 'model numbers, not measurements: TFLOPS = backward FLOPs / "
-                "makespan, c and r from the cost model (docs/configs.md); preset %s, %s reduction'\n",
+    /* Two lines: one panel is 640 px wide, about 100 characters at 10 pt (one line of both was clipped). */
+    fprintf(gp, "set multiplot layout rows_,cols_ title \"model numbers, not measurements: TFLOPS = backward FLOPs / "
+                "makespan\\nc and r from the cost model (docs/configs.md); preset %s, %s reduction\"\n",
             presets->str, modes->str);
     g_string_free(presets, TRUE), g_string_free(modes, TRUE);
 }

@@ -33,6 +33,19 @@ bool sim_mask_is_block_kind(const char *spec);
 /* Workload for the mask: MASK_FULL / MASK_CAUSAL for those specs (so the registered policies apply), else
  * MASK_BLOCK with keep borrowed from m (m must outlive it). Sets the tiles and tile ratio 1. */
 void sim_mask_apply(const BlockMask *m, Workload *wl);
+/* A mask in tokens over a kernel's tiles (sim_mask_from_tokens). */
+typedef struct {
+    int64_t seqlen_q, seqlen_k;   /* tokens; the queries sit at the end of the keys when seqlen_k > seqlen_q */
+    int64_t block_m, block_n;     /* the kernel's tiles: query rows per Q tile, keys per KV tile */
+} MaskTokens;
+/* The most (KV tile, Q tile) pairs a mask in tokens may make (a byte each). */
+#define SIM_MASK_MAX_PAIRS (1 << 28)
+/* The tile mask of spec in tokens (window:W, window:L:R, document:L1,L2,..., prefix:P: docs/masks.md) over
+ * shape's tiles: a pair is kept when any of its query rows keeps any of its keys; *kept_pairs: the (query, key)
+ * pairs the token mask keeps (its FLOPs). SIM_ERR_USAGE with a sentence on a bad spec, or a mask that keeps
+ * nothing; SIM_ERR_LIMIT above SIM_MASK_MAX_PAIRS tiles. Time O(seqlen_q + kv_tiles x q_tiles). */
+SimStatus sim_mask_from_tokens(const char *spec, const MaskTokens *shape, BlockMask *out, int64_t *kept_pairs,
+                               SimError *err);
 /* Pairs the mask keeps. */
 int64_t sim_mask_count(const BlockMask *m);
 void sim_mask_clear(BlockMask *m);

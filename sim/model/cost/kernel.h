@@ -55,6 +55,8 @@ typedef struct {
     char gpu_name[96], date[32];
     char method[32];           /* "traces" or "baseline-times" */
     char source[512];          /* what it was made from, in words (files, or the publication cited) */
+    double validated_error;    /* median |time error| (a fraction) of its predictions on its evidence, from the
+                                * optional "validated_error"; 0: absent (SIM_KERNEL_DEFAULT_ERROR applies) */
     int sm_count;
     int head_swizzle;          /* causal heads: 1 in order; 0: FA3's L2 swizzle rule (sim_cost_head_swizzle) */
     int dq_buffers;            /* staging buffers of the partial dQ */
@@ -65,6 +67,11 @@ typedef struct {
     KernelTile *tiles;         /* owned */
     int tile_count;
 } KernelProfile;
+
+/* The error a ranking assumes when the kernel profile states none, or no kernel profile is used: the median
+ * |time error| of predictions from the hardware profile on the 212 committed H100 traces (docs/profile.md,
+ * "predicted from the profile": 1.45%). A lead below the error is a tie. */
+#define SIM_KERNEL_DEFAULT_ERROR 0.0145
 
 /* The tile for head_dim under mask (an exact mask entry first, then one for both); NULL if none. O(tiles). */
 const KernelTile *sim_kernel_tile(const KernelProfile *k, int head_dim, Mask mask);

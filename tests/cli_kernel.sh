@@ -84,7 +84,6 @@ for r in runs:
     assert abs(pred[k] / r["predicted_ns"] - 1) <= 0.06, (k, pred[k], r["predicted_ns"])
 s = ev["summary"]
 assert s["time_error"]["median_abs"] <= 0.03 and s["time_error"]["max_abs"] <= 0.06, s
-# the speedups moved with the write rule's two fits: 1.15 pp before, 2.71 now (docs/profile.md)
 assert s["speedup_error_pp"]["median_abs"] <= 3 and s["best_picked_right"] == s["decisive_shapes"], s
 PY
 

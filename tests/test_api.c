@@ -311,7 +311,10 @@ START_TEST(search_json_is_the_commands)
     ck_assert(g_file_get_contents("tests/golden/json/search-exact-step.json", &golden, NULL, NULL));
     ck_assert_int_eq(dashsim_search_json(req, &out, &error), DASHSIM_OK);
     ck_assert_ptr_null(error);
-    ck_assert_str_eq(out, golden);
+    GString *stamped = g_string_new(out); /* the golden file writes the dashsim version as VERSION */
+    g_string_replace(stamped, "\"dashsim_version\":\"" DASHSIM_VERSION "\"", "\"dashsim_version\":\"VERSION\"", 1);
+    ck_assert_str_eq(stamped->str, golden);
+    g_string_free(stamped, TRUE);
     int64_t ms = 0;
     char *stop = NULL;
     DashsimError err;

@@ -127,7 +127,7 @@ static SimProgram *store_overlap_program(SimOverlapRule rule, int64_t write_ns)
 START_TEST(overlap_penalty_slows_the_compute_its_reduction_starts_beside)
 {
     /* R0 starts at 1000 with C1: inside the window, C1 pays 200 once */
-    SimProgram *p = store_overlap_program((SimOverlapRule){ 200, 100, 100, 0 }, 0);
+    SimProgram *p = store_overlap_program((SimOverlapRule){ 200, 100, 100, 0, 0 }, 0);
     SimSchedule s = { 0 };
     SimError err = { 0 };
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
@@ -136,7 +136,7 @@ START_TEST(overlap_penalty_slows_the_compute_its_reduction_starts_beside)
     ck_assert_int_eq(sim_schedule_end_ns(p, &s, 2), 1500); /* the reduction itself keeps its time */
     sim_schedule_clear(&s);
     sim_program_free(p);
-    p = store_overlap_program((SimOverlapRule){ 200, 0, 0, 0 }, 0); /* an empty window: no penalty */
+    p = store_overlap_program((SimOverlapRule){ 200, 0, 0, 0, 0 }, 0); /* an empty window: no penalty */
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
     ck_assert_int_eq(sim_schedule_end_ns(p, &s, 3), 2000);
     sim_schedule_clear(&s);
@@ -147,9 +147,9 @@ END_TEST
 START_TEST(write_extra_slows_the_store_engine_beside_a_write)
 {
     /* C1 ends at 2000, W runs 2000..2600; the second reduction (program order after R0, ends 1500) starts at
-     * 1500. Running when W starts, it keeps its time; started inside W, it pays 300 more, once (docs/profile.md,
-     * "The Hopper kernel's fa3 order") */
-    SimProgram *p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300 }, 600);
+     * 1500. Running when W starts, it pays 300 more under the overlap rule and keeps its time under the start
+     * rule; started inside W it pays 300 under both (docs/profile.md, "The Hopper kernel's fa3 order") */
+    SimProgram *p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300, 0 }, 600);
     SimSchedule s = { 0 };
     SimError err = { 0 };
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
@@ -157,20 +157,22 @@ START_TEST(write_extra_slows_the_store_engine_beside_a_write)
     ck_assert_int_eq(sim_schedule_end_ns(p, &s, 5), 2000); /* ends as W starts: not beside it */
     sim_schedule_clear(&s);
     sim_program_free(p);
-    p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300 }, 600);
-    sim_program_set_duration(p, 5, 800); /* now it runs 1500..2300, across W's start at 2000: not lengthened */
-    ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
-    ck_assert_int_eq(sim_schedule_end_ns(p, &s, 5), 2300);
-    ck_assert_int_eq(s.makespan_ns, 2600);
-    sim_schedule_clear(&s);
-    sim_program_free(p);
-    p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300 }, 600);
-    sim_program_set_duration(p, 2, 1200); /* R0 runs 1000..2200: the second reduction starts inside W */
-    ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
-    ck_assert_int_eq(s.start_ns[5], 2200);
-    ck_assert_int_eq(sim_schedule_end_ns(p, &s, 5), 3000);
-    sim_schedule_clear(&s);
-    sim_program_free(p);
+    for (int at_start = 0; at_start <= 1; at_start++) {
+        p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300, at_start }, 600);
+        sim_program_set_duration(p, 5, 800); /* now it runs 1500..2300, across W's start at 2000 */
+        ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+        ck_assert_int_eq(sim_schedule_end_ns(p, &s, 5), at_start ? 2300 : 2600);
+        ck_assert_int_eq(s.makespan_ns, 2600);
+        sim_schedule_clear(&s);
+        sim_program_free(p);
+        p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300, at_start }, 600);
+        sim_program_set_duration(p, 2, 1200); /* R0 runs 1000..2200 (overlap: lengthened to 2500, as above) */
+        ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+        ck_assert_int_eq(s.start_ns[5], at_start ? 2200 : 2500); /* inside W: 300 more */
+        ck_assert_int_eq(sim_schedule_end_ns(p, &s, 5), at_start ? 3000 : 3300);
+        sim_schedule_clear(&s);
+        sim_program_free(p);
+    }
 }
 END_TEST
 

@@ -79,10 +79,10 @@ static void lengthen(Engine *e, int32_t op, int64_t extra)
 /* The interference rules at a start (program.h's SimOverlapRule), between a unit's compute engine (0) and
  * its store engine (1): a compute that starts within the window of the unit's latest reduction start pays
  * the penalty, and a reduction that starts within the window of the unit's running compute lengthens it;
- * a reduction that starts (its read or its tail) while the unit's WRITE op runs pays write_extra_ns once,
- * and one already running when the write starts is lengthened by write_extra_running_ns, once (0 for the
- * Hopper kernel, whose fa3 order it made 6-13% too slow: docs/profile.md). Returns the change to op's own
- * duration. */
+ * a store-engine op that overlaps the unit's WRITE op pays write_extra_ns, whichever starts first; with
+ * is_write_extra_at_start only a reduction that starts inside the write pays, once for its read and tail (the
+ * Hopper kernel: lengthening a running one made its fa3 order 6-13% too slow, docs/profile.md). Returns the
+ * change to op's own duration. */
 static int64_t interfere_at_start(Engine *e, int64_t op, int64_t start)
 {
     const SimProgram *p = e->p;
@@ -99,21 +99,19 @@ static int64_t interfere_at_start(Engine *e, int64_t op, int64_t start)
     if (kind == SIM_OP_WRITE && engine == 0) {
         e->unit_write_start[u] = start, e->unit_write_end[u] = start + sim_op_duration_ns(p, op);
         int32_t x = e->unit_store_op[u];
-        if (r->write_extra_running_ns > 0 && x >= 0 && !e->has_unit_reduction_paid[u] && e->s->start_ns[x] <= start &&
-            e->s->end_ns[x] > start && e->s->end_ns[x] != ENDS_UNKNOWN) {
+        if (!r->is_write_extra_at_start && r->write_extra_ns > 0 && x >= 0 && !e->has_unit_reduction_paid[u] &&
+            e->s->start_ns[x] <= start && e->s->end_ns[x] > start && e->s->end_ns[x] != ENDS_UNKNOWN) {
             e->has_unit_reduction_paid[u] = true;
-            lengthen(e, x, r->write_extra_running_ns);
+            lengthen(e, x, r->write_extra_ns);
         }
         return 0;
     }
     if (engine != 1)
         return 0;
-    /* One reduction (its read, then its tail) pays write_extra_ns once: on the first of its ops that starts
-     * inside the write, as the profile's fit measures it (kernel_fit.c: the whole reduction's excess). */
     e->unit_store_op[u] = (int32_t)op;
     bool is_inside = r->write_extra_ns > 0 && e->unit_write_start[u] <= start && start < e->unit_write_end[u];
-    bool has_paid = kind != SIM_OP_REDUCE && e->has_unit_reduction_paid[u];
-    e->has_unit_reduction_paid[u] = is_inside || has_paid;
+    bool has_paid = r->is_write_extra_at_start && kind != SIM_OP_REDUCE && e->has_unit_reduction_paid[u];
+    e->has_unit_reduction_paid[u] = is_inside || has_paid; /* at start: once for its read and tail together */
     int64_t extra = is_inside && !has_paid ? r->write_extra_ns : 0;
     if (kind != SIM_OP_REDUCE)
         return extra;

@@ -61,8 +61,9 @@ typedef struct {
     int32_t write_extra_ns;     /* an op on engine 1 that overlaps the unit's WRITE op on engine 0 takes this
                                  * much more, once (the epilogue's stores hold up the store engine's
                                  * completion and release); 0: none */
-    int32_t write_extra_running_ns; /* a reduction already running on engine 1 when the WRITE starts takes this
-                                 * much more, once; 0: none (the Hopper kernel: docs/profile.md) */
+    int32_t is_write_extra_at_start; /* 1: only a reduction that starts inside the WRITE pays, once (the Hopper
+                                 * kernel: docs/profile.md); 0: every engine-1 op overlapping it, whichever
+                                 * starts first (mma.sync) */
 } SimOverlapRule;
 
 /* Optional: a REDUCE op whose start was set by an incoming ACCUM edge (it waited for its turn: the previous

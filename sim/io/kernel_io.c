@@ -46,8 +46,7 @@ static int read_mask(JsonIn *in, const cJSON *r, const char *path)
 
 static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *t)
 {
-    static const char *const overlap_keys[] = { "penalty_ns", "before_ns", "after_ns", "write_extra_ns",
-                                                "write_extra_running_ns", NULL };
+    static const char *const overlap_keys[] = { "penalty_ns", "before_ns", "after_ns", "write_extra_ns", NULL };
     static const char *const fixed_keys[] = { "all", "gqa", NULL };
     sim_json_known_keys(in, r, path, tile_keys);
     t->head_dim = (int)sim_json_int(in, r, path, "head_dim", 1, 1024);
@@ -79,9 +78,6 @@ static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *
                                    (int32_t)sim_json_int(in, o, p, "before_ns", 0, NS_MAX),
                                    (int32_t)sim_json_int(in, o, p, "after_ns", 0, NS_MAX),
                                    (int32_t)sim_json_int(in, o, p, "write_extra_ns", 0, NS_MAX), 0 };
-    /* optional: a profile written before it has one value, fitted on and applied to both kinds */
-    t->overlap.write_extra_running_ns = cJSON_GetObjectItemCaseSensitive(o, "write_extra_running_ns")
-        ? (int32_t)sim_json_int(in, o, p, "write_extra_running_ns", 0, NS_MAX) : t->overlap.write_extra_ns;
     snprintf(p, sizeof p, "%s/fixed", path);
     const cJSON *f = sim_json_get(in, r, path, "fixed");
     sim_json_known_keys(in, f, p, fixed_keys);
@@ -257,9 +253,8 @@ static void write_tile(FILE *f, const KernelTile *t, bool is_last)
             t->reduce_read_waited_ns, t->reduce_tail_waited_ns);
     fprintf(f, "     \"handoff_ns\": %" PRId64 ", \"cta_prologue_ns\": %" PRId64 ",\n", t->handoff_ns,
             t->cta_prologue_ns);
-    fprintf(f, "     \"overlap\": {\"penalty_ns\": %d, \"before_ns\": %d, \"after_ns\": %d, \"write_extra_ns\": %d, "
-            "\"write_extra_running_ns\": %d},\n", t->overlap.penalty_ns, t->overlap.before_ns, t->overlap.after_ns,
-            t->overlap.write_extra_ns, t->overlap.write_extra_running_ns);
+    fprintf(f, "     \"overlap\": {\"penalty_ns\": %d, \"before_ns\": %d, \"after_ns\": %d, \"write_extra_ns\": %d},\n",
+            t->overlap.penalty_ns, t->overlap.before_ns, t->overlap.after_ns, t->overlap.write_extra_ns);
     fputs("     \"fixed\": {", f);
     write_linear(f, "all", &t->fixed, false), write_linear(f, "gqa", &t->fixed_gqa, true);
     fprintf(f, "},\n     \"traces\": %d}%s\n", t->traces, is_last ? "" : ",");

@@ -28,6 +28,7 @@ static void kernel_costs(const KernelProfile *k, const KernelTile *t, bool is_gq
     costs->kv_write_ns = is_gqa && t->kv_write_gqa_ns > 0 ? t->kv_write_gqa_ns : t->kv_write_ns;
     costs->deposit_ns = t->deposit_ns;
     costs->cta_prologue_ns = t->cta_prologue_ns, costs->overlap = t->overlap;
+    costs->overlap.is_write_extra_at_start = k->is_write_rule_start;
     costs->launch_extra_ns = t->launch_extra_ns, costs->kv_switch_ns = t->kv_switch_ns;
     costs->cta_first_extra_ns = t->cta_first_extra_ns;
     costs->is_release_at_read = k->release == KERNEL_RELEASE_AT_READ;

@@ -63,7 +63,7 @@ typedef struct {
     char reduce_op[16];        /* "bulk" */
     KernelRelease release;
     bool is_write_rule_start;  /* geometry write_rule "start": only a reduction that starts inside its SM's dK/dV
-                                * write is slowed (the tiles' write_extra_running_ns is 0); "overlap": both */
+                                * write is slowed, once; "overlap": every op beside it (program.h) */
     KernelTile *tiles;         /* owned */
     int tile_count;
 } KernelProfile;

@@ -246,25 +246,29 @@ static void fit_fixed(Trace *const *tr, const int64_t *timed_ns, int n, KernelTi
     tile->fixed_gqa = fit_linear(x[1], y[1], m[1]);
 }
 
-/* The median excess of the reductions beside a dK/dV write of one kind (kind, and kind + 1: those that
- * waited for their turn) over the same kind of reduction alone; 0 when none was seen. */
-static int32_t write_excess(const Phases *ph, const KernelTile *tile, int kind)
+/* The median excess of the reductions beside a dK/dV write over the same kind of reduction alone (those that
+ * waited for their turn over the waited ones): the reductions that started inside it, and unless at_start also
+ * those running when it began (the engine's two rules, program.h); 0 when none was seen. */
+static int32_t write_excess(const Phases *ph, const KernelTile *tile, bool at_start)
 {
+    static const int kinds[] = { S_BESIDE_WRITE, S_RUNNING_WRITE };
     int64_t alone = tile->reduce_read_ns + tile->reduce_tail_ns;
     int64_t alone_waited = tile->reduce_read_waited_ns ? tile->reduce_read_waited_ns + tile->reduce_tail_waited_ns
                                                        : alone;
     Sample excess = { 0 };
-    for (int64_t i = 0; i < ph->s[kind].n; i++)
-        add(&excess, ph->s[kind].v[i] - alone);
-    for (int64_t i = 0; i < ph->s[kind + 1].n; i++)
-        add(&excess, ph->s[kind + 1].v[i] - alone_waited);
+    for (int k = 0; k < (at_start ? 1 : 2); k++) {
+        for (int64_t i = 0; i < ph->s[kinds[k]].n; i++)
+            add(&excess, ph->s[kinds[k]].v[i] - alone);
+        for (int64_t i = 0; i < ph->s[kinds[k] + 1].n; i++)
+            add(&excess, ph->s[kinds[k] + 1].v[i] - alone_waited);
+    }
     int32_t x = (int32_t)MAX(med(&excess), 0);
     g_free(excess.v);
     return x;
 }
 
 /* One tile from the traces of one head dim. */
-static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, KernelTile *tile)
+static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, bool is_write_rule_start, KernelTile *tile)
 {
     Phases ph = { 0 };
     for (int i = 0; i < n; i++)
@@ -292,8 +296,8 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, KernelTil
         .reduce_tail_waited_ns = med(&ph.s[S_TAIL_WAITED]), .handoff_ns = MAX(med(&ph.s[S_HANDOFF]), 0),
         .cta_prologue_ns = med(&ph.s[S_PROLOGUE]), .overlap = tile->overlap, .traces = n };
     fit_fixed(tr, timed_ns, n, tile);
-    tile->overlap.write_extra_ns = write_excess(&ph, tile, S_BESIDE_WRITE);
-    tile->overlap.write_extra_running_ns = write_excess(&ph, tile, S_RUNNING_WRITE);
+    tile->overlap.write_extra_ns = write_excess(&ph, tile, is_write_rule_start);
+    tile->overlap.is_write_extra_at_start = is_write_rule_start;
 
     for (int k = 0; k < S_COUNT; k++)
         g_free(ph.s[k].v);
@@ -345,10 +349,7 @@ SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, i
             if (!is_done[j] && traces[j]->kernel.head_dim == traces[i]->kernel.head_dim)
                 group_ns[n] = timed_ns ? timed_ns[j] : 0, group[n++] = traces[j], is_done[j] = true;
         k->tiles = g_renew(KernelTile, k->tiles, k->tile_count + 1);
-        fit_tile(group, group_ns, n, &k->tiles[k->tile_count]);
-        if (is_write_rule_start)
-            k->tiles[k->tile_count].overlap.write_extra_running_ns = 0;
-        k->tile_count++;
+        fit_tile(group, group_ns, n, is_write_rule_start, &k->tiles[k->tile_count++]);
     }
     g_free(group);
     g_free(group_ns);

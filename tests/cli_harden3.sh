@@ -1,0 +1,39 @@
+#!/bin/bash
+# Issue 34's findings, each with its reproducer (small variants: every one is refused before it allocates,
+# so each runs in well under a second once fixed; on the code before the fix they abort, wrap or run long).
+. "$(dirname "$0")/lib.sh"
+sim=$1
+# signal NAME CMD...: the command ends with a status (not a signal, not a timeout) within 20 s.
+no_signal() {
+    local name=$1; shift
+    timeout 20 "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    if [ "$rc" -ge 124 ]; then fail "$name" "exit $rc (signal or timeout): $(head -c 300 "$tmp/err")"; else ok "$name"; fi
+}
+# baseline NAME SEQLEN BATCH HEADS: a baseline file of fa3-published.json's first tile with one fa3 record.
+baseline() {
+    python3 - "$tmp/$1" "$2" "$3" "$4" <<'PY'
+import json, sys
+b = json.load(open("traces/fa3-public/fa3-published.json"))
+r = [r for r in b["records"] if r["policy"] == "fa3" and r["head_dim"] == 64][0]
+r.update(seqlen=int(sys.argv[2]), batch=int(sys.argv[3]), heads=int(sys.argv[4]), kv_heads=int(sys.argv[4]))
+b["tiles"], b["records"] = b["tiles"][:1], [r]
+json.dump(b, open(sys.argv[1], "w"))
+PY
+}
+
+# H1: calibrate --kernel --baseline checks each record's size before simulating it
+baseline big.json 1048576 64 64
+expect_error h1-baseline-4tib "the record of seqlen 1048576, batch 64, heads 64: .* over the cap of 4096 MB" \
+    timeout 20 "$sim" calibrate --kernel --baseline "$tmp/big.json" --reference gpu-bwd -o "$tmp/k.json"
+[ ! -e "$tmp/k.json" ] && ok h1-baseline-no-output || fail h1-baseline-no-output "left $tmp/k.json"
+baseline mid.json 65536 4 1
+expect_error h1-baseline-max-memory "over the cap of 100 MB (--max-memory-mb)" \
+    timeout 20 "$sim" calibrate --kernel --baseline "$tmp/mid.json" --reference gpu-bwd --max-memory-mb 100
+baseline wrap.json 512 1048576 4097
+expect_error h1-baseline-batch-heads "batch 1048576 x heads 4097 is over the 2^31 - 1 heads" \
+    timeout 20 "$sim" calibrate --kernel --baseline "$tmp/wrap.json" --reference gpu-bwd
+expect_error h1-shape-batch-heads "batch 1000000 x heads 4097 is over the 2^31 - 1 heads" \
+    timeout 20 "$sim" --seqlen 512 --batch 1000000 --heads 4097
+
+finish

@@ -1,0 +1,54 @@
+/* Issue 34's limits at the library's doors: every path that builds a job refuses, with a status and a
+ * sentence, before it allocates what the input asks for (ops past the engine's 32-bit ids, batch x heads
+ * past 2^31, masks past the cap, budgets spent); never a signal. Each case is small and fast because the
+ * refusal comes first. */
+#include <check.h>
+#include <glib.h>
+#include <string.h>
+
+#include "costing.h"
+#include "dashsim/dashsim.h"
+#include "job.h"
+#include "tests.h"
+
+/* H2: 2^30 tasks pass a memory cap a 560 GiB host allows, and are refused for the engine's ids, at once. */
+START_TEST(ops_past_int32_are_refused)
+{
+    AttnJob job = sim_job_default();
+    job.wl.kv_tiles = job.wl.q_tiles = 32768, job.max_memory_mb = 560 << 10;
+    AttnResult r;
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_job_run(&job, &r, &err), SIM_ERR_LIMIT);
+    ck_assert_msg(strstr(err.msg, "over the 2^31 - 1 that the engine can index"), "%s", err.msg);
+    job.wl.kv_tiles = job.wl.q_tiles = 16384; /* 2^28 tasks x 3 ops: just under, memory the only cap */
+    SimError ok = { 0 };
+    ck_assert_int_eq(sim_job_check_size(&job, &ok), SIM_OK);
+}
+END_TEST
+
+/* H1: batch x heads is checked, never wrapped (2^20 x 4097 once became 1,048,576 heads). */
+START_TEST(batch_times_heads_is_checked)
+{
+    CostQuery q = { .shape = { .batch = 1 << 20, .heads = 4097, .seqlen_q = 512, .seqlen_k = 512, .head_dim = 64,
+                               .mask = MASK_FULL, .dtype = DTYPE_BF16 },
+                    .preset = "h100-sxm", .reduce = REDUCE_ASYNC };
+    Workload wl;
+    AttnCosts costs;
+    CostReport rep;
+    SimLoadModel load = { 0 };
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_cost_attention(&q, &wl, &costs, &rep, &load, &err), SIM_ERR_LIMIT);
+    ck_assert_msg(strstr(err.msg, "batch 1048576 x heads 4097 is over"), "%s", err.msg);
+    sim_profile_load_clear(&load);
+}
+END_TEST
+
+Suite *suite_limits(void)
+{
+    Suite *s = suite_create("limits");
+    TCase *tc = tcase_create("limits");
+    tcase_add_test(tc, ops_past_int32_are_refused);
+    tcase_add_test(tc, batch_times_heads_is_checked);
+    suite_add_tcase(s, tc);
+    return s;
+}

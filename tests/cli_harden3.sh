@@ -36,4 +36,13 @@ expect_error h1-baseline-batch-heads "batch 1048576 x heads 4097 is over the 2^3
 expect_error h1-shape-batch-heads "batch 1000000 x heads 4097 is over the 2^31 - 1 heads" \
     timeout 20 "$sim" --seqlen 512 --batch 1000000 --heads 4097
 
+# M4: validate --baseline refuses a file that is not a validate report (it said "no regression", exit 0)
+one=traces/h100-mask/document-22-22-22/ascending.json.gz
+for b in '[]' '{}' '"hello"' '{"traces":[],"pass":true}'; do
+    printf '%s\n' "$b" >"$tmp/base.json"
+    expect_error "m4-baseline-$b" "not a validate report" "$sim" validate "$one" --baseline "$tmp/base.json"
+done
+"$sim" validate "$one" --json >"$tmp/report.json"
+expect_exit m4-baseline-report-accepted 0 "$sim" validate "$one" --baseline "$tmp/report.json"
+
 finish

@@ -45,4 +45,14 @@ done
 "$sim" validate "$one" --json >"$tmp/report.json"
 expect_exit m4-baseline-report-accepted 0 "$sim" validate "$one" --baseline "$tmp/report.json"
 
+# M1: the streamed reader finds repeated keys through a hash (200,000 keys of one object took minutes)
+python3 -c 'import sys; n = 200000; k = ",".join("\"k%d\":0" % i for i in range(n))
+open(sys.argv[1], "w").write("{" + k + "}")
+open(sys.argv[2], "w").write("{\"format\":\"dashsim-trace\",\"metadata\":{" + k + ",\"k7\":1}}")' "$tmp/keys.json" "$tmp/nested.json"
+expect_error m1-top-keys-linear '/format: must be "dashsim-trace"' timeout 10 "$sim" validate "$tmp/keys.json"
+expect_error m1-nested-keys-linear "/metadata/k7: duplicate key" timeout 10 "$sim" validate "$tmp/nested.json"
+# a document that cannot be a trace is refused when its format is read, not at its (here broken) end
+printf '{"format": "chrome-trace", "tasks": [[1, 2' >"$tmp/notrace.json"
+expect_error m1-format-first '/format: must be "dashsim-trace"' "$sim" validate "$tmp/notrace.json"
+
 finish

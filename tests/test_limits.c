@@ -4,6 +4,7 @@
  * refusal comes first. */
 #include <check.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "costing.h"
@@ -43,12 +44,39 @@ START_TEST(batch_times_heads_is_checked)
 }
 END_TEST
 
+/* M3: the overwrite rule is per call. A request read m.mask; a later, unrelated job may write to it (the
+ * library kept every input of the process and refused: "refusing to overwrite an input"). */
+START_TEST(overwrite_rule_is_per_call)
+{
+    gchar *dir = g_dir_make_tmp("dashsim-limits-XXXXXX", NULL), *mask = g_build_filename(dir, "m.mask", NULL);
+    ck_assert(g_file_set_contents(mask, "dashsim-mask 1\nkv_tiles 4\nq_tiles 4\nrows\n1111\n0111\n0011\n0001\nend\n",
+                                  -1, NULL));
+    gchar *request = g_strdup_printf("{\"schema_version\": 1, \"workload\": {\"heads\": 1, \"seqlen_q\": 512, "
+                                     "\"head_dim\": 64, \"mask_file\": \"%s\"}, \"hardware\": {\"preset\": "
+                                     "\"h100-sxm\", \"sm_count\": 4}, \"policies\": [\"ascending\"]}", mask);
+    char *result = NULL, *error = NULL;
+    ck_assert_msg(dashsim_run_json(request, &result, &error) == DASHSIM_OK, "%s", error ? error : "");
+    DashsimJob *job = dashsim_job_new();
+    DashsimError err;
+    DashsimResult r;
+    ck_assert_int_eq(dashsim_job_set_shape(job, 4, 1, 4, 4, &err), DASHSIM_OK);
+    ck_assert_int_eq(dashsim_job_set_output(job, DASHSIM_OUTPUT_PLAN, mask, &err), DASHSIM_OK);
+    ck_assert_msg(dashsim_job_run(job, &r, &err) == DASHSIM_OK, "%s", err.message);
+    gchar *text = NULL;
+    ck_assert(g_file_get_contents(mask, &text, NULL, NULL));
+    ck_assert_msg(!g_str_has_prefix(text, "dashsim-mask"), "the plan was not written over the old input");
+    g_free(text), dashsim_job_free(job), dashsim_free(result), dashsim_free(error), g_free(request);
+    g_remove(mask), g_rmdir(dir), g_free(mask), g_free(dir);
+}
+END_TEST
+
 Suite *suite_limits(void)
 {
     Suite *s = suite_create("limits");
     TCase *tc = tcase_create("limits");
     tcase_add_test(tc, ops_past_int32_are_refused);
     tcase_add_test(tc, batch_times_heads_is_checked);
+    tcase_add_test(tc, overwrite_rule_is_per_call);
     suite_add_tcase(s, tc);
     return s;
 }

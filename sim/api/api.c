@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input.h"
 #include "job.h"
 #include "mask.h"
 #include "render.h"
@@ -210,6 +211,7 @@ DashsimStatus dashsim_job_run(const DashsimJob *job, DashsimResult *result, Dash
     AttnJob j = job->job; /* the mask is the run's: the job stays as the setters left it */
     BlockMask block = { 0 };
     AttnResult r = { 0 };
+    sim_input_call_begin(); /* the overwrite rule is this call's (input.h) */
     if (apply_mask(job->mask, &j.wl, &block, &e) == SIM_OK && sim_job_run(&j, &r, &e) == SIM_OK)
         *result = (DashsimResult){ .tasks = r.tasks, .makespan_ns = r.a.makespan_ns,
                                    .critical_path_ns = r.a.critical_path_ns, .busy_ns = r.a.busy_ns,
@@ -217,6 +219,7 @@ DashsimStatus dashsim_job_run(const DashsimJob *job, DashsimResult *result, Dash
                                    .lemma1_violations = r.a.lemma1_violations, .has_closed_form = r.has_closed_form,
                                    .is_closed_form_exact = r.is_closed_form_exact,
                                    .closed_form_ns = r.closed_form_ns };
+    sim_input_call_end();
     sim_job_result_clear(&r);
     sim_mask_clear(&block);
     return report(err, &e);

@@ -55,4 +55,18 @@ expect_error m1-nested-keys-linear "/metadata/k7: duplicate key" timeout 10 "$si
 printf '{"format": "chrome-trace", "tasks": [[1, 2' >"$tmp/notrace.json"
 expect_error m1-format-first '/format: must be "dashsim-trace"' "$sim" validate "$tmp/notrace.json"
 
+# M2: a block mask is capped before it is allocated or filled, and a job counts the pairs it keeps
+mem_under() { # mem_under NAME KB CMD...: the command's peak RSS stays under KB
+    local name=$1 kb=$2; shift 2
+    /usr/bin/time -f %M -o "$tmp/rss" "$@" >"$tmp/out" 2>"$tmp/err"
+    local rss; rss=$(tail -1 "$tmp/rss")
+    [ "$rss" -lt "$kb" ] && ok "$name" || fail "$name" "peak RSS $rss KB, over $kb KB"
+}
+expect_error m2-window-capped "take 1024 MB as a mask, over the cap of 1 MB" \
+    "$sim" --mask window:1 --kv-tiles 32768 --q-tiles 32768 --max-memory-mb 1
+mem_under m2-window-capped-rss 65536 "$sim" --mask window:1 --kv-tiles 32768 --q-tiles 32768 --max-memory-mb 1
+expect_error m2-random-capped "take 1024 MB as a mask, over the cap of 100 MB" \
+    timeout 10 "$sim" --mask random:1e-6:1 --kv-tiles 32768 --q-tiles 32768 --max-memory-mb 100
+expect_exit m2-kept-pairs-counted 0 "$sim" --mask window:1 --kv-tiles 8192 --q-tiles 8192 --max-memory-mb 200 --policy ascending
+
 finish

@@ -70,6 +70,19 @@ START_TEST(overwrite_rule_is_per_call)
 }
 END_TEST
 
+/* M2: dashsim_job_set_mask and the run make the mask under the job's cap, before allocating it. */
+START_TEST(api_mask_is_capped)
+{
+    DashsimJob *job = dashsim_job_new();
+    DashsimError err;
+    ck_assert_int_eq(dashsim_job_set_shape(job, 132, 1, 32768, 32768, &err), DASHSIM_OK);
+    ck_assert_int_eq(dashsim_job_set_max_memory_mb(job, 1, &err), DASHSIM_OK);
+    ck_assert_int_eq(dashsim_job_set_mask(job, "random:0.000001:1", &err), DASHSIM_ERR_LIMIT);
+    ck_assert_msg(strstr(err.message, "as a mask, over the cap of 1 MB"), "%s", err.message);
+    dashsim_job_free(job);
+}
+END_TEST
+
 Suite *suite_limits(void)
 {
     Suite *s = suite_create("limits");
@@ -77,6 +90,7 @@ Suite *suite_limits(void)
     tcase_add_test(tc, ops_past_int32_are_refused);
     tcase_add_test(tc, batch_times_heads_is_checked);
     tcase_add_test(tc, overwrite_rule_is_per_call);
+    tcase_add_test(tc, api_mask_is_capped);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -551,7 +551,8 @@ static void check_block_mask(Ctx *x, SimConfigPoint *p)
     BlockMask m = { 0 };
     SimError err = { 0 };
     int kv = (int)((s->seqlen_k + s->block_n - 1) / s->block_n), q = (int)((s->seqlen_q + s->block_m - 1) / s->block_m);
-    if (p->mask_file[0] ? sim_mask_read(p->mask_file, &m, &err) : sim_mask_make(p->mask_spec, kv, q, &m, &err))
+    if (p->mask_file[0] ? sim_mask_read_capped(p->mask_file, p->max_memory_mb << 20, &m, &err)
+                        : sim_mask_make_capped(p->mask_spec, kv, q, p->max_memory_mb << 20, &m, &err))
         fail(x, p->mask_file[0] ? "/workload/mask_file" : "/workload/mask", "%s", err.msg);
     else if (m.kv_tiles != kv || m.q_tiles != q)
         fail(x, "/workload/mask_file", "the mask has %d KV x %d Q tiles; the workload has %d x %d (seqlen_k / "

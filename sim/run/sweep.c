@@ -126,7 +126,8 @@ static void add_block_mask(SimSweep *s, int64_t pi, SimCost *cost, SimDiag *diag
     BlockMask *m = &s->masks[pi];
     SimError err = { 0 };
     if (p->mask_file[0] ? sim_mask_read_capped(p->mask_file, p->max_memory_mb << 20, m, &err)
-                        : sim_mask_make(p->mask_spec, cost->wl.kv_tiles, cost->wl.q_tiles, m, &err)) {
+                        : sim_mask_make_capped(p->mask_spec, cost->wl.kv_tiles, cost->wl.q_tiles, p->max_memory_mb << 20,
+                                               m, &err)) {
         sim_diag_add(diag, err.status, "%s: sweep point %" PRId64 ": %s", name, pi, err.msg);
         return;
     }

@@ -5,6 +5,7 @@
 #include <check.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <igraph.h>
 #include <string.h>
 
 #include "costing.h"
@@ -83,6 +84,26 @@ START_TEST(api_mask_is_capped)
 }
 END_TEST
 
+static void host_igraph_handler(const char *reason, const char *file, int line, igraph_error_t code)
+{
+    (void)reason, (void)file, (void)line, (void)code;
+}
+
+/* The library installs its own igraph error handler for its igraph calls and puts the host's back (it
+ * left igraph's state changed for the host before; an error must never reach igraph's aborting default). */
+START_TEST(igraph_handler_is_the_librarys_and_restored)
+{
+    igraph_error_handler_t *before = igraph_set_error_handler(host_igraph_handler);
+    DashsimJob *job = dashsim_job_new();
+    DashsimError err;
+    DashsimResult r;
+    ck_assert_int_eq(dashsim_job_set_shape(job, 4, 1, 4, 4, &err), DASHSIM_OK);
+    ck_assert_int_eq(dashsim_job_run(job, &r, &err), DASHSIM_OK);
+    ck_assert(igraph_set_error_handler(before) == host_igraph_handler);
+    dashsim_job_free(job);
+}
+END_TEST
+
 Suite *suite_limits(void)
 {
     Suite *s = suite_create("limits");
@@ -91,6 +112,7 @@ Suite *suite_limits(void)
     tcase_add_test(tc, batch_times_heads_is_checked);
     tcase_add_test(tc, overwrite_rule_is_per_call);
     tcase_add_test(tc, api_mask_is_capped);
+    tcase_add_test(tc, igraph_handler_is_the_librarys_and_restored);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -69,4 +69,16 @@ expect_error m2-random-capped "take 1024 MB as a mask, over the cap of 100 MB" \
     timeout 10 "$sim" --mask random:1e-6:1 --kv-tiles 32768 --q-tiles 32768 --max-memory-mb 100
 expect_exit m2-kept-pairs-counted 0 "$sim" --mask window:1 --kv-tiles 8192 --q-tiles 8192 --max-memory-mb 200 --policy ascending
 
+# Low: an empty output path is refused; pipeline's text reports refuse --json; an all-zero trace is refused
+expect_error low-empty-output "an output path is empty" "$sim" --n 4 --kv-tiles 4 --q-tiles 4 --trace ''
+for r in amla vfa theorem; do
+    expect_error "low-$r-report-json" "--$r-report prints a text table only" "$sim" pipeline --$r-report --json
+done
+python3 -c 'import gzip, json, sys
+t = json.load(gzip.open(sys.argv[1])); c = t["columns"]
+for row in t["tasks"]:
+    for k in ("c_start", "c_end", "r_ready", "r_start", "r_end"): row[c.index(k)] = 0
+json.dump(t, open(sys.argv[2], "w"))' traces/h100-mask/document-22-22-22/ascending.json.gz "$tmp/zero.json"
+expect_error low-all-zero-trace "every time is 0, so the trace has no makespan" "$sim" validate "$tmp/zero.json"
+
 finish

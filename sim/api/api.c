@@ -185,7 +185,9 @@ DashsimStatus dashsim_job_set_max_memory_mb(DashsimJob *job, int64_t max_memory_
 DashsimStatus dashsim_job_set_output(DashsimJob *job, DashsimOutput output, const char *path, DashsimError *err)
 {
     SimError e = { 0 };
-    if (has_args(job, NULL, NULL, &e) && in_range("the output kind", (int64_t)output, 0, OUTPUT_COUNT - 1, &e) &&
+    if (has_args(job, NULL, NULL, &e) && path && !path[0])
+        sim_error_set(&e, SIM_ERR_USAGE, "an output path is empty (NULL: no output)");
+    if (!e.status && in_range("the output kind", (int64_t)output, 0, OUTPUT_COUNT - 1, &e) &&
         path && output == DASHSIM_OUTPUT_GANTT)
         sim_render_gantt_check_path(path, &e);
     if (e.status)

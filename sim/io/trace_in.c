@@ -278,9 +278,14 @@ static SimStatus load_tasks(Trace *t, const cJSON *columns, const Rows *rows, Si
                              "KV x %d Q tiles of the metadata", t->path, t->task_count, t->wl.heads, t->wl.kv_tiles,
                              t->wl.q_tiles);
     t->tasks = g_new(TraceTask, t->task_count);
-    for (int64_t i = 0; i < t->task_count; i++)
+    int64_t last_end = 0;
+    for (int64_t i = 0; i < t->task_count; i++) {
         if (load_row(t, rows, i, col, err))
             return err->status;
+        last_end = MAX(last_end, t->tasks[i].r_end);
+    }
+    if (last_end == 0) /* nothing to compare a model with (validate printed -nan%) */
+        return sim_error_set(err, SIM_ERR_INPUT, "%s: /tasks: every time is 0, so the trace has no makespan", t->path);
     if (t->wl.mask == MASK_BLOCK)
         group_add_mask(t);
     return SIM_OK;

@@ -107,15 +107,39 @@ START_TEST(igraph_handler_is_the_librarys_and_restored)
 }
 END_TEST
 
+/* M5: a request's /options/max_seconds bounds the whole run: a sweep of 2,000 points (minutes) stops after
+ * its 1 s budget with a status and a sentence, within a few seconds. */
+START_TEST(run_json_has_a_time_budget)
+{
+    GString *seqlens = g_string_new(NULL);
+    for (int i = 1; i <= 1000; i++)
+        g_string_append_printf(seqlens, "%s%d", i > 1 ? ", " : "", 1024 + 8 * i);
+    gchar *request = g_strdup_printf("{\"schema_version\": 1, \"workload\": {\"heads\": 4, \"seqlen_q\": 1024, "
+                                     "\"head_dim\": 64, \"mask\": \"full\"}, \"hardware\": {\"preset\": \"h100-sxm\"}, "
+                                     "\"policies\": [\"fa3\"], \"options\": {\"max_seconds\": 1}, \"sweep\": "
+                                     "{\"mask\": [\"full\", \"causal\"], \"seqlen\": [%s]}}", seqlens->str);
+    char *result = NULL, *error = NULL;
+    gint64 t0 = g_get_monotonic_time();
+    ck_assert_int_eq(dashsim_run_json(request, &result, &error), DASHSIM_ERR_LIMIT);
+    ck_assert_msg(g_get_monotonic_time() - t0 < 20 * G_TIME_SPAN_SECOND, "took %.1f s",
+                  (g_get_monotonic_time() - t0) / 1e6);
+    ck_assert(!result);
+    ck_assert_msg(strstr(error, "time budget of 1 s (/options/max_seconds)"), "%s", error);
+    dashsim_free(error), g_free(request), g_string_free(seqlens, TRUE);
+}
+END_TEST
+
 Suite *suite_limits(void)
 {
     Suite *s = suite_create("limits");
     TCase *tc = tcase_create("limits");
+    tcase_set_timeout(tc, 60);
     tcase_add_test(tc, ops_past_int32_are_refused);
     tcase_add_test(tc, batch_times_heads_is_checked);
     tcase_add_test(tc, overwrite_rule_is_per_call);
     tcase_add_test(tc, api_mask_is_capped);
     tcase_add_test(tc, igraph_handler_is_the_librarys_and_restored);
+    tcase_add_test(tc, run_json_has_a_time_budget);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -186,7 +186,7 @@ static const char *const hardware_keys[] = { "preset", "sm_count", "clock_mhz", 
                                              "reduce_fixed_cycles", "latency_near_ns", "latency_far_ns",
                                              "latency_matrix", "profile", NULL };
 static const char *const options_keys[] = { "reduce", "dq_buffers", "cta_prologue", "baseline", "max_memory_mb",
-                                            "c_ns", "r_ns", "kernel", NULL };
+                                            "c_ns", "r_ns", "kernel", "max_seconds", NULL };
 
 static bool is_in(const char *const *keys, const char *k)
 {
@@ -696,6 +696,7 @@ static void decode_options(Ctx *x, const cJSON *doc, SimConfigPoint *p)
     p->dq_buffers = (int)bufs;
     get_bool(x, o, "options", "cta_prologue", &p->has_prologue);
     get_int(x, o, "options", "max_memory_mb", 1, 10000000, &p->max_memory_mb);
+    get_int(x, o, "options", "max_seconds", 1, 10000000, &p->max_seconds);
     get_int(x, o, "options", "c_ns", 0, 1000000000000LL, &p->c_ns);
     get_int(x, o, "options", "r_ns", 0, 1000000000000LL, &p->r_ns);
     get_profile_name(x, o, "options", "kernel", p->kernel, sizeof p->kernel);

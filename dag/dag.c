@@ -1,6 +1,6 @@
 /* DAG analysis on igraph. igraph gives the topological order (and rejects cycles); the longest-path,
  * slack and depth recurrences then run over our own CSR arrays in that order, O(V + E), so a 1M-node
- * graph is analysed in well under a second. igraph's aborting error handler is switched off first. */
+ * graph is analysed in well under a second. igraph runs with the library's own error handler (no abort), the host's put back after. */
 #include "dag.h"
 
 #include <glib.h>
@@ -85,22 +85,39 @@ static GMutex igraph_lock;
 
 static bool topological_order_locked(const Dag *g, int64_t *order);
 
-/* Topological order through igraph. False if the graph has a cycle. */
+/* The library's own igraph handlers, installed around each igraph call and the host's put back after:
+ * an igraph error (out of memory, a size it cannot hold) frees igraph's temporaries and comes back as a
+ * return code, never igraph's default abort, and warnings are not printed on the host's stderr. */
+static void on_igraph_error(const char *reason, const char *file, int line, igraph_error_t code)
+{
+    (void)reason, (void)file, (void)line, (void)code;
+    IGRAPH_FINALLY_FREE();
+}
+
+static void on_igraph_warning(const char *reason, const char *file, int line)
+{
+    (void)reason, (void)file, (void)line;
+}
+
+/* Topological order through igraph. False if the graph has a cycle or igraph failed. */
 static bool topological_order(const Dag *g, int64_t *order)
 {
     g_mutex_lock(&igraph_lock);
+    igraph_error_handler_t *host_error = igraph_set_error_handler(on_igraph_error);
+    igraph_warning_handler_t *host_warning = igraph_set_warning_handler(on_igraph_warning);
     bool ok = topological_order_locked(g, order);
+    igraph_set_error_handler(host_error);
+    igraph_set_warning_handler(host_warning);
     g_mutex_unlock(&igraph_lock);
     return ok;
 }
 
 static bool topological_order_locked(const Dag *g, int64_t *order)
 {
-    igraph_set_error_handler(igraph_error_handler_ignore);
-    igraph_set_warning_handler(igraph_warning_handler_ignore);
     igraph_vector_int_t edges, res;
     igraph_t graph;
-    igraph_vector_int_init(&edges, 2 * g->m);
+    if (igraph_vector_int_init(&edges, 2 * g->m) != IGRAPH_SUCCESS)
+        return false;
     for (int64_t e = 0; e < g->m; e++) {
         VECTOR(edges)[2 * e] = g->from[e];
         VECTOR(edges)[2 * e + 1] = g->to[e];
@@ -109,7 +126,11 @@ static bool topological_order_locked(const Dag *g, int64_t *order)
     igraph_vector_int_destroy(&edges);
     if (!ok)
         return false;
-    igraph_vector_int_init(&res, 0);
+    ok = igraph_vector_int_init(&res, 0) == IGRAPH_SUCCESS;
+    if (!ok) {
+        igraph_destroy(&graph);
+        return false;
+    }
     ok = igraph_topological_sorting(&graph, &res, IGRAPH_OUT) == IGRAPH_SUCCESS &&
          igraph_vector_int_size(&res) == g->n;
     for (int64_t i = 0; ok && i < g->n; i++)

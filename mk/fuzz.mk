@@ -13,9 +13,9 @@
 #   merge   tests/fuzz/fuzz_merge.c   sim_sweep_merge of up to 4 slices, both orders seeds tests/fuzz/corpus-merge/
 # `make fuzz-NAME` runs one; FUZZ_JOBS=N forks N workers (libFuzzer -fork).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := config plan trace matrix maskspec profile maskfile gz raw merge
+FUZZ_TARGETS := config plan trace matrix maskspec profile maskfile gz raw merge baseline runjson clock
 FUZZ_SAN := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
-FUZZ_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 $(FUZZ_SAN) $(INC_run) $(shell pkg-config --cflags $(PKGS))
+FUZZ_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 $(FUZZ_SAN) $(INC_api) $(shell pkg-config --cflags $(PKGS))
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=build-fuzz/obj/%.o)
 fuzz_corpus = tests/fuzz/$(if $(filter config,$1),corpus,corpus-$1)
 

@@ -110,7 +110,7 @@ for c in "smid 4294967295" "smid 2147483648" "smid 8" "smid -1" "head 4294967296
     cell "$tmp/t.json" "$1" "$2"
     expect_error "h3-$1-$2" "/tasks/0[/0-9]*: $1 \(must be an integer from\|[0-9]* is not below\)" "$sim" validate "$tmp/t.json"
 done
-sed 's/"format"/"format": "x", "format"/' "$trace" >"$tmp/dup.json"
+sed 's/"format"/"format": "dashsim-trace", "format"/' "$trace" >"$tmp/dup.json" # (a first "x" is refused as no trace)
 expect_error h3-duplicate-key "/format: duplicate key" "$sim" validate "$tmp/dup.json"
 python3 - "$trace" "$tmp/meta.json" <<'PY'
 import json, sys

@@ -17,6 +17,7 @@ static Suite *(*const suites[])(void) = {
     suite_io,
     suite_search,
     suite_api,
+    suite_limits,
 };
 
 int main(void)

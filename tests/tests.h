@@ -18,5 +18,6 @@ Suite *suite_profile(void);
 Suite *suite_io(void);
 Suite *suite_search(void);
 Suite *suite_api(void);
+Suite *suite_limits(void);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input.h"
 #include "job.h"
 #include "mask.h"
 #include "render.h"
@@ -125,13 +126,13 @@ static bool is_plain_mask(const char *mask) { return strcmp(mask, "full") == 0 |
 
 /* The job's mask applied to wl: full and causal directly, a block mask made into *block for wl's tiles
  * (wl then borrows it). */
-static SimStatus apply_mask(const char *mask, Workload *wl, BlockMask *block, SimError *e)
+static SimStatus apply_mask(const char *mask, int64_t max_memory_mb, Workload *wl, BlockMask *block, SimError *e)
 {
     if (is_plain_mask(mask)) {
         wl->mask = mask[0] == 'c' ? MASK_CAUSAL : MASK_FULL;
         return SIM_OK;
     }
-    if (sim_mask_make(mask, wl->kv_tiles, wl->q_tiles, block, e) == SIM_OK)
+    if (sim_mask_make_capped(mask, wl->kv_tiles, wl->q_tiles, max_memory_mb << 20, block, e) == SIM_OK)
         sim_mask_apply(block, wl);
     return e->status;
 }
@@ -142,7 +143,7 @@ DashsimStatus dashsim_job_set_mask(DashsimJob *job, const char *mask, DashsimErr
     if (has_args(job, "mask", mask, &e) && !is_plain_mask(mask)) { /* a block mask: checked on today's tiles */
         Workload wl = job->job.wl;
         BlockMask block = { 0 };
-        apply_mask(mask, &wl, &block, &e);
+        apply_mask(mask, job->job.max_memory_mb, &wl, &block, &e);
         sim_mask_clear(&block);
     }
     if (!e.status) {
@@ -185,7 +186,9 @@ DashsimStatus dashsim_job_set_max_memory_mb(DashsimJob *job, int64_t max_memory_
 DashsimStatus dashsim_job_set_output(DashsimJob *job, DashsimOutput output, const char *path, DashsimError *err)
 {
     SimError e = { 0 };
-    if (has_args(job, NULL, NULL, &e) && in_range("the output kind", (int64_t)output, 0, OUTPUT_COUNT - 1, &e) &&
+    if (has_args(job, NULL, NULL, &e) && path && !path[0])
+        sim_error_set(&e, SIM_ERR_USAGE, "an output path is empty (NULL: no output)");
+    if (!e.status && in_range("the output kind", (int64_t)output, 0, OUTPUT_COUNT - 1, &e) &&
         path && output == DASHSIM_OUTPUT_GANTT)
         sim_render_gantt_check_path(path, &e);
     if (e.status)
@@ -211,13 +214,15 @@ DashsimStatus dashsim_job_run(const DashsimJob *job, DashsimResult *result, Dash
     AttnJob j = job->job; /* the mask is the run's: the job stays as the setters left it */
     BlockMask block = { 0 };
     AttnResult r = { 0 };
-    if (apply_mask(job->mask, &j.wl, &block, &e) == SIM_OK && sim_job_run(&j, &r, &e) == SIM_OK)
+    sim_input_call_begin(); /* the overwrite rule is this call's (input.h) */
+    if (apply_mask(job->mask, j.max_memory_mb, &j.wl, &block, &e) == SIM_OK && sim_job_run(&j, &r, &e) == SIM_OK)
         *result = (DashsimResult){ .tasks = r.tasks, .makespan_ns = r.a.makespan_ns,
                                    .critical_path_ns = r.a.critical_path_ns, .busy_ns = r.a.busy_ns,
                                    .bubble_ns = r.a.bubble_ns, .busy_fraction = r.a.busy_fraction,
                                    .lemma1_violations = r.a.lemma1_violations, .has_closed_form = r.has_closed_form,
                                    .is_closed_form_exact = r.is_closed_form_exact,
                                    .closed_form_ns = r.closed_form_ns };
+    sim_input_call_end();
     sim_job_result_clear(&r);
     sim_mask_clear(&block);
     return report(err, &e);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input.h"
 #include "sweep.h"
 
 /* A malloc'ed copy of text (callers free it with dashsim_free, which is free). */
@@ -67,7 +68,7 @@ static DashsimStatus fail_diag(const SimDiag *diag, char **error)
     return status;
 }
 
-DashsimStatus dashsim_run_json(const char *request_json, char **result_json, char **error)
+static DashsimStatus run_json(const char *request_json, char **result_json, char **error)
 {
     if (error)
         *error = NULL;
@@ -95,5 +96,13 @@ DashsimStatus dashsim_run_json(const char *request_json, char **result_json, cha
         g_string_append(out, "\n]\n"), *result_json = copy_text(out->str, out->len);
     g_string_free(out, TRUE);
     sim_sweep_free(s);
+    return status;
+}
+
+DashsimStatus dashsim_run_json(const char *request_json, char **result_json, char **error)
+{
+    sim_input_call_begin(); /* the overwrite rule is this call's (input.h) */
+    DashsimStatus status = run_json(request_json, result_json, error);
+    sim_input_call_end();
     return status;
 }

@@ -260,7 +260,8 @@ static SimStatus make_block_mask(AttnOptions *o, SimError *err)
     if (wl->tile_ratio != 1)
         return sim_error_set(err, SIM_ERR_USAGE, "a block mask has square tiles: drop --tile-ratio");
     if (o->mask_file ? sim_mask_read_capped(o->mask_file, o->job.max_memory_mb << 20, &o->block, err)
-                     : sim_mask_make(o->mask_spec, wl->kv_tiles, wl->q_tiles, &o->block, err))
+                     : sim_mask_make_capped(o->mask_spec, wl->kv_tiles, wl->q_tiles, o->job.max_memory_mb << 20,
+                                            &o->block, err))
         return err->status;
     if (o->mask_file && ((o->is_kv_set && wl->kv_tiles != o->block.kv_tiles) ||
                          (o->is_q_set && wl->q_tiles != o->block.q_tiles)))

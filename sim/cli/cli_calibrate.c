@@ -183,14 +183,15 @@ static int calibrate_kernel(char **paths, int n, const char *name, const char *r
 }
 
 /* A kernel profile from baseline times and a reference kernel profile. */
-static int calibrate_baseline(const char *path, const char *reference, const char *out_path)
+static int calibrate_baseline(const char *path, const char *reference, const char *out_path, int64_t max_memory_mb)
 {
     SimError err = { 0 };
     KernelBaseline b = { 0 };
     KernelProfile *ref = NULL;
     char found[4096];
     if (cli_find_kernel(reference, found, sizeof found, &err) == SIM_OK && sim_kernel_read(found, &ref, &err) == SIM_OK &&
-        sim_kernel_baseline_read(path, &b, &err) == SIM_OK && sim_kernel_fit_baseline(&b, ref, &err) == SIM_OK) {
+        sim_kernel_baseline_read(path, &b, &err) == SIM_OK &&
+        (b.max_memory_mb = max_memory_mb, sim_kernel_fit_baseline(&b, ref, &err)) == SIM_OK) {
         char note[160];
         snprintf(note, sizeof note, "; fitted by sim calibrate --kernel --baseline %s --reference %s", path, ref->name);
         g_strlcat(b.kernel->source, note, sizeof b.kernel->source);
@@ -272,7 +273,7 @@ int sim_cmd_calibrate(int argc, char **argv)
             return sim_error_set(&err, SIM_ERR_USAGE, "--baseline FILE goes with --kernel and --reference KERNEL, and "
                                  "takes no traces, --runs, --name, --latency-matrix, --load or --clock (see sim calibrate --help)"),
                    cli_fail(&err);
-        return calibrate_baseline(baseline, reference, out_path);
+        return calibrate_baseline(baseline, reference, out_path, max_memory_mb);
     }
     if ((load || clock) && is_kernel)
         return sim_error_set(&err, SIM_ERR_USAGE, "--load and --clock go with a raw calibration file, not --kernel (see sim "

@@ -268,6 +268,9 @@ int sim_cmd_pipeline(int argc, char **argv)
     int rc = parse_args(&o, argc, argv, &err);
     if (rc >= 0)
         return rc;
+    if ((o.is_amla_report || o.is_vfa_report || o.is_theorem_report) && o.is_json)
+        return sim_error_set(&err, SIM_ERR_USAGE, "--%s-report prints a text table only; it takes no --json",
+                             o.is_amla_report ? "amla" : o.is_vfa_report ? "vfa" : "theorem"), cli_fail(&err);
     if (o.is_amla_report || o.is_vfa_report || o.is_theorem_report)
         return run_report(&o, &err);
     return run_pipeline(&o, &err);

@@ -346,9 +346,9 @@ int sim_cmd_search(int argc, char **argv)
     if (err.status || a.seqlen)
         ;
     else if (a.mask_file)
-        sim_mask_read(a.mask_file, &m, &err);
+        sim_mask_read_capped(a.mask_file, a.max_memory_mb << 20, &m, &err);
     else
-        sim_mask_make(a.mask_spec, a.wl.kv_tiles, a.wl.q_tiles, &m, &err);
+        sim_mask_make_capped(a.mask_spec, a.wl.kv_tiles, a.wl.q_tiles, a.max_memory_mb << 20, &m, &err);
     if (!err.status) {
         sim_mask_apply(&m, &a.wl);
         CliProgress progress; /* on a terminal only */

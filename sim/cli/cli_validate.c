@@ -353,6 +353,21 @@ static bool is_worse(double now, const cJSON *base, double slack)
     return cJSON_IsNumber(base) && fabs(now) > fabs(base->valuedouble) + slack;
 }
 
+/* Whether base has the shape of sim validate --json's output: anything else (`[]`, `{}`, "hello") would
+ * compare with nothing and report "no regression". */
+static bool is_report(const cJSON *base)
+{
+    const cJSON *traces = cJSON_GetObjectItemCaseSensitive(base, "traces"), *entry;
+    if (!cJSON_IsObject(base) || !cJSON_IsArray(traces) || cJSON_GetArraySize(traces) == 0 ||
+        !cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(base, "pass")))
+        return false;
+    cJSON_ArrayForEach(entry, traces)
+        if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(entry, "trace")) ||
+            !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(entry, "makespan_error")))
+            return false;
+    return true;
+}
+
 /* Entries of the baseline (an earlier --json output) that the current checks are worse than, in the
  * fitted model and, where the baseline has one, the profile's prediction. */
 static int count_regressions(const char *path, Trace **traces, const TraceCheck *checks, int count, SimError *err)
@@ -360,6 +375,12 @@ static int count_regressions(const char *path, Trace **traces, const TraceCheck 
     cJSON *base;
     if (sim_json_parse_file(path, 64L << 20, &base, err))
         return -1;
+    if (!is_report(base)) {
+        cJSON_Delete(base);
+        sim_error_set(err, SIM_ERR_INPUT, "%s: not a validate report (the output of sim validate --json): it needs "
+                      "/traces, a non-empty array of entries with \"trace\" and \"makespan_error\", and /pass", path);
+        return -1;
+    }
     int regressions = 0;
     const cJSON *entry;
     cJSON_ArrayForEach(entry, cJSON_GetObjectItemCaseSensitive(base, "traces")) {

@@ -4,7 +4,9 @@
 #ifndef SIM_STATUS_H
 #define SIM_STATUS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,6 +32,21 @@ const char *sim_strerror(SimStatus status);
 SimStatus sim_error_set(SimError *err, SimStatus status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int sim_status_exit_code(SimStatus status);
+
+/* A time budget and a cancel hook for work whose time the input drives (sweeps, search, fits): the loop
+ * calls sim_budget_check between steps. A NULL budget never stops anything. */
+typedef struct {
+    double max_seconds;               /* wall-clock bound from sim_budget_start; 0: none */
+    bool (*is_cancelled)(void *ctx);  /* optional: returns true to stop the work; called from the worker */
+    void *ctx;                        /* passed to is_cancelled */
+    int64_t start_ns;                 /* monotonic clock at sim_budget_start */
+} SimBudget;
+
+/* Starts b's clock now. */
+void sim_budget_start(SimBudget *b);
+/* SIM_ERR_LIMIT with a sentence naming what (e.g. "the sweep") when b's time is spent or the host
+ * cancelled; SIM_OK otherwise and for b == NULL. O(1). */
+SimStatus sim_budget_check(const SimBudget *b, const char *what, SimError *err);
 
 #ifdef __cplusplus
 }

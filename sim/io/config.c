@@ -186,7 +186,7 @@ static const char *const hardware_keys[] = { "preset", "sm_count", "clock_mhz", 
                                              "reduce_fixed_cycles", "latency_near_ns", "latency_far_ns",
                                              "latency_matrix", "profile", NULL };
 static const char *const options_keys[] = { "reduce", "dq_buffers", "cta_prologue", "baseline", "max_memory_mb",
-                                            "c_ns", "r_ns", "kernel", NULL };
+                                            "c_ns", "r_ns", "kernel", "max_seconds", NULL };
 
 static bool is_in(const char *const *keys, const char *k)
 {
@@ -551,7 +551,8 @@ static void check_block_mask(Ctx *x, SimConfigPoint *p)
     BlockMask m = { 0 };
     SimError err = { 0 };
     int kv = (int)((s->seqlen_k + s->block_n - 1) / s->block_n), q = (int)((s->seqlen_q + s->block_m - 1) / s->block_m);
-    if (p->mask_file[0] ? sim_mask_read(p->mask_file, &m, &err) : sim_mask_make(p->mask_spec, kv, q, &m, &err))
+    if (p->mask_file[0] ? sim_mask_read_capped(p->mask_file, p->max_memory_mb << 20, &m, &err)
+                        : sim_mask_make_capped(p->mask_spec, kv, q, p->max_memory_mb << 20, &m, &err))
         fail(x, p->mask_file[0] ? "/workload/mask_file" : "/workload/mask", "%s", err.msg);
     else if (m.kv_tiles != kv || m.q_tiles != q)
         fail(x, "/workload/mask_file", "the mask has %d KV x %d Q tiles; the workload has %d x %d (seqlen_k / "
@@ -695,6 +696,7 @@ static void decode_options(Ctx *x, const cJSON *doc, SimConfigPoint *p)
     p->dq_buffers = (int)bufs;
     get_bool(x, o, "options", "cta_prologue", &p->has_prologue);
     get_int(x, o, "options", "max_memory_mb", 1, 10000000, &p->max_memory_mb);
+    get_int(x, o, "options", "max_seconds", 1, 10000000, &p->max_seconds);
     get_int(x, o, "options", "c_ns", 0, 1000000000000LL, &p->c_ns);
     get_int(x, o, "options", "r_ns", 0, 1000000000000LL, &p->r_ns);
     get_profile_name(x, o, "options", "kernel", p->kernel, sizeof p->kernel);

@@ -52,6 +52,7 @@ typedef struct {
     bool has_prologue;               /* charge the K/V load before each CTA's first task */
     int64_t c_ns, r_ns;              /* -1: derived by the cost model */
     int64_t max_memory_mb;           /* per job */
+    int64_t max_seconds;             /* the whole run's wall-clock budget (/options/max_seconds); 0: none */
 } SimConfigPoint;
 
 typedef struct SimConfig SimConfig;

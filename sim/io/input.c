@@ -53,6 +53,26 @@ typedef struct {
 static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
 static Seen *seen;
 static size_t seen_count, seen_cap;
+static int64_t calls_in_progress; /* library calls inside sim_input_call_begin/end; the list empties at 0 */
+
+void sim_input_call_begin(void)
+{
+    pthread_mutex_lock(&seen_lock);
+    calls_in_progress++;
+    pthread_mutex_unlock(&seen_lock);
+}
+
+void sim_input_call_end(void)
+{
+    pthread_mutex_lock(&seen_lock);
+    if (--calls_in_progress == 0) {
+        for (size_t i = 0; i < seen_count; i++)
+            free(seen[i].path);
+        free(seen);
+        seen = NULL, seen_count = seen_cap = 0;
+    }
+    pthread_mutex_unlock(&seen_lock);
+}
 
 static void remember(const struct stat *st, const char *path)
 {

@@ -52,5 +52,11 @@ SimStatus sim_input_read_all(const char *path, const SimInputLimits *limits, cha
 /* Whether this process opened the file (device, inode) as an input; its name as given into path_out.
  * For the output layer (sim/io/output.h). Thread-safe. */
 bool sim_input_was_read(dev_t dev, ino_t ino, char *path_out, size_t len);
+/* The overwrite rule is per call: a library entry point brackets its work with these, and once no call is
+ * in progress the list of inputs read is emptied (a later, unrelated call may write a file an earlier one
+ * read; while calls overlap, none may write what any of them read). The CLI never calls them: one
+ * process, one command. Thread-safe. */
+void sim_input_call_begin(void);
+void sim_input_call_end(void);
 
 #endif

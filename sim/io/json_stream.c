@@ -378,12 +378,17 @@ static SimStatus build(JsonStream *s, JsonToken first, cJSON **out, GString **du
     }
     bool is_object = first == JSON_OBJECT;
     *out = is_object ? cJSON_CreateObject() : cJSON_CreateArray();
+    /* an object's keys so far, for the repeat check in O(1) a key (a scan of the tree is quadratic) */
+    GHashTable *keys = is_object ? g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) : NULL;
     JsonToken tok;
+    SimStatus status = SIM_ERR_INPUT;
     for (int index = 0; sim_json_stream_next(s, &tok, err) == SIM_OK; index++) {
-        if (tok == JSON_OBJECT_END || tok == JSON_ARRAY_END)
-            return SIM_OK;
+        if (tok == JSON_OBJECT_END || tok == JSON_ARRAY_END) {
+            status = SIM_OK;
+            break;
+        }
         char *key = is_object ? g_strdup(s->text->str) : NULL;
-        bool is_dup = key && cJSON_GetObjectItemCaseSensitive(*out, key) != NULL;
+        bool is_dup = key && !g_hash_table_add(keys, g_strdup(key));
         cJSON *child = NULL;
         if (is_dup || (is_object && sim_json_stream_next(s, &tok, err) != SIM_OK) ||
             build(s, tok, &child, dup_path, err) != SIM_OK) {
@@ -391,15 +396,17 @@ static SimStatus build(JsonStream *s, JsonToken first, cJSON **out, GString **du
                 prepend_segment(dup_path, key, index);
             g_free(key);
             cJSON_Delete(child);
-            return SIM_ERR_INPUT;
+            break;
         }
-        if (key)
+        if (key) /* cJSON >= 1.7.13 appends in O(1) (the first child's prev is the last) */
             cJSON_AddItemToObject(*out, key, child);
         else
             cJSON_AddItemToArray(*out, child);
         g_free(key);
     }
-    return err->status;
+    if (keys)
+        g_hash_table_destroy(keys);
+    return status == SIM_OK ? SIM_OK : err->status ? err->status : SIM_ERR_INPUT;
 }
 
 SimStatus sim_json_stream_value(JsonStream *s, JsonToken first, const char *where, cJSON **out, SimError *err)

@@ -270,6 +270,10 @@ static SimStatus open_stdout(SimOutput *out, SimError *err)
 SimStatus sim_output_open(SimOutput *out, const char *path, SimError *err)
 {
     *out = (SimOutput){ .path = g_strdup(path) };
+    if (!path[0]) {
+        sim_output_abort(out);
+        return sim_error_set(err, SIM_ERR_USAGE, "an output path is empty");
+    }
     if (strcmp(path, "-") == 0)
         return open_stdout(out, err);
     bool is_in_place;

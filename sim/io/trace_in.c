@@ -278,9 +278,14 @@ static SimStatus load_tasks(Trace *t, const cJSON *columns, const Rows *rows, Si
                              "KV x %d Q tiles of the metadata", t->path, t->task_count, t->wl.heads, t->wl.kv_tiles,
                              t->wl.q_tiles);
     t->tasks = g_new(TraceTask, t->task_count);
-    for (int64_t i = 0; i < t->task_count; i++)
+    int64_t last_end = 0;
+    for (int64_t i = 0; i < t->task_count; i++) {
         if (load_row(t, rows, i, col, err))
             return err->status;
+        last_end = MAX(last_end, t->tasks[i].r_end);
+    }
+    if (last_end == 0) /* nothing to compare a model with (validate printed -nan%) */
+        return sim_error_set(err, SIM_ERR_INPUT, "%s: /tasks: every time is 0, so the trace has no makespan", t->path);
     if (t->wl.mask == MASK_BLOCK)
         group_add_mask(t);
     return SIM_OK;
@@ -328,28 +333,40 @@ static SimStatus read_rows(JsonStream *js, JsonToken first, Rows *rows, SimError
     return err->status;
 }
 
+/* SIM_ERR_INPUT unless format is "dashsim-trace" (format NULL: the document had none). */
+static SimStatus check_format(const cJSON *format, const char *path, SimError *err)
+{
+    if (!cJSON_IsString(format) || strcmp(format->valuestring, "dashsim-trace") != 0)
+        return sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-trace\"", path);
+    return SIM_OK;
+}
+
 /* The top-level object: /tasks into rows, every other member into root (keys checked for repeats). */
 static SimStatus read_document(SimInput *in, cJSON *root, Rows *rows, SimError *err)
 {
     JsonStream *js = sim_json_stream_new(in);
     JsonToken tok;
-    bool has_tasks = false;
+    GHashTable *keys = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL); /* repeats in O(1) a key */
     if (sim_json_stream_next(js, &tok, err) == SIM_OK && tok != JSON_OBJECT)
         sim_error_set(err, SIM_ERR_INPUT, "%s: the trace must be a JSON object", sim_input_path(in));
     while (!err->status && sim_json_stream_next(js, &tok, err) == SIM_OK && tok == JSON_KEY) {
         char *key = g_strdup(sim_json_stream_text(js)), *where = g_strdup_printf("/%s", key);
         bool is_tasks = strcmp(key, "tasks") == 0;
         cJSON *value = NULL;
-        if ((is_tasks && has_tasks) || cJSON_GetObjectItemCaseSensitive(root, key))
+        if (!g_hash_table_add(keys, g_strdup(key)))
             sim_error_set(err, SIM_ERR_INPUT, "%s: %s: duplicate key", sim_input_path(in), where);
         else if (sim_json_stream_next(js, &tok, err) == SIM_OK && is_tasks)
-            read_rows(js, tok, rows, err), has_tasks = true;
-        else if (!err->status && sim_json_stream_value(js, tok, where, &value, err) == SIM_OK)
+            read_rows(js, tok, rows, err);
+        else if (!err->status && sim_json_stream_value(js, tok, where, &value, err) == SIM_OK) {
             cJSON_AddItemToObject(root, key, value);
+            if (strcmp(key, "format") == 0) /* a document that cannot be a trace stops here, not at its end */
+                check_format(value, sim_input_path(in), err);
+        }
         g_free(key), g_free(where);
     }
     if (!err->status)
         sim_json_stream_next(js, &tok, err); /* the end: nothing after the object */
+    g_hash_table_destroy(keys);
     sim_json_stream_free(js);
     return err->status;
 }
@@ -370,10 +387,8 @@ SimStatus sim_trace_load_capped(const char *path, int64_t max_bytes, Trace **out
     Trace *t = g_new0(Trace, 1);
     t->path = g_strdup(path);
     const cJSON *format = cJSON_GetObjectItemCaseSensitive(root, "format");
-    if (err->status)
+    if (err->status || check_format(format, path, err) != SIM_OK)
         ;
-    else if (!cJSON_IsString(format) || strcmp(format->valuestring, "dashsim-trace") != 0)
-        sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-trace\"", path);
     else if (load_metadata(t, cJSON_GetObjectItemCaseSensitive(root, "metadata"), err) == SIM_OK &&
              check_claimed_size(t, max_bytes, err) == SIM_OK)
         load_tasks(t, cJSON_GetObjectItemCaseSensitive(root, "columns"), &rows, err);

@@ -37,12 +37,8 @@ int64_t sim_job_physical_memory_mb(void)
 SimStatus sim_job_check_size(const AttnJob *job, SimError *err)
 {
     const Workload *wl = &job->wl;
-    double mb = sim_job_estimate_bytes(job) / (1 << 20);
-    if (mb > (double)job->max_memory_mb)
-        return sim_error_set(err, SIM_ERR_LIMIT, "%d SMs, %d heads x %d KV x %d Q tiles would need about %.0f MB "
-                             "to simulate, over the cap of %" PRId64 " MB (--max-memory-mb)", wl->n_sm, wl->heads,
-                             wl->kv_tiles, wl->q_tiles, mb, job->max_memory_mb);
-    return SIM_OK;
+    double matrix = job->unit_latency_ns || job->has_unit_latency ? 2.0 * wl->n_sm * wl->n_sm * sizeof(int32_t) : 0;
+    return sim_attention_check_size(wl, &job->costs, matrix, job->max_memory_mb, err);
 }
 
 SimStatus sim_job_check_times(const AttnJob *job, int64_t tasks, SimError *err)

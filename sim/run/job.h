@@ -7,12 +7,6 @@
 #include "analyze.h"
 #include "attention.h"
 
-/* Peak bytes per engine op across plan, program, engine, schedule and analysis, measured peak RSS over
- * ops (fa3 524288 tasks: serial 69 MB for 1.05M ops, 69 each; async 126 MB for 1.57M ops, 84 each;
- * symmetric-shift causal async 85 each; 10.5M tasks serial 62 each), with room above. Used to refuse
- * inputs over the memory cap before allocating. */
-#define SIM_BYTES_PER_OP 112
-
 typedef struct {
     const char *policy;          /* registry name; with plan set, the plan's name (for outputs only) */
     const Plan *plan;            /* optional: simulate this plan (borrowed, plan_check'ed, its wl equal to

@@ -35,6 +35,7 @@ struct SimSweep {
     GCond cond;
     int64_t done_count;
     volatile sig_atomic_t *stop;
+    volatile sig_atomic_t is_over_budget; /* /options/max_seconds passed: no new row starts */
     SimSweepPart part;        /* which part of the config this sweep runs */
     uint64_t fingerprint;     /* of every job of the whole config (row_identity), for --merge */
     int64_t total_rows;       /* rows of the whole config */
@@ -121,7 +122,8 @@ static void add_block_mask(SimSweep *s, int64_t pi, SimCost *cost, SimDiag *diag
     BlockMask *m = &s->masks[pi];
     SimError err = { 0 };
     if (p->mask_file[0] ? sim_mask_read_capped(p->mask_file, p->max_memory_mb << 20, m, &err)
-                        : sim_mask_make(p->mask_spec, cost->wl.kv_tiles, cost->wl.q_tiles, m, &err)) {
+                        : sim_mask_make_capped(p->mask_spec, cost->wl.kv_tiles, cost->wl.q_tiles, p->max_memory_mb << 20,
+                                               m, &err)) {
         sim_diag_add(diag, err.status, "%s: sweep point %" PRId64 ": %s", name, pi, err.msg);
         return;
     }
@@ -410,7 +412,7 @@ static void worker(gpointer data, gpointer user)
 {
     SimSweep *s = user;
     SimSweepRow *r = &s->rows[GPOINTER_TO_SIZE(data) - 1];
-    if (*s->stop)
+    if (*s->stop || s->is_over_budget)
         r->is_interrupted = true;
     else
         run_row(s, r);
@@ -482,13 +484,19 @@ SimStatus sim_sweep_run(SimSweep *s, int jobs, volatile sig_atomic_t *stop, SimS
     for (int64_t i = 0; i < s->row_count; i++)
         g_thread_pool_push(pool, GSIZE_TO_POINTER((gsize)order[i] + 1), NULL);
     g_free(order);
-    int64_t emitted = 0;
+    int64_t emitted = 0, budget_s = s->point_count ? s->points[0].max_seconds : 0;
+    int64_t deadline = budget_s ? g_get_monotonic_time() + budget_s * G_TIME_SPAN_SECOND : 0;
     bool is_pool_done = false;
     for (;;) {
+        if (deadline && !s->is_over_budget && g_get_monotonic_time() > deadline) {
+            s->is_over_budget = true;
+            sim_error_set(err, SIM_ERR_LIMIT, "the run passed its time budget of %" PRId64 " s (/options/max_seconds) "
+                          "and stopped: the rows done so far are kept", budget_s);
+        }
         g_mutex_lock(&s->lock);
         int64_t end = complete_points(s, emitted), done = s->done_count;
         bool is_all = done == s->row_count;
-        if (end == emitted && !is_all && !*s->stop)
+        if (end == emitted && !is_all && !*s->stop && !s->is_over_budget)
             g_cond_wait_until(&s->cond, &s->lock, g_get_monotonic_time() + 100 * G_TIME_SPAN_MILLISECOND);
         g_mutex_unlock(&s->lock);
         for (; emitted < end; emitted++) {
@@ -500,7 +508,7 @@ SimStatus sim_sweep_run(SimSweep *s, int jobs, volatile sig_atomic_t *stop, SimS
             progress(done, s->row_count, ctx);
         if (emitted == s->row_count || is_pool_done)
             break;
-        if (*s->stop || is_all) {
+        if (*s->stop || s->is_over_budget || is_all) {
             g_thread_pool_free(pool, TRUE, TRUE); /* drops queued jobs, waits for running ones */
             pool = NULL;
             is_pool_done = true;

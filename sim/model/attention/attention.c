@@ -3,6 +3,7 @@
 #include "attention.h"
 
 #include <glib.h>
+#include <inttypes.h>
 
 #include "prefault.h"
 
@@ -22,6 +23,33 @@ int sim_attention_ops_per_task(const AttnCosts *costs)
     if (costs->reduce == REDUCE_SERIAL)
         return 2;
     return 3 + is_split(costs) + has_kv_op(costs);
+}
+
+SimStatus sim_attention_check_size(const Workload *wl, const AttnCosts *costs, double extra_bytes,
+                                   int64_t max_memory_mb, SimError *err)
+{
+    /* doubles: heads x tiles x tiles reaches 2^93 at most, exact enough to compare with 2^31; a block mask
+     * counts the pairs it keeps (what is built), not its kv x q */
+    double pairs = (double)wl->kv_tiles * wl->q_tiles;
+    if (wl->mask == MASK_BLOCK && wl->keep) {
+        int64_t kept = 0;
+        for (int64_t i = 0; i < (int64_t)wl->kv_tiles * wl->q_tiles; i++)
+            kept += wl->keep[i] != 0;
+        pairs = (double)kept;
+    }
+    double tasks = (double)wl->heads * pairs;
+    double mb = (tasks * sim_attention_ops_per_task(costs) * SIM_BYTES_PER_OP + extra_bytes) / (1 << 20);
+    if (mb > (double)max_memory_mb)
+        return sim_error_set(err, SIM_ERR_LIMIT, "%d SMs, %d heads x %d KV x %d Q tiles would need about %.0f MB "
+                             "to simulate, over the cap of %" PRId64 " MB (--max-memory-mb)", wl->n_sm, wl->heads,
+                             wl->kv_tiles, wl->q_tiles, mb, max_memory_mb);
+    /* a CTA's prologue is at most one op a task (plus one a unit), and a task adds at most 3 edges */
+    double ops = tasks * (sim_attention_ops_per_task(costs) + 1) + wl->n_sm, edges = 3 * tasks;
+    if (ops >= INT32_MAX || edges >= INT32_MAX)
+        return sim_error_set(err, SIM_ERR_LIMIT, "%d heads x %d KV x %d Q tiles is %.0f tasks, up to %.0f engine ops "
+                             "and %.0f edges: over the 2^31 - 1 that the engine can index (fewer heads or tiles)",
+                             wl->heads, wl->kv_tiles, wl->q_tiles, tasks, ops, edges);
+    return SIM_OK;
 }
 
 /* Accumulation edges: the reduction of rank k-1 of each row (release_op: its read or its completion)

@@ -19,6 +19,19 @@ SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs);
 /* Ops one task compiles to at most, for size estimates. */
 int sim_attention_ops_per_task(const AttnCosts *costs);
 
+/* Peak bytes per engine op across plan, program, engine, schedule and analysis, measured peak RSS over
+ * ops (fa3 524288 tasks: serial 69 MB for 1.05M ops, 69 each; async 126 MB for 1.57M ops, 84 each;
+ * symmetric-shift causal async 85 each; 10.5M tasks serial 62 each), with room above. Used to refuse
+ * inputs over the memory cap before allocating. */
+#define SIM_BYTES_PER_OP 112
+
+/* The one size check of a job on wl with costs, before anything is built: SIM_ERR_LIMIT with a sentence
+ * when its ops or edges would not fit the engine's 32-bit ids (2^31 - 1; counted with checked arithmetic,
+ * so any heads x tiles x tiles is refused rather than wrapped), or when its estimate plus extra_bytes (for
+ * example a latency matrix) is above max_memory_mb. O(1). */
+SimStatus sim_attention_check_size(const Workload *wl, const AttnCosts *costs, double extra_bytes,
+                                   int64_t max_memory_mb, SimError *err);
+
 /* The DASH paper's formula for policy p on wl under costs, if p's closed-form hook gives one (sets *ns).
  * *is_exact says whether the simulator reproduces it exactly for this input (conditions in README, tested
  * in tests/). */

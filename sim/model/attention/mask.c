@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <glib.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,10 +164,20 @@ bool sim_mask_is_block_kind(const char *spec)
 
 SimStatus sim_mask_make(const char *spec, int kv_tiles, int q_tiles, BlockMask *out, SimError *err)
 {
+    return sim_mask_make_capped(spec, kv_tiles, q_tiles, INT64_MAX, out, err);
+}
+
+SimStatus sim_mask_make_capped(const char *spec, int kv_tiles, int q_tiles, int64_t max_bytes, BlockMask *out,
+                               SimError *err)
+{
     *out = (BlockMask){ .kv_tiles = kv_tiles, .q_tiles = q_tiles };
     if (kv_tiles < 1 || q_tiles < 1 || (int64_t)kv_tiles * q_tiles > (1LL << 30))
         return sim_error_set(err, SIM_ERR_USAGE, "--mask %s: %d x %d tiles is outside 1 .. 2^30 pairs", spec, kv_tiles,
                              q_tiles);
+    if ((int64_t)kv_tiles * q_tiles > max_bytes)
+        return sim_error_set(err, SIM_ERR_LIMIT, "--mask %s: %d KV x %d Q tiles take %.0f MB as a mask, over the cap "
+                             "of %.0f MB (--max-memory-mb)", spec, kv_tiles, q_tiles,
+                             ceil((double)kv_tiles * q_tiles / (1 << 20)), (double)max_bytes / (1 << 20));
     out->keep = g_new0(uint8_t, (int64_t)kv_tiles * q_tiles);
     snprintf(out->spec, sizeof out->spec, "%s", spec);
     const MaskKind *k = find_kind(spec);

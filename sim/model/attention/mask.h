@@ -21,6 +21,10 @@ typedef struct {
  * the random mask keeps the diagonal so every row and KV tile has work. SIM_ERR_USAGE with a sentence
  * naming the spec and every kind on a bad one. O(kv_tiles * q_tiles). */
 SimStatus sim_mask_make(const char *spec, int kv_tiles, int q_tiles, BlockMask *out, SimError *err);
+/* sim_mask_make under a cap: SIM_ERR_LIMIT with a sentence, before anything is allocated or filled, when
+ * the mask's kv_tiles x q_tiles bytes are over max_bytes. */
+SimStatus sim_mask_make_capped(const char *spec, int kv_tiles, int q_tiles, int64_t max_bytes, BlockMask *out,
+                               SimError *err);
 /* The mask kinds (one entry per spec form): kind i's syntax ("window:W") and the pairs it keeps, in words;
  * false past the last. */
 int sim_mask_kind_count(void);

@@ -2,6 +2,7 @@
  * then the hardware profile, then the cost model; the report names which one each cost came from. */
 #include "costing.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -147,6 +148,9 @@ SimStatus sim_cost_attention(const CostQuery *q, Workload *wl, AttnCosts *costs,
 {
     if (!q->shape.seqlen_q || !q->shape.batch || !q->shape.heads)
         return sim_error_set(err, SIM_ERR_USAGE, "a shape needs seqlen, batch and heads");
+    if (q->shape.batch < 0 || q->shape.heads < 0 || q->shape.batch > INT32_MAX / q->shape.heads)
+        return sim_error_set(err, SIM_ERR_LIMIT, "batch %" PRId64 " x heads %" PRId64 " is over the 2^31 - 1 heads "
+                             "a job can hold", q->shape.batch, q->shape.heads);
     if (sim_cost_tasks(q, costs, rep, load, err) != SIM_OK)
         return err->status;
     *wl = rep->cost.wl;

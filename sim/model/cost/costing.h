@@ -39,7 +39,8 @@ int64_t sim_cost_time_ns(const CostReport *rep, int64_t makespan_ns);
 SimStatus sim_cost_tasks(const CostQuery *q, AttnCosts *costs, CostReport *rep, SimLoadModel *load, SimError *err);
 /* Fills *wl, *costs (costs->load points at *load when there is a load model: the caller clears *load with
  * sim_profile_load_clear) and *rep. SIM_ERR_USAGE with a sentence for an unknown preset, a head_dim that
- * neither the kernel profile nor FA3's table has, or a profile without that tile. O(n_sm). */
+ * neither the kernel profile nor FA3's table has, or a profile without that tile; SIM_ERR_LIMIT when batch x heads
+ * is over 2^31 - 1 (checked, never wrapped). O(n_sm). */
 SimStatus sim_cost_attention(const CostQuery *q, Workload *wl, AttnCosts *costs, CostReport *rep, SimLoadModel *load,
                              SimError *err);
 

@@ -13,11 +13,14 @@
 typedef struct {
     KernelProfile *kernel;     /* geometry and tiles (head_dim, mask, block_m, block_n) to fit; owned */
     KernelRuns *times;         /* the baseline order's times (policy "fa3") and perhaps others; owned */
+    int64_t max_memory_mb;     /* each record's simulation is refused above this (sim_attention_check_size) */
+    const SimBudget *budget;   /* optional time budget and cancel hook (status.h); borrowed; NULL: none */
 } KernelBaseline;
 
 /* Fits every tile of b->kernel in place from b->times' fa3 runs of that head dim and mask, with ref's
  * measured costs for what times cannot separate. SIM_ERR_INPUT when a tile has no baseline time or ref has
- * no tile of the same dQ bytes. O(tiles x fit steps x engine runs). */
+ * no tile of the same dQ bytes; SIM_ERR_LIMIT when a record's shape is over b->max_memory_mb or the engine's
+ * ids (checked for every record before the first simulation), or the budget ran out or was cancelled. O(tiles x fit steps x engine runs). */
 SimStatus sim_kernel_fit_baseline(KernelBaseline *b, const KernelProfile *ref, SimError *err);
 void sim_kernel_baseline_clear(KernelBaseline *b);
 

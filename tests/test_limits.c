@@ -1,0 +1,145 @@
+/* Issue 34's limits at the library's doors: every path that builds a job refuses, with a status and a
+ * sentence, before it allocates what the input asks for (ops past the engine's 32-bit ids, batch x heads
+ * past 2^31, masks past the cap, budgets spent); never a signal. Each case is small and fast because the
+ * refusal comes first. */
+#include <check.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <igraph.h>
+#include <string.h>
+
+#include "costing.h"
+#include "dashsim/dashsim.h"
+#include "job.h"
+#include "tests.h"
+
+/* H2: 2^30 tasks pass a memory cap a 560 GiB host allows, and are refused for the engine's ids, at once. */
+START_TEST(ops_past_int32_are_refused)
+{
+    AttnJob job = sim_job_default();
+    job.wl.kv_tiles = job.wl.q_tiles = 32768, job.max_memory_mb = 560 << 10;
+    AttnResult r;
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_job_run(&job, &r, &err), SIM_ERR_LIMIT);
+    ck_assert_msg(strstr(err.msg, "over the 2^31 - 1 that the engine can index"), "%s", err.msg);
+    job.wl.kv_tiles = job.wl.q_tiles = 16384; /* 2^28 tasks x 3 ops: just under, memory the only cap */
+    SimError ok = { 0 };
+    ck_assert_int_eq(sim_job_check_size(&job, &ok), SIM_OK);
+}
+END_TEST
+
+/* H1: batch x heads is checked, never wrapped (2^20 x 4097 once became 1,048,576 heads). */
+START_TEST(batch_times_heads_is_checked)
+{
+    CostQuery q = { .shape = { .batch = 1 << 20, .heads = 4097, .seqlen_q = 512, .seqlen_k = 512, .head_dim = 64,
+                               .mask = MASK_FULL, .dtype = DTYPE_BF16 },
+                    .preset = "h100-sxm", .reduce = REDUCE_ASYNC };
+    Workload wl;
+    AttnCosts costs;
+    CostReport rep;
+    SimLoadModel load = { 0 };
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_cost_attention(&q, &wl, &costs, &rep, &load, &err), SIM_ERR_LIMIT);
+    ck_assert_msg(strstr(err.msg, "batch 1048576 x heads 4097 is over"), "%s", err.msg);
+    sim_profile_load_clear(&load);
+}
+END_TEST
+
+/* M3: the overwrite rule is per call. A request read m.mask; a later, unrelated job may write to it (the
+ * library kept every input of the process and refused: "refusing to overwrite an input"). */
+START_TEST(overwrite_rule_is_per_call)
+{
+    gchar *dir = g_dir_make_tmp("dashsim-limits-XXXXXX", NULL), *mask = g_build_filename(dir, "m.mask", NULL);
+    ck_assert(g_file_set_contents(mask, "dashsim-mask 1\nkv_tiles 4\nq_tiles 4\nrows\n1111\n0111\n0011\n0001\nend\n",
+                                  -1, NULL));
+    gchar *request = g_strdup_printf("{\"schema_version\": 1, \"workload\": {\"heads\": 1, \"seqlen_q\": 512, "
+                                     "\"head_dim\": 64, \"mask_file\": \"%s\"}, \"hardware\": {\"preset\": "
+                                     "\"h100-sxm\", \"sm_count\": 4}, \"policies\": [\"ascending\"]}", mask);
+    char *result = NULL, *error = NULL;
+    ck_assert_msg(dashsim_run_json(request, &result, &error) == DASHSIM_OK, "%s", error ? error : "");
+    DashsimJob *job = dashsim_job_new();
+    DashsimError err;
+    DashsimResult r;
+    ck_assert_int_eq(dashsim_job_set_shape(job, 4, 1, 4, 4, &err), DASHSIM_OK);
+    ck_assert_int_eq(dashsim_job_set_output(job, DASHSIM_OUTPUT_PLAN, mask, &err), DASHSIM_OK);
+    ck_assert_msg(dashsim_job_run(job, &r, &err) == DASHSIM_OK, "%s", err.message);
+    gchar *text = NULL;
+    ck_assert(g_file_get_contents(mask, &text, NULL, NULL));
+    ck_assert_msg(!g_str_has_prefix(text, "dashsim-mask"), "the plan was not written over the old input");
+    g_free(text), dashsim_job_free(job), dashsim_free(result), dashsim_free(error), g_free(request);
+    g_remove(mask), g_rmdir(dir), g_free(mask), g_free(dir);
+}
+END_TEST
+
+/* M2: dashsim_job_set_mask and the run make the mask under the job's cap, before allocating it. */
+START_TEST(api_mask_is_capped)
+{
+    DashsimJob *job = dashsim_job_new();
+    DashsimError err;
+    ck_assert_int_eq(dashsim_job_set_shape(job, 132, 1, 32768, 32768, &err), DASHSIM_OK);
+    ck_assert_int_eq(dashsim_job_set_max_memory_mb(job, 1, &err), DASHSIM_OK);
+    ck_assert_int_eq(dashsim_job_set_mask(job, "random:0.000001:1", &err), DASHSIM_ERR_LIMIT);
+    ck_assert_msg(strstr(err.message, "as a mask, over the cap of 1 MB"), "%s", err.message);
+    dashsim_job_free(job);
+}
+END_TEST
+
+static void host_igraph_handler(const char *reason, const char *file, int line, igraph_error_t code)
+{
+    (void)reason, (void)file, (void)line, (void)code;
+}
+
+/* The library installs its own igraph error handler for its igraph calls and puts the host's back (it
+ * left igraph's state changed for the host before; an error must never reach igraph's aborting default). */
+START_TEST(igraph_handler_is_the_librarys_and_restored)
+{
+    igraph_error_handler_t *before = igraph_set_error_handler(host_igraph_handler);
+    DashsimJob *job = dashsim_job_new();
+    DashsimError err;
+    DashsimResult r;
+    gchar *dir = g_dir_make_tmp("dashsim-limits-XXXXXX", NULL), *dot = g_build_filename(dir, "g.dot", NULL);
+    ck_assert_int_eq(dashsim_job_set_shape(job, 4, 1, 4, 4, &err), DASHSIM_OK);
+    ck_assert_int_eq(dashsim_job_set_output(job, DASHSIM_OUTPUT_DOT, dot, &err), DASHSIM_OK); /* through igraph */
+    ck_assert_msg(dashsim_job_run(job, &r, &err) == DASHSIM_OK, "%s", err.message);
+    ck_assert(igraph_set_error_handler(before) == host_igraph_handler);
+    dashsim_job_free(job);
+    g_remove(dot), g_rmdir(dir), g_free(dot), g_free(dir);
+}
+END_TEST
+
+/* M5: a request's /options/max_seconds bounds the whole run: a sweep of 2,000 points (minutes) stops after
+ * its 1 s budget with a status and a sentence, within a few seconds. */
+START_TEST(run_json_has_a_time_budget)
+{
+    GString *seqlens = g_string_new(NULL);
+    for (int i = 1; i <= 1000; i++)
+        g_string_append_printf(seqlens, "%s%d", i > 1 ? ", " : "", 1024 + 8 * i);
+    gchar *request = g_strdup_printf("{\"schema_version\": 1, \"workload\": {\"heads\": 4, \"seqlen_q\": 1024, "
+                                     "\"head_dim\": 64, \"mask\": \"full\"}, \"hardware\": {\"preset\": \"h100-sxm\"}, "
+                                     "\"policies\": [\"fa3\"], \"options\": {\"max_seconds\": 1}, \"sweep\": "
+                                     "{\"mask\": [\"full\", \"causal\"], \"seqlen\": [%s]}}", seqlens->str);
+    char *result = NULL, *error = NULL;
+    gint64 t0 = g_get_monotonic_time();
+    ck_assert_int_eq(dashsim_run_json(request, &result, &error), DASHSIM_ERR_LIMIT);
+    ck_assert_msg(g_get_monotonic_time() - t0 < 20 * G_TIME_SPAN_SECOND, "took %.1f s",
+                  (g_get_monotonic_time() - t0) / 1e6);
+    ck_assert(!result);
+    ck_assert_msg(strstr(error, "time budget of 1 s (/options/max_seconds)"), "%s", error);
+    dashsim_free(error), g_free(request), g_string_free(seqlens, TRUE);
+}
+END_TEST
+
+Suite *suite_limits(void)
+{
+    Suite *s = suite_create("limits");
+    TCase *tc = tcase_create("limits");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, ops_past_int32_are_refused);
+    tcase_add_test(tc, batch_times_heads_is_checked);
+    tcase_add_test(tc, overwrite_rule_is_per_call);
+    tcase_add_test(tc, api_mask_is_capped);
+    tcase_add_test(tc, igraph_handler_is_the_librarys_and_restored);
+    tcase_add_test(tc, run_json_has_a_time_budget);
+    suite_add_tcase(s, tc);
+    return s;
+}

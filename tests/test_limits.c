@@ -114,7 +114,7 @@ START_TEST(run_json_has_a_time_budget)
     GString *seqlens = g_string_new(NULL);
     for (int i = 1; i <= 1000; i++)
         g_string_append_printf(seqlens, "%s%d", i > 1 ? ", " : "", 1024 + 8 * i);
-    gchar *request = g_strdup_printf("{\"schema_version\": 1, \"workload\": {\"heads\": 4, \"seqlen_q\": 1024, "
+    gchar *request = g_strdup_printf("{\"schema_version\": 1, \"workload\": {\"heads\": 32, \"seqlen_q\": 1024, "
                                      "\"head_dim\": 64, \"mask\": \"full\"}, \"hardware\": {\"preset\": \"h100-sxm\"}, "
                                      "\"policies\": [\"fa3\"], \"options\": {\"max_seconds\": 1}, \"sweep\": "
                                      "{\"mask\": [\"full\", \"causal\"], \"seqlen\": [%s]}}", seqlens->str);

@@ -45,6 +45,17 @@ assert p["n"] == 39 and p["median_abs"] <= 2 and p["max_abs"] <= 5, p
 assert s["best_picked_right"] == s["decisive_shapes"] == 12, s
 ' "$tmp/ev.json" && ok h200-evidence-targets || fail h200-evidence-targets "$(head -c 400 "$tmp/ev.json")"
 
+# The shape front end stages dQ in the kernel profile's buffers unless --dq-buffers says otherwise (it used 1,
+# so its ranking of the Hopper kernel, which has 2, differed from validate's).
+"$sim" --seqlen 4096 --heads 16 --mask causal --kernel configs/kernels/gpu-bwd-wgmma-h200.json --json >"$tmp/b2.json"
+"$sim" --seqlen 4096 --heads 16 --mask causal --kernel configs/kernels/gpu-bwd-wgmma-h200.json --dq-buffers 1 --json \
+    >"$tmp/b1.json"
+python3 -c '
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert a["dq_buffers"] == 2 and b["dq_buffers"] == 1, (a["dq_buffers"], b["dq_buffers"])
+' "$tmp/b2.json" "$tmp/b1.json" && ok kernel-front-end-dq-buffers || fail kernel-front-end-dq-buffers "$(head -c 300 "$tmp/b2.json")"
+
 # The front end and a config give the same makespans and times (the same costing path).
 cat >"$tmp/cfg.json" <<'EOF'
 { "schema_version": 1, "workload": { "batch": 2, "heads": 24, "kv_heads": 6, "seqlen_q": 3072, "head_dim": 128,

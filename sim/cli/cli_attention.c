@@ -474,6 +474,8 @@ int sim_cmd_attention(int argc, char **argv)
     }
     if (o.shape.is_on) { /* FA3's kernels reduce asynchronously: the default unless --reduce was given */
         o.job.costs.reduce = o.costs_set & SET_REDUCE ? o.job.costs.reduce : REDUCE_ASYNC;
+        /* the kernel profile's staging buffers unless --dq-buffers was given (0: the costing path's default) */
+        o.job.costs.dq_buffers = o.costs_set & SET_BUFS ? o.job.costs.dq_buffers : 0;
         return cli_shape_run(&o.shape, &o.job, o.is_json);
     }
     AttnResult r = { 0 };

@@ -75,10 +75,8 @@ for p in front["policies"]:
     assert r["kernel"] == "gpu-bwd"
 PY
 
-# validate over the mma.sync kernel's evidence runs, with the committed profile: the predictions committed before
-# the run (traces/kernel-evidence/predictions.json) came from the model before issue 31's changes to the write
-# rule and the later CTAs' first compute, which move them by up to 6%; the targets are checked instead (issue 31:
-# the mma kernel does not regress past 3% median and 6% max).
+# validate recomputes, from the committed profile, the predictions committed before the mma.sync evidence run,
+# and the mma kernel stays inside issue 31's targets (3% median, 6% max).
 "$sim" validate traces/kernel-evidence/runs-evidence.json --predict --json >"$tmp/ev.json"
 python3 - "$tmp/ev.json" traces/kernel-evidence/predictions.json <<'PY' && ok kernel-evidence-predictions || fail kernel-evidence-predictions "differ"
 import json, sys
@@ -92,7 +90,9 @@ runs = [r for r in ev["runs"] if r["mode"] == "deterministic"]
 assert ev["summary"]["predicted"] == len(runs) == 57
 for r in runs:
     k = (r["mask"], r["seqlen"], r["batch"], r["heads"], r["kv_heads"], r["head_dim"], r["policy"])
-    assert abs(pred[k] / r["predicted_ns"] - 1) <= 0.06, (k, pred[k], r["predicted_ns"])
+    # the committed file predates sim_cost_time_ns (its times hold the first CTA's prologue once more: up to
+    # +2 us) and cta_first_extra_ns (mma.sync's later CTAs' K/V load, 0.16-0.26 us a CTA: down to -3.4 us)
+    assert -4000 <= pred[k] - r["predicted_ns"] <= 2000, (k, pred[k], r["predicted_ns"])
 s = ev["summary"]
 assert s["time_error"]["median_abs"] <= 0.03 and s["time_error"]["max_abs"] <= 0.06, s
 assert s["speedup_error_pp"]["median_abs"] <= 3 and s["best_picked_right"] == s["decisive_shapes"], s

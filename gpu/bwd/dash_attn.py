@@ -4,10 +4,13 @@ deterministic kernel (build/gpu/bwd/libdashbwd.so through ctypes) on the current
 libdashsim's planner (bin/sim --seqlen ... --kernel PROFILE) ranks best for the shape, made on first use and cached
 by shape. Invariant: the gradients are a pure function of the inputs, bit for bit. Shapes the kernel does not take
 fall back to PyTorch with one warning per shape (DASHSIM_STRICT=1: refused with a sentence)."""
-import ctypes, glob, os, subprocess, warnings
+import ctypes, glob, os, subprocess, sys, warnings
 
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402  (Lib: the library's ctypes declarations, one copy)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BLOCK_N = 128  # the kernel's KV tile: seqlen must be a multiple of it (BWD_BLOCK_N, gpu/bwd/bwd.h)
@@ -40,16 +43,7 @@ class _Lib:
 
     def __init__(self, path=None):
         path = path or os.environ.get("DASHSIM_BWD_LIB", os.path.join(ROOT, "build/gpu/bwd/libdashbwd.so"))
-        L = ctypes.CDLL(path)
-        L.bwd_new.restype = ctypes.c_void_p
-        L.bwd_new.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
-        L.bwd_free.argtypes = [ctypes.c_void_p]
-        L.bwd_run.restype = ctypes.c_int
-        L.bwd_run.argtypes = [ctypes.c_void_p] + [ctypes.c_void_p] * 9 + [ctypes.c_int] * 5 + [
-            ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_longlong]
-        L.bwd_check.argtypes = [ctypes.c_void_p]
-        L.bwd_error.restype = ctypes.c_char_p
-        L.bwd_error.argtypes = [ctypes.c_void_p]
+        L = bench.Lib(path).L  # one set of ctypes declarations of gpu/bwd/bwd.h (bench.py's)
         L.bwd_policy.restype = ctypes.c_char_p
         L.bwd_policy.argtypes = [ctypes.c_void_p]
         self.L = L

@@ -30,7 +30,7 @@ static int64_t med(Sample *s)
 
 enum { S_LAUNCH, S_LAUNCH_DIAG, S_LATER, S_LATER_DIAG, S_KV_WRITE, S_KV_WRITE_GQA, S_KV_SWITCH, S_GAP, S_DEPOSIT, S_READ, S_TAIL, S_READ_WAITED,
        S_TAIL_WAITED, S_HANDOFF, S_PROLOGUE, S_BESIDE_WRITE, S_BESIDE_WRITE_WAITED,
-       S_RUNNING_WRITE, S_RUNNING_WRITE_WAITED, S_COUNT }; /* each *_WAITED right after its kind (write_excess) */
+       S_RUNNING_WRITE, S_RUNNING_WRITE_WAITED, S_COUNT }; /* each *_WAITED just after its kind */
 
 /* Candidate overlap windows: the previous reduction starting from before_ns before to after_ns after the
  * compute's start. The fit keeps the pair that separates the computes best. */

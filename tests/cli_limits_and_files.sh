@@ -148,7 +148,7 @@ no_tmp h6-no-tmp "$tmp"
 
 # h7: signals and closed pipes leave no temporary file; outputs are a set
 mkdir "$tmp/sig"
-"$sim" --n 132 --heads 64 --dot "$tmp/sig/t.dot" --csv "$tmp/sig/t.csv" >/dev/null 2>&1 &
+"$sim" --n 132 --heads 256 --dot "$tmp/sig/t.dot" --csv "$tmp/sig/t.csv" >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 50); do ls "$tmp/sig" | grep -q tmp && break; sleep 0.1; done
 kill -TERM $pid
@@ -156,7 +156,7 @@ wait $pid
 rc=$?
 [ "$rc" -eq 143 ] && ok h7-sigterm-exit || fail h7-sigterm-exit "exit $rc"
 [ -z "$(ls -A "$tmp/sig")" ] && ok h7-sigterm-clean || fail h7-sigterm-clean "$(ls -A "$tmp/sig")"
-"$sim" --n 132 --heads 64 --dot "$tmp/sig/t.dot" >/dev/null 2>&1 &
+"$sim" --n 132 --heads 256 --dot "$tmp/sig/t.dot" >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 50); do ls "$tmp/sig" | grep -q tmp && break; sleep 0.1; done
 kill -INT $pid

@@ -7,8 +7,13 @@
 #ifndef GPU_BWD_EMU_H
 #define GPU_BWD_EMU_H
 
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
@@ -21,31 +26,41 @@
 #define __launch_bounds__(...)
 #endif
 
+/* A barrier generation completes at `count` arrivals. The generation and the arrivals so far share one word
+ * (generation << 32 | arrivals), so an arrival belongs to exactly the generation its update saw. Waiters sleep
+ * on a futex (wakes, bumped at each completion), with no mutex to take again on waking and no spinning: with a
+ * mutex and a condition variable, the woken threads' fight for the mutex was most of the emulator's system
+ * time, and with std::atomic::wait its spinning yields were. */
 struct EmuBarrier {
-    std::mutex m;
-    std::condition_variable cv;
-    int n = 0;
-    unsigned gen = 0;
+    std::atomic<uint64_t> word{0};
+    std::atomic<uint32_t> wakes{0};
+    /* Arrives; returns the generation the arrival belongs to, completing it at the count-th arrival. */
+    uint64_t arrive_in(int count)
+    {
+        uint64_t w = word.load(), next;
+        do {
+            const uint64_t gen = w >> 32, arrivals = (w & 0xFFFFFFFFu) + 1;
+            next = arrivals == (uint64_t)count ? (gen + 1) << 32 : gen << 32 | arrivals;
+        } while (!word.compare_exchange_weak(w, next));
+        if ((next & 0xFFFFFFFFu) == 0) {
+            wakes.fetch_add(1);
+            syscall(SYS_futex, &wakes, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+        }
+        return w >> 32;
+    }
     void sync(int count)
     {
-        std::unique_lock<std::mutex> l(m);
-        unsigned g = gen;
-        if (++n == count) {
-            n = 0;
-            gen++;
-            cv.notify_all();
-        } else {
-            cv.wait(l, [&] { return gen != g; });
+        const uint64_t gen = arrive_in(count);
+        for (;;) { /* a wake between the two loads changes wakes, and the futex then returns at once */
+            const uint32_t seen = wakes.load();
+            if (word.load() >> 32 != gen)
+                return;
+            syscall(SYS_futex, &wakes, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
         }
     }
     void arrive(int count)
     {
-        std::lock_guard<std::mutex> l(m);
-        if (++n == count) {
-            n = 0;
-            gen++;
-            cv.notify_all();
-        }
+        arrive_in(count);
     }
 };
 

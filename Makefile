@@ -118,9 +118,7 @@ test: deps
 # gpu/ is compiled (not run) wherever nvcc exists: tests/cli_gpu.sh dry-runs plans through it.
 HAS_NVCC := $(shell command -v nvcc >/dev/null 2>&1 || test -x /usr/local/cuda/bin/nvcc && echo yes)
 check: all $(BIN)/test-sim $(if $(HAS_NVCC),gpu)
-	$(Q)CK_DEFAULT_TIMEOUT=600 $(BIN)/test-sim
-	$(Q)scripts/validate.sh $(BIN)/sim
-	$(Q)tests/cli.sh $(BIN)/sim
+	$(Q)tests/cli.sh --all $(BIN)/sim
 
 # The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer (float-cast-overflow included),
 # built in build-san/, bin-san/, lib-san/ (a documented command may take 600 s there, not 120: calibrate --kernel

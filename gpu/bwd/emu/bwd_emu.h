@@ -94,6 +94,7 @@ extern thread_local EmuIdx emu_tid, emu_bid, emu_bdim;
 extern thread_local EmuCta *emu_cta;
 extern thread_local std::mt19937 *emu_rng;
 extern int emu_jitter_us; /* > 0: random sleeps before semaphore waits and bulk adds */
+extern int emu_inject_inflight_write; /* 1: a test of the emulation itself (wg_emu.h): writes to wgmma in flight */
 
 #define threadIdx emu_tid
 #define blockIdx emu_bid

@@ -4,6 +4,8 @@
  * preprocess and postprocess kernels run the same way. Checks dQ, dK, dV against a float64 reference, bit
  * identity over runs with random timing jitter, and reports whether the atomic mode differs.
  * --same-as K also runs kernel K once (deterministic) and says whether its gradients equal the kernel's bit for bit.
+ * --inject-inflight-write tests the emulation itself: each wgmma's accumulators are changed while it is in flight,
+ * which the emulated wait_group must catch (exit 1 with a message).
  * Usage: gpu-bwd-emu PLAN --head-dim D [--heads H --kv-heads K] [--runs R] [--jitter-us J] [--atomic-runs A]
  *        [--kernel mma|wgmma|wgmma-VARIANT (BWD_WG_VARIANTS)] [--same-as KERNEL]
  * Exit: 0 ok, 1 a check failed, 2 bad usage or plan. */
@@ -24,6 +26,7 @@ thread_local EmuIdx emu_tid, emu_bid, emu_bdim;
 thread_local EmuCta *emu_cta;
 thread_local std::mt19937 *emu_rng;
 int emu_jitter_us = 0;
+int emu_inject_inflight_write = 0;
 
 /* Runs blocks 0..blocks-1 of `threads` threads each, in order, at most n_sm at a time. */
 static void emu_grid(int blocks, int threads, int n_sm, size_t smem_bytes, const std::function<void()> &body)
@@ -282,6 +285,8 @@ int main(int argc, char **argv)
             runs = atoi(v), i++;
         else if (!strcmp(argv[i], "--atomic-runs"))
             atomic_runs = atoi(v), i++;
+        else if (!strcmp(argv[i], "--inject-inflight-write"))
+            emu_inject_inflight_write = 1;
         else if (!strcmp(argv[i], "--jitter-us"))
             emu_jitter_us = atoi(v), i++;
         else if (!strcmp(argv[i], "--kernel")) {

@@ -7,7 +7,7 @@
  * descriptors, PTX's canonical layouts as read by this project); the accumulators are written only at the
  * wgmma.wait_group that completes the group, after the product is computed again from the operands as they
  * are then. A difference means an operand (shared memory, A registers, accumulators) changed while the wgmma
- * was in flight, which PTX leaves undefined: the emulation stops with a message. Reading accumulators before
+ * was in flight, which PTX leaves undefined: the emulation stops with a message and exit 1. Reading accumulators before
  * their wait sees the old values. Included only with BWD_EMULATE. */
 #ifndef GPU_BWD_WG_EMU_H
 #define GPU_BWD_WG_EMU_H
@@ -227,6 +227,8 @@ static inline void emu_wgmma(float *d, int n, const uint32_t *a_regs, uint64_t d
         op.out.resize((size_t)64 * n);
         emu_wgmma_eval(op, a_regs ? g.a : NULL, in.data(), op.out.data());
         g.pending.push_back(std::move(op));
+        if (emu_inject_inflight_write)
+            d[0] += 1.0f; /* what a kernel must not do: must stop the run at the wait */
     }
     g.bar.sync(128);
 }
@@ -249,7 +251,8 @@ static inline void emu_wgmma_wait(int n_pending)
             if (memcmp(now.data(), op.out.data(), now.size() * sizeof(float))) {
                 fprintf(stderr, "gpu-bwd-emu: block %u warpgroup %u: an operand of a wgmma (m64n%dk16) changed while it "
                                 "was in flight\n", emu_bid.x, emu_tid.x / 128, op.n);
-                abort();
+                fflush(stderr);
+                std::_Exit(1); /* a check failed; the other threads of the run are stopped with it */
             }
             for (int row = 0; row < 64; row++)
                 for (int col = 0; col < op.n; col++)

@@ -56,6 +56,30 @@ a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert a["dq_buffers"] == 2 and b["dq_buffers"] == 1, (a["dq_buffers"], b["dq_buffers"])
 ' "$tmp/b2.json" "$tmp/b1.json" && ok kernel-front-end-dq-buffers || fail kernel-front-end-dq-buffers "$(head -c 300 "$tmp/b2.json")"
 
+# --hardware picks the preset GPU's own profiles (issue 31 item 2): h200-sxm takes profiles/h200-sxm.json and,
+# for a kernel named bare, kernels/gpu-bwd-wgmma-h200.json; h800-sxm has none, so its report says whose numbers
+# it used, in the costs line and the JSON, and h100-sxm's says nothing of another GPU.
+for hw in h100-sxm h200-sxm h800-sxm; do
+    "$sim" --seqlen 4096 --heads 16 --mask causal --hardware $hw --kernel gpu-bwd-wgmma --json >"$tmp/hw-$hw.json"
+    "$sim" --seqlen 4096 --heads 16 --mask causal --hardware $hw >"$tmp/hw-$hw.txt"
+done
+python3 -c '
+import json, sys
+t = sys.argv[1]
+j = {hw: json.load(open(f"{t}/hw-{hw}.json"))["shape"] for hw in ("h100-sxm", "h200-sxm", "h800-sxm")}
+txt = {hw: open(f"{t}/hw-{hw}.txt").read() for hw in j}
+assert j["h200-sxm"]["kernel"].endswith("gpu-bwd-wgmma-h200.json"), j["h200-sxm"]["kernel"]
+assert j["h100-sxm"]["kernel"].endswith("gpu-bwd-wgmma.json"), j["h100-sxm"]["kernel"]
+assert j["h200-sxm"]["profile"].endswith("profiles/h200-sxm.json"), j["h200-sxm"]["profile"]
+assert "profiles/h200-sxm.json" in txt["h200-sxm"] and "NVIDIA H200" in txt["h200-sxm"], txt["h200-sxm"]
+for hw in ("h100-sxm", "h200-sxm"):
+    assert "another GPU" not in json.dumps(j[hw]) + txt[hw], hw
+h8 = j["h800-sxm"]
+assert "no H800 profile" in h8["compute_from"] and "H100" in h8["compute_from"], h8["compute_from"]
+assert "no H800 profile" in h8["reduce_from"], h8["reduce_from"]
+assert "no H800 profile" in txt["h800-sxm"].split("costs", 1)[1].split("\n", 1)[0], txt["h800-sxm"]
+' "$tmp" && ok hardware-picks-its-profiles || fail hardware-picks-its-profiles "$(grep -h costs "$tmp"/hw-*.txt)"
+
 # The front end and a config give the same makespans and times (the same costing path).
 cat >"$tmp/cfg.json" <<'EOF'
 { "schema_version": 1, "workload": { "batch": 2, "heads": 24, "kv_heads": 6, "seqlen_q": 3072, "head_dim": 128,

@@ -34,6 +34,13 @@ expect_exit h200-profile 0 "$sim" calibrate traces/h200-calib/calib-profile-raw.
     traces/h200-calib/calib-profile-raw.json --clock traces/h200-calib/calib-steady-raw.json -o "$tmp/h200.json"
 cmp -s "$tmp/h200.json" configs/profiles/h200-sxm.json && ok h200-profile-reproduced ||
     fail h200-profile-reproduced "$(diff "$tmp/h200.json" configs/profiles/h200-sxm.json | head -5)"
+# the Hopper kernel's H200 profile from its 20 committed calibration traces and timed runs, byte for byte (with
+# the write slope: each dK/dV write slower by write_slope_ns per other SM's write in flight at its start)
+expect_exit h200-kernel-calibrate 0 "$sim" calibrate --kernel traces/kernel-wg-h200/calibration/d128/*.json.gz \
+    traces/kernel-wg-h200/calibration/d64/*.json.gz --runs traces/kernel-wg-h200/wgmma-calibration.json --write-rule start \
+    --name gpu-bwd-wgmma-h200 -o "$tmp/kh200.json"
+cmp -s "$tmp/kh200.json" configs/kernels/gpu-bwd-wgmma-h200.json && grep -q '"write_slope_ns": 19' "$tmp/kh200.json" &&
+    ok h200-kernel-profile-reproduced || fail h200-kernel-profile-reproduced "$(diff "$tmp/kh200.json" configs/kernels/gpu-bwd-wgmma-h200.json | head -5)"
 "$sim" validate traces/kernel-wg-h200/wgmma-evidence.json --kernel configs/kernels/gpu-bwd-wgmma-h200.json --json \
     >"$tmp/ev.json" 2>/dev/null
 python3 -c '
@@ -115,8 +122,10 @@ assert ev["summary"]["predicted"] == len(runs) == 57
 for r in runs:
     k = (r["mask"], r["seqlen"], r["batch"], r["heads"], r["kv_heads"], r["head_dim"], r["policy"])
     # the committed file predates sim_cost_time_ns (its times hold the first CTA's prologue once more: up to
-    # +2 us) and cta_first_extra_ns (mma.sync's later CTAs' K/V load, 0.16-0.26 us a CTA: down to -3.4 us)
-    assert -4000 <= pred[k] - r["predicted_ns"] <= 2000, (k, pred[k], r["predicted_ns"])
+    # +2 us), cta_first_extra_ns (mma.sync's later CTAs' K/V load, 0.16-0.26 us a CTA: down to -3.4 us) and the
+    # write slope (kv_write_ns became the base with no write beside it, 0.9 us less at d 128, plus 40 ns a write
+    # in flight: -5.8 to +7.3 us); together they move no prediction by 1%
+    assert abs(pred[k] - r["predicted_ns"]) <= 0.01 * pred[k], (k, pred[k], r["predicted_ns"])
 s = ev["summary"]
 assert s["time_error"]["median_abs"] <= 0.03 and s["time_error"]["max_abs"] <= 0.06, s
 assert s["speedup_error_pp"]["median_abs"] <= 3 and s["best_picked_right"] == s["decisive_shapes"], s

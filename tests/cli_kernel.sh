@@ -131,6 +131,11 @@ assert s["time_error"]["median_abs"] <= 0.03 and s["time_error"]["max_abs"] <= 0
 assert s["speedup_error_pp"]["median_abs"] <= 3 and s["best_picked_right"] == s["decisive_shapes"], s
 PY
 
+# Timed runs without a kernel profile to check them against: said so, not reported as 0.00% errors.
+expect_exit kernel-runs-unpredicted 1 "$sim" validate traces/kernel-wg-h200/wgmma-evidence.json
+grep -q "54 timed deterministic runs, none predicted: .*--predict" "$tmp/out" && ! grep -q "0.00%" "$tmp/out" &&
+    ok kernel-runs-unpredicted-said || fail kernel-runs-unpredicted-said "$(tail -1 "$tmp/out")"
+
 # --predict: a trace nothing predicts is a miss; the exit status says so.
 expect_exit kernel-miss-exit 1 "$sim" validate traces/h100-spin --predict
 grep -q "7 not predicted (misses)" "$tmp/out" && ok kernel-miss-counted || fail kernel-miss-counted "$(tail -1 "$tmp/out")"

@@ -29,7 +29,8 @@ static void header_text(SweepFormat format, char *buf, size_t len)
     if (format == SWEEP_CSV)
         snprintf(buf, len, "%s\n", columns);
     else if (format == SWEEP_TABLE) /* for people: what the numbers are, then the columns */
-        snprintf(buf, len, "model numbers, not measurements: c and r from the cost model (docs/configs.md), per row "
+        snprintf(buf, len, "model numbers, not measurements: c and r from the cost model unless a point names a kernel or "
+                 "hardware profile (docs/configs.md), per row "
                  "its hardware preset and reduction\n%-16s %-6s %4s %7s %9s %-9s %-6s %5s %5s %6s %6s %13s %8s %8s\n",
                  "policy", "mask", "d", "seqlen", "b x h", "hardware", "reduce", "N", "M", "c_ns", "r_ns",
                  "makespan_ns", "TFLOPS", "speedup");
@@ -330,7 +331,7 @@ static void policy_style(FILE *gp, const char *policy)
 /* The plot's title: what the numbers are and what made them (the presets and reduction modes of the rows). */
 static void write_plot_title(FILE *gp, const SimSweepRow *rows, int64_t row_count)
 {
-    GString *presets = g_string_new(""), *modes = g_string_new("");
+    GString *presets = g_string_new(""), *modes = g_string_new(""), *from = g_string_new("");
     for (int64_t i = 0; i < row_count; i++) {
         const SimConfigPoint *p = rows[i].cfg;
         const char *mode = p->reduce == REDUCE_ASYNC ? "async" : "serial";
@@ -340,12 +341,13 @@ static void write_plot_title(FILE *gp, const SimSweepRow *rows, int64_t row_coun
             g_string_append_printf(presets, "%s%s", presets->len ? ", " : "", p->hw.preset);
         if (!strstr(modes->str, mode))
             g_string_append_printf(modes, "%s%s", modes->len ? " and " : "", mode);
+        if (!strstr(from->str, rows[i].costs_from))
+            g_string_append_printf(from, "%s%s", from->len ? "; " : "", rows[i].costs_from);
     }
-    /* Two lines: one panel is 640 px wide, about 100 characters at 10 pt (one line of both was clipped). */
+    /* One line each: one panel is 640 px wide, about 100 characters at 10 pt (one line of all was clipped). */
     fprintf(gp, "set multiplot layout rows_,cols_ title \"model numbers, not measurements: TFLOPS = backward FLOPs / "
-                "makespan\\nc and r from the cost model (docs/configs.md); preset %s, %s reduction\"\n",
-            presets->str, modes->str);
-    g_string_free(presets, TRUE), g_string_free(modes, TRUE);
+                "makespan\\n%s (docs/configs.md)\\npreset %s, %s reduction\"\n", from->str, presets->str, modes->str);
+    g_string_free(presets, TRUE), g_string_free(modes, TRUE), g_string_free(from, TRUE);
 }
 
 /* .dat: one block per (panel, policy) in order of first appearance ("seqlen tflops" lines, blocks

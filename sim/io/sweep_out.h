@@ -19,6 +19,8 @@ typedef struct {
     bool has_costs;               /* a kernel or hardware profile costed it: costs below, not cost's c and r */
     AttnCosts costs;              /* the costing path's task costs (costs.load borrows the sweep's) */
     int64_t fixed_ns, first_compute_ns; /* the launch's fixed costs (kernel profile) and first CTA prologue */
+    char costs_from[160];         /* where c and r came from, short: "c from kernel profile K, r from hardware
+                                   * profile P" (config values, profiles or the cost model) */
     bool is_done;                 /* ran, was skipped or was interrupted */
     bool is_skipped;              /* the policy does not suit this workload: note says why */
     bool is_interrupted;          /* never ran (SIGINT) */

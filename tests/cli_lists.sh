@@ -34,4 +34,29 @@ if command -v gnuplot >/dev/null; then
     head -1 "$tmp/out" | grep -q 'unless a point names a kernel or hardware profile' && ok sweep-table-header-truthful \
         || fail sweep-table-header-truthful "$(head -1 "$tmp/out")"
 else skip sweep-title "no gnuplot"; fi
+# Memory: the estimate (the refusal's "about N MB") is within 1.5x of the measured peak RSS, and not below it;
+# batch 4 x 32 heads x 32k causal fits under the default cap (it was refused at 4096 MB).
+args=(--seqlen 16384 --heads 32 --mask causal --policy fa3)
+"$sim" "${args[@]}" --max-memory-mb 1 >/dev/null 2>"$tmp/est"
+est=$(grep -o 'about [0-9]* MB' "$tmp/est" | grep -o '[0-9]*')
+if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f '%M' -o "$tmp/peak" "$sim" "${args[@]}" >/dev/null 2>&1
+    peak=$(tail -1 "$tmp/peak")
+    python3 -c 'import sys; e, p = int(sys.argv[1]), int(sys.argv[2]) / 1024; assert p <= e <= 1.5 * p, (e, p)' "$est" "$peak" \
+        && ok memory-estimate-within-1.5x || fail memory-estimate-within-1.5x "estimate ${est} MB, peak ${peak} KB"
+else skip memory-estimate "no /usr/bin/time"; fi
+"$sim" --seqlen 32768 --heads 32 --batch 4 --mask causal --policy fa3 --max-memory-mb 1 >/dev/null 2>"$tmp/e"
+est=$(grep -o 'about [0-9]* MB' "$tmp/e" | grep -o '[0-9]*')
+[ -n "$est" ] && [ "$est" -lt 4096 ] && ok b4-h32-32k-under-cap || fail b4-h32-32k-under-cap "$(cat "$tmp/e")"
+
+# Progress: on a terminal after a second (a 2 s ranking here), the shape ranking shows "sim rank: K of N policies"; never in a file.
+if command -v script >/dev/null; then
+    script -qec "$sim --seqlen 16384 --heads 48 --mask causal >/dev/null" /dev/null >"$tmp/tty" 2>&1
+    grep -q 'sim rank: [0-9]* of [0-9]* policies' "$tmp/tty" && ok rank-progress-on-terminal \
+        || fail rank-progress-on-terminal "$(tr '\r' '\n' <"$tmp/tty" | tail -3)"
+    script -qec "$sim --seqlen 512 --heads 2 --mask causal >/dev/null" /dev/null >"$tmp/tty" 2>&1
+    grep -q 'sim rank' "$tmp/tty" && fail rank-progress-not-under-1s "a quick run showed progress" || ok rank-progress-not-under-1s
+else skip rank-progress "no script(1)"; fi
+"$sim" --seqlen 1024 --heads 4 --mask causal >/dev/null 2>"$tmp/e"
+[ ! -s "$tmp/e" ] && ok rank-progress-not-in-files || fail rank-progress-not-in-files "$(head -c 200 "$tmp/e")"
 finish

@@ -217,6 +217,14 @@ static SimStatus load_profiles(const ShapeOptions *so, char *hw_path, char *kern
     return SIM_OK;
 }
 
+/* The shared progress line (cli.h), on a terminal after a second: policies ranked, the one running. */
+static void show_progress(void *ctx, int done, int total, const char *policy)
+{
+    char note[96];
+    snprintf(note, sizeof note, "running %s", policy ? policy : "-");
+    cli_progress_update(ctx, done, total, policy ? note : NULL);
+}
+
 int cli_shape_run(const ShapeOptions *opts, const AttnJob *given, bool is_json)
 {
     ShapeOptions so = *opts;
@@ -237,7 +245,10 @@ int cli_shape_run(const ShapeOptions *opts, const AttnJob *given, bool is_json)
                                    .dtype = DTYPE_BF16 },
                         .preset = so.preset, .hw = hp, .kernel = kp, .reduce = given->costs.reduce,
                         .dq_buffers = given->costs.dq_buffers };
-        sim_shape_rank(&q, so.token_mask, given, &rank, &err);
+        CliProgress progress;
+        cli_progress_begin(&progress, "rank", "policies");
+        sim_shape_rank(&q, so.token_mask, given, &rank, show_progress, &progress, &err);
+        cli_progress_end(&progress);
     }
     const AttnJob *job = &rank.job;
     AttnJob out = *job; /* the outputs asked for, of the ranked winner (or the one policy named) */

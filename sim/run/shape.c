@@ -17,15 +17,20 @@ static AttnJob bare_job(const AttnJob *job)
 /* Every policy for the mask (or the one named) into rows. Ranking all of them, a policy whose plan does not
  * fit the shape (symmetric-shift on an odd number of KV tiles) is left out with its reason, so the others are
  * still ranked. */
-static SimStatus rank_policies(ShapeRanking *s, SimError *err)
+static SimStatus rank_policies(ShapeRanking *s, SimShapeProgress progress, void *ctx, SimError *err)
 {
     const AttnJob *job = &s->job;
     bool is_all = strcmp(job->policy, "all") == 0;
+    int count = 0, done = 0;
+    for (int i = 0; i < policy_count(); i++)
+        count += is_all ? policy_supports(policy_at(i), &job->wl) : strcmp(policy_at(i)->name, job->policy) == 0;
     for (int i = 0; i < policy_count() && !err->status && s->n < SIM_SHAPE_MAX_ROWS; i++) {
         const PolicyOps *p = policy_at(i);
         bool fits = policy_supports(p, &job->wl);
         if (is_all ? !fits : strcmp(p->name, job->policy) != 0)
             continue;
+        if (progress)
+            progress(ctx, done++, count, p->name);
         AttnJob j = bare_job(job);
         j.policy = p->name;
         AttnResult r;
@@ -41,6 +46,8 @@ static SimStatus rank_policies(ShapeRanking *s, SimError *err)
             *err = why;
         sim_job_result_clear(&r);
     }
+    if (progress)
+        progress(ctx, count, count, NULL);
     if (!err->status && s->n == 0 && s->absent_count)
         sim_error_set(err, SIM_ERR_USAGE, "no policy fits this shape: %s", s->absent[0].reason);
     else if (!err->status && s->n == 0)
@@ -104,7 +111,7 @@ static void read_ranking(ShapeRanking *s, const char *token_mask, const KernelPr
 }
 
 SimStatus sim_shape_rank(const CostQuery *q, const char *token_mask, const AttnJob *given, ShapeRanking *s,
-                         SimError *err)
+                         SimShapeProgress progress, void *progress_ctx, SimError *err)
 {
     memset(s, 0, sizeof *s);
     s->job = *given;
@@ -114,7 +121,7 @@ SimStatus sim_shape_rank(const CostQuery *q, const char *token_mask, const AttnJ
         cq.shape.mask = MASK_CAUSAL;
     if (sim_cost_attention(&cq, &s->job.wl, &s->job.costs, &s->rep, &s->load, err) == SIM_OK &&
         (!token_mask || apply_token_mask(token_mask, &cq.shape, s, err) == SIM_OK) &&
-        rank_policies(s, err) == SIM_OK)
+        rank_policies(s, progress, progress_ctx, err) == SIM_OK)
         read_ranking(s, token_mask, q->kernel);
     return err->status;
 }

@@ -46,8 +46,11 @@ typedef struct {
  * baselines are fa3 and fa3-spt, or ascending and spt under a token mask (FA3's orders on a block mask).
  * SIM_ERR_USAGE when no policy fits or the name is unknown; the costing's and the engine's errors unchanged.
  * O(policies x one job run). */
+/* progress (may be NULL) is called before each policy runs and once at the end (done == total), with the
+ * policy about to run (NULL at the end). */
+typedef void (*SimShapeProgress)(void *ctx, int done, int total, const char *policy);
 SimStatus sim_shape_rank(const CostQuery *q, const char *token_mask, const AttnJob *given, ShapeRanking *out,
-                         SimError *err);
+                         SimShapeProgress progress, void *progress_ctx, SimError *err);
 void sim_shape_ranking_clear(ShapeRanking *r);
 /* The speedup of row `base` over the fastest (1.0: it is the fastest); 0 when base is -1. */
 double sim_shape_margin(const ShapeRanking *r, int base);

@@ -59,4 +59,21 @@ if command -v script >/dev/null; then
 else skip rank-progress "no script(1)"; fi
 "$sim" --seqlen 1024 --heads 4 --mask causal >/dev/null 2>"$tmp/e"
 [ ! -s "$tmp/e" ] && ok rank-progress-not-in-files || fail rank-progress-not-in-files "$(head -c 200 "$tmp/e")"
+# Lists: --seqlen, --heads and --batch take comma-separated values; one table, one row per point x policy, each
+# with its time and speedup over fa3 and fa3-spt; --json gives an array of the single-shape objects.
+expect_exit list-text 0 "$sim" --seqlen 1024,2048 --heads 4,8 --batch 1 --mask causal
+[ "$(grep -c '^ *[0-9]' "$tmp/out")" -eq 16 ] && grep -q '^ seqlen batch heads policy .*vs_fa3   vs_spt$' "$tmp/out" \
+    && grep -q '^model numbers, not measurements: c from the FLOPs cost model.*r from the hardware profile' "$tmp/out" \
+    && ok list-one-table || fail list-one-table "$(head -4 "$tmp/out")"
+"$sim" --seqlen 2048 --heads 8 --mask causal --json >"$tmp/one.json"
+expect_exit list-json 0 "$sim" --seqlen 1024,2048 --heads 8 --mask causal --json
+python3 - "$tmp/out" "$tmp/one.json" <<'PY' && ok list-json-array || fail list-json-array "see above"
+import json, sys
+a, one = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert [p["shape"]["seqlen"] for p in a] == [1024, 2048], a
+assert a[1] == one, "a list point differs from the single shape's report"
+PY
+expect_exit list-bad 2 "$sim" --seqlen 1024,x
+expect_exit list-outputs 2 "$sim" --seqlen 1024,2048 --csv "$tmp/x.csv"
+[ ! -e "$tmp/x.csv" ] && grep -q 'show one shape' "$tmp/err" && ok list-outputs-refused || fail list-outputs-refused "$(cat "$tmp/err")"
 finish

@@ -78,7 +78,8 @@ static const char usage[] =
     "  --list-policies     each policy with the masks it takes; --list-masks: the masks\n"
     "  --help, --version\n"
     "Shape front end (the schedule for a real shape; docs/shape.md):\n"
-    "  --seqlen S          tokens per sequence (Q and K); turns the shape front end on\n"
+    "  --seqlen S          tokens per sequence (Q and K); turns the shape front end on; a list S1,S2,...\n"
+    "                      (and --heads, --batch lists) ranks every combination in one table (--json: an array)\n"
     "  --seqlen-k SK       keys per sequence when they differ from --seqlen (default --seqlen)\n"
     "  --head-dim D        64, 96, 128 or 192 (default 128); --batch B (default 1); --heads H per sample\n"
     "  --kv-heads K        KV heads per sample (GQA; default --heads; must divide it)\n"
@@ -166,9 +167,18 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
     note_flag(o, opt, flag);
     switch (opt) {
     case 'p': o->job.policy = arg, o->is_policy_set = true; return SIM_OK;
-    case OPT_SEQLEN: o->shape.is_on = true; return cli_parse_int64(flag, arg, 1, 1 << 24, &o->shape.seqlen, err);
+    case OPT_SEQLEN:
+        o->shape.is_on = true;
+        if (cli_parse_int64_list(flag, arg, 1, 1 << 24, o->shape.seqlens, &o->shape.seqlen_count, err) != SIM_OK)
+            return err->status;
+        o->shape.seqlen = o->shape.seqlens[0];
+        return SIM_OK;
     case OPT_HDIM: return cli_parse_int64(flag, arg, 1, 1024, &o->shape.head_dim, err);
-    case OPT_BATCH: return cli_parse_int64(flag, arg, 1, MAX_SIZE, &o->shape.batch, err);
+    case OPT_BATCH:
+        if (cli_parse_int64_list(flag, arg, 1, MAX_SIZE, o->shape.batches, &o->shape.batch_count, err) != SIM_OK)
+            return err->status;
+        o->shape.batch = o->shape.batches[0];
+        return SIM_OK;
     case OPT_SEQLEN_K: return cli_parse_int64(flag, arg, 1, 1 << 24, &o->shape.seqlen_k, err);
     case OPT_KV_HEADS: return cli_parse_int64(flag, arg, 1, MAX_SIZE, &o->shape.kv_heads, err);
     case OPT_HW: o->shape.preset = arg; return SIM_OK;
@@ -179,7 +189,13 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
         o->shape.is_paper = v;
         return err->status;
     case 'n': return parse_int(flag, arg, 1, SIM_JOB_MAX_SMS, &o->job.wl.n_sm, err);
-    case 'm': return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.heads, err);
+    case 'm':
+        if (!strchr(arg, ','))
+            return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.heads, err);
+        if (cli_parse_int64_list(flag, arg, 1, MAX_SIZE, o->shape.heads, &o->shape.heads_count, err) != SIM_OK)
+            return err->status;
+        o->job.wl.heads = (int)o->shape.heads[0];
+        return SIM_OK;
     case OPT_KV: o->is_kv_set = true; return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.kv_tiles, err);
     case OPT_Q: o->is_q_set = true; return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.q_tiles, err);
     case OPT_MASK:
@@ -311,6 +327,9 @@ static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
          (o->shape.head_dim && !o->shape.kernel_path)) && !o->shape.is_on)
         return sim_error_set(err, SIM_ERR_USAGE, "--head-dim, --batch, --seqlen-k, --hardware, --profile and --model belong to "
                              "the shape front end: give --seqlen too (or --kernel FILE with --head-dim)"), cli_fail(err);
+    if (o->shape.heads_count > 1 && !o->shape.is_on)
+        return sim_error_set(err, SIM_ERR_USAGE, "--heads takes a list only with --seqlen (the shape front end)"),
+               cli_fail(err);
     if (o->shape.kernel_path && !o->shape.is_on && (!o->shape.head_dim || (o->costs_set & (SET_C | SET_R | SET_LAT))))
         return sim_error_set(err, SIM_ERR_USAGE, "--kernel at the tile level takes its costs from the kernel profile: "
                              "give --head-dim and no --c, --r or --latency"), cli_fail(err);

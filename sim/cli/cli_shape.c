@@ -5,6 +5,7 @@
  * winner's margin over fa3 and fa3-spt, naming the kernel and hardware profiles it used (model numbers).
  * Outputs (--trace, --csv, ...) show the named policy or the winner. */
 #include <cjson/cJSON.h>
+#include <glib.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -120,7 +121,7 @@ static void print_text(const ShapeReport *s)
     fprintf(s->f, " (%" PRId64 " ns)\n", s->r->rows[s->r->win].total_ns);
 }
 
-static void print_json(const ShapeReport *s)
+static cJSON *report_json(const ShapeReport *s)
 {
     const ShapeOptions *so = s->so;
     const SimCost *c = &s->rep->cost;
@@ -197,10 +198,20 @@ static void print_json(const ShapeReport *s)
     cJSON *tie = cJSON_AddArrayToObject(j, "tie");
     for (int t = 0; s->r->tie_count > 1 && t < s->r->tie_count; t++)
         cJSON_AddItemToArray(tie, cJSON_CreateString(s->r->rows[s->r->tied[t]].policy));
+    return j;
+}
+
+static void print_cjson(FILE *f, cJSON *j)
+{
     char *text = cJSON_PrintUnformatted(j);
-    fprintf(s->f, "%s\n", text);
+    fprintf(f, "%s\n", text);
     cJSON_free(text);
     cJSON_Delete(j);
+}
+
+static void print_json(const ShapeReport *s)
+{
+    print_cjson(s->f, report_json(s));
 }
 
 /* The profiles the shape is costed with: the hardware profile (unless --model paper) and the kernel profile
@@ -225,6 +236,82 @@ static void show_progress(void *ctx, int done, int total, const char *policy)
     cli_progress_update(ctx, done, total, policy ? note : NULL);
 }
 
+/* One point's ranking with the profiles loaded: the shape of so, heads from given. */
+static SimStatus rank_point(const ShapeOptions *so, const AttnJob *given, const HwProfile *hp, const KernelProfile *kp,
+                            ShapeRanking *rank, SimError *err)
+{
+    CostQuery q = { .shape = { .batch = so->batch, .heads = given->wl.heads, .kv_heads = so->kv_heads, .seqlen_q = so->seqlen,
+                               .seqlen_k = so->seqlen_k, .head_dim = so->head_dim, .mask = given->wl.mask,
+                               .dtype = DTYPE_BF16 },
+                    .preset = so->preset, .hw = hp, .kernel = kp, .reduce = given->costs.reduce,
+                    .dq_buffers = given->costs.dq_buffers };
+    CliProgress progress;
+    cli_progress_begin(&progress, "rank", "policies");
+    sim_shape_rank(&q, so->token_mask, given, rank, show_progress, &progress, err);
+    cli_progress_end(&progress);
+    return err->status;
+}
+
+/* A list point's rows in the one table: per policy its time, TFLOPS and speedups over the baselines. */
+static void print_list_rows(FILE *f, const ShapeOptions *so, const ShapeRanking *r, int64_t heads)
+{
+    for (int i = 0; i < r->n; i++) {
+        const ShapeRow *w = &r->rows[i];
+        fprintf(f, "%7" PRId64 " %5" PRId64 " %5" PRId64 " %-16s %14" PRId64 " %8.1f", so->seqlen, so->batch, heads,
+                w->policy, w->total_ns, w->tflops);
+        for (int b = 0; b < 2; b++) {
+            int base = b ? r->spt : r->fa3;
+            if (base >= 0)
+                fprintf(f, " %8.4f", (double)r->rows[base].total_ns / (double)w->total_ns);
+            else
+                fprintf(f, " %8s", "-");
+        }
+        fprintf(f, "%s\n", r->tie_count > 1 && i == r->win ? " fastest (tie)" : i == r->win ? " winner" : "");
+    }
+}
+
+/* --seqlen/--heads/--batch lists: every combination ranked, one table (or one JSON array) in list order,
+ * seqlen outermost. The header names where c and r came from at the first point (same profiles throughout). */
+static SimStatus run_list(const ShapeOptions *opts, const AttnJob *given, bool is_json, const HwProfile *hp,
+                          const KernelProfile *kp, const char *hw_path, const char *kernel_path, SimError *err)
+{
+    int ns = MAX(opts->seqlen_count, 1), nh = MAX(opts->heads_count, 1), nb = MAX(opts->batch_count, 1);
+    cJSON *all = cJSON_CreateArray();
+    for (int a = 0; a < ns && !err->status; a++)
+        for (int h = 0; h < nh && !err->status; h++)
+            for (int b = 0; b < nb && !err->status; b++) {
+                ShapeOptions so = *opts;
+                AttnJob g = *given;
+                so.seqlen = opts->seqlen_count ? opts->seqlens[a] : opts->seqlen;
+                so.seqlen_k = opts->seqlen_k ? opts->seqlen_k : so.seqlen;
+                so.batch = opts->batch_count ? opts->batches[b] : opts->batch;
+                g.wl.heads = opts->heads_count ? (int)opts->heads[h] : given->wl.heads;
+                ShapeRanking rank = { 0 };
+                if (rank_point(&so, &g, hp, kp, &rank, err) == SIM_OK) {
+                    ShapeReport s = { .f = stdout, .so = &so, .r = &rank, .job = &rank.job, .rep = &rank.rep,
+                                      .profile = hp ? hw_path : NULL, .kernel = kp ? kernel_path : NULL };
+                    if (is_json)
+                        cJSON_AddItemToArray(all, report_json(&s));
+                    else {
+                        if (a + h + b == 0)
+                            printf("model numbers, not measurements: c from the %s; r from the %s; %s reduction, "
+                                   "%s mask, head_dim %" PRId64 "\n%7s %5s %5s %-16s %14s %8s %8s %8s\n",
+                                   rank.rep.compute_from, rank.rep.reduce_from,
+                                   rank.job.costs.reduce == REDUCE_ASYNC ? "async" : "serial", mask_name(&s), so.head_dim,
+                                   "seqlen", "batch", "heads", "policy", "time_ns", "TFLOPS",
+                                   so.token_mask ? "vs_asc" : "vs_fa3", "vs_spt");
+                        print_list_rows(stdout, &so, &rank, g.wl.heads);
+                    }
+                }
+                sim_shape_ranking_clear(&rank);
+            }
+    if (is_json && !err->status)
+        print_cjson(stdout, all);
+    else
+        cJSON_Delete(all);
+    return err->status;
+}
+
 int cli_shape_run(const ShapeOptions *opts, const AttnJob *given, bool is_json)
 {
     ShapeOptions so = *opts;
@@ -233,23 +320,25 @@ int cli_shape_run(const ShapeOptions *opts, const AttnJob *given, bool is_json)
     if (so.kv_heads && (so.kv_heads > given->wl.heads || given->wl.heads % so.kv_heads != 0))
         return sim_error_set(&err, SIM_ERR_USAGE, "--kv-heads %" PRId64 " must divide --heads %d", so.kv_heads,
                              given->wl.heads), cli_fail(&err);
+    bool is_list = so.seqlen_count > 1 || so.heads_count > 1 || so.batch_count > 1;
+    if (is_list && (given->dot_path || given->plan_path || given->trace_path || given->csv_path || given->gantt_path))
+        return sim_error_set(&err, SIM_ERR_USAGE, "--trace, --csv, --gantt, --dot and --emit-plan show one shape: give "
+                             "--seqlen, --heads and --batch one value each"), cli_fail(&err);
     so.head_dim = so.head_dim ? so.head_dim : 128, so.batch = so.batch ? so.batch : 1;
     so.preset = so.preset ? so.preset : "h100-sxm";
     char hw_path[4096], kernel_path[4096];
     HwProfile *hp = NULL;
     KernelProfile *kp = NULL;
-    ShapeRanking rank = { 0 }; /* about 40 KB: the absent reasons */
-    if (load_profiles(&so, hw_path, kernel_path, sizeof hw_path, &hp, &kp, &err) == SIM_OK) {
-        CostQuery q = { .shape = { .batch = so.batch, .heads = given->wl.heads, .kv_heads = so.kv_heads, .seqlen_q = so.seqlen,
-                                   .seqlen_k = so.seqlen_k, .head_dim = so.head_dim, .mask = given->wl.mask,
-                                   .dtype = DTYPE_BF16 },
-                        .preset = so.preset, .hw = hp, .kernel = kp, .reduce = given->costs.reduce,
-                        .dq_buffers = given->costs.dq_buffers };
-        CliProgress progress;
-        cli_progress_begin(&progress, "rank", "policies");
-        sim_shape_rank(&q, so.token_mask, given, &rank, show_progress, &progress, &err);
-        cli_progress_end(&progress);
+    if (is_list) {
+        if (load_profiles(&so, hw_path, kernel_path, sizeof hw_path, &hp, &kp, &err) == SIM_OK)
+            run_list(opts->seqlen_k ? &so : (so.seqlen_k = 0, &so), given, is_json, hp, kp, hw_path, kernel_path, &err);
+        sim_profile_free(hp);
+        sim_kernel_free(kp);
+        return err.status ? cli_fail(&err) : 0;
     }
+    ShapeRanking rank = { 0 }; /* about 40 KB: the absent reasons */
+    if (load_profiles(&so, hw_path, kernel_path, sizeof hw_path, &hp, &kp, &err) == SIM_OK)
+        rank_point(&so, given, hp, kp, &rank, &err);
     const AttnJob *job = &rank.job;
     AttnJob out = *job; /* the outputs asked for, of the ranked winner (or the one policy named) */
     AttnResult r;

@@ -76,4 +76,14 @@ PY
 expect_exit list-bad 2 "$sim" --seqlen 1024,x
 expect_exit list-outputs 2 "$sim" --seqlen 1024,2048 --csv "$tmp/x.csv"
 [ ! -e "$tmp/x.csv" ] && grep -q 'show one shape' "$tmp/err" && ok list-outputs-refused || fail list-outputs-refused "$(cat "$tmp/err")"
+# --plot with a seqlen list: speedup over fa3 and fa3-spt against seqlen, a panel each, the sources of c and r
+# in the title; refused (exit 2, nothing written) without a list.
+if command -v gnuplot >/dev/null; then
+    expect_exit list-plot 0 "$sim" --seqlen 1024,2048 --heads 8 --mask causal --plot "$tmp/sp.png"
+    [ -s "$tmp/sp.png" ] && grep -q "speedup over fa3'" "$tmp/sp.gp" && grep -q "speedup over fa3-spt'" "$tmp/sp.gp" \
+        && grep -q 'c from the FLOPs cost model of preset h100-sxm; r from the hardware profile' "$tmp/sp.gp" \
+        && [ "$(grep -c '^# ' "$tmp/sp.dat")" -ge 3 ] && ok list-plot-speedup || fail list-plot-speedup "$(grep title "$tmp/sp.gp")"
+else skip list-plot "no gnuplot"; fi
+expect_exit list-plot-one 2 "$sim" --seqlen 1024 --plot "$tmp/one.png"
+[ ! -e "$tmp/one.png" ] && grep -q 'give --seqlen a list' "$tmp/err" && ok list-plot-needs-list || fail list-plot-needs-list "$(cat "$tmp/err")"
 finish

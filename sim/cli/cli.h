@@ -33,6 +33,7 @@ typedef struct {
      * and printed as one table (one JSON array); count 0: the single value above (heads: the job's) */
     int64_t seqlens[CLI_SHAPE_LIST_MAX], heads[CLI_SHAPE_LIST_MAX], batches[CLI_SHAPE_LIST_MAX];
     int seqlen_count, heads_count, batch_count;
+    const char *plot_path;      /* --plot F.png with a --seqlen list: speedups against seqlen; NULL: none */
 } ShapeOptions;
 /* Runs job->policy ("all": every policy for the mask) on the shape; job carries heads, mask, reduce (when
  * --reduce was given, job->costs.reduce is used as is) and the outputs (written for the named policy, or for the

@@ -80,6 +80,7 @@ static const char usage[] =
     "Shape front end (the schedule for a real shape; docs/shape.md):\n"
     "  --seqlen S          tokens per sequence (Q and K); turns the shape front end on; a list S1,S2,...\n"
     "                      (and --heads, --batch lists) ranks every combination in one table (--json: an array)\n"
+    "  --plot F.png        with a --seqlen list: each schedule's speedup over fa3 and fa3-spt against seqlen\n"
     "  --seqlen-k SK       keys per sequence when they differ from --seqlen (default --seqlen)\n"
     "  --head-dim D        64, 96, 128 or 192 (default 128); --batch B (default 1); --heads H per sample\n"
     "  --kv-heads K        KV heads per sample (GQA; default --heads; must divide it)\n"
@@ -117,7 +118,7 @@ static SimStatus parse_int(const char *flag, const char *text, int64_t lo, int64
 enum { OPT_LIST = 256, OPT_LIST_MASKS, OPT_HELP, OPT_VERSION, OPT_KV, OPT_Q, OPT_MASK, OPT_RATIO, OPT_SWIZZLE, OPT_LAT,
        OPT_REDUCE, OPT_BUFS, OPT_JSON, OPT_DOT, OPT_PLAN, OPT_MEM, OPT_TRACE, OPT_FLOWS, OPT_TRACE_MB, OPT_CSV,
        OPT_GANTT, OPT_PLAN_IN, OPT_ANALYSIS, OPT_SEQLEN, OPT_HDIM, OPT_BATCH, OPT_HW, OPT_PROFILE, OPT_MODEL,
-       OPT_GANTT_LABELS, OPT_MASK_FILE, OPT_KERNEL, OPT_KV_HEADS, OPT_ENGINE, OPT_SEQLEN_K };
+       OPT_GANTT_LABELS, OPT_MASK_FILE, OPT_KERNEL, OPT_KV_HEADS, OPT_ENGINE, OPT_SEQLEN_K, OPT_PLOT };
 
 static const struct option long_options[] = {
     { "policy", required_argument, NULL, 'p' }, { "n", required_argument, NULL, 'n' },
@@ -140,6 +141,7 @@ static const struct option long_options[] = {
     { "hardware", required_argument, NULL, OPT_HW }, { "profile", required_argument, NULL, OPT_PROFILE },
     { "model", required_argument, NULL, OPT_MODEL }, { "kernel", required_argument, NULL, OPT_KERNEL },
     { "kv-heads", required_argument, NULL, OPT_KV_HEADS }, { "seqlen-k", required_argument, NULL, OPT_SEQLEN_K },
+    { "plot", required_argument, NULL, OPT_PLOT },
     { "help", no_argument, NULL, OPT_HELP }, { "version", no_argument, NULL, OPT_VERSION },
     { NULL, 0, NULL, 0 },
 };
@@ -179,6 +181,7 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
             return err->status;
         o->shape.batch = o->shape.batches[0];
         return SIM_OK;
+    case OPT_PLOT: o->shape.plot_path = arg; return SIM_OK;
     case OPT_SEQLEN_K: return cli_parse_int64(flag, arg, 1, 1 << 24, &o->shape.seqlen_k, err);
     case OPT_KV_HEADS: return cli_parse_int64(flag, arg, 1, MAX_SIZE, &o->shape.kv_heads, err);
     case OPT_HW: o->shape.preset = arg; return SIM_OK;
@@ -327,6 +330,9 @@ static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
          (o->shape.head_dim && !o->shape.kernel_path)) && !o->shape.is_on)
         return sim_error_set(err, SIM_ERR_USAGE, "--head-dim, --batch, --seqlen-k, --hardware, --profile and --model belong to "
                              "the shape front end: give --seqlen too (or --kernel FILE with --head-dim)"), cli_fail(err);
+    if (o->shape.plot_path && (o->shape.seqlen_count < 2 || o->shape.heads_count > 1 || o->shape.batch_count > 1))
+        return sim_error_set(err, SIM_ERR_USAGE, "--plot draws speedup against seqlen: give --seqlen a list of two or "
+                             "more and --heads and --batch one value each"), cli_fail(err);
     if (o->shape.heads_count > 1 && !o->shape.is_on)
         return sim_error_set(err, SIM_ERR_USAGE, "--heads takes a list only with --seqlen (the shape front end)"),
                cli_fail(err);

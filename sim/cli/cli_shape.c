@@ -16,6 +16,7 @@
 #include "kernel_io.h"
 #include "profile_io.h"
 #include "shape.h"
+#include "shape_plot.h"
 
 typedef struct {
     FILE *f;                        /* where the report goes: stdout, or stderr when an output is "-" */
@@ -270,6 +271,13 @@ static void print_list_rows(FILE *f, const ShapeOptions *so, const ShapeRanking 
     }
 }
 
+/* The length of a costs sentence before its parenthesis (a title has room for about 100 characters). */
+static int words(const char *from)
+{
+    const char *paren = strstr(from, " (");
+    return paren ? (int)(paren - from) : (int)strlen(from);
+}
+
 /* --seqlen/--heads/--batch lists: every combination ranked, one table (or one JSON array) in list order,
  * seqlen outermost. The header names where c and r came from at the first point (same profiles throughout). */
 static SimStatus run_list(const ShapeOptions *opts, const AttnJob *given, bool is_json, const HwProfile *hp,
@@ -277,6 +285,8 @@ static SimStatus run_list(const ShapeOptions *opts, const AttnJob *given, bool i
 {
     int ns = MAX(opts->seqlen_count, 1), nh = MAX(opts->heads_count, 1), nb = MAX(opts->batch_count, 1);
     cJSON *all = cJSON_CreateArray();
+    GArray *points = g_array_new(FALSE, FALSE, sizeof(ShapePlotPoint));
+    char costs_from[600] = "";
     for (int a = 0; a < ns && !err->status; a++)
         for (int h = 0; h < nh && !err->status; h++)
             for (int b = 0; b < nb && !err->status; b++) {
@@ -290,6 +300,18 @@ static SimStatus run_list(const ShapeOptions *opts, const AttnJob *given, bool i
                 if (rank_point(&so, &g, hp, kp, &rank, err) == SIM_OK) {
                     ShapeReport s = { .f = stdout, .so = &so, .r = &rank, .job = &rank.job, .rep = &rank.rep,
                                       .profile = hp ? hw_path : NULL, .kernel = kp ? kernel_path : NULL };
+                    for (int i = 0; i < rank.n; i++) {
+                        ShapePlotPoint pt = { so.seqlen, rank.rows[i].policy, { 0, 0 } };
+                        for (int k = 0; k < 2; k++) {
+                            int base = k ? rank.spt : rank.fa3;
+                            pt.over_base[k] = base >= 0 ? (double)rank.rows[base].total_ns / rank.rows[i].total_ns : 0;
+                        }
+                        g_array_append_val(points, pt);
+                    }
+                    if (!costs_from[0])
+                        snprintf(costs_from, sizeof costs_from, "c from the %.*s; r from the %.*s",
+                                 words(rank.rep.compute_from), rank.rep.compute_from,
+                                 words(rank.rep.reduce_from), rank.rep.reduce_from);
                     if (is_json)
                         cJSON_AddItemToArray(all, report_json(&s));
                     else {
@@ -305,10 +327,15 @@ static SimStatus run_list(const ShapeOptions *opts, const AttnJob *given, bool i
                 }
                 sim_shape_ranking_clear(&rank);
             }
+    const char *base[2] = { opts->token_mask ? "ascending" : "fa3", opts->token_mask ? "spt" : "fa3-spt" };
+    if (!err->status && opts->plot_path)
+        sim_shape_plot((const ShapePlotPoint *)(void *)points->data, (int)points->len, base, costs_from, opts->plot_path,
+                       err);
     if (is_json && !err->status)
         print_cjson(stdout, all);
     else
         cJSON_Delete(all);
+    g_array_free(points, TRUE);
     return err->status;
 }
 

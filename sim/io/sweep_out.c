@@ -399,16 +399,15 @@ static void write_plot_files(const SimSweepRow *rows_in, int64_t row_count, FILE
 }
 
 /* gnuplot on the temporary files (absolute names: a symbolic link may put one in another directory). */
-static SimStatus run_plot(const SimOutput *dat, const SimOutput *gp, const SimOutput *png, const char *png_path,
-                          SimError *err)
+typedef struct {
+    const SimSweepRow *rows;
+    int64_t row_count;
+} SweepPlot;
+
+static void write_sweep_plot(FILE *dat, FILE *gp, const char *dat_name, const char *png_name, void *ctx)
 {
-    gchar *dat_abs = g_canonicalize_filename(dat->tmp_path, NULL), *png_abs = g_canonicalize_filename(png->tmp_path, NULL);
-    gchar *gp_abs = g_canonicalize_filename(gp->tmp_path, NULL);
-    gchar *dat_q = sim_gnuplot_quote(dat_abs), *png_q = sim_gnuplot_quote(png_abs);
-    gchar *set = g_strdup_printf("outfile='%s'; datafile='%s'", png_q, dat_q);
-    sim_gnuplot_run(NULL, NULL, set, gp_abs, png_path, err);
-    g_free(dat_abs), g_free(png_abs), g_free(gp_abs), g_free(dat_q), g_free(png_q), g_free(set);
-    return err->status;
+    const SweepPlot *p = ctx;
+    write_plot_files(p->rows, p->row_count, dat, gp, dat_name, png_name);
 }
 
 SimStatus sim_sweep_plot_rows(const SimSweepRow *rows, int64_t row_count, const char *png_path, SimError *err)
@@ -418,26 +417,6 @@ SimStatus sim_sweep_plot_rows(const SimSweepRow *rows, int64_t row_count, const 
         values += has_plot_value(&rows[i]);
     if (!values)
         return sim_error_set(err, SIM_ERR_INPUT, "no results to plot in %s (every row was skipped)", png_path);
-    if (!g_str_has_suffix(png_path, ".png"))
-        return sim_error_set(err, SIM_ERR_USAGE, "--plot draws a PNG: the file name must end in .png, got '%s'",
-                             png_path);
-    gchar *base = g_strndup(png_path, strlen(png_path) - 4);
-    gchar *gp_path = g_strconcat(base, ".gp", NULL), *dat_path = g_strconcat(base, ".dat", NULL);
-    gchar *dat_name = g_path_get_basename(dat_path);
-    SimOutput dat = { 0 }, gp = { 0 }, png = { 0 };
-    int mark = sim_output_batch_begin(); /* the three files as a set */
-    if (sim_output_open(&dat, dat_path, err) == SIM_OK && sim_output_open(&gp, gp_path, err) == SIM_OK &&
-        sim_output_open(&png, png_path, err) == SIM_OK) {
-        gchar *png_name = g_path_get_basename(png_path);
-        write_plot_files(rows, row_count, dat.f, gp.f, dat_name, png_name);
-        g_free(png_name);
-        if (fflush(dat.f) || fflush(gp.f) || ferror(dat.f) || ferror(gp.f))
-            sim_error_set(err, SIM_ERR_IO, "cannot write the data of %s", png_path);
-        else if (run_plot(&dat, &gp, &png, png_path, err) == SIM_OK)
-            (void)(sim_output_commit(&dat, err) || sim_output_commit(&gp, err) || sim_output_commit(&png, err));
-    }
-    sim_output_abort(&dat), sim_output_abort(&gp), sim_output_abort(&png);
-    sim_output_batch_end(mark, err->status, err);
-    g_free(base), g_free(gp_path), g_free(dat_path), g_free(dat_name);
-    return err->status;
+    SweepPlot plot = { rows, row_count };
+    return sim_gnuplot_png(png_path, write_sweep_plot, &plot, err);
 }

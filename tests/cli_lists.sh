@@ -86,4 +86,11 @@ if command -v gnuplot >/dev/null; then
 else skip list-plot "no gnuplot"; fi
 expect_exit list-plot-one 2 "$sim" --seqlen 1024 --plot "$tmp/one.png"
 [ ! -e "$tmp/one.png" ] && grep -q 'give --seqlen a list' "$tmp/err" && ok list-plot-needs-list || fail list-plot-needs-list "$(cat "$tmp/err")"
+# sweep --plot-speedup: the same figure with each policy's speedup over the config's baseline (fa3: 1.0).
+if command -v gnuplot >/dev/null; then
+    expect_exit sweep-plot-speedup 0 "$sim" sweep "$tmp/hw.json" --plot-speedup "$tmp/ss.png"
+    [ -s "$tmp/ss.png" ] && grep -q "set ylabel 'speedup over the baseline (model)'" "$tmp/ss.gp" \
+        && [ "$(sed -n 2p "$tmp/ss.dat")" = "512 1.0000" ] && grep -q "speedup = the baseline's time / time" "$tmp/ss.gp" \
+        && ok sweep-plot-speedup-drawn || fail sweep-plot-speedup-drawn "$(head -3 "$tmp/ss.dat")"
+else skip sweep-plot-speedup "no gnuplot"; fi
 finish

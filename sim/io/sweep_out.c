@@ -329,7 +329,7 @@ static void policy_style(FILE *gp, const char *policy)
 }
 
 /* The plot's title: what the numbers are and what made them (the presets and reduction modes of the rows). */
-static void write_plot_title(FILE *gp, const SimSweepRow *rows, int64_t row_count)
+static void write_plot_title(FILE *gp, const SimSweepRow *rows, int64_t row_count, bool is_speedup)
 {
     GString *presets = g_string_new(""), *modes = g_string_new(""), *from = g_string_new("");
     for (int64_t i = 0; i < row_count; i++) {
@@ -345,8 +345,9 @@ static void write_plot_title(FILE *gp, const SimSweepRow *rows, int64_t row_coun
             g_string_append_printf(from, "%s%s", from->len ? "; " : "", rows[i].costs_from);
     }
     /* One line each: one panel is 640 px wide, about 100 characters at 10 pt (one line of all was clipped). */
-    fprintf(gp, "set multiplot layout rows_,cols_ title \"model numbers, not measurements: TFLOPS = backward FLOPs / "
-                "makespan\\n%s (docs/configs.md)\\npreset %s, %s reduction\"\n", from->str, presets->str, modes->str);
+    fprintf(gp, "set multiplot layout rows_,cols_ title \"model numbers, not measurements: %s"
+                "\\n%s (docs/configs.md)\\npreset %s, %s reduction\"\n", is_speedup ? "speedup = the baseline's time / "
+                "time (/options/baseline)" : "TFLOPS = backward FLOPs / makespan", from->str, presets->str, modes->str);
     g_string_free(presets, TRUE), g_string_free(modes, TRUE), g_string_free(from, TRUE);
 }
 
@@ -354,22 +355,23 @@ static void write_plot_title(FILE *gp, const SimSweepRow *rows, int64_t row_coun
  * separated by two blank lines so gnuplot's `index` picks them); .gp: one panel each, y from zero, each
  * policy in its one colour and point type (policy_style) in every panel. */
 static void write_plot_files(const SimSweepRow *rows_in, int64_t row_count, FILE *dat, FILE *gp, const char *dat_name,
-                             const char *png_name)
+                             const char *png_name, bool is_speedup)
 {
     GArray *panels = g_array_new(FALSE, FALSE, sizeof(const SimConfigPoint *));
     for (int64_t i = 0; i < row_count; i++)
         if (has_plot_value(&rows_in[i]))
             panel_of(panels, &rows_in[i]);
     int cols = panels->len > 1 ? 2 : 1, rows = ((int)panels->len + cols - 1) / cols, block = 0;
-    fprintf(gp, "# TFLOPS over seqlen per policy, one panel per (mask, head_dim); written by dashsim " DASHSIM_VERSION
-                " (sim sweep --plot).\n"
+    fprintf(gp, "# %s over seqlen per policy, one panel per (mask, head_dim); written by dashsim " DASHSIM_VERSION
+                " (sim sweep --plot%s).\n"
                 "if (!exists(\"outfile\")) outfile = '%s'\n"
                 "if (!exists(\"datafile\")) datafile = '%s'\n"
                 "set terminal pngcairo noenhanced size %d,%d font ',10'\nset output outfile\nrows_ = %d\ncols_ = %d\n",
-            png_name, dat_name, 640 * cols, 420 * rows + 40, rows, cols);
-    write_plot_title(gp, rows_in, row_count);
-    fputs("set logscale x 2\nset xlabel 'seqlen (tokens)'\nset ylabel 'TFLOPS (model)'\nset key left bottom\nset grid\n"
-          "set yrange [0:*]\n", gp);
+            is_speedup ? "Speedup" : "TFLOPS", is_speedup ? "-speedup" : "", png_name, dat_name, 640 * cols,
+            420 * rows + 40, rows, cols);
+    write_plot_title(gp, rows_in, row_count, is_speedup);
+    fprintf(gp, "set logscale x 2\nset xlabel 'seqlen (tokens)'\nset ylabel '%s (model)'\nset key left bottom\nset grid\n"
+            "set yrange [0:*]\n", is_speedup ? "speedup over the baseline" : "TFLOPS");
     for (guint p = 0; p < panels->len; p++) {
         const SimConfigPoint *pp = g_array_index(panels, const SimConfigPoint *, p);
         fprintf(gp, "set title '%s mask, head_dim %" PRId64 "'\nplot", sim_sweep_mask_name(pp), pp->shape.head_dim);
@@ -386,7 +388,9 @@ static void write_plot_files(const SimSweepRow *rows_in, int64_t row_count, FILE
             fprintf(dat, "# %s mask, head_dim %" PRId64 ", %s\n", sim_sweep_mask_name(pp), pp->shape.head_dim, r->policy);
             for (int64_t k = i; k < row_count; k++)
                 if (has_plot_value(&rows_in[k]) && rows_in[k].policy == r->policy && panel_of(panels, &rows_in[k]) == (int)p)
-                    fprintf(dat, "%" PRId64 " %.3f\n", rows_in[k].cfg->shape.seqlen_q, rows_in[k].tflops);
+                    fprintf(dat, !is_speedup ? "%" PRId64 " %.3f\n" : rows_in[k].has_speedup ? "%" PRId64 " %.4f\n"
+                            : "%" PRId64 " NaN\n", rows_in[k].cfg->shape.seqlen_q,
+                            is_speedup ? rows_in[k].speedup : rows_in[k].tflops);
             fprintf(dat, "\n\n");
             fprintf(gp, "%s datafile index %d using 1:2 with linespoints ", n_seen > 1 ? "," : "", block++);
             policy_style(gp, r->policy);
@@ -402,21 +406,23 @@ static void write_plot_files(const SimSweepRow *rows_in, int64_t row_count, FILE
 typedef struct {
     const SimSweepRow *rows;
     int64_t row_count;
+    bool is_speedup;
 } SweepPlot;
 
 static void write_sweep_plot(FILE *dat, FILE *gp, const char *dat_name, const char *png_name, void *ctx)
 {
     const SweepPlot *p = ctx;
-    write_plot_files(p->rows, p->row_count, dat, gp, dat_name, png_name);
+    write_plot_files(p->rows, p->row_count, dat, gp, dat_name, png_name, p->is_speedup);
 }
 
-SimStatus sim_sweep_plot_rows(const SimSweepRow *rows, int64_t row_count, const char *png_path, SimError *err)
+SimStatus sim_sweep_plot_rows(const SimSweepRow *rows, int64_t row_count, const char *png_path, bool is_speedup,
+                              SimError *err)
 {
     int64_t values = 0;
     for (int64_t i = 0; i < row_count; i++)
         values += has_plot_value(&rows[i]);
     if (!values)
         return sim_error_set(err, SIM_ERR_INPUT, "no results to plot in %s (every row was skipped)", png_path);
-    SweepPlot plot = { rows, row_count };
+    SweepPlot plot = { rows, row_count, is_speedup };
     return sim_gnuplot_png(png_path, write_sweep_plot, &plot, err);
 }

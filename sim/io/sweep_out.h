@@ -59,6 +59,7 @@ typedef struct {
 /* The slice's first line in format (nothing when it is not a slice). */
 void sim_sweep_write_slice(FILE *f, SweepFormat format, const SweepSlice *s);
 /* The TFLOPS plot of rows (PNG at png_path, its .gp and .dat beside it, all or none) through gnuplot. */
-SimStatus sim_sweep_plot_rows(const SimSweepRow *rows, int64_t row_count, const char *png_path, SimError *err);
+SimStatus sim_sweep_plot_rows(const SimSweepRow *rows, int64_t row_count, const char *png_path, bool is_speedup,
+                              SimError *err);
 
 #endif

@@ -555,7 +555,7 @@ void sim_sweep_write_slice_line(FILE *f, SweepFormat format, const SimSweep *s)
     sim_sweep_write_slice(f, format, &slice);
 }
 
-SimStatus sim_sweep_plot(const SimSweep *s, const char *png_path, SimError *err)
+SimStatus sim_sweep_plot(const SimSweep *s, const char *png_path, bool is_speedup, SimError *err)
 {
-    return sim_sweep_plot_rows(s->rows, s->row_count, png_path, err);
+    return sim_sweep_plot_rows(s->rows, s->row_count, png_path, is_speedup, err);
 }

@@ -164,24 +164,33 @@ static void note_flag(AttnOptions *o, int opt, const char *flag)
                     SET_REDUCE : opt == OPT_BUFS ? SET_BUFS : 0;
 }
 
+/* --seqlen, --batch or --heads with one value or a list (the shape front end ranks every combination): the
+ * first value is the single one the rest of the command sees. */
+static SimStatus parse_list(AttnOptions *o, int opt, const char *flag, const char *arg, SimError *err)
+{
+    ShapeOptions *so = &o->shape;
+    int64_t *vals = opt == OPT_SEQLEN ? so->seqlens : opt == OPT_BATCH ? so->batches : so->heads;
+    int *count = opt == OPT_SEQLEN ? &so->seqlen_count : opt == OPT_BATCH ? &so->batch_count : &so->heads_count;
+    if (cli_parse_int64_list(flag, arg, 1, opt == OPT_SEQLEN ? 1 << 24 : MAX_SIZE, vals, count, err) != SIM_OK)
+        return err->status;
+    if (opt == OPT_SEQLEN)
+        so->seqlen = vals[0];
+    else if (opt == OPT_BATCH)
+        so->batch = vals[0];
+    else
+        o->job.wl.heads = (int)vals[0];
+    return SIM_OK;
+}
+
 static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char *flag, SimError *err)
 {
     int v = 0;
     note_flag(o, opt, flag);
     switch (opt) {
     case 'p': o->job.policy = arg, o->is_policy_set = true; return SIM_OK;
-    case OPT_SEQLEN:
-        o->shape.is_on = true;
-        if (cli_parse_int64_list(flag, arg, 1, 1 << 24, o->shape.seqlens, &o->shape.seqlen_count, err) != SIM_OK)
-            return err->status;
-        o->shape.seqlen = o->shape.seqlens[0];
-        return SIM_OK;
+    case OPT_SEQLEN: o->shape.is_on = true; return parse_list(o, opt, flag, arg, err);
     case OPT_HDIM: return cli_parse_int64(flag, arg, 1, 1024, &o->shape.head_dim, err);
-    case OPT_BATCH:
-        if (cli_parse_int64_list(flag, arg, 1, MAX_SIZE, o->shape.batches, &o->shape.batch_count, err) != SIM_OK)
-            return err->status;
-        o->shape.batch = o->shape.batches[0];
-        return SIM_OK;
+    case OPT_BATCH: return parse_list(o, opt, flag, arg, err);
     case OPT_PLOT: o->shape.plot_path = arg; return SIM_OK;
     case OPT_SEQLEN_K: return cli_parse_int64(flag, arg, 1, 1 << 24, &o->shape.seqlen_k, err);
     case OPT_KV_HEADS: return cli_parse_int64(flag, arg, 1, MAX_SIZE, &o->shape.kv_heads, err);
@@ -193,13 +202,8 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
         o->shape.is_paper = v;
         return err->status;
     case 'n': return parse_int(flag, arg, 1, SIM_JOB_MAX_SMS, &o->job.wl.n_sm, err);
-    case 'm':
-        if (!strchr(arg, ','))
-            return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.heads, err);
-        if (cli_parse_int64_list(flag, arg, 1, MAX_SIZE, o->shape.heads, &o->shape.heads_count, err) != SIM_OK)
-            return err->status;
-        o->job.wl.heads = (int)o->shape.heads[0];
-        return SIM_OK;
+    case 'm': /* one value is the tile-level command's too */
+        return strchr(arg, ',') ? parse_list(o, opt, flag, arg, err) : parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.heads, err);
     case OPT_KV: o->is_kv_set = true; return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.kv_tiles, err);
     case OPT_Q: o->is_q_set = true; return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.q_tiles, err);
     case OPT_MASK:

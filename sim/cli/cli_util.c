@@ -107,8 +107,6 @@ void cli_progress_update(CliProgress *p, int64_t done, int64_t total, const char
     int64_t now = g_get_monotonic_time();
     if (!p->is_on || (p->is_shown && done < total && now - p->shown_us < 100 * G_TIME_SPAN_MILLISECOND))
         return;
-    if (!p->is_shown && now - p->start_us < G_TIME_SPAN_SECOND) /* a run done within a second shows none */
-        return;
     double elapsed = (double)(now - p->start_us) / G_TIME_SPAN_SECOND;
     char spent[32], left[48] = "";
     format_seconds(elapsed, spent, sizeof spent);

@@ -17,6 +17,7 @@
 #define SIM_VERSION DASHSIM_VERSION
 
 int sim_cmd_attention(int argc, char **argv);
+#define CLI_SHAPE_LIST_MAX 16
 /* The attention command's shape front end (--seqlen): options as parsed. */
 typedef struct {
     bool is_on;                 /* --seqlen given */
@@ -28,6 +29,11 @@ typedef struct {
     const char *profile_path;   /* --profile; NULL: the default profile */
     const char *kernel_path;    /* --kernel NAME|FILE; NULL: none (FA3's tiles, FLOPs compute) */
     bool is_paper;              /* --model paper */
+    /* --seqlen, --heads, --batch with comma-separated lists (docs/shape.md): every combination is ranked
+     * and printed as one table (one JSON array); count 0: the single value above (heads: the job's) */
+    int64_t seqlens[CLI_SHAPE_LIST_MAX], heads[CLI_SHAPE_LIST_MAX], batches[CLI_SHAPE_LIST_MAX];
+    int seqlen_count, heads_count, batch_count;
+    const char *plot_path;      /* --plot F.png with a --seqlen list: speedups against seqlen; NULL: none */
 } ShapeOptions;
 /* Runs job->policy ("all": every policy for the mask) on the shape; job carries heads, mask, reduce (when
  * --reduce was given, job->costs.reduce is used as is) and the outputs (written for the named policy, or for the
@@ -48,6 +54,10 @@ SimStatus cli_parse_int64(const char *flag, const char *text, int64_t lo, int64_
 /* --max-memory-mb MB, the one memory cap of every command that allocates by its input's size: the default,
  * and its parse (1 to this machine's memory, sim_job_physical_memory_mb; a larger cap would mean nothing). */
 #define CLI_MAX_MEMORY_MB_DEFAULT 4096
+/* A comma-separated list of up to CLI_SHAPE_LIST_MAX values, each as cli_parse_int64, into vals (*count set;
+ * one value: count 1). A sentence naming the flag otherwise. */
+SimStatus cli_parse_int64_list(const char *flag, const char *text, int64_t lo, int64_t hi, int64_t *vals, int *count,
+                               SimError *err);
 SimStatus cli_parse_max_memory_mb(const char *flag, const char *text, int64_t *mb, SimError *err);
 /* Before a file is read whole into memory: SIM_ERR_LIMIT if path, a regular file, holds more bytes than
  * fit room_bytes at bytes_per_byte held per byte read, in one sentence with the estimate and cap_mb

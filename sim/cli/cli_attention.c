@@ -78,7 +78,9 @@ static const char usage[] =
     "  --list-policies     each policy with the masks it takes; --list-masks: the masks\n"
     "  --help, --version\n"
     "Shape front end (the schedule for a real shape; docs/shape.md):\n"
-    "  --seqlen S          tokens per sequence (Q and K); turns the shape front end on\n"
+    "  --seqlen S          tokens per sequence (Q and K); turns the shape front end on; a list S1,S2,...\n"
+    "                      (and --heads, --batch lists) ranks every combination in one table (--json: an array)\n"
+    "  --plot F.png        with a --seqlen list: each schedule's speedup over fa3 and fa3-spt against seqlen\n"
     "  --seqlen-k SK       keys per sequence when they differ from --seqlen (default --seqlen)\n"
     "  --head-dim D        64, 96, 128 or 192 (default 128); --batch B (default 1); --heads H per sample\n"
     "  --kv-heads K        KV heads per sample (GQA; default --heads; must divide it)\n"
@@ -117,7 +119,7 @@ static SimStatus parse_int(const char *flag, const char *text, int64_t lo, int64
 enum { OPT_LIST = 256, OPT_LIST_MASKS, OPT_HELP, OPT_VERSION, OPT_KV, OPT_Q, OPT_MASK, OPT_RATIO, OPT_SWIZZLE, OPT_LAT,
        OPT_REDUCE, OPT_BUFS, OPT_JSON, OPT_DOT, OPT_PLAN, OPT_MEM, OPT_TRACE, OPT_FLOWS, OPT_TRACE_MB, OPT_CSV,
        OPT_GANTT, OPT_PLAN_IN, OPT_ANALYSIS, OPT_SEQLEN, OPT_HDIM, OPT_BATCH, OPT_HW, OPT_PROFILE, OPT_MODEL,
-       OPT_GANTT_LABELS, OPT_MASK_FILE, OPT_KERNEL, OPT_KV_HEADS, OPT_ENGINE, OPT_SEQLEN_K };
+       OPT_GANTT_LABELS, OPT_MASK_FILE, OPT_KERNEL, OPT_KV_HEADS, OPT_ENGINE, OPT_SEQLEN_K, OPT_PLOT };
 
 static const struct option long_options[] = {
     { "policy", required_argument, NULL, 'p' }, { "n", required_argument, NULL, 'n' },
@@ -140,6 +142,7 @@ static const struct option long_options[] = {
     { "hardware", required_argument, NULL, OPT_HW }, { "profile", required_argument, NULL, OPT_PROFILE },
     { "model", required_argument, NULL, OPT_MODEL }, { "kernel", required_argument, NULL, OPT_KERNEL },
     { "kv-heads", required_argument, NULL, OPT_KV_HEADS }, { "seqlen-k", required_argument, NULL, OPT_SEQLEN_K },
+    { "plot", required_argument, NULL, OPT_PLOT },
     { "help", no_argument, NULL, OPT_HELP }, { "version", no_argument, NULL, OPT_VERSION },
     { NULL, 0, NULL, 0 },
 };
@@ -161,15 +164,34 @@ static void note_flag(AttnOptions *o, int opt, const char *flag)
                     SET_REDUCE : opt == OPT_BUFS ? SET_BUFS : 0;
 }
 
+/* --seqlen, --batch or --heads with one value or a list (the shape front end ranks every combination): the
+ * first value is the single one the rest of the command sees. */
+static SimStatus parse_list(AttnOptions *o, int opt, const char *flag, const char *arg, SimError *err)
+{
+    ShapeOptions *so = &o->shape;
+    int64_t *vals = opt == OPT_SEQLEN ? so->seqlens : opt == OPT_BATCH ? so->batches : so->heads;
+    int *count = opt == OPT_SEQLEN ? &so->seqlen_count : opt == OPT_BATCH ? &so->batch_count : &so->heads_count;
+    if (cli_parse_int64_list(flag, arg, 1, opt == OPT_SEQLEN ? 1 << 24 : MAX_SIZE, vals, count, err) != SIM_OK)
+        return err->status;
+    if (opt == OPT_SEQLEN)
+        so->seqlen = vals[0];
+    else if (opt == OPT_BATCH)
+        so->batch = vals[0];
+    else
+        o->job.wl.heads = (int)vals[0];
+    return SIM_OK;
+}
+
 static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char *flag, SimError *err)
 {
     int v = 0;
     note_flag(o, opt, flag);
     switch (opt) {
     case 'p': o->job.policy = arg, o->is_policy_set = true; return SIM_OK;
-    case OPT_SEQLEN: o->shape.is_on = true; return cli_parse_int64(flag, arg, 1, 1 << 24, &o->shape.seqlen, err);
+    case OPT_SEQLEN: o->shape.is_on = true; return parse_list(o, opt, flag, arg, err);
     case OPT_HDIM: return cli_parse_int64(flag, arg, 1, 1024, &o->shape.head_dim, err);
-    case OPT_BATCH: return cli_parse_int64(flag, arg, 1, MAX_SIZE, &o->shape.batch, err);
+    case OPT_BATCH: return parse_list(o, opt, flag, arg, err);
+    case OPT_PLOT: o->shape.plot_path = arg; return SIM_OK;
     case OPT_SEQLEN_K: return cli_parse_int64(flag, arg, 1, 1 << 24, &o->shape.seqlen_k, err);
     case OPT_KV_HEADS: return cli_parse_int64(flag, arg, 1, MAX_SIZE, &o->shape.kv_heads, err);
     case OPT_HW: o->shape.preset = arg; return SIM_OK;
@@ -180,7 +202,8 @@ static SimStatus parse_one(AttnOptions *o, int opt, const char *arg, const char 
         o->shape.is_paper = v;
         return err->status;
     case 'n': return parse_int(flag, arg, 1, SIM_JOB_MAX_SMS, &o->job.wl.n_sm, err);
-    case 'm': return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.heads, err);
+    case 'm': /* one value is the tile-level command's too */
+        return strchr(arg, ',') ? parse_list(o, opt, flag, arg, err) : parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.heads, err);
     case OPT_KV: o->is_kv_set = true; return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.kv_tiles, err);
     case OPT_Q: o->is_q_set = true; return parse_int(flag, arg, 1, MAX_SIZE, &o->job.wl.q_tiles, err);
     case OPT_MASK:
@@ -312,6 +335,12 @@ static int parse_args(AttnOptions *o, int argc, char **argv, SimError *err)
          (o->shape.head_dim && !o->shape.kernel_path)) && !o->shape.is_on)
         return sim_error_set(err, SIM_ERR_USAGE, "--head-dim, --batch, --seqlen-k, --hardware, --profile and --model belong to "
                              "the shape front end: give --seqlen too (or --kernel FILE with --head-dim)"), cli_fail(err);
+    if (o->shape.plot_path && (o->shape.seqlen_count < 2 || o->shape.heads_count > 1 || o->shape.batch_count > 1))
+        return sim_error_set(err, SIM_ERR_USAGE, "--plot draws speedup against seqlen: give --seqlen a list of two or "
+                             "more and --heads and --batch one value each"), cli_fail(err);
+    if (o->shape.heads_count > 1 && !o->shape.is_on)
+        return sim_error_set(err, SIM_ERR_USAGE, "--heads takes a list only with --seqlen (the shape front end)"),
+               cli_fail(err);
     if (o->shape.kernel_path && !o->shape.is_on && (!o->shape.head_dim || (o->costs_set & (SET_C | SET_R | SET_LAT))))
         return sim_error_set(err, SIM_ERR_USAGE, "--kernel at the tile level takes its costs from the kernel profile: "
                              "give --head-dim and no --c, --r or --latency"), cli_fail(err);

@@ -24,6 +24,7 @@ static const char usage_text[] =
     "  --jobs N              threads (default 1; fewer if N jobs at once would exceed options.max_memory_mb);\n"
     "                        the output is the same for any N\n"
     "  --plot FILE.png       TFLOPS over seqlen per policy, a panel per (mask, head_dim); keeps .gp and .dat\n"
+    "  --plot-speedup FILE.png  the same with each policy's speedup over /options/baseline instead of TFLOPS\n"
     "  --shard K/N           run the K-th of N slices of the points (contiguous, whole points), 1 <= K <= N\n"
     "  --merge FILE...       join the slices' outputs (any order; each slice 1..N of one config once) into the\n"
     "                        one-machine bytes\n"
@@ -40,6 +41,7 @@ static const char usage_text[] =
 typedef struct {
     bool is_sweep;
     const char *file, *out_path, *out_dir, *plot_path;
+    bool is_plot_speedup;      /* --plot-speedup: the plot shows the speedup column, not TFLOPS */
     SweepFormat format;
     int jobs;
     GPtrArray *sets;           /* borrowed argv strings */
@@ -59,12 +61,13 @@ typedef struct {
 static volatile sig_atomic_t interrupted;
 static void on_sigint(int sig) { (void)sig; interrupted = 1; }
 
-enum { OPT_SET = 256, OPT_FORMAT, OPT_OUT, OPT_JOBS, OPT_PLOT, OPT_HELP, OPT_VERSION, OPT_SHARD, OPT_MERGE, OPT_ROW,
+enum { OPT_SET = 256, OPT_FORMAT, OPT_OUT, OPT_JOBS, OPT_PLOT, OPT_PLOT_SPEEDUP, OPT_HELP, OPT_VERSION, OPT_SHARD, OPT_MERGE, OPT_ROW,
        OPT_DOT, OPT_PLAN, OPT_TRACE, OPT_FLOWS, OPT_TRACE_MB, OPT_CSV, OPT_GANTT, OPT_MEM };
 static const struct option long_options[] = {
     { "set", required_argument, NULL, OPT_SET }, { "format", required_argument, NULL, OPT_FORMAT },
     { "out", required_argument, NULL, OPT_OUT }, { "jobs", required_argument, NULL, OPT_JOBS },
-    { "plot", required_argument, NULL, OPT_PLOT }, { "help", no_argument, NULL, OPT_HELP },
+    { "plot", required_argument, NULL, OPT_PLOT },
+    { "plot-speedup", required_argument, NULL, OPT_PLOT_SPEEDUP }, { "help", no_argument, NULL, OPT_HELP },
     { "version", no_argument, NULL, OPT_VERSION }, { "shard", required_argument, NULL, OPT_SHARD },
     { "merge", no_argument, NULL, OPT_MERGE }, { "row", required_argument, NULL, OPT_ROW },
     { "dot", required_argument, NULL, OPT_DOT }, { "emit-plan", required_argument, NULL, OPT_PLAN },
@@ -118,6 +121,9 @@ static SimStatus parse_one(RunOptions *o, int opt, const char *arg, SimError *er
         return err->status;
     case 'o': o->out_path = arg; return SIM_OK;
     case OPT_OUT: o->out_dir = arg; return SIM_OK;
+    case OPT_PLOT_SPEEDUP:
+        o->is_plot_speedup = true; /* the same file rules */
+        __attribute__((fallthrough));
     case OPT_PLOT:
         o->plot_path = arg;
         if (!g_str_has_suffix(arg, ".png"))
@@ -331,7 +337,7 @@ static int run_config(RunOptions *o, SimSweep *s)
     if (!err.status && !interrupted && has_job_output(&o->outputs))
         sim_sweep_write_outputs(s, &o->outputs, &err);
     if (!err.status && !interrupted && o->plot_path)
-        sim_sweep_plot(s, o->plot_path, &err);
+        sim_sweep_plot(s, o->plot_path, o->is_plot_speedup, &err);
     for (int k = 0; k < 3; k++) {
         if (files[k].f && !err.status)
             sim_output_commit(&files[k], &err);

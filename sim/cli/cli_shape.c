@@ -5,6 +5,7 @@
  * winner's margin over fa3 and fa3-spt, naming the kernel and hardware profiles it used (model numbers).
  * Outputs (--trace, --csv, ...) show the named policy or the winner. */
 #include <cjson/cJSON.h>
+#include <glib.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,85 +15,17 @@
 #include "mask.h"
 #include "kernel_io.h"
 #include "profile_io.h"
-
-typedef struct {
-    const char *policy;
-    int64_t makespan_ns, total_ns;  /* the engine's makespan; with the launch's fixed costs */
-    double tflops;                  /* backward FLOPs over total_ns */
-} ShapeRow;
-
-/* A policy the ranking left out (its plan does not fit the shape) and the policy's sentence why. */
-typedef struct {
-    const char *policy;
-    char reason[sizeof ((SimError *)0)->msg];
-} ShapeAbsent;
+#include "shape.h"
+#include "shape_plot.h"
 
 typedef struct {
     FILE *f;                        /* where the report goes: stdout, or stderr when an output is "-" */
     const ShapeOptions *so;
-    const AttnJob *job;
+    const ShapeRanking *r;          /* the ranking (sim/run/shape.h) */
+    const AttnJob *job;             /* r's costed job */
     const CostReport *rep;
     const char *profile, *kernel;   /* the files used; NULL: none */
-    const ShapeRow *rows;
-    int n, win, fa3, spt;           /* row indexes; -1 where absent */
-    const ShapeAbsent *absent;
-    int absent_count;
-    double error;                   /* the validated error a lead must beat (a fraction) */
-    const char *error_from;         /* where that error came from, in words */
-    int tied[64], tie_count;        /* rows within error of the winner, the winner first; count 1: no tie */
 } ShapeReport;
-
-static AttnJob bare_job(const AttnJob *job)
-{
-    AttnJob j = *job;
-    j.dot_path = j.plan_path = j.trace_path = j.csv_path = j.gantt_path = NULL;
-    j.analysis = SIM_ANALYSIS_SUMMARY;
-    return j;
-}
-
-/* Every policy for the mask (or the one named) into rows; returns the row count. Ranking all of them, a
- * policy whose plan does not fit the shape (symmetric-shift on an odd number of KV tiles) is left out
- * with its reason in absent (*absent_count), so the others are still ranked. */
-static int rank_policies(const AttnJob *job, const CostReport *rep, ShapeRow *rows, ShapeAbsent *absent,
-                         int *absent_count, SimError *err)
-{
-    int n = 0;
-    bool is_all = strcmp(job->policy, "all") == 0;
-    for (int i = 0; i < policy_count() && !err->status; i++) {
-        const PolicyOps *p = policy_at(i);
-        bool fits = policy_supports(p, &job->wl);
-        if (is_all ? !fits : strcmp(p->name, job->policy) != 0)
-            continue;
-        AttnJob j = bare_job(job);
-        j.policy = p->name;
-        AttnResult r;
-        SimError why = { 0 };
-        if (sim_job_run(&j, &r, &why) == SIM_OK) {
-            int64_t total = sim_cost_time_ns(rep, r.a.makespan_ns);
-            rows[n++] = (ShapeRow){ p->name, r.a.makespan_ns, total, rep->cost.bwd_flops / (double)total / 1e3 };
-            sim_job_result_clear(&r);
-        } else if (is_all && why.status == SIM_ERR_SCHEDULE) {
-            absent[*absent_count].policy = p->name;
-            snprintf(absent[(*absent_count)++].reason, sizeof absent->reason, "%s", why.msg);
-        } else
-            *err = why;
-        sim_job_result_clear(&r);
-    }
-    if (!err->status && n == 0 && *absent_count)
-        sim_error_set(err, SIM_ERR_USAGE, "no policy fits this shape: %s", absent[0].reason);
-    else if (!err->status && n == 0)
-        sim_error_set(err, SIM_ERR_USAGE, "unknown policy '%s' (sim --list-policies shows them; all: every one)",
-                      job->policy);
-    return n;
-}
-
-static int kept_tiles(const Workload *wl)
-{
-    int n = 0;
-    for (int64_t i = 0; wl->keep && i < (int64_t)wl->kv_tiles * wl->q_tiles; i++)
-        n += wl->keep[i] != 0;
-    return n;
-}
 
 /* The mask as given: full, causal, or the spec in tokens. */
 static const char *mask_name(const ShapeReport *s)
@@ -106,42 +39,14 @@ static const char *base_name(const ShapeReport *s, bool is_spt)
     return s->so->token_mask ? (is_spt ? "spt" : "ascending") : (is_spt ? "fa3-spt" : "fa3");
 }
 
-static double margin(const ShapeReport *s, int base)
-{
-    return base >= 0 ? (double)s->rows[base].total_ns / (double)s->rows[s->win].total_ns : 0;
-}
-
-/* The rows whose time is within the validated error of the winner's (the winner first, then by time): the
- * model cannot order them, so the report calls them a tie. */
-static void find_ties(ShapeReport *s)
-{
-    s->tie_count = 0;
-    if (s->n == 0)
-        return;
-    s->tied[s->tie_count++] = s->win;
-    for (;;) {
-        int next = -1;
-        for (int i = 0; i < s->n; i++) {
-            bool is_in = false;
-            for (int t = 0; t < s->tie_count; t++)
-                is_in |= s->tied[t] == i;
-            if (!is_in && (next < 0 || s->rows[i].total_ns < s->rows[next].total_ns))
-                next = i;
-        }
-        if (next < 0 || (double)s->rows[next].total_ns / s->rows[s->win].total_ns - 1 >= s->error)
-            return;
-        s->tied[s->tie_count++] = next;
-    }
-}
-
 static void print_tie(const ShapeReport *s)
 {
     fprintf(s->f, "tie    ");
-    for (int t = 0; t < s->tie_count; t++)
-        fprintf(s->f, "%s%s", t == 0 ? "" : t + 1 == s->tie_count ? " and " : ", ", s->rows[s->tied[t]].policy);
+    for (int t = 0; t < s->r->tie_count; t++)
+        fprintf(s->f, "%s%s", t == 0 ? "" : t + 1 == s->r->tie_count ? " and " : ", ", s->r->rows[s->r->tied[t]].policy);
     fprintf(s->f, ": the lead %.2f%% of %s over %s is below the validated error %.2f%% (%s), so the model cannot "
-            "order them\n", 100 * ((double)s->rows[s->tied[1]].total_ns / s->rows[s->win].total_ns - 1),
-            s->rows[s->win].policy, s->rows[s->tied[1]].policy, 100 * s->error, s->error_from);
+            "order them\n", 100 * ((double)s->r->rows[s->r->tied[1]].total_ns / s->r->rows[s->r->win].total_ns - 1),
+            s->r->rows[s->r->win].policy, s->r->rows[s->r->tied[1]].policy, 100 * s->r->error, s->r->error_from);
 }
 
 /* GQA: kv_heads (0 given: the heads) and whether the costing used it, in words; returns whether it did. Only a
@@ -179,7 +84,7 @@ static void print_text(const ShapeReport *s)
                 "(bottom-right, as FlashAttention aligns masks)\n", so->seqlen_k, so->seqlen);
     if (so->token_mask)
         fprintf(s->f, "mask   %s in tokens over the kernel's tiles: %d of %d (KV, Q) tile pairs kept per head\n",
-                so->token_mask, kept_tiles(wl), wl->kv_tiles * wl->q_tiles);
+                so->token_mask, s->r->kept_tiles, wl->kv_tiles * wl->q_tiles);
     fprintf(s->f, "kernel %s\n", s->kernel ? s->kernel : "none: FA3's sm90 backward tiles, compute from FLOPs (an estimate)");
     fprintf(s->f, "tiles  kBlockM x kBlockN = %d x %d: %d KV x %d Q tiles per head, tile ratio %d, head swizzle %d\n",
            c->block_m, c->block_n, wl->kv_tiles, wl->q_tiles, wl->tile_ratio, wl->head_swizzle);
@@ -196,28 +101,28 @@ static void print_text(const ShapeReport *s)
     fprintf(s->f, "TFLOPS = backward FLOPs / time, FLOPs = 2.5 x forward (FA3's convention: 2.5 x 4 x b x h x S x S_k x d,"
            " causal with the average S_k) = %.4g\n", c->bwd_flops);
     fprintf(s->f, "%-16s %14s %14s %9s %8s\n", "policy", "makespan_ns", "time_ns", "TFLOPS", s->so->token_mask ? "vs asc" : "vs fa3");
-    for (int i = 0; i < s->n; i++)
-        fprintf(s->f, "%-16s %14" PRId64 " %14" PRId64 " %9.1f %8.4f\n", s->rows[i].policy, s->rows[i].makespan_ns,
-               s->rows[i].total_ns, s->rows[i].tflops,
-               s->fa3 >= 0 ? (double)s->rows[s->fa3].total_ns / s->rows[i].total_ns : 0);
-    for (int i = 0; i < s->absent_count; i++)
-        fprintf(s->f, "%-16s %s\n", "not ranked", s->absent[i].reason);
-    if (s->n == 1) {
+    for (int i = 0; i < s->r->n; i++)
+        fprintf(s->f, "%-16s %14" PRId64 " %14" PRId64 " %9.1f %8.4f\n", s->r->rows[i].policy, s->r->rows[i].makespan_ns,
+               s->r->rows[i].total_ns, s->r->rows[i].tflops,
+               s->r->fa3 >= 0 ? (double)s->r->rows[s->r->fa3].total_ns / s->r->rows[i].total_ns : 0);
+    for (int i = 0; i < s->r->absent_count; i++)
+        fprintf(s->f, "%-16s %s\n", "not ranked", s->r->absent[i].reason);
+    if (s->r->n == 1) {
         fprintf(s->f, "one policy named: nothing ranked (--policy all ranks every policy for the mask)\n");
         return;
     }
-    if (s->tie_count > 1)
+    if (s->r->tie_count > 1)
         print_tie(s);
-    fprintf(s->f, "%s %s", s->tie_count > 1 ? "fastest modelled" : "winner", s->rows[s->win].policy);
-    if (s->fa3 >= 0 && s->fa3 != s->win)
-        fprintf(s->f, ", %.4fx over %s", margin(s, s->fa3), base_name(s, false));
-    if (s->spt >= 0 && s->spt != s->win)
+    fprintf(s->f, "%s %s", s->r->tie_count > 1 ? "fastest modelled" : "winner", s->r->rows[s->r->win].policy);
+    if (s->r->fa3 >= 0 && s->r->fa3 != s->r->win)
+        fprintf(s->f, ", %.4fx over %s", sim_shape_margin(s->r, s->r->fa3), base_name(s, false));
+    if (s->r->spt >= 0 && s->r->spt != s->r->win)
         fprintf(s->f, s->so->token_mask ? ", %.4fx over %s (FA3's shortest-first launch)" : ", %.4fx over %s (FA3's causal "
-                "default)", margin(s, s->spt), base_name(s, true));
-    fprintf(s->f, " (%" PRId64 " ns)\n", s->rows[s->win].total_ns);
+                "default)", sim_shape_margin(s->r, s->r->spt), base_name(s, true));
+    fprintf(s->f, " (%" PRId64 " ns)\n", s->r->rows[s->r->win].total_ns);
 }
 
-static void print_json(const ShapeReport *s)
+static cJSON *report_json(const ShapeReport *s)
 {
     const ShapeOptions *so = s->so;
     const SimCost *c = &s->rep->cost;
@@ -257,7 +162,7 @@ static void print_json(const ShapeReport *s)
     cJSON_AddNumberToObject(j, "kv_tiles", job->wl.kv_tiles);
     cJSON_AddNumberToObject(j, "q_tiles", job->wl.q_tiles);
     if (s->so->token_mask)
-        cJSON_AddNumberToObject(j, "kept_tiles", kept_tiles(&job->wl));
+        cJSON_AddNumberToObject(j, "kept_tiles", s->r->kept_tiles);
     cJSON_AddNumberToObject(j, "tile_ratio", job->wl.tile_ratio);
     cJSON_AddNumberToObject(j, "head_swizzle", job->wl.head_swizzle);
     cJSON_AddNumberToObject(j, "dq_buffers", job->costs.dq_buffers);
@@ -266,52 +171,48 @@ static void print_json(const ShapeReport *s)
     cJSON_AddNumberToObject(j, "latency_ns", (double)job->costs.latency_ns);
     cJSON_AddNumberToObject(j, "fixed_ns", (double)s->rep->fixed_ns);
     cJSON *a = cJSON_AddArrayToObject(j, "policies");
-    for (int i = 0; i < s->n; i++) {
+    for (int i = 0; i < s->r->n; i++) {
         cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "policy", s->rows[i].policy);
-        cJSON_AddNumberToObject(e, "makespan_ns", (double)s->rows[i].makespan_ns);
-        cJSON_AddNumberToObject(e, "time_ns", (double)s->rows[i].total_ns);
-        cJSON_AddNumberToObject(e, "tflops", s->rows[i].tflops);
-        if (s->fa3 >= 0)
-            cJSON_AddNumberToObject(e, "speedup", (double)s->rows[s->fa3].total_ns / s->rows[i].total_ns);
+        cJSON_AddStringToObject(e, "policy", s->r->rows[i].policy);
+        cJSON_AddNumberToObject(e, "makespan_ns", (double)s->r->rows[i].makespan_ns);
+        cJSON_AddNumberToObject(e, "time_ns", (double)s->r->rows[i].total_ns);
+        cJSON_AddNumberToObject(e, "tflops", s->r->rows[i].tflops);
+        if (s->r->fa3 >= 0)
+            cJSON_AddNumberToObject(e, "speedup", (double)s->r->rows[s->r->fa3].total_ns / s->r->rows[i].total_ns);
         cJSON_AddItemToArray(a, e);
     }
     cJSON *left = cJSON_AddArrayToObject(j, "not_ranked");
-    for (int i = 0; i < s->absent_count; i++) {
+    for (int i = 0; i < s->r->absent_count; i++) {
         cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "policy", s->absent[i].policy);
-        cJSON_AddStringToObject(e, "reason", s->absent[i].reason);
+        cJSON_AddStringToObject(e, "policy", s->r->absent[i].policy);
+        cJSON_AddStringToObject(e, "reason", s->r->absent[i].reason);
         cJSON_AddItemToArray(left, e);
     }
-    cJSON_AddStringToObject(j, "winner", s->rows[s->win].policy);
-    if (s->fa3 >= 0)
-        cJSON_AddNumberToObject(j, "margin_over_fa3", margin(s, s->fa3));
-    if (s->spt >= 0)
-        cJSON_AddNumberToObject(j, "margin_over_fa3_spt", margin(s, s->spt));
-    cJSON_AddNumberToObject(j, "validated_error", s->error);
-    cJSON_AddStringToObject(j, "validated_error_from", s->error_from);
-    cJSON_AddBoolToObject(j, "is_tie", s->tie_count > 1);
+    cJSON_AddStringToObject(j, "winner", s->r->rows[s->r->win].policy);
+    if (s->r->fa3 >= 0)
+        cJSON_AddNumberToObject(j, "margin_over_fa3", sim_shape_margin(s->r, s->r->fa3));
+    if (s->r->spt >= 0)
+        cJSON_AddNumberToObject(j, "margin_over_fa3_spt", sim_shape_margin(s->r, s->r->spt));
+    cJSON_AddNumberToObject(j, "validated_error", s->r->error);
+    cJSON_AddStringToObject(j, "validated_error_from", s->r->error_from);
+    cJSON_AddBoolToObject(j, "is_tie", s->r->tie_count > 1);
     cJSON *tie = cJSON_AddArrayToObject(j, "tie");
-    for (int t = 0; s->tie_count > 1 && t < s->tie_count; t++)
-        cJSON_AddItemToArray(tie, cJSON_CreateString(s->rows[s->tied[t]].policy));
+    for (int t = 0; s->r->tie_count > 1 && t < s->r->tie_count; t++)
+        cJSON_AddItemToArray(tie, cJSON_CreateString(s->r->rows[s->r->tied[t]].policy));
+    return j;
+}
+
+static void print_cjson(FILE *f, cJSON *j)
+{
     char *text = cJSON_PrintUnformatted(j);
-    fprintf(s->f, "%s\n", text);
+    fprintf(f, "%s\n", text);
     cJSON_free(text);
     cJSON_Delete(j);
 }
 
-/* A mask in tokens: its tile mask over the kernel's tiles (costed as the causal shape: FA3 takes the causal
- * tiles for local masks too) applied to the job, and the FLOPs of the (query, key) pairs it keeps. */
-static SimStatus apply_token_mask(const ShapeOptions *so, const SimShape *shape, CostReport *rep, BlockMask *block,
-                                  AttnJob *job, SimError *err)
+static void print_json(const ShapeReport *s)
 {
-    MaskTokens mt = { so->seqlen, so->seqlen_k, rep->cost.block_m, rep->cost.block_n };
-    int64_t kept;
-    if (sim_mask_from_tokens(so->token_mask, &mt, block, &kept, err) != SIM_OK)
-        return err->status;
-    sim_mask_apply(block, &job->wl);
-    rep->cost.bwd_flops = 2.5 * 4 * (double)shape->batch * (double)shape->heads * (double)shape->head_dim * (double)kept;
-    return SIM_OK;
+    print_cjson(s->f, report_json(s));
 }
 
 /* The profiles the shape is costed with: the hardware profile (unless --model paper) and the kernel profile
@@ -328,59 +229,160 @@ static SimStatus load_profiles(const ShapeOptions *so, char *hw_path, char *kern
     return SIM_OK;
 }
 
+/* The shared progress line (cli.h), on a terminal after a second: policies ranked, the one running. */
+static void show_progress(void *ctx, int done, int total, const char *policy)
+{
+    const CliProgress *p = ctx;
+    if (!p->is_shown && g_get_monotonic_time() - p->start_us < G_TIME_SPAN_SECOND) /* quick rankings show none */
+        return;
+    char note[96];
+    snprintf(note, sizeof note, "running %s", policy ? policy : "-");
+    cli_progress_update(ctx, done, total, policy ? note : NULL);
+}
+
+/* One point's ranking with the profiles loaded: the shape of so, heads from given. */
+static SimStatus rank_point(const ShapeOptions *so, const AttnJob *given, const HwProfile *hp, const KernelProfile *kp,
+                            ShapeRanking *rank, SimError *err)
+{
+    CostQuery q = { .shape = { .batch = so->batch, .heads = given->wl.heads, .kv_heads = so->kv_heads, .seqlen_q = so->seqlen,
+                               .seqlen_k = so->seqlen_k, .head_dim = so->head_dim, .mask = given->wl.mask,
+                               .dtype = DTYPE_BF16 },
+                    .preset = so->preset, .hw = hp, .kernel = kp, .reduce = given->costs.reduce,
+                    .dq_buffers = given->costs.dq_buffers };
+    CliProgress progress;
+    cli_progress_begin(&progress, "rank", "policies");
+    sim_shape_rank(&q, so->token_mask, given, rank, show_progress, &progress, err);
+    cli_progress_end(&progress);
+    return err->status;
+}
+
+/* A list point's rows in the one table: per policy its time, TFLOPS and speedups over the baselines. */
+static void print_list_rows(FILE *f, const ShapeOptions *so, const ShapeRanking *r, int64_t heads)
+{
+    for (int i = 0; i < r->n; i++) {
+        const ShapeRow *w = &r->rows[i];
+        fprintf(f, "%7" PRId64 " %5" PRId64 " %5" PRId64 " %-16s %14" PRId64 " %8.1f", so->seqlen, so->batch, heads,
+                w->policy, w->total_ns, w->tflops);
+        for (int b = 0; b < 2; b++) {
+            int base = b ? r->spt : r->fa3;
+            if (base >= 0)
+                fprintf(f, " %8.4f", (double)r->rows[base].total_ns / (double)w->total_ns);
+            else
+                fprintf(f, " %8s", "-");
+        }
+        fprintf(f, "%s\n", r->tie_count > 1 && i == r->win ? " fastest (tie)" : i == r->win ? " winner" : "");
+    }
+}
+
+/* The length of a costs sentence before its parenthesis (a title has room for about 100 characters). */
+static int words(const char *from)
+{
+    const char *paren = strstr(from, " (");
+    return paren ? (int)(paren - from) : (int)strlen(from);
+}
+
+/* --seqlen/--heads/--batch lists: every combination ranked, one table (or one JSON array) in list order,
+ * seqlen outermost. The header names where c and r came from at the first point (same profiles throughout). */
+static SimStatus run_list(const ShapeOptions *opts, const AttnJob *given, bool is_json, const HwProfile *hp,
+                          const KernelProfile *kp, const char *hw_path, const char *kernel_path, SimError *err)
+{
+    int ns = MAX(opts->seqlen_count, 1), nh = MAX(opts->heads_count, 1), nb = MAX(opts->batch_count, 1);
+    cJSON *all = cJSON_CreateArray();
+    GArray *points = g_array_new(FALSE, FALSE, sizeof(ShapePlotPoint));
+    char costs_from[600] = "";
+    for (int a = 0; a < ns && !err->status; a++)
+        for (int h = 0; h < nh && !err->status; h++)
+            for (int b = 0; b < nb && !err->status; b++) {
+                ShapeOptions so = *opts;
+                AttnJob g = *given;
+                so.seqlen = opts->seqlen_count ? opts->seqlens[a] : opts->seqlen;
+                so.seqlen_k = opts->seqlen_k ? opts->seqlen_k : so.seqlen;
+                so.batch = opts->batch_count ? opts->batches[b] : opts->batch;
+                g.wl.heads = opts->heads_count ? (int)opts->heads[h] : given->wl.heads;
+                ShapeRanking rank = { 0 };
+                if (rank_point(&so, &g, hp, kp, &rank, err) == SIM_OK) {
+                    ShapeReport s = { .f = stdout, .so = &so, .r = &rank, .job = &rank.job, .rep = &rank.rep,
+                                      .profile = hp ? hw_path : NULL, .kernel = kp ? kernel_path : NULL };
+                    for (int i = 0; i < rank.n; i++) {
+                        ShapePlotPoint pt = { so.seqlen, rank.rows[i].policy, { 0, 0 } };
+                        for (int k = 0; k < 2; k++) {
+                            int base = k ? rank.spt : rank.fa3;
+                            pt.over_base[k] = base >= 0 ? (double)rank.rows[base].total_ns / rank.rows[i].total_ns : 0;
+                        }
+                        g_array_append_val(points, pt);
+                    }
+                    if (!costs_from[0])
+                        snprintf(costs_from, sizeof costs_from, "c from the %.*s; r from the %.*s",
+                                 words(rank.rep.compute_from), rank.rep.compute_from,
+                                 words(rank.rep.reduce_from), rank.rep.reduce_from);
+                    if (is_json)
+                        cJSON_AddItemToArray(all, report_json(&s));
+                    else {
+                        if (a + h + b == 0)
+                            printf("model numbers, not measurements: c from the %s; r from the %s; %s reduction, "
+                                   "%s mask, head_dim %" PRId64 "\n%7s %5s %5s %-16s %14s %8s %8s %8s\n",
+                                   rank.rep.compute_from, rank.rep.reduce_from,
+                                   rank.job.costs.reduce == REDUCE_ASYNC ? "async" : "serial", mask_name(&s), so.head_dim,
+                                   "seqlen", "batch", "heads", "policy", "time_ns", "TFLOPS",
+                                   so.token_mask ? "vs_asc" : "vs_fa3", "vs_spt");
+                        print_list_rows(stdout, &so, &rank, g.wl.heads);
+                    }
+                }
+                sim_shape_ranking_clear(&rank);
+            }
+    const char *base[2] = { opts->token_mask ? "ascending" : "fa3", opts->token_mask ? "spt" : "fa3-spt" };
+    if (!err->status && opts->plot_path)
+        sim_shape_plot((const ShapePlotPoint *)(void *)points->data, (int)points->len, base, costs_from, opts->plot_path,
+                       err);
+    if (is_json && !err->status)
+        print_cjson(stdout, all);
+    else
+        cJSON_Delete(all);
+    g_array_free(points, TRUE);
+    return err->status;
+}
+
 int cli_shape_run(const ShapeOptions *opts, const AttnJob *given, bool is_json)
 {
     ShapeOptions so = *opts;
     SimError err = { 0 };
-    BlockMask block = { 0 };
     so.seqlen_k = so.seqlen_k ? so.seqlen_k : so.seqlen;
     if (so.kv_heads && (so.kv_heads > given->wl.heads || given->wl.heads % so.kv_heads != 0))
         return sim_error_set(&err, SIM_ERR_USAGE, "--kv-heads %" PRId64 " must divide --heads %d", so.kv_heads,
                              given->wl.heads), cli_fail(&err);
+    bool is_list = so.seqlen_count > 1 || so.heads_count > 1 || so.batch_count > 1;
+    if (is_list && (given->dot_path || given->plan_path || given->trace_path || given->csv_path || given->gantt_path))
+        return sim_error_set(&err, SIM_ERR_USAGE, "--trace, --csv, --gantt, --dot and --emit-plan show one shape: give "
+                             "--seqlen, --heads and --batch one value each"), cli_fail(&err);
     so.head_dim = so.head_dim ? so.head_dim : 128, so.batch = so.batch ? so.batch : 1;
     so.preset = so.preset ? so.preset : "h100-sxm";
     char hw_path[4096], kernel_path[4096];
     HwProfile *hp = NULL;
     KernelProfile *kp = NULL;
-    CostReport rep = { 0 };
-    AttnJob job = *given;
-    SimLoadModel load = { 0 };
-    ShapeRow rows[64];
-    ShapeAbsent absent[64];
-    ShapeReport s = { .so = &so, .job = &job, .rep = &rep, .rows = rows, .fa3 = -1, .spt = -1, .absent = absent };
-    if (load_profiles(&so, hw_path, kernel_path, sizeof hw_path, &hp, &kp, &err) == SIM_OK) {
-        CostQuery q = { .shape = { .batch = so.batch, .heads = given->wl.heads, .kv_heads = so.kv_heads, .seqlen_q = so.seqlen,
-                                   .seqlen_k = so.seqlen_k, .head_dim = so.head_dim,
-                                   .mask = so.token_mask ? MASK_CAUSAL : given->wl.mask,
-                                   .dtype = DTYPE_BF16 },
-                        .preset = so.preset, .hw = hp, .kernel = kp, .reduce = given->costs.reduce,
-                        .dq_buffers = given->costs.dq_buffers };
-        if (sim_cost_attention(&q, &job.wl, &job.costs, &rep, &load, &err) == SIM_OK &&
-            (!so.token_mask || apply_token_mask(&so, &q.shape, &rep, &block, &job, &err) == SIM_OK))
-            s.n = rank_policies(&job, &rep, rows, absent, &s.absent_count, &err);
+    if (is_list) {
+        if (load_profiles(&so, hw_path, kernel_path, sizeof hw_path, &hp, &kp, &err) == SIM_OK)
+            run_list(opts->seqlen_k ? &so : (so.seqlen_k = 0, &so), given, is_json, hp, kp, hw_path, kernel_path, &err);
+        sim_profile_free(hp);
+        sim_kernel_free(kp);
+        return err.status ? cli_fail(&err) : 0;
     }
-    for (int i = 0; i < s.n; i++) {
-        s.win = rows[i].total_ns < rows[s.win].total_ns ? i : s.win;
-        s.fa3 = strcmp(rows[i].policy, so.token_mask ? "ascending" : "fa3") == 0 ? i : s.fa3;
-        s.spt = strcmp(rows[i].policy, so.token_mask ? "spt" : "fa3-spt") == 0 ? i : s.spt;
-    }
-    AttnJob out = job; /* the outputs asked for, of the ranked winner (or the one policy named) */
+    ShapeRanking rank = { 0 }; /* about 40 KB: the absent reasons */
+    if (load_profiles(&so, hw_path, kernel_path, sizeof hw_path, &hp, &kp, &err) == SIM_OK)
+        rank_point(&so, given, hp, kp, &rank, &err);
+    const AttnJob *job = &rank.job;
+    AttnJob out = *job; /* the outputs asked for, of the ranked winner (or the one policy named) */
     AttnResult r;
-    if (s.n > 0 && (job.dot_path || job.plan_path || job.trace_path || job.csv_path || job.gantt_path)) {
-        out.policy = rows[s.win].policy;
+    if (rank.n > 0 && (job->dot_path || job->plan_path || job->trace_path || job->csv_path || job->gantt_path)) {
+        out.policy = rank.rows[rank.win].policy;
         if (sim_job_run(&out, &r, &err) == SIM_OK)
             sim_job_result_clear(&r);
     }
-    s.profile = hp ? hw_path : NULL, s.kernel = kp ? kernel_path : NULL;
-    s.error = kp && kp->validated_error > 0 ? kp->validated_error : SIM_KERNEL_DEFAULT_ERROR;
-    s.error_from = kp && kp->validated_error > 0 ? "the kernel profile's validated_error"
-                   : "default: docs/profile.md's median error predicted from the profile";
-    find_ties(&s);
-    s.f = cli_report_file((const char *[]){ job.dot_path, job.plan_path, job.trace_path, job.csv_path }, 4);
+    ShapeReport s = { .so = &so, .r = &rank, .job = job, .rep = &rank.rep, .profile = hp ? hw_path : NULL,
+                      .kernel = kp ? kernel_path : NULL };
+    s.f = cli_report_file((const char *[]){ job->dot_path, job->plan_path, job->trace_path, job->csv_path }, 4);
     if (!err.status)
         (is_json ? print_json : print_text)(&s);
-    sim_mask_clear(&block);
-    sim_profile_load_clear(&load);
+    sim_shape_ranking_clear(&rank);
     sim_profile_free(hp);
     sim_kernel_free(kp);
     return err.status ? cli_fail(&err) : 0;

@@ -212,3 +212,18 @@ int cli_list_masks(void)
         printf("%-20s %s\n", syntax, keeps);
     return 0;
 }
+
+SimStatus cli_parse_int64_list(const char *flag, const char *text, int64_t lo, int64_t hi, int64_t *vals, int *count,
+                               SimError *err)
+{
+    char **parts = g_strsplit(text, ",", -1);
+    int n = (int)g_strv_length(parts);
+    *count = 0;
+    if (n > CLI_SHAPE_LIST_MAX)
+        sim_error_set(err, SIM_ERR_USAGE, "%s takes at most %d comma-separated values, not %d", flag, CLI_SHAPE_LIST_MAX, n);
+    for (int i = 0; i < n && !err->status; i++)
+        if (cli_parse_int64(flag, parts[i], lo, hi, &vals[(*count)++], err) != SIM_OK)
+            break;
+    g_strfreev(parts);
+    return err->status;
+}

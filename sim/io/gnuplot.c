@@ -4,6 +4,8 @@
 #include <glib.h>
 #include <string.h>
 
+#include "output.h"
+
 SimStatus sim_gnuplot_run(const char *program, const char *dir, const char *vars, const char *script,
                           const char *what, SimError *err)
 {
@@ -36,4 +38,42 @@ char *sim_gnuplot_quote(const char *s)
     char *q = g_strjoinv("''", parts);
     g_strfreev(parts);
     return q;
+}
+
+static SimStatus run_plot(const SimOutput *dat, const SimOutput *gp, const SimOutput *png, const char *png_path,
+                          SimError *err)
+{
+    gchar *dat_abs = g_canonicalize_filename(dat->tmp_path, NULL), *png_abs = g_canonicalize_filename(png->tmp_path, NULL);
+    gchar *gp_abs = g_canonicalize_filename(gp->tmp_path, NULL);
+    gchar *dat_q = sim_gnuplot_quote(dat_abs), *png_q = sim_gnuplot_quote(png_abs);
+    gchar *set = g_strdup_printf("outfile='%s'; datafile='%s'", png_q, dat_q);
+    sim_gnuplot_run(NULL, NULL, set, gp_abs, png_path, err);
+    g_free(dat_abs), g_free(png_abs), g_free(gp_abs), g_free(dat_q), g_free(png_q), g_free(set);
+    return err->status;
+}
+
+SimStatus sim_gnuplot_png(const char *png_path, SimPlotWriter write, void *ctx, SimError *err)
+{
+    if (!g_str_has_suffix(png_path, ".png"))
+        return sim_error_set(err, SIM_ERR_USAGE, "--plot draws a PNG: the file name must end in .png, got '%s'",
+                             png_path);
+    gchar *base = g_strndup(png_path, strlen(png_path) - 4);
+    gchar *gp_path = g_strconcat(base, ".gp", NULL), *dat_path = g_strconcat(base, ".dat", NULL);
+    gchar *dat_name = g_path_get_basename(dat_path);
+    SimOutput dat = { 0 }, gp = { 0 }, png = { 0 };
+    int mark = sim_output_batch_begin(); /* the three files as a set */
+    if (sim_output_open(&dat, dat_path, err) == SIM_OK && sim_output_open(&gp, gp_path, err) == SIM_OK &&
+        sim_output_open(&png, png_path, err) == SIM_OK) {
+        gchar *png_name = g_path_get_basename(png_path);
+        write(dat.f, gp.f, dat_name, png_name, ctx);
+        g_free(png_name);
+        if (fflush(dat.f) || fflush(gp.f) || ferror(dat.f) || ferror(gp.f))
+            sim_error_set(err, SIM_ERR_IO, "cannot write the data of %s", png_path);
+        else if (run_plot(&dat, &gp, &png, png_path, err) == SIM_OK)
+            (void)(sim_output_commit(&dat, err) || sim_output_commit(&gp, err) || sim_output_commit(&png, err));
+    }
+    sim_output_abort(&dat), sim_output_abort(&gp), sim_output_abort(&png);
+    sim_output_batch_end(mark, err->status, err);
+    g_free(base), g_free(gp_path), g_free(dat_path), g_free(dat_name);
+    return err->status;
 }

@@ -29,7 +29,8 @@ static void header_text(SweepFormat format, char *buf, size_t len)
     if (format == SWEEP_CSV)
         snprintf(buf, len, "%s\n", columns);
     else if (format == SWEEP_TABLE) /* for people: what the numbers are, then the columns */
-        snprintf(buf, len, "model numbers, not measurements: c and r from the cost model (docs/configs.md), per row "
+        snprintf(buf, len, "model numbers, not measurements: c and r from the cost model unless a point names a kernel or "
+                 "hardware profile (docs/configs.md), per row "
                  "its hardware preset and reduction\n%-16s %-6s %4s %7s %9s %-9s %-6s %5s %5s %6s %6s %13s %8s %8s\n",
                  "policy", "mask", "d", "seqlen", "b x h", "hardware", "reduce", "N", "M", "c_ns", "r_ns",
                  "makespan_ns", "TFLOPS", "speedup");
@@ -328,9 +329,9 @@ static void policy_style(FILE *gp, const char *policy)
 }
 
 /* The plot's title: what the numbers are and what made them (the presets and reduction modes of the rows). */
-static void write_plot_title(FILE *gp, const SimSweepRow *rows, int64_t row_count)
+static void write_plot_title(FILE *gp, const SimSweepRow *rows, int64_t row_count, bool is_speedup)
 {
-    GString *presets = g_string_new(""), *modes = g_string_new("");
+    GString *presets = g_string_new(""), *modes = g_string_new(""), *from = g_string_new("");
     for (int64_t i = 0; i < row_count; i++) {
         const SimConfigPoint *p = rows[i].cfg;
         const char *mode = p->reduce == REDUCE_ASYNC ? "async" : "serial";
@@ -340,34 +341,37 @@ static void write_plot_title(FILE *gp, const SimSweepRow *rows, int64_t row_coun
             g_string_append_printf(presets, "%s%s", presets->len ? ", " : "", p->hw.preset);
         if (!strstr(modes->str, mode))
             g_string_append_printf(modes, "%s%s", modes->len ? " and " : "", mode);
+        if (!strstr(from->str, rows[i].costs_from))
+            g_string_append_printf(from, "%s%s", from->len ? "; " : "", rows[i].costs_from);
     }
-    /* Two lines: one panel is 640 px wide, about 100 characters at 10 pt (one line of both was clipped). */
-    fprintf(gp, "set multiplot layout rows_,cols_ title \"model numbers, not measurements: TFLOPS = backward FLOPs / "
-                "makespan\\nc and r from the cost model (docs/configs.md); preset %s, %s reduction\"\n",
-            presets->str, modes->str);
-    g_string_free(presets, TRUE), g_string_free(modes, TRUE);
+    /* One line each: one panel is 640 px wide, about 100 characters at 10 pt (one line of all was clipped). */
+    fprintf(gp, "set multiplot layout rows_,cols_ title \"model numbers, not measurements: %s"
+                "\\n%s (docs/configs.md)\\npreset %s, %s reduction\"\n", is_speedup ? "speedup = the baseline's time / "
+                "time (/options/baseline)" : "TFLOPS = backward FLOPs / makespan", from->str, presets->str, modes->str);
+    g_string_free(presets, TRUE), g_string_free(modes, TRUE), g_string_free(from, TRUE);
 }
 
 /* .dat: one block per (panel, policy) in order of first appearance ("seqlen tflops" lines, blocks
  * separated by two blank lines so gnuplot's `index` picks them); .gp: one panel each, y from zero, each
  * policy in its one colour and point type (policy_style) in every panel. */
 static void write_plot_files(const SimSweepRow *rows_in, int64_t row_count, FILE *dat, FILE *gp, const char *dat_name,
-                             const char *png_name)
+                             const char *png_name, bool is_speedup)
 {
     GArray *panels = g_array_new(FALSE, FALSE, sizeof(const SimConfigPoint *));
     for (int64_t i = 0; i < row_count; i++)
         if (has_plot_value(&rows_in[i]))
             panel_of(panels, &rows_in[i]);
     int cols = panels->len > 1 ? 2 : 1, rows = ((int)panels->len + cols - 1) / cols, block = 0;
-    fprintf(gp, "# TFLOPS over seqlen per policy, one panel per (mask, head_dim); written by dashsim " DASHSIM_VERSION
-                " (sim sweep --plot).\n"
+    fprintf(gp, "# %s over seqlen per policy, one panel per (mask, head_dim); written by dashsim " DASHSIM_VERSION
+                " (sim sweep --plot%s).\n"
                 "if (!exists(\"outfile\")) outfile = '%s'\n"
                 "if (!exists(\"datafile\")) datafile = '%s'\n"
                 "set terminal pngcairo noenhanced size %d,%d font ',10'\nset output outfile\nrows_ = %d\ncols_ = %d\n",
-            png_name, dat_name, 640 * cols, 420 * rows + 40, rows, cols);
-    write_plot_title(gp, rows_in, row_count);
-    fputs("set logscale x 2\nset xlabel 'seqlen (tokens)'\nset ylabel 'TFLOPS (model)'\nset key left bottom\nset grid\n"
-          "set yrange [0:*]\n", gp);
+            is_speedup ? "Speedup" : "TFLOPS", is_speedup ? "-speedup" : "", png_name, dat_name, 640 * cols,
+            420 * rows + 40, rows, cols);
+    write_plot_title(gp, rows_in, row_count, is_speedup);
+    fprintf(gp, "set logscale x 2\nset xlabel 'seqlen (tokens)'\nset ylabel '%s (model)'\nset key left bottom\nset grid\n"
+            "set yrange [0:*]\n", is_speedup ? "speedup over the baseline" : "TFLOPS");
     for (guint p = 0; p < panels->len; p++) {
         const SimConfigPoint *pp = g_array_index(panels, const SimConfigPoint *, p);
         fprintf(gp, "set title '%s mask, head_dim %" PRId64 "'\nplot", sim_sweep_mask_name(pp), pp->shape.head_dim);
@@ -384,7 +388,9 @@ static void write_plot_files(const SimSweepRow *rows_in, int64_t row_count, FILE
             fprintf(dat, "# %s mask, head_dim %" PRId64 ", %s\n", sim_sweep_mask_name(pp), pp->shape.head_dim, r->policy);
             for (int64_t k = i; k < row_count; k++)
                 if (has_plot_value(&rows_in[k]) && rows_in[k].policy == r->policy && panel_of(panels, &rows_in[k]) == (int)p)
-                    fprintf(dat, "%" PRId64 " %.3f\n", rows_in[k].cfg->shape.seqlen_q, rows_in[k].tflops);
+                    fprintf(dat, !is_speedup ? "%" PRId64 " %.3f\n" : rows_in[k].has_speedup ? "%" PRId64 " %.4f\n"
+                            : "%" PRId64 " NaN\n", rows_in[k].cfg->shape.seqlen_q,
+                            is_speedup ? rows_in[k].speedup : rows_in[k].tflops);
             fprintf(dat, "\n\n");
             fprintf(gp, "%s datafile index %d using 1:2 with linespoints ", n_seen > 1 ? "," : "", block++);
             policy_style(gp, r->policy);
@@ -397,45 +403,26 @@ static void write_plot_files(const SimSweepRow *rows_in, int64_t row_count, FILE
 }
 
 /* gnuplot on the temporary files (absolute names: a symbolic link may put one in another directory). */
-static SimStatus run_plot(const SimOutput *dat, const SimOutput *gp, const SimOutput *png, const char *png_path,
-                          SimError *err)
+typedef struct {
+    const SimSweepRow *rows;
+    int64_t row_count;
+    bool is_speedup;
+} SweepPlot;
+
+static void write_sweep_plot(FILE *dat, FILE *gp, const char *dat_name, const char *png_name, void *ctx)
 {
-    gchar *dat_abs = g_canonicalize_filename(dat->tmp_path, NULL), *png_abs = g_canonicalize_filename(png->tmp_path, NULL);
-    gchar *gp_abs = g_canonicalize_filename(gp->tmp_path, NULL);
-    gchar *dat_q = sim_gnuplot_quote(dat_abs), *png_q = sim_gnuplot_quote(png_abs);
-    gchar *set = g_strdup_printf("outfile='%s'; datafile='%s'", png_q, dat_q);
-    sim_gnuplot_run(NULL, NULL, set, gp_abs, png_path, err);
-    g_free(dat_abs), g_free(png_abs), g_free(gp_abs), g_free(dat_q), g_free(png_q), g_free(set);
-    return err->status;
+    const SweepPlot *p = ctx;
+    write_plot_files(p->rows, p->row_count, dat, gp, dat_name, png_name, p->is_speedup);
 }
 
-SimStatus sim_sweep_plot_rows(const SimSweepRow *rows, int64_t row_count, const char *png_path, SimError *err)
+SimStatus sim_sweep_plot_rows(const SimSweepRow *rows, int64_t row_count, const char *png_path, bool is_speedup,
+                              SimError *err)
 {
     int64_t values = 0;
     for (int64_t i = 0; i < row_count; i++)
         values += has_plot_value(&rows[i]);
     if (!values)
         return sim_error_set(err, SIM_ERR_INPUT, "no results to plot in %s (every row was skipped)", png_path);
-    if (!g_str_has_suffix(png_path, ".png"))
-        return sim_error_set(err, SIM_ERR_USAGE, "--plot draws a PNG: the file name must end in .png, got '%s'",
-                             png_path);
-    gchar *base = g_strndup(png_path, strlen(png_path) - 4);
-    gchar *gp_path = g_strconcat(base, ".gp", NULL), *dat_path = g_strconcat(base, ".dat", NULL);
-    gchar *dat_name = g_path_get_basename(dat_path);
-    SimOutput dat = { 0 }, gp = { 0 }, png = { 0 };
-    int mark = sim_output_batch_begin(); /* the three files as a set */
-    if (sim_output_open(&dat, dat_path, err) == SIM_OK && sim_output_open(&gp, gp_path, err) == SIM_OK &&
-        sim_output_open(&png, png_path, err) == SIM_OK) {
-        gchar *png_name = g_path_get_basename(png_path);
-        write_plot_files(rows, row_count, dat.f, gp.f, dat_name, png_name);
-        g_free(png_name);
-        if (fflush(dat.f) || fflush(gp.f) || ferror(dat.f) || ferror(gp.f))
-            sim_error_set(err, SIM_ERR_IO, "cannot write the data of %s", png_path);
-        else if (run_plot(&dat, &gp, &png, png_path, err) == SIM_OK)
-            (void)(sim_output_commit(&dat, err) || sim_output_commit(&gp, err) || sim_output_commit(&png, err));
-    }
-    sim_output_abort(&dat), sim_output_abort(&gp), sim_output_abort(&png);
-    sim_output_batch_end(mark, err->status, err);
-    g_free(base), g_free(gp_path), g_free(dat_path), g_free(dat_name);
-    return err->status;
+    SweepPlot plot = { rows, row_count, is_speedup };
+    return sim_gnuplot_png(png_path, write_sweep_plot, &plot, err);
 }

@@ -19,6 +19,8 @@ typedef struct {
     bool has_costs;               /* a kernel or hardware profile costed it: costs below, not cost's c and r */
     AttnCosts costs;              /* the costing path's task costs (costs.load borrows the sweep's) */
     int64_t fixed_ns, first_compute_ns; /* the launch's fixed costs (kernel profile) and first CTA prologue */
+    char costs_from[160];         /* where c and r came from, short: "c from kernel profile K, r from hardware
+                                   * profile P" (config values, profiles or the cost model) */
     bool is_done;                 /* ran, was skipped or was interrupted */
     bool is_skipped;              /* the policy does not suit this workload: note says why */
     bool is_interrupted;          /* never ran (SIGINT) */
@@ -57,6 +59,7 @@ typedef struct {
 /* The slice's first line in format (nothing when it is not a slice). */
 void sim_sweep_write_slice(FILE *f, SweepFormat format, const SweepSlice *s);
 /* The TFLOPS plot of rows (PNG at png_path, its .gp and .dat beside it, all or none) through gnuplot. */
-SimStatus sim_sweep_plot_rows(const SimSweepRow *rows, int64_t row_count, const char *png_path, SimError *err);
+SimStatus sim_sweep_plot_rows(const SimSweepRow *rows, int64_t row_count, const char *png_path, bool is_speedup,
+                              SimError *err);
 
 #endif

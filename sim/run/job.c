@@ -23,7 +23,7 @@ AttnJob sim_job_default(void)
 double sim_job_estimate_bytes(const AttnJob *job)
 {
     const Workload *wl = &job->wl;
-    double tasks = (double)wl->heads * wl->kv_tiles * wl->q_tiles;
+    double tasks = sim_attention_tasks(wl);
     double matrix = job->unit_latency_ns || job->has_unit_latency ? 2.0 * wl->n_sm * wl->n_sm * sizeof(int32_t) : 0;
     return tasks * sim_attention_ops_per_task(&job->costs) * SIM_BYTES_PER_OP + matrix;
 }

@@ -168,6 +168,34 @@ static bool profile_costs(SimSweep *s, int64_t pi, SimCost *cost, AttnCosts *cos
     return true;
 }
 
+/* A profile's name or path as a title shows it: the file name alone (titles hold about 100 characters). */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* Where the point's c and r came from, in a few words for titles: the config's own value, the profile the
+ * costing path took it from (rep->*_from names it), or the cost model. */
+static void costs_from(const SimConfigPoint *p, const CostReport *rep, char *buf, size_t len)
+{
+    char c[80], r[80];
+    if (p->c_ns >= 0)
+        snprintf(c, sizeof c, "the config's c_ns");
+    else
+        snprintf(c, sizeof c, "%s", p->kernel[0] ? "kernel profile " : "the FLOPs cost model");
+    if (p->c_ns < 0 && p->kernel[0])
+        snprintf(c + strlen(c), sizeof c - strlen(c), "%.40s", base_name(p->kernel));
+    bool is_hw = strncmp(rep->reduce_from, "hardware profile", 16) == 0;
+    bool is_kernel = strncmp(rep->reduce_from, "kernel profile", 14) == 0;
+    if (p->r_ns >= 0)
+        snprintf(r, sizeof r, "the config's r_ns");
+    else
+        snprintf(r, sizeof r, "%s%.40s", is_hw ? "hardware profile " : is_kernel ? "kernel profile " : "the cost model",
+                 base_name(is_hw ? p->profile : is_kernel ? p->kernel : ""));
+    snprintf(buf, len, "c from %s, r from %s", c, r);
+}
+
 static void add_rows(SimSweep *s, int64_t pi, GArray *rows, SimDiag *diag, const char *name)
 {
     const SimConfigPoint *p = &s->points[pi];
@@ -202,6 +230,7 @@ static void add_rows(SimSweep *s, int64_t pi, GArray *rows, SimDiag *diag, const
             continue;
         SimSweepRow r = { .point = pi, .policy = p->policies[k], .cost = cost, .has_costs = has_costs, .costs = costs,
                           .fixed_ns = rep.fixed_ns, .first_compute_ns = rep.first_compute_ns };
+        costs_from(p, &rep, r.costs_from, sizeof r.costs_from);
         SimSweepRow sized = r;
         sized.cfg = p;
         AttnJob job = row_job(s, &sized, NULL);
@@ -526,7 +555,7 @@ void sim_sweep_write_slice_line(FILE *f, SweepFormat format, const SimSweep *s)
     sim_sweep_write_slice(f, format, &slice);
 }
 
-SimStatus sim_sweep_plot(const SimSweep *s, const char *png_path, SimError *err)
+SimStatus sim_sweep_plot(const SimSweep *s, const char *png_path, bool is_speedup, SimError *err)
 {
-    return sim_sweep_plot_rows(s->rows, s->row_count, png_path, err);
+    return sim_sweep_plot_rows(s->rows, s->row_count, png_path, is_speedup, err);
 }

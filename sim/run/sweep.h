@@ -57,6 +57,7 @@ SimStatus sim_sweep_run(SimSweep *s, int jobs, volatile sig_atomic_t *stop, SimS
 void sim_sweep_write_slice_line(FILE *f, SweepFormat format, const SimSweep *s);
 /* TFLOPS over seqlen per policy, one panel per (mask, head_dim), through gnuplot: writes png_path and,
  * beside it, the .gp script and .dat data (png_path minus .png, plus .gp/.dat). Uses emitted rows only. */
-SimStatus sim_sweep_plot(const SimSweep *s, const char *png_path, SimError *err);
+/* is_speedup: the speedup column (the baseline's time / time) instead of TFLOPS (sim sweep --plot-speedup). */
+SimStatus sim_sweep_plot(const SimSweep *s, const char *png_path, bool is_speedup, SimError *err);
 
 #endif

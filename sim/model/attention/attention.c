@@ -25,19 +25,19 @@ int sim_attention_ops_per_task(const AttnCosts *costs)
     return 3 + is_split(costs) + has_kv_op(costs);
 }
 
+double sim_attention_tasks(const Workload *wl)
+{
+    if (wl->mask == MASK_BLOCK && !wl->keep) /* a block mask not made yet: at most every pair */
+        return (double)wl->heads * wl->kv_tiles * wl->q_tiles;
+    return (double)wl->heads * (double)plan_tasks_per_head(wl);
+}
+
 SimStatus sim_attention_check_size(const Workload *wl, const AttnCosts *costs, double extra_bytes,
                                    int64_t max_memory_mb, SimError *err)
 {
-    /* doubles: heads x tiles x tiles reaches 2^93 at most, exact enough to compare with 2^31; a block mask
-     * counts the pairs it keeps (what is built), not its kv x q */
-    double pairs = (double)wl->kv_tiles * wl->q_tiles;
-    if (wl->mask == MASK_BLOCK && wl->keep) {
-        int64_t kept = 0;
-        for (int64_t i = 0; i < (int64_t)wl->kv_tiles * wl->q_tiles; i++)
-            kept += wl->keep[i] != 0;
-        pairs = (double)kept;
-    }
-    double tasks = (double)wl->heads * pairs;
+    /* doubles: heads x tiles x tiles reaches 2^93 at most, exact enough to compare with 2^31; a causal or block
+     * mask counts the pairs it keeps (what is built), not its kv x q */
+    double tasks = sim_attention_tasks(wl);
     double mb = (tasks * sim_attention_ops_per_task(costs) * SIM_BYTES_PER_OP + extra_bytes) / (1 << 20);
     if (mb > (double)max_memory_mb)
         return sim_error_set(err, SIM_ERR_LIMIT, "%d SMs, %d heads x %d KV x %d Q tiles would need about %.0f MB "

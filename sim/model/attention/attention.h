@@ -20,10 +20,15 @@ SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs);
 int sim_attention_ops_per_task(const AttnCosts *costs);
 
 /* Peak bytes per engine op across plan, program, engine, schedule and analysis, measured peak RSS over
- * ops (fa3 524288 tasks: serial 69 MB for 1.05M ops, 69 each; async 126 MB for 1.57M ops, 84 each;
- * symmetric-shift causal async 85 each; 10.5M tasks serial 62 each), with room above. Used to refuse
- * inputs over the memory cap before allocating. */
-#define SIM_BYTES_PER_OP 112
+ * the ops of the tasks a job builds (a causal mask builds about half of kv x q; counting all of them put the
+ * estimate at 3x the peak). Measured (docs/shape.md): the shape front end at 32 heads, async, summary
+ * analysis: causal 8k 35 MB, 16k batch 2 218 MB, 32k 426 MB; full 8k 50 MB (65-72 B per op); the tile-level
+ * command with full analysis: serial 69, async 84-85 B per op. 100 puts every estimate 1.1-1.45x above its
+ * peak. Used to refuse inputs over the memory cap before allocating. */
+#define SIM_BYTES_PER_OP 100
+/* The tasks a job on wl builds: heads x the (KV, Q) pairs its mask keeps (causal about half of kv x q; a block
+ * mask not yet made counts every pair). O(kv_tiles), O(kv x q) for a block mask. */
+double sim_attention_tasks(const Workload *wl);
 
 /* The one size check of a job on wl with costs, before anything is built: SIM_ERR_LIMIT with a sentence
  * when its ops or edges would not fit the engine's 32-bit ids (2^31 - 1; counted with checked arithmetic,

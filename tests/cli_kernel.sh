@@ -51,6 +51,16 @@ assert t["n"] == 54 and t["median_abs"] <= 0.02 and t["max_abs"] <= 0.05, t
 assert p["n"] == 39 and p["median_abs"] <= 2 and p["max_abs"] <= 5, p
 assert s["best_picked_right"] == s["decisive_shapes"] == 12, s
 ' "$tmp/ev.json" && ok h200-evidence-targets || fail h200-evidence-targets "$(head -c 400 "$tmp/ev.json")"
+# the second H200 evidence set, predicted from today's profile before it ran (traces/kernel-wg-h200/README.md)
+"$sim" validate traces/kernel-wg-h200/wgmma-evidence2.json --predict --json >"$tmp/ev2.json" 2>/dev/null
+python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["kernel_runs"][0]["summary"]
+t, p = s["time_error"], s["speedup_error_pp"]
+assert t["n"] == 49 and t["median_abs"] <= 0.02 and t["max_abs"] <= 0.05, t
+assert p["n"] == 35 and p["median_abs"] <= 2 and p["max_abs"] <= 5, p
+assert s["best_picked_right"] == s["decisive_shapes"] == 11, s
+' "$tmp/ev2.json" && ok h200-evidence2-targets || fail h200-evidence2-targets "$(head -c 400 "$tmp/ev2.json")"
 
 # The shape front end stages dQ in the kernel profile's buffers unless --dq-buffers says otherwise (it used 1,
 # so its ranking of the Hopper kernel, which has 2, differed from validate's).

@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <igraph.h>
+#include <math.h>
 #include <string.h>
 
 #include "costing.h"
@@ -129,6 +130,99 @@ START_TEST(run_json_has_a_time_budget)
 }
 END_TEST
 
+/* A sweep of about 2,000 rows, each a few ms: longer than any budget below. */
+static gchar *long_sweep_request(void)
+{
+    GString *seqlens = g_string_new(NULL);
+    for (int i = 1; i <= 1000; i++)
+        g_string_append_printf(seqlens, "%s%d", i > 1 ? ", " : "", 1024 + 8 * i);
+    gchar *request = g_strdup_printf("{\"schema_version\": 1, \"workload\": {\"heads\": 32, \"seqlen_q\": 1024, "
+                                     "\"head_dim\": 64, \"mask\": \"full\"}, \"hardware\": {\"preset\": \"h100-sxm\"}, "
+                                     "\"policies\": [\"fa3\"], \"sweep\": {\"mask\": [\"full\", \"causal\"], "
+                                     "\"seqlen\": [%s]}}", seqlens->str);
+    g_string_free(seqlens, TRUE);
+    return request;
+}
+
+/* Cancels from its third call on; counts the calls. */
+static int cancel_third(void *ctx)
+{
+    int *calls = ctx;
+    return ++*calls >= 3;
+}
+
+/* Never cancels; counts the calls. */
+static int count_calls(void *ctx)
+{
+    int *calls = ctx;
+    ++*calls;
+    return 0;
+}
+
+/* Cancels once (its first call) and never again: the library must keep the cancel. */
+static int cancel_once(void *ctx)
+{
+    int *calls = ctx;
+    return ++*calls == 1;
+}
+
+START_TEST(run_json_within_stops_on_budget_and_cancel)
+{
+    gchar *request = long_sweep_request();
+    char *result = NULL, *error = NULL;
+    gint64 t0 = g_get_monotonic_time();
+    ck_assert_int_eq(dashsim_run_json_within(request, 0.5, NULL, NULL, &result, &error), DASHSIM_ERR_LIMIT);
+    ck_assert_msg(g_get_monotonic_time() - t0 < 20 * G_TIME_SPAN_SECOND, "took %.1f s", (g_get_monotonic_time() - t0) / 1e6);
+    ck_assert(!result);
+    ck_assert_msg(strstr(error, "the run ran past its time budget of 0.5 s"), "%s", error);
+    dashsim_free(error), error = NULL;
+    int calls = 0;
+    t0 = g_get_monotonic_time();
+    ck_assert_int_eq(dashsim_run_json_within(request, 0, cancel_third, &calls, &result, &error), DASHSIM_ERR_LIMIT);
+    ck_assert_msg(g_get_monotonic_time() - t0 < 20 * G_TIME_SPAN_SECOND, "took %.1f s", (g_get_monotonic_time() - t0) / 1e6);
+    ck_assert(!result);
+    ck_assert_int_ge(calls, 3);
+    ck_assert_msg(strstr(error, "the run was cancelled by its caller"), "%s", error);
+    dashsim_free(error), error = NULL;
+    ck_assert_int_eq(dashsim_run_json_within(request, -1, NULL, NULL, &result, &error), DASHSIM_ERR_USAGE);
+    ck_assert_msg(strstr(error, "max_seconds must be a finite number"), "%s", error);
+    dashsim_free(error), error = NULL;
+    ck_assert_int_eq(dashsim_run_json_within(request, NAN, NULL, NULL, &result, &error), DASHSIM_ERR_USAGE);
+    dashsim_free(error), g_free(request);
+}
+END_TEST
+
+START_TEST(search_json_within_stops_on_budget_and_cancel)
+{
+    /* 20 tasks the exact step cannot prove (found 7500, bound 6000): with no node or time bound of its own it
+     * would run for hours */
+    const char *request = "{\"mask\": \"window:1:1\", \"tiles\": 4, \"n\": 5, \"heads\": 2, "
+                          "\"exact_max_nodes\": 100000000, \"exact_max_ms\": 0}";
+    char *result = NULL, *error = NULL;
+    gint64 t0 = g_get_monotonic_time();
+    ck_assert_int_eq(dashsim_search_json_within(request, 0.3, NULL, NULL, &result, &error), DASHSIM_ERR_LIMIT);
+    ck_assert_msg(g_get_monotonic_time() - t0 < 5 * G_TIME_SPAN_SECOND, "took %.1f s", (g_get_monotonic_time() - t0) / 1e6);
+    ck_assert(!result);
+    ck_assert_msg(strstr(error, "the search ran past its time budget of 0.3 s"), "%s", error);
+    dashsim_free(error), error = NULL;
+    int calls = 0;
+    ck_assert_int_eq(dashsim_search_json_within(request, 0, cancel_once, &calls, &result, &error), DASHSIM_ERR_LIMIT);
+    ck_assert(!result);
+    ck_assert_int_eq(calls, 1);
+    ck_assert_msg(strstr(error, "the search was cancelled by its caller"), "%s", error);
+    dashsim_free(error), error = NULL;
+    /* within a budget it is the plain call's result, byte for byte */
+    const char *small = "{\"mask\": \"random:0.3:4\", \"tiles\": 4, \"n\": 4}";
+    char *plain = NULL;
+    ck_assert_int_eq(dashsim_search_json(small, &plain, &error), DASHSIM_OK);
+    calls = 0;
+    ck_assert_int_eq(dashsim_search_json_within(small, 60, count_calls, &calls, &result, &error), DASHSIM_OK);
+    ck_assert_str_eq(result, plain);
+    ck_assert_int_gt(calls, 0); /* the hook was asked */
+    dashsim_free(result), dashsim_free(plain);
+}
+END_TEST
+
 Suite *suite_limits(void)
 {
     Suite *s = suite_create("limits");
@@ -140,6 +234,8 @@ Suite *suite_limits(void)
     tcase_add_test(tc, api_mask_is_capped);
     tcase_add_test(tc, igraph_handler_is_the_librarys_and_restored);
     tcase_add_test(tc, run_json_has_a_time_budget);
+    tcase_add_test(tc, run_json_within_stops_on_budget_and_cancel);
+    tcase_add_test(tc, search_json_within_stops_on_budget_and_cancel);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_util.h"
 #include "input.h"
 #include "sweep.h"
 
@@ -68,7 +69,7 @@ static DashsimStatus fail_diag(const SimDiag *diag, char **error)
     return status;
 }
 
-static DashsimStatus run_json(const char *request_json, char **result_json, char **error)
+static DashsimStatus run_json(const char *request_json, const SimBudget *budget, char **result_json, char **error)
 {
     if (error)
         *error = NULL;
@@ -88,6 +89,7 @@ static DashsimStatus run_json(const char *request_json, char **result_json, char
         return status;
     GString *out = g_string_new("[\n");
     SimError err = { 0 };
+    sim_sweep_set_budget(s, budget);
     if (sim_sweep_run(s, 1, NULL, emit_row, NULL, out, &err) != SIM_OK)
         status = fail(err.status, err.msg, error);
     else if (out->len == 2)
@@ -102,7 +104,23 @@ static DashsimStatus run_json(const char *request_json, char **result_json, char
 DashsimStatus dashsim_run_json(const char *request_json, char **result_json, char **error)
 {
     sim_input_call_begin(); /* the overwrite rule is this call's (input.h) */
-    DashsimStatus status = run_json(request_json, result_json, error);
+    DashsimStatus status = run_json(request_json, NULL, result_json, error);
+    sim_input_call_end();
+    return status;
+}
+
+DashsimStatus dashsim_run_json_within(const char *request_json, double max_seconds, DashsimCancelFn is_cancelled,
+                                      void *ctx, char **result_json, char **error)
+{
+    ApiBudget b;
+    SimError err = { 0 };
+    if (api_budget_start(&b, "dashsim_run_json_within", max_seconds, is_cancelled, ctx, &err) != SIM_OK) {
+        if (result_json)
+            *result_json = NULL;
+        return fail(err.status, err.msg, error);
+    }
+    sim_input_call_begin();
+    DashsimStatus status = run_json(request_json, &b.budget, result_json, error);
     sim_input_call_end();
     return status;
 }

@@ -523,11 +523,22 @@ SimStatus sim_sweep_run(SimSweep *s, int jobs, volatile sig_atomic_t *stop, SimS
     return err->status;
 }
 
+static SweepSlice slice_of(const SimSweep *s)
+{
+    return (SweepSlice){ s->part.shard_index, s->part.shard_count, s->first_row, s->row_count, s->total_rows,
+                         s->fingerprint };
+}
+
 void sim_sweep_write_slice_line(FILE *f, SweepFormat format, const SimSweep *s)
 {
-    SweepSlice slice = { s->part.shard_index, s->part.shard_count, s->first_row, s->row_count, s->total_rows,
-                         s->fingerprint };
+    SweepSlice slice = slice_of(s);
     sim_sweep_write_slice(f, format, &slice);
+}
+
+void sim_sweep_write_slice_end_line(FILE *f, SweepFormat format, const SimSweep *s, uint64_t rows_fnv)
+{
+    SweepSlice slice = slice_of(s);
+    sim_sweep_write_slice_end(f, format, &slice, rows_fnv);
 }
 
 SimStatus sim_sweep_plot(const SimSweep *s, const char *png_path, SimError *err)

@@ -59,6 +59,9 @@ void sim_sweep_set_budget(SimSweep *s, const SimBudget *budget);
 /* A part of a config (--shard K/N) opens its output with a line naming it (docs/configs.md): K/N, its
  * rows among the whole config's, and a fingerprint of the whole config's jobs. Nothing for a whole run. */
 void sim_sweep_write_slice_line(FILE *f, SweepFormat format, const SimSweep *s);
+/* Its last line (--shard K/N), after every row: rows_fnv is the digest of the rows written
+ * (sim_sweep_write_row_hashed, from SIM_SWEEP_FNV_BASIS). Nothing for a whole run. */
+void sim_sweep_write_slice_end_line(FILE *f, SweepFormat format, const SimSweep *s, uint64_t rows_fnv);
 /* TFLOPS over seqlen per policy, one panel per (mask, head_dim), through gnuplot: writes png_path and,
  * beside it, the .gp script and .dat data (png_path minus .png, plus .gp/.dat). Uses emitted rows only. */
 SimStatus sim_sweep_plot(const SimSweep *s, const char *png_path, SimError *err);

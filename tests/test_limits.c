@@ -223,6 +223,82 @@ START_TEST(search_json_within_stops_on_budget_and_cancel)
 }
 END_TEST
 
+/* Every public entry point driven past each of its limits (sizes past their ranges, the memory cap, the
+ * work bound, the time budget) returns a status and a sentence: never a signal (Check would report one as
+ * an error), never DASHSIM_OK. */
+typedef DashsimStatus (*JsonEntry)(const char *request, char **result, char **error);
+
+static DashsimStatus search_within_tiny(const char *request, char **result, char **error)
+{
+    return dashsim_search_json_within(request, 0.05, NULL, NULL, result, error);
+}
+
+START_TEST(every_entry_point_returns_a_status_past_its_limits)
+{
+    static const struct {
+        JsonEntry fn;
+        const char *request;
+        DashsimStatus status;
+        const char *says;
+    } cases[] = {
+        { dashsim_run_json, "{\"schema_version\":1,\"workload\":{\"heads\":1000000,\"seqlen_q\":1048576,\"head_dim\":64,"
+          "\"mask\":\"full\"},\"hardware\":{\"preset\":\"h100-sxm\"},\"policies\":[\"fa3\"],\"options\":{\"max_memory_mb\":1}}",
+          DASHSIM_ERR_LIMIT, "over the cap of 1 MB" },
+        { dashsim_run_json, "{\"schema_version\":1,\"workload\":{\"heads\":1000001}}", DASHSIM_ERR_INPUT,
+          "/workload/heads: must be an integer from 1 to 1000000" },
+        { dashsim_run_json, "{\"schema_version\":1,\"options\":{\"max_seconds\":100000000}}", DASHSIM_ERR_INPUT,
+          "/options/max_seconds: must be an integer" },
+        { dashsim_search_json, "{\"mask\":\"full\",\"tiles\":4096,\"heads\":4096,\"max_memory_mb\":1}", DASHSIM_ERR_LIMIT,
+          "over the cap of 1 MB (max_memory_mb)" },
+        { dashsim_search_json, "{\"mask\":\"full\",\"tiles\":64,\"heads\":64,\"iterations\":100000000}", DASHSIM_ERR_LIMIT,
+          "over the bound of 2^34" },
+        { dashsim_search_json, "{\"mask\":\"full\",\"tiles\":4097}", DASHSIM_ERR_INPUT, "request/tiles: must be" },
+        { search_within_tiny, "{\"mask\":\"window:1:1\",\"tiles\":4,\"n\":5,\"heads\":2,\"exact_max_nodes\":100000000,"
+          "\"exact_max_ms\":0}", DASHSIM_ERR_LIMIT, "time budget of 0.05 s" },
+        { dashsim_decode_json, "{\"batch\":1000000,\"lk\":1000000000,\"max_memory_mb\":1}", DASHSIM_ERR_LIMIT,
+          "over the cap of 1 MB" },
+        { dashsim_decode_json, "{\"batch\":1e30}", DASHSIM_ERR_INPUT, "request/batch: must be" },
+        { dashsim_pipeline_json, "{\"blocks\":1000000,\"max_memory_mb\":1}", DASHSIM_ERR_LIMIT, "over the cap of 1 MB" },
+        { dashsim_pipeline_json, "{\"blocks\":1000001}", DASHSIM_ERR_INPUT, "request/blocks: must be" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *result = NULL, *error = NULL;
+        ck_assert_int_eq(cases[i].fn(cases[i].request, &result, &error), cases[i].status);
+        ck_assert(!result);
+        ck_assert_msg(error && strstr(error, cases[i].says), "case %zu: %s", i, error ? error : "(none)");
+        dashsim_free(error);
+    }
+    /* a request over 1 MiB, to each JSON entry point */
+    gchar *big = g_strnfill((1 << 20) + 1, ' ');
+    JsonEntry all[] = { dashsim_run_json, dashsim_search_json, dashsim_decode_json, dashsim_pipeline_json };
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
+        char *result = NULL, *error = NULL;
+        ck_assert_int_eq(all[i](big, &result, &error), DASHSIM_ERR_LIMIT);
+        ck_assert(!result && error);
+        dashsim_free(error);
+    }
+    g_free(big);
+    /* the job API: every setter past its range, then a run past the memory cap */
+    DashsimJob *job = dashsim_job_new();
+    DashsimError err;
+    ck_assert_int_ne(dashsim_job_set_shape(job, 0, 1, 4, 4, &err), DASHSIM_OK);
+    ck_assert_int_ne(dashsim_job_set_shape(job, 132, INT32_MAX, INT32_MAX, INT32_MAX, &err), DASHSIM_OK);
+    ck_assert_int_ne(dashsim_job_set_costs(job, -1, 0, 0, &err), DASHSIM_OK);
+    ck_assert_int_ne(dashsim_job_set_costs(job, INT64_MAX, INT64_MAX, INT64_MAX, &err), DASHSIM_OK);
+    ck_assert_int_ne(dashsim_job_set_reduce(job, "async", 65, &err), DASHSIM_OK);
+    ck_assert_int_ne(dashsim_job_set_max_memory_mb(job, 0, &err), DASHSIM_OK);
+    ck_assert_int_ne(dashsim_job_set_max_memory_mb(job, INT64_MAX, &err), DASHSIM_OK);
+    ck_assert_int_ne(dashsim_job_set_mask(job, "random:2:1", &err), DASHSIM_OK);
+    ck_assert_int_ne(dashsim_job_set_output(job, DASHSIM_OUTPUT_TRACE, "", &err), DASHSIM_OK);
+    ck_assert_int_eq(dashsim_job_set_shape(job, 132, 4096, 4096, 4096, &err), DASHSIM_OK);
+    ck_assert_int_eq(dashsim_job_set_max_memory_mb(job, 1, &err), DASHSIM_OK);
+    DashsimResult r;
+    ck_assert_int_eq(dashsim_job_run(job, &r, &err), DASHSIM_ERR_LIMIT);
+    ck_assert_msg(strstr(err.message, "over the cap of 1 MB"), "%s", err.message);
+    dashsim_job_free(job);
+}
+END_TEST
+
 Suite *suite_limits(void)
 {
     Suite *s = suite_create("limits");
@@ -236,6 +312,7 @@ Suite *suite_limits(void)
     tcase_add_test(tc, run_json_has_a_time_budget);
     tcase_add_test(tc, run_json_within_stops_on_budget_and_cancel);
     tcase_add_test(tc, search_json_within_stops_on_budget_and_cancel);
+    tcase_add_test(tc, every_entry_point_returns_a_status_past_its_limits);
     suite_add_tcase(s, tc);
     return s;
 }

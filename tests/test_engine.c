@@ -127,7 +127,7 @@ static SimProgram *store_overlap_program(SimOverlapRule rule, int64_t write_ns)
 START_TEST(overlap_penalty_slows_the_compute_its_reduction_starts_beside)
 {
     /* R0 starts at 1000 with C1: inside the window, C1 pays 200 once */
-    SimProgram *p = store_overlap_program((SimOverlapRule){ 200, 100, 100, 0, 0 }, 0);
+    SimProgram *p = store_overlap_program((SimOverlapRule){ 200, 100, 100, 0, 0, 0 }, 0);
     SimSchedule s = { 0 };
     SimError err = { 0 };
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
@@ -136,7 +136,7 @@ START_TEST(overlap_penalty_slows_the_compute_its_reduction_starts_beside)
     ck_assert_int_eq(sim_schedule_end_ns(p, &s, 2), 1500); /* the reduction itself keeps its time */
     sim_schedule_clear(&s);
     sim_program_free(p);
-    p = store_overlap_program((SimOverlapRule){ 200, 0, 0, 0, 0 }, 0); /* an empty window: no penalty */
+    p = store_overlap_program((SimOverlapRule){ 200, 0, 0, 0, 0, 0 }, 0); /* an empty window: no penalty */
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
     ck_assert_int_eq(sim_schedule_end_ns(p, &s, 3), 2000);
     sim_schedule_clear(&s);
@@ -149,7 +149,7 @@ START_TEST(write_extra_slows_the_store_engine_beside_a_write)
     /* C1 ends at 2000, W runs 2000..2600; the second reduction (program order after R0, ends 1500) starts at
      * 1500. Running when W starts, it pays 300 more under the overlap rule and keeps its time under the start
      * rule; started inside W it pays 300 under both (docs/profile.md, "The Hopper kernel's fa3 order") */
-    SimProgram *p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300, 0 }, 600);
+    SimProgram *p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300, 0, 0 }, 600);
     SimSchedule s = { 0 };
     SimError err = { 0 };
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
@@ -158,18 +158,55 @@ START_TEST(write_extra_slows_the_store_engine_beside_a_write)
     sim_schedule_clear(&s);
     sim_program_free(p);
     for (int at_start = 0; at_start <= 1; at_start++) {
-        p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300, at_start }, 600);
+        p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300, at_start, 0 }, 600);
         sim_program_set_duration(p, 5, 800); /* now it runs 1500..2300, across W's start at 2000 */
         ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
         ck_assert_int_eq(sim_schedule_end_ns(p, &s, 5), at_start ? 2300 : 2600);
         ck_assert_int_eq(s.makespan_ns, 2600);
         sim_schedule_clear(&s);
         sim_program_free(p);
-        p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300, at_start }, 600);
+        p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300, at_start, 0 }, 600);
         sim_program_set_duration(p, 2, 1200); /* R0 runs 1000..2200 (overlap: lengthened to 2500, as above) */
         ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
         ck_assert_int_eq(s.start_ns[5], at_start ? 2200 : 2500); /* inside W: 300 more */
         ck_assert_int_eq(sim_schedule_end_ns(p, &s, 5), at_start ? 3000 : 3300);
+        sim_schedule_clear(&s);
+        sim_program_free(p);
+    }
+}
+END_TEST
+
+/* Three units, each one CTA: a compute then a WRITE of 1000 ns. The computes end at 100, 100 and 600, so the
+ * first two writes start together and the third starts while both run: with write_slope_ns 50 a write takes 50
+ * more per other unit's write in flight at its start (the one started first at the same instant counts for the
+ * one started after it), and nothing more without the rule. */
+static SimProgram *write_wave_program(int32_t slope)
+{
+    static const int64_t compute[] = { 100, 100, 600 };
+    SimProgram *p = sim_program_new(3, 2);
+    for (int32_t u = 0; u < 3; u++) {
+        sim_program_add_cta(p, u);
+        sim_program_add_op(p, 0, SIM_OP_COMPUTE, compute[u], u);
+        sim_program_add_op(p, 0, SIM_OP_WRITE, 1000, u);
+    }
+    p->overlap = (SimOverlapRule){ .write_slope_ns = slope };
+    sim_program_seal(p);
+    return p;
+}
+
+START_TEST(write_slope_slows_a_write_per_write_in_flight)
+{
+    SimSchedule s = { 0 };
+    SimError err = { 0 };
+    for (int32_t slope = 0; slope <= 50; slope += 50) {
+        SimProgram *p = write_wave_program(slope);
+        ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+        int64_t d[3];
+        for (int u = 0; u < 3; u++)
+            d[u] = sim_schedule_end_ns(p, &s, 2 * u + 1) - s.start_ns[2 * u + 1];
+        ck_assert_int_eq(d[0] + d[1], 2000 + slope);     /* the two at 100: one of them sees the other */
+        ck_assert_int_eq(d[2], 1000 + 2 * slope);        /* at 600 both still run */
+        ck_assert_int_eq(s.makespan_ns, 600 + 1000 + 2 * slope);
         sim_schedule_clear(&s);
         sim_program_free(p);
     }
@@ -459,6 +496,7 @@ Suite *suite_engine(void)
     tcase_add_test(tc, zero_length_ops_and_two_engines);
     tcase_add_test(tc, overlap_penalty_slows_the_compute_its_reduction_starts_beside);
     tcase_add_test(tc, write_extra_slows_the_store_engine_beside_a_write);
+    tcase_add_test(tc, write_slope_slows_a_write_per_write_in_flight);
     tcase_add_test(tc, waited_reduction_takes_its_other_times);
     tcase_add_test(tc, waiting_on_an_unplaced_cta_deadlocks);
     tcase_add_test(tc, dependency_cycle_deadlocks);

@@ -105,7 +105,8 @@ def unsupported(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False):
         return "tensors not [batch, heads, seqlen, head_dim]"
     b, h, s, d = q.shape
     if k.shape != v.shape or k.shape[0] != b or k.shape[2] != s or k.shape[3] != d:
-        return f"key/value shape {tuple(k.shape)} against query {tuple(q.shape)} (equal seqlens and head dims only)"
+        return (f"key shape {tuple(k.shape)} and value shape {tuple(v.shape)} against query {tuple(q.shape)} (equal "
+                "key and value shapes, and equal seqlens and head dims, only)")
     if h % k.shape[1]:
         return f"{h} query heads over {k.shape[1]} KV heads (GQA needs a whole number of query heads per KV head)"
     if d not in HEAD_DIMS:

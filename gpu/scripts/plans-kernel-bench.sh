@@ -1,7 +1,9 @@
 #!/bin/sh
 # Emits the kernel benchmark's plans (docs/kernel.md) into build/gpu/bwd/plans/ as xz files:
 # POLICY-MASK-sSEQ-bhBH.plan.xz, tiles kBlockM 64 x kBlockN 128 (tile_ratio 2), n = 132, async reduce.
-# A plan depends on neither head dim nor batch/heads split, only on heads x batch. Usage: gpu/scripts/plans-kernel-bench.sh [SIM]
+# A plan depends on neither head dim nor batch/heads split, only on heads x batch. SHAPES (e.g. "s8192-bh16
+# s4096-bh64") emits only those shapes' plans; JOBS sims at once (12).
+# Usage: [SHAPES=...] [JOBS=N] gpu/scripts/plans-kernel-bench.sh [SIM]
 set -eu
 SIM=${1:-bin/sim}
 DIR=build/gpu/bwd/plans
@@ -10,6 +12,7 @@ jobs=""
 for bh in 16 64; do
   for s in 1024 2048 4096 8192 16384; do
     n=$((s / 128)); m=$((s / 64))
+    case " ${SHAPES:-s$s-bh$bh} " in *" s$s-bh$bh "*) ;; *) continue ;; esac
     for pm in fa3:full descending:full shift:full fa3:causal fa3-spt:causal descending:causal symmetric-shift:causal; do
       p=${pm%%:*}; mask=${pm##*:}
       f="$DIR/$p-$mask-s$s-bh$bh.plan"
@@ -18,7 +21,7 @@ for bh in 16 64; do
           --reduce async --dq-buffers 1 --c 3000 --r 2000 --max-memory-mb 16384 --emit-plan "$f" >/dev/null &&
         xz -f -9 "$f" ) &
       jobs="$jobs $!"
-      [ "$(jobs -p | wc -l)" -ge 12 ] && wait $(jobs -p | head -1)
+      [ "$(jobs -p | wc -l)" -ge "${JOBS:-12}" ] && wait $(jobs -p | head -1)
     done
   done
 done

@@ -3,11 +3,13 @@
 # 2 or 4 heads, 4 KV tiles x 8 Q tiles (seqlen 512) for every policy and runs bin/gpu-bwd-emu: every policy
 # at d 64, GQA (4 query heads on 2 KV heads), two policies at d 128; float64 reference, 2 deterministic runs
 # with timing jitter (bit identity), 1 atomic run. Slow: every GPU thread is an OS thread (tens of minutes).
-# KERNEL picks the kernel (gpu-bwd-emu --kernel: mma, the default, or wgmma and its variants).
-# Usage: [KERNEL=K] gpu/scripts/run-kernel-emulation.sh [SIM] > traces/kernel/emu-results.txt
+# KERNEL picks the kernel (gpu-bwd-emu --kernel: mma, the default, or wgmma and its variants); SAME_AS=K2 also
+# checks that every run's gradients equal kernel K2's bit for bit (gpu-bwd-emu --same-as); JOBS runs at once (4).
+# Usage: [KERNEL=K] [SAME_AS=K2] [JOBS=N] gpu/scripts/run-kernel-emulation.sh [SIM] > traces/kernel/emu-results.txt
 set -u
 SIM=${1:-bin/sim}
 KERNEL=${KERNEL:-mma}
+SAME=${SAME_AS:+--same-as $SAME_AS}
 DIR=${TMPDIR:-/tmp}/dash-emu-plans
 mkdir -p "$DIR"
 for pm in fa3:full descending:full shift:full fa3:causal fa3-spt:causal descending:causal symmetric-shift:causal; do
@@ -18,7 +20,7 @@ for pm in fa3:full descending:full shift:full fa3:causal fa3-spt:causal descendi
   done
 done
 # plan, head dim, heads / kv heads (GQA rows: several query heads per KV head)
-cat <<LIST | xargs -P 4 -L 1 sh -c 'bin/gpu-bwd-emu "$0" "$@" --runs 2 --atomic-runs 1 --jitter-us 50 --kernel '"$KERNEL"
+cat <<LIST | xargs -P "${JOBS:-4}" -L 1 sh -c 'bin/gpu-bwd-emu "$0" "$@" --runs 2 --atomic-runs 1 --jitter-us 50 --kernel '"$KERNEL $SAME"
 $DIR/fa3-full-h2.plan --head-dim 64
 $DIR/descending-full-h2.plan --head-dim 64
 $DIR/shift-full-h2.plan --head-dim 64

@@ -104,5 +104,8 @@ int cli_fail(const SimError *err);
  * file), found from any directory (sim/io/datadir.h) into buf. SIM_ERR_IO naming every place looked. */
 SimStatus cli_find_profile(const char *name, char *buf, size_t len, SimError *err);
 SimStatus cli_find_kernel(const char *name, char *buf, size_t len, SimError *err);
+/* The same, for the hardware preset asked for: its own profile when one is installed (see cli_util.c). */
+SimStatus cli_find_profile_for(const char *name, const char *preset, char *buf, size_t len, SimError *err);
+SimStatus cli_find_kernel_for(const char *name, const char *preset, char *buf, size_t len, SimError *err);
 
 #endif

@@ -319,10 +319,10 @@ static SimStatus apply_token_mask(const ShapeOptions *so, const SimShape *shape,
 static SimStatus load_profiles(const ShapeOptions *so, char *hw_path, char *kernel_path, size_t len, HwProfile **hp,
                                KernelProfile **kp, SimError *err)
 {
-    if (!so->is_paper && (cli_find_profile(so->profile_path, hw_path, len, err) != SIM_OK ||
+    if (!so->is_paper && (cli_find_profile_for(so->profile_path, so->preset, hw_path, len, err) != SIM_OK ||
                           sim_profile_read(hw_path, hp, err) != SIM_OK))
         return err->status;
-    if (so->kernel_path && (cli_find_kernel(so->kernel_path, kernel_path, len, err) != SIM_OK ||
+    if (so->kernel_path && (cli_find_kernel_for(so->kernel_path, so->preset, kernel_path, len, err) != SIM_OK ||
                             sim_kernel_read(kernel_path, kp, err) != SIM_OK))
         return err->status;
     return SIM_OK;

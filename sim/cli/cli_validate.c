@@ -522,7 +522,10 @@ static int validate_runs_file(const ValidateOptions *o, const char *path, const 
     cJSON_AddNumberToObject(sum, "best_picked_right", rep.picked_right);
     cJSON_AddBoolToObject(sum, "pass", is_pass);
     cJSON_AddItemToArray(cJSON_GetObjectItem(out, "kernel_runs"), f);
-    if (rc == 0 && !o->is_json)
+    if (rc == 0 && !o->is_json && rep.predicted == 0)
+        printf("%s: %d timed deterministic runs, none predicted: timed runs are checked against a kernel profile "
+               "(give --predict for the installed ones, or --kernel FILE)\n", path, rep.runs);
+    else if (rc == 0 && !o->is_json)
         printf("%s: %d timed deterministic runs, %d predicted from %s; |time error| median %.2f%%, max %.2f%%, %d "
                "within %.0f%%; speedup over fa3: %d, |error| median %.2f pp, max %.2f pp; best schedule picked right "
                "in %d of %d shapes where the measured gap exceeds 2%%%s\n", path, rep.runs, rep.predicted,

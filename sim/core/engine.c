@@ -76,6 +76,15 @@ static void lengthen(Engine *e, int32_t op, int64_t extra)
     sim_event_queue_push(&e->queue, e->s->end_ns[op], op);
 }
 
+/* The other units whose WRITE op is running at start (the write-slope rule: O(units), once per WRITE op). */
+static int64_t writes_in_flight(const Engine *e, int32_t u, int64_t start)
+{
+    int64_t n = 0;
+    for (int32_t v = 0; v < e->p->n_units; v++)
+        n += v != u && e->unit_write_start[v] <= start && start < e->unit_write_end[v];
+    return n;
+}
+
 /* The interference rules at a start (program.h's SimOverlapRule), between a unit's compute engine (0) and
  * its store engine (1): a compute that starts within the window of the unit's latest reduction start pays
  * the penalty, and a reduction that starts within the window of the unit's running compute lengthens it;
@@ -97,14 +106,15 @@ static int64_t interfere_at_start(Engine *e, int64_t op, int64_t start)
         return e->is_unit_compute_slowed[u] ? r->penalty_ns : 0;
     }
     if (kind == SIM_OP_WRITE && engine == 0) {
-        e->unit_write_start[u] = start, e->unit_write_end[u] = start + sim_op_duration_ns(p, op);
+        int64_t slowed = r->write_slope_ns > 0 ? (int64_t)r->write_slope_ns * writes_in_flight(e, u, start) : 0;
+        e->unit_write_start[u] = start, e->unit_write_end[u] = start + sim_op_duration_ns(p, op) + slowed;
         int32_t x = e->unit_store_op[u];
         if (!r->is_write_extra_at_start && r->write_extra_ns > 0 && x >= 0 && !e->has_unit_reduction_paid[u] &&
             e->s->start_ns[x] <= start && e->s->end_ns[x] > start && e->s->end_ns[x] != ENDS_UNKNOWN) {
             e->has_unit_reduction_paid[u] = true;
             lengthen(e, x, r->write_extra_ns);
         }
-        return 0;
+        return slowed;
     }
     if (engine != 1)
         return 0;
@@ -336,6 +346,7 @@ static int64_t longest_extra(const SimProgram *p)
     for (int32_t k = 0; p->load && p->load->handoff_extra_ns && k <= p->load->handoff_len; k++)
         handoff = MAX(handoff, p->load->handoff_extra_ns[k]);
     int64_t rules = MAX(p->overlap.penalty_ns, 0) + MAX(p->overlap.write_extra_ns, 0) +
+                    (int64_t)MAX(p->overlap.write_slope_ns, 0) * p->n_units +
                     MAX(p->waited.read_delta_ns, 0) + MAX(p->waited.tail_delta_ns, 0);
     return lat + handoff + rules;
 }
@@ -389,7 +400,8 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
     e->pinned = g_new(int32_t, p->cta_count);
     e->pinned_next = g_new(int32_t, p->n_units);
     e->free_units = g_new0(uint64_t, (p->n_units + 63) / 64);
-    if ((p->overlap.penalty_ns > 0 || p->overlap.write_extra_ns > 0) && p->engines_per_unit > 1) {
+    if ((p->overlap.penalty_ns > 0 || p->overlap.write_extra_ns > 0 || p->overlap.write_slope_ns > 0) &&
+        p->engines_per_unit > 1) {
         int32_t n_units = p->n_units;
         e->unit_reduce_start = g_new(int64_t, n_units);
         e->unit_compute = g_new(int32_t, n_units);

@@ -64,6 +64,9 @@ typedef struct {
     int32_t is_write_extra_at_start; /* 1: only a reduction that starts inside the WRITE pays, once (the Hopper
                                  * kernel: docs/profile.md); 0: every engine-1 op overlapping it, whichever
                                  * starts first (mma.sync) */
+    int32_t write_slope_ns;     /* a WRITE op on engine 0 takes this much more per other unit's WRITE in flight
+                                 * at its start (the dK/dV writes of a wave share the memory system:
+                                 * docs/profile.md); 0: none */
 } SimOverlapRule;
 
 /* Optional: a REDUCE op whose start was set by an incoming ACCUM edge (it waited for its turn: the previous

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <random>
 #include <thread>
+#include <vector>
 
 #ifndef __launch_bounds__
 #define __launch_bounds__(...)
@@ -56,12 +57,25 @@ struct EmuWarp {
     float f[32];
 };
 
-/* One warpgroup's exchange for the emulated wgmma (gpu/bwd/emu/wg_emu.h): each thread's accumulators and A
- * registers, gathered behind the group's barrier. */
+/* One wgmma in flight (gpu/bwd/emu/wg_emu.h): where its operands are, and its result from the operands as they
+ * were at issue (written to the accumulators at the wait_group that completes it). */
+struct EmuWgmmaOp {
+    int n, ta, tb, is_acc, group;
+    uint64_t da, db;
+    float *acc[128];           /* each thread's accumulator array */
+    const uint32_t *a_reg[128]; /* each thread's A registers (NULL: A from shared memory through da) */
+    std::vector<float> out;    /* [64][n] */
+};
+
+/* One warpgroup's exchange for the emulated wgmma: each thread's accumulators and A registers, gathered
+ * behind the group's barrier, and the wgmma issued and not yet waited for (kept by its first thread). */
 struct EmuWarpgroup {
     EmuBarrier bar;
     float *acc[128];
     uint32_t a[128][4];
+    const uint32_t *a_reg[128];
+    std::vector<EmuWgmmaOp> pending;
+    int commits = 0;
 };
 
 struct EmuCta {
@@ -80,6 +94,7 @@ extern thread_local EmuIdx emu_tid, emu_bid, emu_bdim;
 extern thread_local EmuCta *emu_cta;
 extern thread_local std::mt19937 *emu_rng;
 extern int emu_jitter_us; /* > 0: random sleeps before semaphore waits and bulk adds */
+extern int emu_inject_inflight_write; /* 1: a test of the emulation itself (wg_emu.h): writes to wgmma in flight */
 
 #define threadIdx emu_tid
 #define blockIdx emu_bid

@@ -3,8 +3,11 @@
  * are dispatched in launch order onto n_sm emulated SMs (persistent plans: all co-resident), and the
  * preprocess and postprocess kernels run the same way. Checks dQ, dK, dV against a float64 reference, bit
  * identity over runs with random timing jitter, and reports whether the atomic mode differs.
+ * --same-as K also runs kernel K once (deterministic) and says whether its gradients equal the kernel's bit for bit.
+ * --inject-inflight-write tests the emulation itself: each wgmma's accumulators are changed while it is in flight,
+ * which the emulated wait_group must catch (exit 1 with a message).
  * Usage: gpu-bwd-emu PLAN --head-dim D [--heads H --kv-heads K] [--runs R] [--jitter-us J] [--atomic-runs A]
- *        [--kernel mma|wgmma|wgmma-VARIANT (BWD_WG_VARIANTS)]
+ *        [--kernel mma|wgmma|wgmma-VARIANT (BWD_WG_VARIANTS)] [--same-as KERNEL]
  * Exit: 0 ok, 1 a check failed, 2 bad usage or plan. */
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
@@ -23,6 +26,7 @@ thread_local EmuIdx emu_tid, emu_bid, emu_bdim;
 thread_local EmuCta *emu_cta;
 thread_local std::mt19937 *emu_rng;
 int emu_jitter_us = 0;
+int emu_inject_inflight_write = 0;
 
 /* Runs blocks 0..blocks-1 of `threads` threads each, in order, at most n_sm at a time. */
 static void emu_grid(int blocks, int threads, int n_sm, size_t smem_bytes, const std::function<void()> &body)
@@ -268,6 +272,7 @@ int main(int argc, char **argv)
 {
     const char *path = NULL;
     int d = 128, heads = 0, kv_heads = 0, runs = 3, atomic_runs = 3;
+    const char *same_as = NULL;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : "";
         if (!strcmp(argv[i], "--head-dim"))
@@ -280,6 +285,8 @@ int main(int argc, char **argv)
             runs = atoi(v), i++;
         else if (!strcmp(argv[i], "--atomic-runs"))
             atomic_runs = atoi(v), i++;
+        else if (!strcmp(argv[i], "--inject-inflight-write"))
+            emu_inject_inflight_write = 1;
         else if (!strcmp(argv[i], "--jitter-us"))
             emu_jitter_us = atoi(v), i++;
         else if (!strcmp(argv[i], "--kernel")) {
@@ -287,6 +294,10 @@ int main(int argc, char **argv)
                 return fprintf(stderr, "gpu-bwd-emu: unknown kernel '%s' (mma, wgmma or a wgmma variant of "
                                        "BWD_WG_VARIANTS)\n", v), 2;
             emu_kernel = v, i++;
+        } else if (!strcmp(argv[i], "--same-as")) {
+            if (!emu_kernel_known(v))
+                return fprintf(stderr, "gpu-bwd-emu: unknown kernel '%s' for --same-as\n", v), 2;
+            same_as = v, i++;
         }
         else if (argv[i][0] != '-')
             path = argv[i];
@@ -297,7 +308,7 @@ int main(int argc, char **argv)
     GpuPlan plan;
     if (!path || (d != 64 && d != 128))
         return fprintf(stderr, "usage: gpu-bwd-emu PLAN --head-dim 64|128 [--heads H --kv-heads K] [--runs R] "
-                               "[--atomic-runs A] [--jitter-us J] [--kernel mma|wgmma|wgmma-VARIANT]\n"), 2;
+                               "[--atomic-runs A] [--jitter-us J] [--kernel mma|wgmma|wgmma-VARIANT] [--same-as KERNEL]\n"), 2;
     if (gpu_plan_read(path, &plan, err, sizeof err))
         return fprintf(stderr, "gpu-bwd-emu: %s\n", err), 2;
     GpuOrder ord;
@@ -327,11 +338,21 @@ int main(int argc, char **argv)
         Grads g = d == 64 ? run_kernel<64>(p, plan, ord, 1) : run_kernel<128>(p, plan, ord, 1);
         atomic_differ += !same(det[0], g);
     }
-    const bool ok = eq < 0.02 && ek < 0.02 && ev < 0.02 && identical && !rc;
+    int same_as_ok = 1;
+    if (same_as) { /* the other kernel's gradients, once, against this kernel's first run */
+        const char *self = emu_kernel;
+        emu_kernel = same_as;
+        Grads g = d == 64 ? run_kernel<64>(p, plan, ord, 0) : run_kernel<128>(p, plan, ord, 0);
+        emu_kernel = self;
+        same_as_ok = !g.timeout && same(det[0], g);
+    }
+    const bool ok = eq < 0.02 && ek < 0.02 && ev < 0.02 && identical && !rc && same_as_ok;
     printf("%s: %s kernel, %s %s heads %d kv_heads %d seqlen %d d %d: rel err dq %.2e dk %.2e dv %.2e (max abs %.2e %.2e %.2e) "
-           "vs float64; %d deterministic runs %s; atomic runs differing from deterministic: %d of %d%s\n",
+           "vs float64; %d deterministic runs %s; atomic runs differing from deterministic: %d of %d%s%s%s\n",
            path, emu_kernel, plan.policy, plan.mask, p.heads, p.kv_heads, p.s, d, eq, ek, ev, mq, mk, mv, runs,
-           identical ? "bit-identical" : "DIFFER", atomic_differ, atomic_runs, ok ? "" : "  FAIL");
+           identical ? "bit-identical" : "DIFFER", atomic_differ, atomic_runs,
+           same_as ? (same_as_ok ? "; bit-identical to " : "; DIFFERS from ") : "", same_as ? same_as : "",
+           ok ? "" : "  FAIL");
     gpu_order_clear(&ord);
     gpu_plan_clear(&plan);
     return ok ? 0 : 1;

@@ -2,15 +2,21 @@
  * runs on the CPU (docs/kernel.md, "CPU emulation"). mbarriers are one 64-bit word in the emulated shared
  * memory (phase bit, pending arrivals, expected arrivals, transaction bytes), updated by compare-and-swap;
  * TMA and bulk loads copy at once (writing the 128-byte swizzle of wg_swz) and complete their bytes on the
- * barrier; wgmma runs at issue: the warpgroup's 128 threads hand over their accumulators and A registers,
- * its first thread reads A and B from shared memory through the descriptors (PTX's canonical layouts, as
- * read by this project) and writes every thread's accumulators. Included only with BWD_EMULATE. */
+ * barrier; wgmma is asynchronous as in PTX: at issue the warpgroup's 128 threads hand over their accumulators
+ * and A registers and its first thread computes the result (A and B from shared memory through the
+ * descriptors, PTX's canonical layouts as read by this project); the accumulators are written only at the
+ * wgmma.wait_group that completes the group, after the product is computed again from the operands as they
+ * are then. A difference means an operand (shared memory, A registers, accumulators) changed while the wgmma
+ * was in flight, which PTX leaves undefined: the emulation stops with a message and exit 1. Reading accumulators before
+ * their wait sees the old values. Included only with BWD_EMULATE. */
 #ifndef GPU_BWD_WG_EMU_H
 #define GPU_BWD_WG_EMU_H
 
 #include <atomic>
 #include <cassert>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -112,12 +118,18 @@ static inline void wg_fence(void)
 {
 }
 
+static inline void emu_wgmma_wait(int n_pending);
+
+/* Closes the open group (the bookkeeping is the warpgroup's first thread's, which issues in program order). */
 static inline void wg_commit(void)
 {
+    if (emu_tid.x % 128 == 0)
+        emu_cta->wg[emu_tid.x / 128].commits++;
 }
 
 template <int N> static inline void wg_wait(void)
 {
+    emu_wgmma_wait(N);
 }
 
 static inline void wg_keep(float &)
@@ -152,27 +164,102 @@ static inline float emu_desc_at(uint64_t desc, int is_mn, int mn, int k)
     return emu_bf16_half(bits, 0);
 }
 
-/* D[64 x n] (+)= A . B for the calling warpgroup; a_regs NULL: A from shared memory through da. */
+/* Thread and register of element (row, col) of a 64 x n accumulator (the layout of bwd_wg.cuh's comment). */
+static inline int emu_acc_thread(int row, int col)
+{
+    return (row / 16) * 32 + (row % 8) * 4 + (col % 8) / 2;
+}
+static inline int emu_acc_index(int row, int col)
+{
+    return (col / 8) * 4 + ((row % 16) / 8) * 2 + col % 2;
+}
+
+/* op's product from A registers a (NULL: shared memory), shared memory as it is now and the accumulator
+ * input in ([64][n], read when is_acc), into out. */
+static inline void emu_wgmma_eval(const EmuWgmmaOp &op, const uint32_t (*a)[4], const float *in, float *out)
+{
+    for (int row = 0; row < 64; row++)
+        for (int col = 0; col < op.n; col++) {
+            float sum = 0.0f;
+            for (int k = 0; k < 16; k++) {
+                const float x = a ? emu_bf16_half(a[(row / 16) * 32 + (row % 8) * 4 + (k % 8) / 2][(row % 16) / 8 + 2 * (k / 8)], k & 1)
+                                  : emu_desc_at(op.da, op.ta, row, k);
+                sum += x * emu_desc_at(op.db, op.tb, col, k);
+            }
+            out[row * op.n + col] = op.is_acc ? in[row * op.n + col] + sum : sum;
+        }
+}
+
+/* The accumulators of op as they are now, [64][n]. */
+static inline void emu_wgmma_gather(const EmuWgmmaOp &op, float *in)
+{
+    for (int row = 0; row < 64; row++)
+        for (int col = 0; col < op.n; col++)
+            in[row * op.n + col] = op.acc[emu_acc_thread(row, col)][emu_acc_index(row, col)];
+}
+
+/* wgmma.mma_async: D[64 x n] (+)= A . B for the calling warpgroup (a_regs NULL: A from shared memory through
+ * da), in flight until a wait_group completes its group. The accumulator input of a wgmma that follows one
+ * in flight on the same accumulators is that one's result (the chained k-steps of one product). */
 static inline void emu_wgmma(float *d, int n, const uint32_t *a_regs, uint64_t da, uint64_t db, int ta, int tb, int is_acc)
 {
     EmuWarpgroup &g = emu_cta->wg[emu_tid.x / 128];
     const int t = emu_tid.x % 128;
     g.acc[t] = d;
+    g.a_reg[t] = a_regs;
     if (a_regs)
         memcpy(g.a[t], a_regs, 16);
     g.bar.sync(128);
-    if (t == 0)
-        for (int row = 0; row < 64; row++)
-            for (int col = 0; col < n; col++) {
-                float sum = 0.0f;
-                for (int k = 0; k < 16; k++) {
-                    const float x = a_regs ? emu_bf16_half(g.a[(row / 16) * 32 + (row % 8) * 4 + (k % 8) / 2][(row % 16) / 8 + 2 * (k / 8)], k & 1)
-                                           : emu_desc_at(da, ta, row, k);
-                    sum += x * emu_desc_at(db, tb, col, k);
-                }
-                float &out = g.acc[(row / 16) * 32 + (row % 8) * 4 + (col % 8) / 2][(col / 8) * 4 + ((row % 16) / 8) * 2 + col % 2];
-                out = is_acc ? out + sum : sum;
+    if (t == 0) {
+        EmuWgmmaOp op;
+        op.n = n, op.ta = ta, op.tb = tb, op.is_acc = is_acc, op.group = g.commits, op.da = da, op.db = db;
+        memcpy(op.acc, g.acc, sizeof op.acc);
+        memcpy(op.a_reg, g.a_reg, sizeof op.a_reg);
+        std::vector<float> in((size_t)64 * n);
+        const EmuWgmmaOp *chained = NULL;
+        for (const EmuWgmmaOp &p : g.pending)
+            if (p.acc[0] == d)
+                chained = &p;
+        if (chained)
+            assert(chained->n == n), in = chained->out;
+        else
+            emu_wgmma_gather(op, in.data());
+        op.out.resize((size_t)64 * n);
+        emu_wgmma_eval(op, a_regs ? g.a : NULL, in.data(), op.out.data());
+        g.pending.push_back(std::move(op));
+        if (emu_inject_inflight_write)
+            d[0] += 1.0f; /* what a kernel must not do: must stop the run at the wait */
+    }
+    g.bar.sync(128);
+}
+
+/* wgmma.wait_group n_pending: completes every group but the n_pending latest committed ones, in issue order. */
+static inline void emu_wgmma_wait(int n_pending)
+{
+    EmuWarpgroup &g = emu_cta->wg[emu_tid.x / 128];
+    g.bar.sync(128);
+    if (emu_tid.x % 128 == 0) {
+        size_t done = 0;
+        for (; done < g.pending.size() && g.pending[done].group < g.commits - n_pending; done++) {
+            EmuWgmmaOp &op = g.pending[done];
+            std::vector<float> in((size_t)64 * op.n), now((size_t)64 * op.n);
+            uint32_t a[128][4];
+            for (int t = 0; t < 128 && op.a_reg[0]; t++)
+                memcpy(a[t], op.a_reg[t], 16);
+            emu_wgmma_gather(op, in.data());
+            emu_wgmma_eval(op, op.a_reg[0] ? a : NULL, in.data(), now.data());
+            if (memcmp(now.data(), op.out.data(), now.size() * sizeof(float))) {
+                fprintf(stderr, "gpu-bwd-emu: block %u warpgroup %u: an operand of a wgmma (m64n%dk16) changed while it "
+                                "was in flight\n", emu_bid.x, emu_tid.x / 128, op.n);
+                fflush(stderr);
+                std::_Exit(1); /* a check failed; the other threads of the run are stopped with it */
             }
+            for (int row = 0; row < 64; row++)
+                for (int col = 0; col < op.n; col++)
+                    op.acc[emu_acc_thread(row, col)][emu_acc_index(row, col)] = op.out[row * op.n + col];
+        }
+        g.pending.erase(g.pending.begin(), g.pending.begin() + (long)done);
+    }
     g.bar.sync(128);
 }
 

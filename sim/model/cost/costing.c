@@ -95,6 +95,19 @@ static SimStatus hw_costs(const CostQuery *q, const SimCost *cost, AttnCosts *co
     return SIM_OK;
 }
 
+/* A profile measured on another GPU than the preset's stands in for it only with a statement: appended to the
+ * source it fed, naming the GPU it was measured on and the one asked for (no profile of that one was given). */
+static void note_other_gpu(const CostQuery *q, const char *measured_on, char *from, size_t len)
+{
+    char gpu[16];
+    sim_cost_preset_gpu(q->hardware ? NULL : q->preset, gpu, sizeof gpu);
+    if (!*gpu || strstr(measured_on, gpu))
+        return;
+    size_t n = strlen(from);
+    snprintf(from + n, len - n, "; measured on %s: no %s profile, another GPU's numbers",
+             *measured_on ? measured_on : "an unnamed GPU", gpu);
+}
+
 SimStatus sim_cost_tasks(const CostQuery *q, AttnCosts *costs, CostReport *rep, SimLoadModel *load, SimError *err)
 {
     SimHardware hw;
@@ -120,8 +133,11 @@ SimStatus sim_cost_tasks(const CostQuery *q, AttnCosts *costs, CostReport *rep, 
     snprintf(rep->reduce_from, sizeof rep->reduce_from, "cost model of preset %s (tile bytes over L2 bandwidth)",
              hw.preset);
     bool has_own_reduce = kt && kt->reduce_read_ns > 0; /* the kernel measured its own: no hardware needed */
-    if (q->hw && !has_own_reduce && hw_costs(q, &rep->cost, costs, load, rep, err) != SIM_OK)
-        return err->status;
+    if (q->hw && !has_own_reduce) {
+        if (hw_costs(q, &rep->cost, costs, load, rep, err) != SIM_OK)
+            return err->status;
+        note_other_gpu(q, q->hw->gpu_name, rep->reduce_from, sizeof rep->reduce_from);
+    }
     if (!kt)
         return SIM_OK;
     kernel_costs(q->kernel, kt, q->shape.kv_heads > 0 && q->shape.kv_heads < q->shape.heads, costs);
@@ -130,11 +146,13 @@ SimStatus sim_cost_tasks(const CostQuery *q, AttnCosts *costs, CostReport *rep, 
     if (has_own_reduce) {
         snprintf(rep->reduce_from, sizeof rep->reduce_from, "kernel profile %s (its own reduction, release at %s)",
                  q->kernel->name, q->kernel->release == KERNEL_RELEASE_AT_READ ? "read" : "completion");
+        note_other_gpu(q, q->kernel->gpu_name, rep->reduce_from, sizeof rep->reduce_from);
     }
     rep->fixed_ns = q->shape.seqlen_q ? sim_kernel_fixed_ns(kt, &s) : 0;
     rep->first_compute_ns = kt->cta_prologue_ns;
     snprintf(rep->compute_from, sizeof rep->compute_from, "kernel profile %s (%s%s)", q->kernel->name,
              q->kernel->method, kt->traces ? ", measured on traces" : "");
+    note_other_gpu(q, q->kernel->gpu_name, rep->compute_from, sizeof rep->compute_from);
     return SIM_OK;
 }
 

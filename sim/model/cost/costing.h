@@ -26,8 +26,8 @@ typedef struct {
     int64_t fixed_ns;            /* the launch's fixed costs (kernel profile); 0 without one */
     int64_t first_compute_ns;    /* engine time of the first compute (the CTA prologue): a trace's makespan,
                                   * first compute to last reduction, is the engine's makespan minus this */
-    char compute_from[192];      /* where c came from, in words */
-    char reduce_from[256];       /* where r and the hand-off came from */
+    char compute_from[320];      /* where c came from, in words; names the GPU when measured on another */
+    char reduce_from[384];       /* where r and the hand-off came from; likewise */
 } CostReport;
 
 /* The end-to-end time of a launch whose engine run took makespan_ns: the fixed costs plus the engine's

@@ -30,6 +30,19 @@ const char *sim_cost_preset_names(void)
     return "h100-sxm, h800-sxm, h200-sxm";
 }
 
+/* The GPU a preset stands for, as its marketing name appears in nvidia-smi's ("NVIDIA H200"): the part of
+ * the preset's name before its first '-', upper-cased ("h200-sxm" -> "H200"); "" for a custom GPU. */
+void sim_cost_preset_gpu(const char *preset, char *out, size_t len)
+{
+    SimHardware hw;
+    size_t n = 0;
+    if (preset && sim_cost_preset(preset, &hw))
+        for (; n + 1 < len && preset[n] && preset[n] != '-'; n++)
+            out[n] = (char)(preset[n] >= 'a' && preset[n] <= 'z' ? preset[n] - 'a' + 'A' : preset[n]);
+    if (len)
+        out[n] = '\0';
+}
+
 /* FA3 hopper/ sm90 backward tiles (../shared/reference/fa3-schedules.md); hdim 256 has no
  * deterministic mode. */
 bool sim_cost_fa3_tile(int64_t head_dim, Mask mask, int *block_m, int *block_n)

@@ -6,6 +6,7 @@
 #define SIM_COSTMODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "attention.h"
@@ -52,6 +53,8 @@ typedef struct {
 bool sim_cost_preset(const char *name, SimHardware *out);
 /* Names of the presets, comma-separated, for messages. */
 const char *sim_cost_preset_names(void);
+/* The GPU a preset stands for ("h200-sxm" -> "H200", as in "NVIDIA H200"); "" when the preset is unknown. */
+void sim_cost_preset_gpu(const char *preset, char *out, size_t len);
 /* FA3's sm90 backward tile for (head_dim, mask); false when FA3 has no deterministic backward for it. */
 bool sim_cost_fa3_tile(int64_t head_dim, Mask mask, int *block_m, int *block_n);
 /* FA3's causal LPT head swizzle S_w for one head of seqlen_q tokens (1 when the head exceeds 40 MiB). */

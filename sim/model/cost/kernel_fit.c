@@ -42,6 +42,8 @@ typedef struct {
     Sample offset_ns, offset_c;  /* interior tasks: previous reduction start - compute start, and compute */
     char *beside_write;          /* per task of the trace being walked: 0, or its reduction overlaps a dK/dV
                                   * write of its block: 'i' it started inside it, 'r' it ran when it began */
+    Sample write_in_flight[2], write_ns[2]; /* each dK/dV write (MHA, GQA): other SMs' writes running at its
+                                  * start, and its time */
 } Phases;
 
 static int by_block_then_start(const void *a, const void *b)
@@ -136,6 +138,68 @@ static void handoffs(const Trace *t, Phases *ph)
     g_free(first);
 }
 
+static int by_write_start(const void *a, const void *b)
+{
+    const TraceTask *x = *(const TraceTask *const *)a, *y = *(const TraceTask *const *)b;
+    return x->s_end < y->s_end ? -1 : x->s_end > y->s_end ? 1 : x->smid - y->smid;
+}
+
+/* Each dK/dV write (s_end -> k_end of a run's last task) with the number of other SMs' writes running at its
+ * start, as the engine counts them (the write-slope rule, program.h): a sweep in start order over the
+ * writes still running (at most one an SM). */
+static void write_waves(const Trace *t, Phases *ph)
+{
+    const TraceTask **w = g_new(const TraceTask *, t->task_count);
+    int64_t n = 0;
+    for (int64_t i = 0; i < t->task_count; i++)
+        if (t->tasks[i].k_end > t->tasks[i].s_end)
+            w[n++] = &t->tasks[i];
+    qsort(w, (size_t)n, sizeof *w, by_write_start);
+    const TraceTask **running = g_new(const TraceTask *, n ? n : 1);
+    int64_t m = 0;
+    bool is_gqa = t->kernel.kv_heads > 0 && t->kernel.kv_heads < t->kernel.heads_per_batch;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t k = 0, others = 0;
+        for (int64_t j = 0; j < m; j++)
+            if (running[j]->k_end > w[i]->s_end) {
+                running[k++] = running[j];
+                others += running[j]->smid != w[i]->smid;
+            }
+        m = k;
+        running[m++] = w[i];
+        add(&ph->write_in_flight[is_gqa], others);
+        add(&ph->write_ns[is_gqa], w[i]->k_end - w[i]->s_end);
+    }
+    g_free(running);
+    g_free(w);
+}
+
+/* The write slope (ns per other write in flight) by least squares over both kinds of write, each about its
+ * own mean (their times differ by their bytes, the slope is the memory system's), clamped at 0; then each
+ * kind's base, the median of time - slope x in flight. With no spread in the counts, no slope. */
+static void fit_write_slope(Phases *ph, KernelTile *tile)
+{
+    double num = 0, den = 0;
+    for (int k = 0; k < 2; k++) {
+        const Sample *x = &ph->write_in_flight[k], *y = &ph->write_ns[k];
+        double mx = 0, my = 0;
+        for (int64_t i = 0; i < x->n; i++)
+            mx += (double)x->v[i] / (double)x->n, my += (double)y->v[i] / (double)x->n;
+        for (int64_t i = 0; i < x->n; i++)
+            num += ((double)x->v[i] - mx) * ((double)y->v[i] - my), den += pow((double)x->v[i] - mx, 2);
+    }
+    int32_t slope = den > 0 && num > 0 ? (int32_t)lround(num / den) : 0;
+    tile->overlap.write_slope_ns = slope;
+    int64_t *base[2] = { &tile->kv_write_ns, &tile->kv_write_gqa_ns };
+    for (int k = 0; k < 2; k++) {
+        Sample r = { 0 };
+        for (int64_t i = 0; i < ph->write_ns[k].n; i++)
+            add(&r, ph->write_ns[k].v[i] - (int64_t)slope * ph->write_in_flight[k].v[i]);
+        *base[k] = MAX(med(&r), 0);
+        g_free(r.v);
+    }
+}
+
 static void collect(const Trace *t, Phases *ph)
 {
     TraceTask **b = g_new(TraceTask *, t->task_count);
@@ -151,6 +215,7 @@ static void collect(const Trace *t, Phases *ph)
         prev_sm = b[i]->smid;
     }
     handoffs(t, ph);
+    write_waves(t, ph);
     g_free(ph->beside_write);
     ph->beside_write = NULL;
     g_free(b);
@@ -182,7 +247,7 @@ static void fit_overlap(Phases *ph, SimOverlapRule *rule, int64_t *c_plain, int6
                 best = sse;
                 *c_plain = m[0], *diag_plain = m[2];
                 int64_t pen = g[1].n && g[0].n ? m[1] - m[0] : 0;
-                *rule = (SimOverlapRule){ (int32_t)MAX(pen, 0), windows[a], windows[b], 0, 0 };
+                *rule = (SimOverlapRule){ (int32_t)MAX(pen, 0), windows[a], windows[b], 0, 0, 0 };
             }
             for (int k = 0; k < 4; k++)
                 g_free(g[k].v);
@@ -298,9 +363,12 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, bool is_w
     fit_fixed(tr, timed_ns, n, tile);
     tile->overlap.write_extra_ns = write_excess(&ph, tile, is_write_rule_start);
     tile->overlap.is_write_extra_at_start = is_write_rule_start;
+    fit_write_slope(&ph, tile);
 
     for (int k = 0; k < S_COUNT; k++)
         g_free(ph.s[k].v);
+    for (int k = 0; k < 2; k++)
+        g_free(ph.write_in_flight[k].v), g_free(ph.write_ns[k].v);
     g_free(ph.offset_ns.v), g_free(ph.offset_c.v), g_free(extra.v), g_free(later.v);
 }
 

@@ -28,13 +28,8 @@ static char *copy_text(const char *text, size_t len)
 static void emit_row(const SimSweepRow *row, void *ctx)
 {
     GString *out = ctx;
-    char *line = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&line, &len);
-    if (!f)
-        g_error("out of memory");
-    sim_sweep_write_row(f, SWEEP_JSONL, row);
-    fclose(f);
+    size_t len;
+    char *line = sim_sweep_row_text(SWEEP_JSONL, row, &len);
     g_string_append(out, out->len > 2 ? ",\n" : "");
     g_string_append_len(out, line, (gssize)len - 1); /* the line without its newline */
     free(line);

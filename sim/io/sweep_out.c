@@ -72,15 +72,21 @@ void sim_sweep_write_slice_end(FILE *f, SweepFormat format, const SweepSlice *s,
     fputs(format == SWEEP_JSONL ? "\"}\n" : "\n", f);
 }
 
-void sim_sweep_write_row_hashed(FILE *f, SweepFormat format, const SimSweepRow *row, uint64_t *rows_fnv)
+char *sim_sweep_row_text(SweepFormat format, const SimSweepRow *row, size_t *len)
 {
     char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
+    FILE *m = open_memstream(&text, len);
     if (!m)
-        g_error("out of memory");
+        g_error("out of memory"); /* as GLib's allocator does */
     sim_sweep_write_row(m, format, row);
     fclose(m);
+    return text;
+}
+
+void sim_sweep_write_row_hashed(FILE *f, SweepFormat format, const SimSweepRow *row, uint64_t *rows_fnv)
+{
+    size_t len;
+    char *text = sim_sweep_row_text(format, row, &len);
     *rows_fnv = sim_fnv1a64(*rows_fnv, text, len);
     fwrite(text, 1, len, f);
     free(text);
@@ -104,6 +110,8 @@ typedef struct {
     int64_t first, last, total;
     uint64_t config;
     int64_t lines;             /* rows: after the slice line and the header, before the last line */
+    bool has_end;              /* its last line, with the rows' digest, is there */
+    bool is_digest_ok;         /* the rows' bytes match that digest */
 } Slice;
 
 /* The slice line (and the format it is written in); false if line is none. */
@@ -120,7 +128,8 @@ static bool parse_slice_line(const char *line, Slice *sl)
            sl->first >= 1 && sl->last >= sl->first - 1 && sl->last <= sl->total;
 }
 
-/* The rows of a slice up to its last line, whose digest they must match; nothing may follow it. */
+/* The rows of a slice up to its last line (whose digest they must match: sl->is_digest_ok); nothing may
+ * follow that line. */
 static SimStatus scan_rows(Slice *sl, SimInput *in, SimError *err)
 {
     char *line;
@@ -141,15 +150,8 @@ static SimStatus scan_rows(Slice *sl, SimInput *in, SimError *err)
         fnv = sim_fnv1a64(sim_fnv1a64(fnv, line, len), "\n", 1);
         sl->lines++;
     }
-    if (err->status)
-        return err->status;
-    if (!has_end)
-        return sim_error_set(err, SIM_ERR_INPUT, "%s: has no last line with its rows' digest (an interrupted slice?)",
-                             sl->path);
-    if (fnv != digest)
-        return sim_error_set(err, SIM_ERR_INPUT, "%s: its rows do not match the digest of its last line (an edited "
-                             "slice?)", sl->path);
-    return SIM_OK;
+    sl->has_end = has_end, sl->is_digest_ok = fnv == digest;
+    return err->status;
 }
 
 /* Reads one slice through: its slice line, its header (CSV, table), then rows to the end, each a whole
@@ -186,6 +188,11 @@ static SimStatus scan_slice(Slice *sl, SimError *err)
     if (!err->status && sl->lines != sl->last - sl->first + 1)
         sim_error_set(err, SIM_ERR_INPUT, "%s: has %" PRId64 " rows, its slice line says %" PRId64 " (an interrupted "
                       "or edited slice?)", sl->path, sl->lines, sl->last - sl->first + 1);
+    else if (!err->status && !sl->has_end)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: has no last line with its rows' digest (an interrupted slice?)", sl->path);
+    else if (!err->status && !sl->is_digest_ok)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: its rows do not match the digest of its last line (an edited slice?)",
+                      sl->path);
     return err->status;
 }
 

@@ -58,6 +58,8 @@ typedef struct {
 void sim_sweep_write_slice(FILE *f, SweepFormat format, const SweepSlice *s);
 /* row as sim_sweep_write_row writes it, its bytes (newline included) folded into *rows_fnv (FNV-1a 64, from
  * SIM_SWEEP_FNV_BASIS): the digest a slice's last line records for --merge. */
+/* row as sim_sweep_write_row writes it, as a malloc'ed string (free) of *len bytes, newline included. */
+char *sim_sweep_row_text(SweepFormat format, const SimSweepRow *row, size_t *len);
 #define SIM_SWEEP_FNV_BASIS UINT64_C(0xcbf29ce484222325)
 void sim_sweep_write_row_hashed(FILE *f, SweepFormat format, const SimSweepRow *row, uint64_t *rows_fnv);
 /* The slice's last line, after every row (nothing when it is not a slice): the digest of its rows' bytes, so

@@ -81,4 +81,13 @@ for row in t["tasks"]:
 json.dump(t, open(sys.argv[2], "w"))' traces/h100-mask/document-22-22-22/ascending.json.gz "$tmp/zero.json"
 expect_error low-all-zero-trace "every time is 0, so the trace has no makespan" "$sim" validate "$tmp/zero.json"
 
+# Low: a .gz reader is bounded in CPU as well as bytes: a file of 100 MB of newlines (100 KB compressed) is
+# refused at 64 times its size (64 MiB here) instead of being read whole (a 1 MB file of 1 GB took 41-81 s)
+head -c 100000000 /dev/zero | tr '\0' '\n' | gzip -1 >"$tmp/nl.mask.gz"
+expect_error low-gz-ratio-mask "decompresses to over the limit of 67108864 bytes (64 times its size" \
+    "$sim" search --mask-file "$tmp/nl.mask.gz" --n 4
+cp "$tmp/nl.mask.gz" "$tmp/nl.plan.gz"
+expect_error low-gz-ratio-plan "decompresses to over the limit of 67108864 bytes (64 times its size" \
+    "$sim" --plan "$tmp/nl.plan.gz"
+
 finish

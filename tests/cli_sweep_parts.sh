@@ -35,7 +35,7 @@ done
 expect_exit merge-to-file 0 "$sim" sweep --merge "$tmp/p1.csv" "$tmp/p2.csv" "$tmp/p3.csv" -o "$tmp/m.csv"
 cmp -s "$tmp/m.csv" "$tmp/all.csv" && [ ! -s "$tmp/out" ] && ok merge-o || fail merge-o "-o differs"
 expect_exit shard-more-than-points 0 "$sim" sweep "$ci" --set 'sweep={}' --shard 2/3
-[ "$(sed 1d "$tmp/out")" = "$(head -1 "$tmp/all.csv")" ] && grep -q '^# dashsim slice 2/3: rows 1-0 of ' "$tmp/out" \
+[ "$(sed '1d;$d' "$tmp/out")" = "$(head -1 "$tmp/all.csv")" ] && grep -q '^# dashsim slice 2/3: rows 1-0 of ' "$tmp/out" \
     && ok empty-shard-header-only || fail empty-shard-header-only "$(cat "$tmp/out")"
 expect_error shard-k-over-n "--shard's K expects an integer from 1 to 3" "$sim" sweep "$ci" --shard 4/3
 expect_error shard-no-slash "--shard expects K/N" "$sim" sweep "$ci" --shard 3
@@ -44,6 +44,17 @@ expect_error merge-not-output "not a slice of sim sweep --shard K/N" "$sim" swee
 expect_error merge-option "--merge joins files and takes only -o, not --jobs" "$sim" sweep --merge --jobs 2 "$tmp/p1.csv"
 expect_error merge-no-file "--merge needs the slices' files" "$sim" sweep --merge
 expect_error merge-unreadable "cannot read" "$sim" sweep --merge "$tmp/nothing.csv"
+# each slice ends with its rows' digest: an edited row (same count, one digit changed) or a slice without that
+# line (cut after a whole row) is refused (both were merged silently before)
+sed '3s/,1,/,2,/' "$tmp/p2.csv" >"$tmp/e2.csv"
+cmp -s "$tmp/p2.csv" "$tmp/e2.csv" && fail merge-edited-setup "the edit changed nothing" || true
+expect_error merge-edited-row "e2.csv: its rows do not match the digest of its last line (an edited slice?)" \
+    "$sim" sweep --merge "$tmp/p1.csv" "$tmp/e2.csv" "$tmp/p3.csv"
+sed '$d' "$tmp/p2.jsonl" >"$tmp/c2.jsonl"
+expect_error merge-no-digest "c2.jsonl: has no last line with its rows' digest" \
+    "$sim" sweep --merge "$tmp/p1.jsonl" "$tmp/c2.jsonl" "$tmp/p3.jsonl"
+tail -1 "$tmp/p3.txt" | grep -q '^# dashsim slice end: rows fnv1a64:[0-9a-f]\{16\}$' && ok slice-last-line \
+    || fail slice-last-line "$(tail -1 "$tmp/p3.txt")"
 
 # --row K: the row alone, and the outputs of exactly its job (near/far latency matrix included)
 row=5

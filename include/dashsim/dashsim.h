@@ -165,6 +165,25 @@ DASHSIM_API DashsimStatus dashsim_decode_json(const char *request_json, char **r
  * max_memory_mb. A schedule that deadlocks is DASHSIM_ERR_SCHEDULE with its sentence. O(ops). */
 DASHSIM_API DashsimStatus dashsim_pipeline_json(const char *request_json, char **result_json, char **error);
 
+/* ---- A time budget and a cancel hook ---- */
+
+/* The caller's cancel hook: returns nonzero to stop the work. It is called on the thread that made the call,
+ * between steps: at least every 100 ms in a run's sweep, after each move and every 4096 nodes of a search's
+ * exact step. Once it has returned nonzero the call stops, whatever it returns later. */
+typedef int (*DashsimCancelFn)(void *ctx);
+/* dashsim_run_json and dashsim_search_json within max_seconds of wall time (0: no bound; NaN, negative or
+ * infinite: DASHSIM_ERR_USAGE) and while is_cancelled (may be NULL) returns 0. When either stops the work the
+ * call returns DASHSIM_ERR_LIMIT with a sentence ("the run was cancelled by its caller", "the search ran past
+ * its time budget of S s") and no result: nothing is half done. A run stops starting rows and waits for the
+ * rows in progress (each bounded by its config's caps; a search row by its exact step's 10 s), so it may
+ * return up to one row's time after the bound. A request's own /options/max_seconds applies as well. */
+DASHSIM_API DashsimStatus dashsim_run_json_within(const char *request_json, double max_seconds,
+                                                  DashsimCancelFn is_cancelled, void *ctx, char **result_json,
+                                                  char **error);
+DASHSIM_API DashsimStatus dashsim_search_json_within(const char *request_json, double max_seconds,
+                                                     DashsimCancelFn is_cancelled, void *ctx, char **result_json,
+                                                     char **error);
+
 /* Reads one field of a JSON text the library returned, by its JSON Pointer (RFC 6901: "/makespan_ns",
  * "/bounds_ns/work", "/0/makespan_ns" for the first row of dashsim_run_json). DASHSIM_ERR_INPUT, with a
  * sentence, when the text is not JSON, the field is missing or null, or not of the type asked (an integer: a

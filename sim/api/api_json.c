@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_util.h"
 #include "input.h"
 #include "sweep.h"
 
@@ -27,13 +28,8 @@ static char *copy_text(const char *text, size_t len)
 static void emit_row(const SimSweepRow *row, void *ctx)
 {
     GString *out = ctx;
-    char *line = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&line, &len);
-    if (!f)
-        g_error("out of memory");
-    sim_sweep_write_row(f, SWEEP_JSONL, row);
-    fclose(f);
+    size_t len;
+    char *line = sim_sweep_row_text(SWEEP_JSONL, row, &len);
     g_string_append(out, out->len > 2 ? ",\n" : "");
     g_string_append_len(out, line, (gssize)len - 1); /* the line without its newline */
     free(line);
@@ -68,7 +64,7 @@ static DashsimStatus fail_diag(const SimDiag *diag, char **error)
     return status;
 }
 
-static DashsimStatus run_json(const char *request_json, char **result_json, char **error)
+static DashsimStatus run_json(const char *request_json, const SimBudget *budget, char **result_json, char **error)
 {
     if (error)
         *error = NULL;
@@ -88,6 +84,7 @@ static DashsimStatus run_json(const char *request_json, char **result_json, char
         return status;
     GString *out = g_string_new("[\n");
     SimError err = { 0 };
+    sim_sweep_set_budget(s, budget);
     if (sim_sweep_run(s, 1, NULL, emit_row, NULL, out, &err) != SIM_OK)
         status = fail(err.status, err.msg, error);
     else if (out->len == 2)
@@ -102,7 +99,23 @@ static DashsimStatus run_json(const char *request_json, char **result_json, char
 DashsimStatus dashsim_run_json(const char *request_json, char **result_json, char **error)
 {
     sim_input_call_begin(); /* the overwrite rule is this call's (input.h) */
-    DashsimStatus status = run_json(request_json, result_json, error);
+    DashsimStatus status = run_json(request_json, NULL, result_json, error);
+    sim_input_call_end();
+    return status;
+}
+
+DashsimStatus dashsim_run_json_within(const char *request_json, double max_seconds, DashsimCancelFn is_cancelled,
+                                      void *ctx, char **result_json, char **error)
+{
+    ApiBudget b;
+    SimError err = { 0 };
+    if (api_budget_start(&b, "dashsim_run_json_within", max_seconds, is_cancelled, ctx, &err) != SIM_OK) {
+        if (result_json)
+            *result_json = NULL;
+        return fail(err.status, err.msg, error);
+    }
+    sim_input_call_begin();
+    DashsimStatus status = run_json(request_json, &b.budget, result_json, error);
     sim_input_call_end();
     return status;
 }

@@ -118,17 +118,19 @@ static SimStatus check_size(const SearchRequest *q, SimError *err)
     return SIM_OK;
 }
 
-DashsimStatus dashsim_search_json(const char *request_json, char **result_json, char **error)
+static DashsimStatus search_json(const char *name, const char *request_json, const SimBudget *budget,
+                                 char **result_json, char **error)
 {
     SimError err = { 0 };
     cJSON *root = NULL;
-    if (api_json_begin("dashsim_search_json", request_json, result_json, error, &root, &err) != SIM_OK)
+    if (api_json_begin(name, request_json, result_json, error, &root, &err) != SIM_OK)
         return api_fail(&err, error);
     SearchRequest q;
     BlockMask m = { 0 };
     SearchResult r = { 0 };
     if (parse_request(root, &q, &err) == SIM_OK && sim_mask_make(q.mask, q.wl.kv_tiles, q.wl.q_tiles, &m, &err) == SIM_OK) {
         sim_mask_apply(&m, &q.wl);
+        q.o.budget = budget;
         if (check_size(&q, &err) == SIM_OK && sim_search(&q.wl, &q.costs, &q.o, &r, &err) == SIM_OK) {
             ApiText t;
             api_text_open(&t);
@@ -140,4 +142,21 @@ DashsimStatus dashsim_search_json(const char *request_json, char **result_json, 
     sim_mask_clear(&m);
     cJSON_Delete(root);
     return err.status ? api_fail(&err, error) : DASHSIM_OK;
+}
+
+DashsimStatus dashsim_search_json(const char *request_json, char **result_json, char **error)
+{
+    return search_json("dashsim_search_json", request_json, NULL, result_json, error);
+}
+
+DashsimStatus dashsim_search_json_within(const char *request_json, double max_seconds, DashsimCancelFn is_cancelled,
+                                         void *ctx, char **result_json, char **error)
+{
+    ApiBudget b;
+    SimError err = { 0 };
+    if (result_json)
+        *result_json = NULL;
+    if (api_budget_start(&b, "dashsim_search_json_within", max_seconds, is_cancelled, ctx, &err) != SIM_OK)
+        return api_fail(&err, error);
+    return search_json("dashsim_search_json_within", request_json, &b.budget, result_json, error);
 }

@@ -76,3 +76,23 @@ SimStatus api_json_int(const cJSON *item, int64_t lo, int64_t hi, int64_t *out)
     *out = (int64_t)item->valuedouble;
     return SIM_OK;
 }
+
+static bool api_is_cancelled(void *ctx)
+{
+    ApiBudget *b = ctx;
+    if (!b->is_cancelled && b->cancel && b->cancel(b->cancel_ctx))
+        b->is_cancelled = true;
+    return b->is_cancelled;
+}
+
+SimStatus api_budget_start(ApiBudget *b, const char *name, double max_seconds, DashsimCancelFn cancel, void *ctx,
+                           SimError *err)
+{
+    *b = (ApiBudget){ .budget = { .max_seconds = max_seconds, .is_cancelled = api_is_cancelled, .ctx = b },
+                      .cancel = cancel, .cancel_ctx = ctx };
+    if (!(max_seconds >= 0 && max_seconds < HUGE_VAL))
+        return sim_error_set(err, SIM_ERR_USAGE, "%s: max_seconds must be a finite number >= 0 (0: no bound), got %g",
+                             name, max_seconds);
+    sim_budget_start(&b->budget);
+    return SIM_OK;
+}

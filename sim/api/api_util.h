@@ -30,4 +30,15 @@ typedef struct {
 void api_text_open(ApiText *t);
 char *api_text_take(ApiText *t);
 
+/* The public budget (max_seconds, DashsimCancelFn) as the core's SimBudget; a cancel, once seen, stays. */
+typedef struct {
+    SimBudget budget;       /* what the library's loops check; its ctx is this record */
+    DashsimCancelFn cancel; /* the caller's hook, may be NULL */
+    void *cancel_ctx;
+    bool is_cancelled;      /* the hook has returned nonzero once */
+} ApiBudget;
+/* Starts b's clock; SIM_ERR_USAGE with a sentence naming name when max_seconds is NaN, negative or infinite. */
+SimStatus api_budget_start(ApiBudget *b, const char *name, double max_seconds, DashsimCancelFn cancel, void *ctx,
+                           SimError *err);
+
 #endif

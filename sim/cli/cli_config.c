@@ -47,6 +47,7 @@ typedef struct {
     GPtrArray *sets;           /* borrowed argv strings */
     char memory_set[64];       /* --max-memory-mb MB as the --set it stands for, applied after the others */
     FILE *sinks[3];            /* where rows go, in this order */
+    uint64_t rows_fnv[3];      /* each sink's rows' digest, for a slice's last line (--shard) */
     SweepFormat sink_format[3];
     int sink_count;
     CliProgress progress;      /* jobs done, on a terminal */
@@ -278,7 +279,7 @@ static void emit(const SimSweepRow *row, void *ctx)
         return; /* --row: the point's other rows ran (for the speedup) but are not printed */
     cli_progress_clear(&o->progress); /* rows on the terminal go above the progress line */
     for (int i = 0; i < o->sink_count; i++) {
-        sim_sweep_write_row(o->sinks[i], o->sink_format[i], row);
+        sim_sweep_write_row_hashed(o->sinks[i], o->sink_format[i], row, &o->rows_fnv[i]);
         fflush(o->sinks[i]);
     }
 }
@@ -324,6 +325,7 @@ static int run_config(RunOptions *o, SimSweep *s)
         for (int i = 0; i < o->sink_count; i++) {
             sim_sweep_write_slice_line(o->sinks[i], o->sink_format[i], s); /* --shard: for --merge */
             sim_sweep_write_header(o->sinks[i], o->sink_format[i]);
+            o->rows_fnv[i] = SIM_SWEEP_FNV_BASIS;
         }
         cli_progress_begin(&o->progress, o->is_sweep ? "sweep" : "run", "jobs");
         struct sigaction sa = { .sa_handler = on_sigint }, old;
@@ -333,6 +335,8 @@ static int run_config(RunOptions *o, SimSweep *s)
         sim_sweep_run(s, o->jobs, &interrupted, emit, progress, o, &err);
         sigaction(SIGINT, &old, NULL);
         cli_progress_end(&o->progress);
+        for (int i = 0; i < o->sink_count && !err.status && !interrupted; i++) /* a whole slice: its digest */
+            sim_sweep_write_slice_end_line(o->sinks[i], o->sink_format[i], s, o->rows_fnv[i]);
     }
     if (!err.status && !interrupted && has_job_output(&o->outputs))
         sim_sweep_write_outputs(s, &o->outputs, &err);

@@ -17,6 +17,11 @@
 #include <zlib.h>
 
 #define CHUNK (64 * 1024)
+/* A .gz file decompresses to at most GZ_RATIO times its size once past GZ_FLOOR bytes: the readers' work is
+ * linear in the text, and a 1 MB file of 1 GB of newlines cost 41-81 s of CPU before its refusal (issue 34).
+ * Real traces, plans and masks compress 3-30x; a file above the ratio is refused, with how to read it. */
+#define GZ_RATIO 64
+#define GZ_FLOOR (64L << 20)
 #define DEFAULT_MAX_LINE (1 << 20)
 
 struct SimInput {
@@ -24,6 +29,7 @@ struct SimInput {
     int fd;
     bool is_stdin, is_gzip;
     int64_t max_bytes, max_out, max_line;
+    bool is_ratio_capped; /* max_out is GZ_RATIO x the file's size (GZ_FLOOR at least) */
     int64_t raw_bytes, out_bytes;   /* read from the file; delivered to the caller (decompressed) */
     bool is_raw_eof;
     z_stream z;
@@ -164,6 +170,11 @@ SimStatus sim_input_open(const char *path, const SimInputLimits *limits, SimInpu
     }
     if (in->is_gzip && (!(in->raw = malloc(CHUNK)) || inflateInit2(&in->z, 15 + 16) != Z_OK))
         abort(); /* out of memory: zlib's only failure here */
+    int64_t ratio_cap = in->is_gzip && fstat(in->fd, &st) == 0 ? GZ_RATIO * (int64_t)st.st_size : INT64_MAX;
+    if (ratio_cap < GZ_FLOOR)
+        ratio_cap = GZ_FLOOR;
+    if (ratio_cap < in->max_out)
+        in->max_out = ratio_cap, in->is_ratio_capped = true;
     *out = in;
     return SIM_OK;
 }
@@ -300,8 +311,9 @@ SimStatus sim_input_read(SimInput *in, char *buf, size_t cap, size_t *got, SimEr
     in->out_bytes += (int64_t)*got;
     if (in->out_bytes > in->max_out) {
         *got = 0;
-        return fail(in, err, SIM_ERR_LIMIT, "%s decompresses to over the limit of %lld bytes", in->path,
-                    (long long)in->max_out);
+        return fail(in, err, SIM_ERR_LIMIT, "%s decompresses to over the limit of %lld bytes%s", in->path,
+                    (long long)in->max_out, in->is_ratio_capped ? " (64 times its size: so compressible a file "
+                    "would cost more CPU than its size says; gunzip it to read it)" : "");
     }
     return SIM_OK;
 }

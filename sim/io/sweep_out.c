@@ -13,6 +13,7 @@
 #include "gnuplot.h"
 #include "input.h"
 #include "output.h"
+#include "plan_io.h"
 #include "dashsim/version.h"
 
 /* ---- output ---- */
@@ -60,13 +61,58 @@ void sim_sweep_write_slice(FILE *f, SweepFormat format, const SweepSlice *s)
     fputs(format == SWEEP_JSONL ? "\"}\n" : "\n", f);
 }
 
+/* The last line: "dashsim slice end: rows fnv1a64:H", H of the rows' bytes, newlines included. */
+#define SLICE_END_FORMAT "dashsim slice end: rows fnv1a64:%016" PRIx64
+
+void sim_sweep_write_slice_end(FILE *f, SweepFormat format, const SweepSlice *s, uint64_t rows_fnv)
+{
+    if (s->shard_count == 0)
+        return;
+    fprintf(f, format == SWEEP_JSONL ? "{\"dashsim_slice_end\":\"" : "# ");
+    fprintf(f, SLICE_END_FORMAT, rows_fnv);
+    fputs(format == SWEEP_JSONL ? "\"}\n" : "\n", f);
+}
+
+char *sim_sweep_row_text(SweepFormat format, const SimSweepRow *row, size_t *len)
+{
+    char *text = NULL;
+    FILE *m = open_memstream(&text, len);
+    if (!m)
+        g_error("out of memory"); /* as GLib's allocator does */
+    sim_sweep_write_row(m, format, row);
+    fclose(m);
+    return text;
+}
+
+void sim_sweep_write_row_hashed(FILE *f, SweepFormat format, const SimSweepRow *row, uint64_t *rows_fnv)
+{
+    size_t len;
+    char *text = sim_sweep_row_text(format, row, &len);
+    *rows_fnv = sim_fnv1a64(*rows_fnv, text, len);
+    fwrite(text, 1, len, f);
+    free(text);
+}
+
+/* The digest a slice's last line records, or false when line is not that line. */
+static bool parse_slice_end(const char *line, uint64_t *digest)
+{
+    const char *text = g_str_has_prefix(line, "# ") ? line + 2 : g_str_has_prefix(line, "{\"dashsim_slice_end\":\"") ?
+                       line + 22 : NULL;
+    int used = 0;
+    if (!text || sscanf(text, "dashsim slice end: rows fnv1a64:%16" SCNx64 "%n", digest, &used) != 1)
+        return false;
+    return strcmp(text + used, text == line + 2 ? "" : "\"}") == 0;
+}
+
 typedef struct {
     const char *path;
     int format;                /* SweepFormat */
     int k, n;
     int64_t first, last, total;
     uint64_t config;
-    int64_t lines;             /* after the slice line and the header */
+    int64_t lines;             /* rows: after the slice line and the header, before the last line */
+    bool has_end;              /* its last line, with the rows' digest, is there */
+    bool is_digest_ok;         /* the rows' bytes match that digest */
 } Slice;
 
 /* The slice line (and the format it is written in); false if line is none. */
@@ -81,6 +127,32 @@ static bool parse_slice_line(const char *line, Slice *sl)
     sl->format = text == line + 2 ? -1 : SWEEP_JSONL; /* -1: CSV or table, told by the header */
     return strcmp(text + used, sl->format == SWEEP_JSONL ? "\"}" : "") == 0 && sl->k >= 1 && sl->k <= sl->n &&
            sl->first >= 1 && sl->last >= sl->first - 1 && sl->last <= sl->total;
+}
+
+/* The rows of a slice up to its last line (whose digest they must match: sl->is_digest_ok); nothing may
+ * follow that line. */
+static SimStatus scan_rows(Slice *sl, SimInput *in, SimError *err)
+{
+    char *line;
+    size_t len;
+    uint64_t fnv = SIM_SWEEP_FNV_BASIS, digest = 0;
+    bool has_end = false;
+    while (!err->status && sim_input_line(in, &line, &len, err) == SIM_OK && line) {
+        if (has_end)
+            return sim_error_set(err, SIM_ERR_INPUT, "%s:%" PRId64 ": text after the slice's last line", sl->path,
+                                 sim_input_line_number(in));
+        if (!sim_input_line_was_cut(in) && parse_slice_end(line, &digest)) {
+            has_end = true;
+            continue;
+        }
+        if (sim_input_line_was_cut(in) || (sl->format == SWEEP_JSONL && !g_str_has_prefix(line, "{\"policy\":")))
+            return sim_error_set(err, SIM_ERR_INPUT, "%s:%" PRId64 ": not a whole row of sim sweep%s", sl->path,
+                                 sim_input_line_number(in), sim_input_line_was_cut(in) ? " (the file ends mid-line)" : "");
+        fnv = sim_fnv1a64(sim_fnv1a64(fnv, line, len), "\n", 1);
+        sl->lines++;
+    }
+    sl->has_end = has_end, sl->is_digest_ok = fnv == digest;
+    return err->status;
 }
 
 /* Reads one slice through: its slice line, its header (CSV, table), then rows to the end, each a whole
@@ -112,16 +184,16 @@ static SimStatus scan_slice(Slice *sl, SimError *err)
     }
     if (!err->status && sl->format < 0)
         sim_error_set(err, SIM_ERR_INPUT, "%s:2: expected the header of a CSV or table of sim sweep", sl->path);
-    while (!err->status && sim_input_line(in, &line, &len, err) == SIM_OK && line) {
-        if (sim_input_line_was_cut(in) || (sl->format == SWEEP_JSONL && !g_str_has_prefix(line, "{\"policy\":")))
-            sim_error_set(err, SIM_ERR_INPUT, "%s:%" PRId64 ": not a whole row of sim sweep%s", sl->path,
-                          sim_input_line_number(in), sim_input_line_was_cut(in) ? " (the file ends mid-line)" : "");
-        sl->lines++;
-    }
+    scan_rows(sl, in, err);
     sim_input_close(in);
     if (!err->status && sl->lines != sl->last - sl->first + 1)
         sim_error_set(err, SIM_ERR_INPUT, "%s: has %" PRId64 " rows, its slice line says %" PRId64 " (an interrupted "
                       "or edited slice?)", sl->path, sl->lines, sl->last - sl->first + 1);
+    else if (!err->status && !sl->has_end)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: has no last line with its rows' digest (an interrupted slice?)", sl->path);
+    else if (!err->status && !sl->is_digest_ok)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: its rows do not match the digest of its last line (an edited slice?)",
+                      sl->path);
     return err->status;
 }
 
@@ -167,9 +239,9 @@ static SimStatus copy_rows(const Slice *sl, FILE *out, SimError *err)
     for (const char *h = header; *h; h++)
         skip += *h == '\n';
     while (sim_input_line(in, &line, &len, err) == SIM_OK && line)
-        if (sim_input_line_number(in) > skip)
+        if (sim_input_line_number(in) > skip && sim_input_line_number(in) <= skip + sl->lines)
             fwrite(line, 1, len, out), fputc('\n', out);
-    if (!err->status && sim_input_line_number(in) - skip != sl->lines)
+    if (!err->status && sim_input_line_number(in) - skip != sl->lines + 1) /* the rows and the last line */
         sim_error_set(err, SIM_ERR_INPUT, "%s changed while it was merged", sl->path);
     sim_input_close(in);
     return err->status;

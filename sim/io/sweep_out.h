@@ -58,6 +58,15 @@ typedef struct {
 
 /* The slice's first line in format (nothing when it is not a slice). */
 void sim_sweep_write_slice(FILE *f, SweepFormat format, const SweepSlice *s);
+/* row as sim_sweep_write_row writes it, its bytes (newline included) folded into *rows_fnv (FNV-1a 64, from
+ * SIM_SWEEP_FNV_BASIS): the digest a slice's last line records for --merge. */
+/* row as sim_sweep_write_row writes it, as a malloc'ed string (free) of *len bytes, newline included. */
+char *sim_sweep_row_text(SweepFormat format, const SimSweepRow *row, size_t *len);
+#define SIM_SWEEP_FNV_BASIS UINT64_C(0xcbf29ce484222325)
+void sim_sweep_write_row_hashed(FILE *f, SweepFormat format, const SimSweepRow *row, uint64_t *rows_fnv);
+/* The slice's last line, after every row (nothing when it is not a slice): the digest of its rows' bytes, so
+ * that --merge refuses a slice whose rows were edited. */
+void sim_sweep_write_slice_end(FILE *f, SweepFormat format, const SweepSlice *s, uint64_t rows_fnv);
 /* The TFLOPS plot of rows (PNG at png_path, its .gp and .dat beside it, all or none) through gnuplot. */
 SimStatus sim_sweep_plot_rows(const SimSweepRow *rows, int64_t row_count, const char *png_path, bool is_speedup,
                               SimError *err);

@@ -36,6 +36,7 @@ struct SimSweep {
     int64_t done_count;
     volatile sig_atomic_t *stop;
     volatile sig_atomic_t is_over_budget; /* /options/max_seconds passed: no new row starts */
+    const SimBudget *budget;  /* the caller's (sim_sweep_set_budget); NULL: none */
     SimSweepPart part;        /* which part of the config this sweep runs */
     uint64_t fingerprint;     /* of every job of the whole config (row_identity), for --merge */
     int64_t total_rows;       /* rows of the whole config */
@@ -43,6 +44,7 @@ struct SimSweep {
 };
 
 int64_t sim_sweep_row_count(const SimSweep *s) { return s->row_count; }
+void sim_sweep_set_budget(SimSweep *s, const SimBudget *budget) { s->budget = budget; }
 int64_t sim_sweep_point_count(const SimSweep *s) { return s->point_count; }
 const SimConfigPoint *sim_sweep_point(const SimSweep *s, int64_t i) { return &s->points[i]; }
 const SimSweepRow *sim_sweep_row(const SimSweep *s, int64_t i) { return &s->rows[i]; }
@@ -522,6 +524,8 @@ SimStatus sim_sweep_run(SimSweep *s, int jobs, volatile sig_atomic_t *stop, SimS
             sim_error_set(err, SIM_ERR_LIMIT, "the run passed its time budget of %" PRId64 " s (/options/max_seconds) "
                           "and stopped: the rows done so far are kept", budget_s);
         }
+        if (!s->is_over_budget && sim_budget_check(s->budget, "the run", err) != SIM_OK)
+            s->is_over_budget = true; /* the caller's budget or cancel: the same stop as max_seconds */
         g_mutex_lock(&s->lock);
         int64_t end = complete_points(s, emitted), done = s->done_count;
         bool is_all = done == s->row_count;
@@ -548,11 +552,22 @@ SimStatus sim_sweep_run(SimSweep *s, int jobs, volatile sig_atomic_t *stop, SimS
     return err->status;
 }
 
+static SweepSlice slice_of(const SimSweep *s)
+{
+    return (SweepSlice){ s->part.shard_index, s->part.shard_count, s->first_row, s->row_count, s->total_rows,
+                         s->fingerprint };
+}
+
 void sim_sweep_write_slice_line(FILE *f, SweepFormat format, const SimSweep *s)
 {
-    SweepSlice slice = { s->part.shard_index, s->part.shard_count, s->first_row, s->row_count, s->total_rows,
-                         s->fingerprint };
+    SweepSlice slice = slice_of(s);
     sim_sweep_write_slice(f, format, &slice);
+}
+
+void sim_sweep_write_slice_end_line(FILE *f, SweepFormat format, const SimSweep *s, uint64_t rows_fnv)
+{
+    SweepSlice slice = slice_of(s);
+    sim_sweep_write_slice_end(f, format, &slice, rows_fnv);
 }
 
 SimStatus sim_sweep_plot(const SimSweep *s, const char *png_path, bool is_speedup, SimError *err)

@@ -51,10 +51,17 @@ typedef void (*SimSweepProgress)(int64_t done, int64_t total, void *ctx);
  * and the complete points are emitted. The first job error is returned in err (after emitting). */
 SimStatus sim_sweep_run(SimSweep *s, int jobs, volatile sig_atomic_t *stop, SimSweepEmit emit,
                         SimSweepProgress progress, void *ctx, SimError *err);
+/* The caller's time budget and cancel hook (status.h; borrowed, NULL: none) for the next sim_sweep_run, checked
+ * on the calling thread at least every 100 ms: once spent, no new row starts, running rows finish, the
+ * complete points are emitted and the run returns SIM_ERR_LIMIT with its sentence (as max_seconds does). */
+void sim_sweep_set_budget(SimSweep *s, const SimBudget *budget);
 
 /* A part of a config (--shard K/N) opens its output with a line naming it (docs/configs.md): K/N, its
  * rows among the whole config's, and a fingerprint of the whole config's jobs. Nothing for a whole run. */
 void sim_sweep_write_slice_line(FILE *f, SweepFormat format, const SimSweep *s);
+/* Its last line (--shard K/N), after every row: rows_fnv is the digest of the rows written
+ * (sim_sweep_write_row_hashed, from SIM_SWEEP_FNV_BASIS). Nothing for a whole run. */
+void sim_sweep_write_slice_end_line(FILE *f, SweepFormat format, const SimSweep *s, uint64_t rows_fnv);
 /* TFLOPS over seqlen per policy, one panel per (mask, head_dim), through gnuplot: writes png_path and,
  * beside it, the .gp script and .dat data (png_path minus .png, plus .gp/.dat). Uses emitted rows only. */
 /* is_speedup: the speedup column (the baseline's time / time) instead of TFLOPS (sim sweep --plot-speedup). */

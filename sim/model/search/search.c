@@ -233,7 +233,10 @@ static int64_t local_search(Search *s, Item *items, int n, int64_t current, cons
     GRand *g = g_rand_new_with_seed(seed);
     Item *trial = g_new(Item, MAX(n, 1));
     bool can_bound = search_is_monotone(s);
+    SimError over = { 0 };
     for (int it = 0; it < o->iterations && n > 0 && r->makespan_ns > stop_ns; it++) {
+        if (sim_budget_check(o->budget, "the search", &over) != SIM_OK)
+            break; /* sim_search reports it */
         memcpy(trial, items, sizeof *trial * n);
         random_move(s, trial, n, g);
         int64_t before = r->makespan_ns, ms = INT64_MAX;
@@ -394,6 +397,11 @@ SimStatus sim_search(const Workload *wl, const AttnCosts *costs, const SearchOpt
     out->evaluations = s.evaluations;
     g_free(items), g_free(start), g_free(best.items), g_free(best.row_pos);
     search_space_clear(&s);
+    /* time only grows and a cancel is final: the check that cut a loop short fails here again */
+    if (sim_budget_check(o->budget, "the search", err) != SIM_OK) {
+        sim_search_result_clear(out);
+        return err->status;
+    }
     return SIM_OK;
 }
 

@@ -38,6 +38,9 @@ typedef struct {
     /* optional: after each move ("moves") and every 65536 nodes of the exact search ("exact nodes") */
     void (*progress)(void *ctx, const char *phase, int64_t done, int64_t total, int64_t best_ns);
     void *progress_ctx;
+    /* optional: the caller's time budget and cancel hook (status.h), checked after each move and every 4096
+     * nodes of the exact step; when it runs out sim_search returns SIM_ERR_LIMIT. Borrowed; NULL: none */
+    const SimBudget *budget;
 } SearchOptions;
 
 /* The options every entry point searches with unless told otherwise (sim search, the registered policy

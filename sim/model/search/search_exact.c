@@ -194,7 +194,9 @@ static void dfs(Exact *x)
 {
     if (x->is_late || x->nodes++ >= x->max_nodes)
         return;
-    if ((x->nodes & 0xfff) == 0 && g_get_monotonic_time() > x->deadline_us) { /* every 4096 nodes: ~1 ms */
+    SimError over = { 0 };
+    if ((x->nodes & 0xfff) == 0 && (g_get_monotonic_time() > x->deadline_us /* every 4096 nodes: ~1 ms */
+                                    || sim_budget_check(x->o->budget, "the search", &over) != SIM_OK)) {
         x->is_late = true;
         return;
     }

@@ -181,7 +181,7 @@ static const char *base_name(const char *path)
  * costing path took it from (rep->*_from names it), or the cost model. */
 static void costs_from(const SimConfigPoint *p, const CostReport *rep, char *buf, size_t len)
 {
-    char c[80], r[80];
+    char c[64], r[64];
     if (p->c_ns >= 0)
         snprintf(c, sizeof c, "the config's c_ns");
     else

@@ -10,7 +10,7 @@
 set -u
 PACK=.dev/kernel-variants.tar.xz
 SHAPES="s1024-bh16 s2048-bh16 s4096-bh16 s8192-bh16 s4096-bh64"
-VARIANTS=${VARIANTS:-wgmma,wgmma-s2b2o1p0w2r1,wgmma-s2b2o1p0w2r2,wgmma-s2b2o1p0w2r3}
+VARIANTS=${VARIANTS:-wgmma,wgmma-s2b2o1p0w1}
 export VARIANTS
 if [ "${1:-}" = "--pack" ]; then
   tmp=$(mktemp -d) || exit 2

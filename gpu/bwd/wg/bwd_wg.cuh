@@ -27,38 +27,27 @@
 /* A variant of the kernel (docs/kernel.md, "Variants"): head dim; ST stages of Q/dO/LSE/Delta; NB dQ staging
  * buffers; OVL: P^T computed while dP^T's wgmma runs; PIPE: the next task's S^T and dP^T wgmma issued
  * before this task's dQ is staged (within a KV tile); SW store warps (2: one per staging buffer, taking
- * alternate tasks, so that two bulk adds and their row releases overlap); R 1: the reordered task loop
- * (wg_consume_r: dV issued before dS^T is computed, dQ before dK, the partial dQ staged while dK runs); R 2: as
- * R 1 with dK's first two k-steps issued before the barrier that publishes dS^T (they run during its wait); R 3
- * (wg_consume_x, head dim 64; at 128 it is R 1): dK issued before the dS barrier, dQ last, and the next task's
- * S^T (same KV tile) under the staging of this task's dQ. */
-template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int R_ = 0> struct BwdWgCfg {
+ * alternate tasks, so that two bulk adds and their row releases overlap). */
+template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_> struct BwdWgCfg {
     /* PIPE holds the next task's 64 score registers across the staging, and a second store warp needs more than
      * the producer warpgroup's 24 registers at head dim 128: both are head dim 64 only (128 has no registers).
      * Registers: consumers REG_C, producer warpgroup REG_P, 256 REG_C + 128 REG_P = 384 x 168. */
     enum { D = D_, ST = ST_, NB = NB_, OVL = OVL_, PIPE = PIPE_ && D_ == 64, SW = D_ == 64 ? SW_ : 1,
-           R = R_ == 3 && D_ == 128 ? 1 : R_, /* R 3 is head dim 64 only (wg_consume_x: 8-12 bytes spilled at 128) */
            REG_C = D_ == 128 ? 240 : 232, REG_P = D_ == 128 ? 24 : 40 };
     static_assert(NB_ == 1 || NB_ == 2, "one or two dQ staging buffers");
     static_assert(SW_ == 1 || (SW_ == 2 && NB_ == 2), "two store warps need two staging buffers");
-    static_assert(R_ == 0 || (R_ >= 1 && R_ <= 3 && OVL_ == 1 && PIPE_ == 0),
-                  "the reordered loops (R 1-3) are OVL loops without PIPE");
 };
 
 /* The variants a host can select by name (bwd_set_kernel, gpu-bwd --kernel, gpu-bwd-emu --kernel): name,
- * then ST, NB, OVL, PIPE, SW, R. "wgmma" is the default; the others are the variant table's rows (the "r1" rows
- * of issue 32 not yet run on a GPU). */
+ * then ST, NB, OVL, PIPE, SW. "wgmma" is the default; the others are the variant table's rows. */
 #define BWD_WG_VARIANTS(X)                                                                                         \
-    X("wgmma", 2, 2, 1, 0, 2, 0)                                                                                   \
-    X("wgmma-s2b1o1p0w1", 2, 1, 1, 0, 1, 0)                                                                        \
-    X("wgmma-s2b1o0p0w1", 2, 1, 0, 0, 1, 0)                                                                        \
-    X("wgmma-s3b1o1p0w1", 3, 1, 1, 0, 1, 0)                                                                        \
-    X("wgmma-s2b2o1p0w1", 2, 2, 1, 0, 1, 0)                                                                        \
-    X("wgmma-s2b1o1p1w1", 2, 1, 1, 1, 1, 0)                                                                        \
-    X("wgmma-s2b2o1p1w2", 2, 2, 1, 1, 2, 0)                                                                        \
-    X("wgmma-s2b2o1p0w2r1", 2, 2, 1, 0, 2, 1)                                                                     \
-    X("wgmma-s2b2o1p0w2r2", 2, 2, 1, 0, 2, 2)                                                                     \
-    X("wgmma-s2b2o1p0w2r3", 2, 2, 1, 0, 2, 3)
+    X("wgmma", 2, 2, 1, 0, 2)                                                                                      \
+    X("wgmma-s2b1o1p0w1", 2, 1, 1, 0, 1)                                                                           \
+    X("wgmma-s2b1o0p0w1", 2, 1, 0, 0, 1)                                                                           \
+    X("wgmma-s3b1o1p0w1", 3, 1, 1, 0, 1)                                                                           \
+    X("wgmma-s2b2o1p0w1", 2, 2, 1, 0, 1)                                                                           \
+    X("wgmma-s2b1o1p1w1", 2, 1, 1, 1, 1)                                                                           \
+    X("wgmma-s2b2o1p1w2", 2, 2, 1, 1, 2)
 
 /* Shared memory (after rounding the base up to 1024 bytes). bf16 tiles are [D/64][rows][64] stacks of
  * 128-byte-swizzled rows (wg_swz), as TMA writes them: element (r, c) at byte (c / 64) rows 128 +
@@ -143,17 +132,6 @@ __device__ static inline void wg_gemm_acc(float (&acc)[D / 2], const uint32_t (&
     const uint64_t db = wg_desc(wg_smem(b), BWD_BLOCK_M * 128, 1024);
 #pragma unroll
     for (int k = 0; k < BWD_BLOCK_M / 16; k++)
-        wg_rs(acc, a[k], db + ((k * 2048) >> 4));
-}
-
-/* wg_gemm_acc's k-steps K0..K1-1 only (the reordered loop R 2 splits dK += dS^T Q around dQ's wgmma; the same
- * k-steps in the same order). Issued, not committed. */
-template <int D, int K0, int K1>
-__device__ static inline void wg_gemm_acc_k(float (&acc)[D / 2], const uint32_t (&a)[4][4], const __nv_bfloat16 *b)
-{
-    const uint64_t db = wg_desc(wg_smem(b), BWD_BLOCK_M * 128, 1024);
-#pragma unroll
-    for (int k = K0; k < K1; k++)
         wg_rs(acc, a[k], db + ((k * 2048) >> 4));
 }
 
@@ -457,190 +435,6 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
     }
 }
 
-/* The reordered task loop (R 1; docs/kernel.md, "Variants"): wg_consume's math, its wgmma groups issued so
- * that the tensor cores work while the ALUs do. dV += P^T dO is issued as soon as P^T is packed (it runs while
- * dS^T is computed and stored), dQ = dS K before dK += dS^T Q, and the partial dQ is staged while dK's wgmma
- * runs; the stage is freed once dK is done. Every accumulator takes the same k-steps in the same order as in
- * wg_consume, so the gradients are bit for bit the default's. No group is in flight across the loop's back
- * edge (ptxas would wait there: "Why PIPE lost"). One screen and a half, as wg_consume, for the same reason. */
-template <class C>
-__device__ static void wg_consume_r(BwdWgSmem<C> &sm, const BwdArgs &a, int begin, int end, long long deadline)
-{
-    constexpr int D = C::D;
-    const int ct = threadIdx.x - BWD_WG_CONSUMER0, w = ct >> 7;
-    float dk[D / 2], dv[D / 2], dq[D / 4], sc[32], dp[32];
-    uint32_t pa[4][4], dsa[4][4];
-    int4 prev = make_int4(-1, -1, -1, -1);
-    for (int i = begin, n = 0, kv_n = 0; i < end; i++, n++) {
-        const int4 t = a.tasks[i];
-        const int4 next = i + 1 < end ? a.tasks[i + 1] : make_int4(-1, -1, -1, -1);
-        const int s = n % C::ST, b = n % C::NB, kv0 = t.y * BWD_BLOCK_N + w * 64, q0 = t.z * BWD_BLOCK_M;
-        const bool is_kv_end = !wg_same_kv(t, next);
-        long long *rec = a.rec && ct == 0 ? a.rec + (size_t)i * BWD_REC_FIELDS : NULL;
-        wg_stamp_start(rec);
-        if (!wg_same_kv(t, prev)) {
-            wg_wait_phase(&sm.kv_full, kv_n & 1, a, deadline, t, WG_WAIT_KV_FULL);
-            kv_n++;
-            wg_zero(dk);
-            wg_zero(dv);
-        }
-        wg_wait_phase(&sm.q_full[s], (n / C::ST) & 1, a, deadline, t, WG_WAIT_Q_FULL);
-        wg_issue_scores<C>(sm, s, w, sc, dp); /* groups in flight: S^T, dP^T */
-        wg_wait<1>();
-        wg_keep_all(sc);
-        wg_softmax_p(sc, sm.lse2[s], a, kv0, q0);
-        wg_pack_a(pa, sc);
-        wg_fence();
-        wg_gemm_acc<D>(dv, pa, sm.dout[s]);
-        wg_commit(); /* dP^T, dV */
-        wg_wait<1>();
-        wg_keep_all(dp);
-        wg_softmax_ds(sc, dp, sm.delta[s]);
-        wg_pack_a(dsa, dp);
-        __nv_bfloat16 *ds = sm.ds[n & 1];
-        wg_store_ds(dsa, ds, w);
-        if (C::R == 2) {
-            wg_fence();
-            wg_gemm_acc_k<D, 0, 2>(dk, dsa, sm.q[s]);
-            wg_commit(); /* dV, dK's first half */
-        }
-        gpu_fence_proxy_smem(); /* generic stores, read next by wgmma (async proxy) */
-        gpu_bar_sync(BWD_WG_BAR_DS, BWD_WG_CONSUMERS);
-        wg_fence();
-        wg_gemm_dq<D>(dq, ds, sm.k, w);
-        wg_gemm_acc_k<D, C::R == 2 ? 2 : 0, 4>(dk, dsa, sm.q[s]);
-        wg_commit(); /* dV, (dK's first half), dQ, dK (its second half) */
-        wg_wait<1>(); /* dV and dQ done; dK (R 2: its second half) runs during the staging */
-        wg_keep_all(dq);
-        if (rec) {
-            rec[1] = gpu_globaltimer();
-            rec[9] = clock64();
-        }
-        if (n >= C::NB)
-            gpu_bar_sync(BWD_WG_BAR_EMPTY(b), BWD_WG_HANDOFF);
-        wg_stage_dq<D>(dq, sm.stage[b], w);
-        gpu_fence_proxy_smem();
-        gpu_bar_arrive(BWD_WG_BAR_FULL(b), BWD_WG_HANDOFF);
-        if (rec)
-            rec[5] = rec[7] = gpu_globaltimer();
-        wg_wait<0>(); /* dK: then Q, dO (and at a KV tile's end K, V) are free */
-        wg_keep_all(dk);
-        wg_keep_all(dv);
-#pragma unroll
-        for (int k = 0; k < 4; k++)
-#pragma unroll
-            for (int r = 0; r < 4; r++) {
-                wg_keep(pa[k][r]);
-                wg_keep(dsa[k][r]);
-            }
-        wg_mbar_arrive(&sm.q_empty[s]);
-        if (is_kv_end) {
-            wg_mbar_arrive(&sm.kv_empty);
-            wg_write_dkv<D>(dk, dv, a, t.x, t.y, w);
-            if (rec)
-                rec[7] = gpu_globaltimer();
-        }
-        prev = t;
-    }
-}
-
-/* R 3 (docs/kernel.md, "Variants"): dV issued as in wg_consume_r, dK issued right after dS^T is stored (it runs
- * during the dS barrier), dQ last; once the three are done the stage (and at a KV tile's end K, V) is freed and,
- * within a KV tile, the next task's S^T = K Q^T issued, so that it runs under the staging of this task's dQ. The
- * body ends with S^T complete (nothing in flight across the back edge: ptxas would wait there) and the next body
- * starts with dP^T, under which P^T is computed as before. Registers: while S^T runs under the staging, dK, dV,
- * dQ, S^T and the staging's addresses; at head dim 128 ptxas spilled 8-12 bytes however the waits and stamps were
- * placed, so R 3 acts at head dim 64 only (BwdWgCfg). The gradients are wg_consume's bit for bit. Longer than a
- * screen, as wg_consume. */
-template <class C>
-__device__ static void wg_consume_x(BwdWgSmem<C> &sm, const BwdArgs &a, int begin, int end, long long deadline)
-{
-    constexpr int D = C::D;
-    const int ct = threadIdx.x - BWD_WG_CONSUMER0, w = ct >> 7;
-    float dk[D / 2], dv[D / 2], dq[D / 4], sc[32], dp[32];
-    uint32_t pa[4][4], dsa[4][4];
-    bool is_s_done = false; /* sc holds this task's S^T, issued and completed during the previous task */
-    for (int i = begin, n = 0, kv_n = 0; i < end; i++, n++) {
-        const int4 t = a.tasks[i];
-        const int4 next = i + 1 < end ? a.tasks[i + 1] : make_int4(-1, -1, -1, -1);
-        const int s = n % C::ST, b = n % C::NB, kv0 = t.y * BWD_BLOCK_N + w * 64, q0 = t.z * BWD_BLOCK_M;
-        const bool is_kv_end = !wg_same_kv(t, next);
-        long long *rec = a.rec && ct == 0 ? a.rec + (size_t)i * BWD_REC_FIELDS : NULL;
-        if (!is_s_done) { /* the first task of a KV tile */
-            wg_stamp_start(rec);
-            wg_wait_phase(&sm.kv_full, kv_n & 1, a, deadline, t, WG_WAIT_KV_FULL);
-            kv_n++;
-            wg_zero(dk);
-            wg_zero(dv);
-            wg_wait_phase(&sm.q_full[s], (n / C::ST) & 1, a, deadline, t, WG_WAIT_Q_FULL);
-            wg_fence();
-            wg_gemm_rows_qt<D>(sc, sm.k, sm.q[s], w);
-        }
-        wg_fence();
-        wg_gemm_rows_qt<D>(dp, sm.v, sm.dout[s], w); /* in flight: (S^T), dP^T */
-        wg_wait<1>();
-        wg_keep_all(sc);
-        wg_softmax_p(sc, sm.lse2[s], a, kv0, q0);
-        wg_pack_a(pa, sc);
-        wg_fence();
-        wg_gemm_acc<D>(dv, pa, sm.dout[s]);
-        wg_commit(); /* dP^T, dV */
-        if (!is_kv_end) /* the next task's stage, waited for here, where registers are free */
-            wg_wait_phase(&sm.q_full[(n + 1) % C::ST], ((n + 1) / C::ST) & 1, a, deadline, next, WG_WAIT_Q_FULL);
-        wg_wait<1>();
-        wg_keep_all(dp);
-        wg_softmax_ds(sc, dp, sm.delta[s]);
-        wg_pack_a(dsa, dp);
-        __nv_bfloat16 *ds = sm.ds[n & 1];
-        wg_store_ds(dsa, ds, w);
-        wg_fence();
-        wg_gemm_acc<D>(dk, dsa, sm.q[s]);
-        wg_commit(); /* dV, dK */
-        gpu_fence_proxy_smem(); /* generic stores, read next by wgmma (async proxy) */
-        gpu_bar_sync(BWD_WG_BAR_DS, BWD_WG_CONSUMERS);
-        wg_fence();
-        wg_gemm_dq<D>(dq, ds, sm.k, w); /* dV, dK, dQ */
-        wg_wait<0>();
-        wg_keep_all(dq);
-        wg_keep_all(dk);
-        wg_keep_all(dv);
-#pragma unroll
-        for (int k = 0; k < 4; k++)
-#pragma unroll
-            for (int r = 0; r < 4; r++) {
-                wg_keep(pa[k][r]);
-                wg_keep(dsa[k][r]);
-            }
-        wg_mbar_arrive(&sm.q_empty[s]);
-        if (is_kv_end)
-            wg_mbar_arrive(&sm.kv_empty);
-        if (rec) {
-            rec[1] = gpu_globaltimer();
-            rec[9] = clock64();
-        }
-        is_s_done = !is_kv_end;
-        if (is_s_done) { /* the next task's S^T runs under the staging */
-            wg_stamp_start(rec ? rec + BWD_REC_FIELDS : NULL);
-            wg_fence();
-            wg_gemm_rows_qt<D>(sc, sm.k, sm.q[(n + 1) % C::ST], w);
-        }
-        if (n >= C::NB)
-            gpu_bar_sync(BWD_WG_BAR_EMPTY(b), BWD_WG_HANDOFF);
-        wg_stage_dq<D>(dq, sm.stage[b], w);
-        gpu_fence_proxy_smem();
-        gpu_bar_arrive(BWD_WG_BAR_FULL(b), BWD_WG_HANDOFF);
-        if (rec)
-            rec[5] = rec[7] = gpu_globaltimer();
-        wg_wait<0>(); /* the next task's S^T; unconditional, or ptxas injects a wait of its own at the back edge */
-        wg_keep_all(sc);
-        if (!is_s_done) {
-            wg_write_dkv<D>(dk, dv, a, t.x, t.y, w);
-            if (rec)
-                rec[7] = gpu_globaltimer();
-        }
-    }
-}
-
 template <class C>
 __global__ void __launch_bounds__(BWD_WG_THREADS, 1) bwd_wg_kernel(const BwdArgs a, const __grid_constant__ BwdWgMaps m)
 {
@@ -682,12 +476,7 @@ __global__ void __launch_bounds__(BWD_WG_THREADS, 1) bwd_wg_kernel(const BwdArgs
         }
     } else {
         wg_setmaxnreg_inc<C::REG_C>();
-        if (C::R == 3)
-            wg_consume_x<C>(sm, a, begin, end, deadline);
-        else if (C::R != 0)
-            wg_consume_r<C>(sm, a, begin, end, deadline);
-        else
-            wg_consume<C>(sm, a, begin, end, deadline);
+        wg_consume<C>(sm, a, begin, end, deadline);
     }
     if ((threadIdx.x >= 32 && threadIdx.x < 32 + 32 * C::SW) || threadIdx.x >= BWD_WG_CONSUMER0) {
         gpu_bar_sync(BWD_WG_BAR_END, BWD_WG_CONSUMERS + 32 * C::SW);

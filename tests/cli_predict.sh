@@ -57,6 +57,14 @@ assert len(e) == 212 and statistics.median(e) <= 0.015 and sum(x <= 0.05 for x i
 s = json.load(open(sys.argv[1]))["summary"]["predicted_speedup_error_pp"]
 assert s["median_abs"] <= 1.55, s
 ' "$tmp/ex.json" && ok executor-prediction-steady || fail executor-prediction-steady "$(head -c 300 "$tmp/ex.json")"
+# the H200's executor grid, predicted from the H200's calibration alone before it ran (traces/h200-predict/PREDICTION.md):
+# median 3.44%, max 11.9%, 47 of 62 within 5%
+"$sim" validate traces/h200-predict --predict --profile configs/profiles/h200-sxm.json --json >"$tmp/h2.json" 2>/dev/null
+python3 -c '
+import json, statistics, sys
+e = sorted(abs(x["predicted"]["makespan_error"]) for x in json.load(open(sys.argv[1]))["traces"] if x.get("predicted"))
+assert len(e) == 62 and statistics.median(e) <= 0.035 and e[-1] <= 0.12 and sum(x <= 0.05 for x in e) >= 47, e[-5:]
+' "$tmp/h2.json" && ok h200-executor-grid || fail h200-executor-grid "$(head -c 300 "$tmp/h2.json")"
 expect_error calibrate-clock-no-rows "/reduce_clock: missing" "$sim" calibrate "$raw" --clock "$load"
 expect_error calibrate-clock-kernel "--load, --clock and --steady go with a raw calibration file" "$sim" calibrate --kernel \
     --clock "$clock" x.json

@@ -31,7 +31,8 @@ if command -v gnuplot >/dev/null; then
     grep -q 'c from the FLOPs cost model, r from the cost model' "$tmp/ci.gp" && ok sweep-title-says-model \
         || fail sweep-title-says-model "$(grep -m1 title "$tmp/ci.gp")"
     expect_exit sweep-table-header 0 "$sim" sweep "$tmp/hw.json" --format table
-    head -1 "$tmp/out" | grep -q 'unless a point names a kernel or hardware profile' && ok sweep-table-header-truthful \
+    head -1 "$tmp/out" | grep -q ': c from the FLOPs cost model, r from hardware profile h100-sxm.json (docs' \
+        && ok sweep-table-header-truthful \
         || fail sweep-table-header-truthful "$(head -1 "$tmp/out")"
 else skip sweep-title "no gnuplot"; fi
 # Memory: the estimate (the refusal's "about N MB") is within 1.5x of the measured peak RSS, and not below it;

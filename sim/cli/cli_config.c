@@ -324,7 +324,7 @@ static int run_config(RunOptions *o, SimSweep *s)
     if (!err.status && open_outputs(o, files, &err) == SIM_OK) {
         for (int i = 0; i < o->sink_count; i++) {
             sim_sweep_write_slice_line(o->sinks[i], o->sink_format[i], s); /* --shard: for --merge */
-            sim_sweep_write_header(o->sinks[i], o->sink_format[i]);
+            sim_sweep_write_header(o->sinks[i], o->sink_format[i], sim_sweep_costs_from(s));
             o->rows_fnv[i] = SIM_SWEEP_FNV_BASIS;
         }
         cli_progress_begin(&o->progress, o->is_sweep ? "sweep" : "run", "jobs");

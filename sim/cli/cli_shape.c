@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "costing.h"
+#include "datadir.h"
 #include "mask.h"
 #include "kernel_io.h"
 #include "profile_io.h"
@@ -220,10 +221,10 @@ static void print_json(const ShapeReport *s)
 static SimStatus load_profiles(const ShapeOptions *so, char *hw_path, char *kernel_path, size_t len, HwProfile **hp,
                                KernelProfile **kp, SimError *err)
 {
-    if (!so->is_paper && (cli_find_profile_for(so->profile_path, so->preset, hw_path, len, err) != SIM_OK ||
+    if (!so->is_paper && (sim_data_find_profile_for(so->profile_path, so->preset, hw_path, len, err) != SIM_OK ||
                           sim_profile_read(hw_path, hp, err) != SIM_OK))
         return err->status;
-    if (so->kernel_path && (cli_find_kernel_for(so->kernel_path, so->preset, kernel_path, len, err) != SIM_OK ||
+    if (so->kernel_path && (sim_data_find_kernel_for(so->kernel_path, so->preset, kernel_path, len, err) != SIM_OK ||
                             sim_kernel_read(kernel_path, kp, err) != SIM_OK))
         return err->status;
     return SIM_OK;

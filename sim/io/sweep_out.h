@@ -10,6 +10,9 @@
 
 typedef enum { SWEEP_TABLE, SWEEP_CSV, SWEEP_JSONL } SweepFormat;
 
+#define SWEEP_COSTS_FROM_MAX 512  /* where c and r came from over a whole config, NUL included */
+#define SWEEP_HEADER_MAX 1024     /* a header's lines */
+
 /* One job's settings and result. */
 typedef struct {
     int64_t point;                /* sweep point it belongs to */
@@ -37,8 +40,9 @@ typedef struct {
 
 /* A point's mask as rows name it: "full", "causal", or the block mask's spec or file. */
 const char *sim_sweep_mask_name(const SimConfigPoint *p);
-/* The header line of format, newline included (nothing for JSONL). */
-void sim_sweep_write_header(FILE *f, SweepFormat format);
+/* The header line of format, newline included (nothing for JSONL); a table's first line says what the numbers
+ * are and where c and r came from (costs_from: sim_sweep_costs_from). */
+void sim_sweep_write_header(FILE *f, SweepFormat format, const char *costs_from);
 /* Joins the outputs of sim sweep --shard K/N, in any order, into what one run writes: the header once
  * (CSV, table), then every slice's rows in K order. Each file must be a regular file holding one slice
  * whole (its slice line, header and every row it announces, each a whole line, no NUL); together they
@@ -54,6 +58,7 @@ typedef struct {
     int64_t first_row, row_count;  /* its rows among the config's (0-based first) */
     int64_t total_rows;            /* rows of the whole config */
     uint64_t fingerprint;          /* of every job of the whole config */
+    const char *costs_from;        /* where c and r came from over the whole config (sim_sweep_costs_from) */
 } SweepSlice;
 
 /* The slice's first line in format (nothing when it is not a slice). */
@@ -67,8 +72,9 @@ void sim_sweep_write_row_hashed(FILE *f, SweepFormat format, const SimSweepRow *
 /* The slice's last line, after every row (nothing when it is not a slice): the digest of its rows' bytes, so
  * that --merge refuses a slice whose rows were edited. */
 void sim_sweep_write_slice_end(FILE *f, SweepFormat format, const SweepSlice *s, uint64_t rows_fnv);
-/* The TFLOPS plot of rows (PNG at png_path, its .gp and .dat beside it, all or none) through gnuplot. */
-SimStatus sim_sweep_plot_rows(const SimSweepRow *rows, int64_t row_count, const char *png_path, bool is_speedup,
-                              SimError *err);
+/* The TFLOPS plot of rows (PNG at png_path, its .gp and .dat beside it, all or none) through gnuplot; the title
+ * says where c and r came from (costs_from, sources separated by "; ", one a line). */
+SimStatus sim_sweep_plot_rows(const SimSweepRow *rows, int64_t row_count, const char *costs_from, const char *png_path,
+                              bool is_speedup, SimError *err);
 
 #endif

@@ -230,8 +230,8 @@ static SimStatus check_slices(const Slice *sl, int count, SimError *err)
     return err->status;
 }
 
-/* The rows of a checked slice to out (its slice line and header skipped). */
-static SimStatus copy_rows(const Slice *sl, FILE *out, SimError *err)
+/* The rows of a checked slice to out (its slice line and header skipped), and read into merged (may be NULL). */
+static SimStatus copy_rows(const Slice *sl, FILE *out, SweepMerged *merged, SimError *err)
 {
     SimInputLimits limits = { .max_bytes = INT64_MAX, .max_line = 1 << 20 };
     SimInput *in;
@@ -245,15 +245,18 @@ static SimStatus copy_rows(const Slice *sl, FILE *out, SimError *err)
     for (const char *h = header; *h; h++)
         skip += *h == '\n';
     while (sim_input_line(in, &line, &len, err) == SIM_OK && line)
-        if (sim_input_line_number(in) > skip && sim_input_line_number(in) <= skip + sl->lines)
+        if (sim_input_line_number(in) > skip && sim_input_line_number(in) <= skip + sl->lines) {
             fwrite(line, 1, len, out), fputc('\n', out);
+            if (merged && sim_sweep_row_read((SweepFormat)sl->format, line, merged, err) != SIM_OK)
+                break;
+        }
     if (!err->status && sim_input_line_number(in) - skip != sl->lines + 1) /* the rows and the last line */
         sim_error_set(err, SIM_ERR_INPUT, "%s changed while it was merged", sl->path);
     sim_input_close(in);
     return err->status;
 }
 
-SimStatus sim_sweep_merge(const char *const *paths, int count, FILE *out, SimError *err)
+SimStatus sim_sweep_merge(const char *const *paths, int count, FILE *out, SweepMerged *merged, SimError *err)
 {
     Slice *sl = g_new0(Slice, count);
     for (int i = 0; i < count && !err->status; i++)
@@ -267,8 +270,10 @@ SimStatus sim_sweep_merge(const char *const *paths, int count, FILE *out, SimErr
         header_text((SweepFormat)sl[0].format, sl[0].costs_from, header, sizeof header);
         fputs(header, out); /* once; every slice's own copy is skipped */
     }
+    if (!err->status && merged)
+        snprintf(merged->costs_from, sizeof merged->costs_from, "%s", sl[0].costs_from);
     for (int i = 0; i < count && !err->status; i++)
-        copy_rows(&sl[i], out, err);
+        copy_rows(&sl[i], out, merged, err);
     g_free(sl);
     return err->status;
 }

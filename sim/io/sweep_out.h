@@ -38,6 +38,23 @@ typedef struct {
     double speedup;               /* baseline time / time, same point */
 } SimSweepRow;
 
+/* The rows of merged slices as their plot reads them (sim/io/sweep_rows_read.c): each row that ran, with its
+ * policy, TFLOPS and speedup, its point's mask, head_dim, seqlen, preset and reduction, and where c and r came
+ * from (the slices' lines). Caller-owned: zero-initialise, sim_sweep_merged_clear. Memory: a row and a point
+ * per row at most, as the sweep that wrote them held. */
+typedef struct {
+    SimSweepRow *rows;
+    int64_t row_count, row_cap;
+    SimConfigPoint *points;       /* rows[i].point indexes these */
+    int64_t point_count, point_cap;
+    char costs_from[SWEEP_COSTS_FROM_MAX];
+} SweepMerged;
+/* Reads one row line of format (as sim_sweep_write_row wrote it) into m; a row that did not run is left out.
+ * SIM_ERR_INPUT with a sentence when the line is not such a row. O(line). */
+SimStatus sim_sweep_row_read(SweepFormat format, const char *line, SweepMerged *m, SimError *err);
+/* The plot of the rows read (sim_sweep_plot_rows): the figure one run of the whole config draws. */
+SimStatus sim_sweep_merged_plot(SweepMerged *m, const char *png_path, bool is_speedup, SimError *err);
+void sim_sweep_merged_clear(SweepMerged *m);
 /* A point's mask as rows name it: "full", "causal", or the block mask's spec or file. */
 const char *sim_sweep_mask_name(const SimConfigPoint *p);
 /* The header line of format, newline included (nothing for JSONL); a table's first line says what the numbers
@@ -48,8 +65,9 @@ void sim_sweep_write_header(FILE *f, SweepFormat format, const char *costs_from)
  * whole (its slice line, header and every row it announces, each a whole line, no NUL); together they
  * must be slices 1..N of one config, each once. Errors: SIM_ERR_IO (unreadable), SIM_ERR_INPUT (one
  * sentence: which file and what). Reads every file through before writing a byte, then again to copy:
- * O(total bytes) time, O(longest line) memory. */
-SimStatus sim_sweep_merge(const char *const *paths, int count, FILE *out, SimError *err);
+ * O(total bytes) time, O(longest line) memory. merged (may be NULL): the rows are also read into it, for
+ * their plot (sim_sweep_merged_plot; memory then O(rows)). */
+SimStatus sim_sweep_merge(const char *const *paths, int count, FILE *out, SweepMerged *merged, SimError *err);
 void sim_sweep_write_row(FILE *f, SweepFormat format, const SimSweepRow *row);
 
 /* Which rows of the whole config a slice holds, for its first line (--shard K/N). */

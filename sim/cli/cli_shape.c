@@ -230,12 +230,9 @@ static SimStatus load_profiles(const ShapeOptions *so, char *hw_path, char *kern
     return SIM_OK;
 }
 
-/* The shared progress line (cli.h), on a terminal after a second: policies ranked, the one running. */
+/* The shared progress line (cli.h; on a terminal, after a second): policies ranked, the one running. */
 static void show_progress(void *ctx, int done, int total, const char *policy)
 {
-    const CliProgress *p = ctx;
-    if (!p->is_shown && g_get_monotonic_time() - p->start_us < G_TIME_SPAN_SECOND) /* quick rankings show none */
-        return;
     char note[96];
     snprintf(note, sizeof note, "running %s", policy ? policy : "-");
     cli_progress_update(ctx, done, total, policy ? note : NULL);

@@ -175,9 +175,8 @@ static SimStatus check_combination(const RunOptions *o, SimError *err)
     return SIM_OK;
 }
 
-/* No output may name the config or another output (--out DIR's files, --plot's .gp and .dat included). */
-/* No output may name an input: the config, and (once it is loaded, s not NULL) the latency matrix and
- * mask files its points name. */
+/* No output may name the config or another output (--out DIR's files, --plot's .gp and .dat included), nor
+ * (once it is loaded, s not NULL) an input its points name: latency matrix, mask and profile files. */
 static SimStatus check_paths(const RunOptions *o, const SimSweep *s, SimError *err)
 {
     gchar *base = g_path_get_basename(o->file);
@@ -194,6 +193,14 @@ static SimStatus check_paths(const RunOptions *o, const SimSweep *s, SimError *e
             g_array_append_val(in, ((SimPathRole){ "the config's latency_matrix", p->latency_matrix }));
         if (p->mask_file[0])
             g_array_append_val(in, ((SimPathRole){ "the config's mask_file", p->mask_file }));
+        for (int k = 0; k < 2; k++) { /* each profile once: the points of a sweep mostly share them */
+            const char *f = sim_sweep_point_file(s, i, k == 1);
+            bool is_new = f != NULL;
+            for (guint m = 0; is_new && m < in->len; m++)
+                is_new = strcmp(g_array_index(in, SimPathRole, m).path, f) != 0;
+            if (is_new)
+                g_array_append_val(in, ((SimPathRole){ k ? "the kernel profile" : "the hardware profile", f }));
+        }
     }
     const AttnJob *j = &o->outputs;
     gchar *g_gp = sim_output_sibling(j->gantt_path, ".gp"), *g_dat = sim_output_sibling(j->gantt_path, ".dat");

@@ -14,6 +14,7 @@
 #include "costing.h"
 #include "datadir.h"
 #include "mask.h"
+#include "output.h"
 #include "kernel_io.h"
 #include "profile_io.h"
 #include "shape.h"
@@ -230,6 +231,23 @@ static SimStatus load_profiles(const ShapeOptions *so, char *hw_path, char *kern
     return SIM_OK;
 }
 
+/* No output may be a profile the shape is costed with (found from any directory, the default one included):
+ * refused before anything is printed, as every input is (sim/io/output.h). */
+static SimStatus check_profile_outputs(const ShapeOptions *so, const AttnJob *j, const char *hw_path,
+                                       const char *kernel_path, SimError *err)
+{
+    char *gp = sim_output_sibling(j->gantt_path, ".gp"), *dat = sim_output_sibling(j->gantt_path, ".dat");
+    char *plot_gp = sim_output_sibling(so->plot_path, ".gp"), *plot_dat = sim_output_sibling(so->plot_path, ".dat");
+    SimPathRole in[] = { { "the hardware profile", hw_path }, { "the kernel profile", kernel_path } };
+    SimPathRole out[] = { { "--dot", j->dot_path }, { "--emit-plan", j->plan_path }, { "--trace", j->trace_path },
+                          { "--csv", j->csv_path }, { "--gantt", j->gantt_path }, { "the Gantt chart's script", gp },
+                          { "the Gantt chart's data", dat }, { "--plot", so->plot_path }, { "--plot's script", plot_gp },
+                          { "--plot's data", plot_dat } };
+    sim_output_check_paths(in, 2, out, (int)G_N_ELEMENTS(out), err);
+    g_free(gp), g_free(dat), g_free(plot_gp), g_free(plot_dat);
+    return err->status;
+}
+
 /* The shared progress line (cli.h; on a terminal, after a second): policies ranked, the one running. */
 static void show_progress(void *ctx, int done, int total, const char *policy)
 {
@@ -358,14 +376,16 @@ int cli_shape_run(const ShapeOptions *opts, const AttnJob *given, bool is_json)
     HwProfile *hp = NULL;
     KernelProfile *kp = NULL;
     if (is_list) {
-        if (load_profiles(&so, hw_path, kernel_path, sizeof hw_path, &hp, &kp, &err) == SIM_OK)
+        if (load_profiles(&so, hw_path, kernel_path, sizeof hw_path, &hp, &kp, &err) == SIM_OK &&
+            check_profile_outputs(&so, given, hp ? hw_path : NULL, kp ? kernel_path : NULL, &err) == SIM_OK)
             run_list(opts->seqlen_k ? &so : (so.seqlen_k = 0, &so), given, is_json, hp, kp, hw_path, kernel_path, &err);
         sim_profile_free(hp);
         sim_kernel_free(kp);
         return err.status ? cli_fail(&err) : 0;
     }
     ShapeRanking rank = { 0 }; /* about 40 KB: the absent reasons */
-    if (load_profiles(&so, hw_path, kernel_path, sizeof hw_path, &hp, &kp, &err) == SIM_OK)
+    if (load_profiles(&so, hw_path, kernel_path, sizeof hw_path, &hp, &kp, &err) == SIM_OK &&
+        check_profile_outputs(&so, given, hp ? hw_path : NULL, kp ? kernel_path : NULL, &err) == SIM_OK)
         rank_point(&so, given, hp, kp, &rank, &err);
     const AttnJob *job = &rank.job;
     AttnJob out = *job; /* the outputs asked for, of the ranked winner (or the one policy named) */

@@ -25,6 +25,7 @@ struct SimSweep {
     HwProfile **profiles;     /* per point: its hardware profile, or NULL; owned */
     KernelProfile **kernels;  /* per point: its kernel profile, or NULL; owned */
     SimLoadModel *loads;      /* per point: the load model its rows' costs borrow; owned */
+    gchar **files;            /* per point: its hardware and kernel profiles' files (2 each, NULL: none); owned */
     int64_t point_count;
     SimSweepRow *rows;        /* owned, grouped by point in order */
     int64_t row_count;
@@ -51,6 +52,7 @@ int64_t sim_sweep_point_count(const SimSweep *s) { return s->point_count; }
 const SimConfigPoint *sim_sweep_point(const SimSweep *s, int64_t i) { return &s->points[i]; }
 const SimSweepRow *sim_sweep_row(const SimSweep *s, int64_t i) { return &s->rows[i]; }
 const char *sim_sweep_costs_from(const SimSweep *s) { return s->costs_from; }
+const char *sim_sweep_point_file(const SimSweep *s, int64_t i, bool is_kernel) { return s->files[2 * i + is_kernel]; }
 
 void sim_sweep_free(SimSweep *s)
 {
@@ -65,6 +67,9 @@ void sim_sweep_free(SimSweep *s)
     g_free(s->profiles);
     g_free(s->kernels);
     g_free(s->loads);
+    for (int64_t i = 0; i < 2 * s->point_count; i++)
+        g_free(s->files[i]);
+    g_free(s->files);
     g_free(s->points);
     g_free(s->rows);
     g_mutex_clear(&s->lock);
@@ -233,6 +238,8 @@ static void add_rows(SimSweep *s, int64_t pi, GArray *rows, SimDiag *diag, const
     }
     if (has_costs && !profile_costs(s, pi, &cost, &costs, &rep, files, diag, name))
         return;
+    for (int k = 0; k < 2; k++) /* inputs the command read: no output may name them */
+        s->files[2 * pi + k] = files[k][0] ? g_strdup(files[k]) : NULL;
     if (!has_costs) {
         sim_cost_derive(&p->shape, &p->hw, &cost);
         if (p->c_ns >= 0)
@@ -385,6 +392,7 @@ SimSweep *sim_sweep_new_part(const SimConfig *cfg, bool is_sweep, const SimSweep
     s->profiles = g_new0(HwProfile *, s->point_count);
     s->kernels = g_new0(KernelProfile *, s->point_count);
     s->loads = g_new0(SimLoadModel, s->point_count);
+    s->files = g_new0(gchar *, 2 * s->point_count);
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(SimSweepRow));
     s->cap_bytes = INFINITY;
     int64_t first, end;

@@ -42,6 +42,8 @@ const SimConfigPoint *sim_sweep_point(const SimSweep *s, int64_t i);
  * profile h100-sxm.json"; sources separated by "; "): for the table's first line, the plot's title and a slice's
  * line. */
 const char *sim_sweep_costs_from(const SimSweep *s);
+/* The hardware (is_kernel false) or kernel profile file point i was costed with, or NULL: none. */
+const char *sim_sweep_point_file(const SimSweep *s, int64_t i, bool is_kernel);
 void sim_sweep_free(SimSweep *s);
 int64_t sim_sweep_row_count(const SimSweep *s);
 const SimSweepRow *sim_sweep_row(const SimSweep *s, int64_t i);

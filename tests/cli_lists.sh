@@ -86,7 +86,15 @@ if command -v gnuplot >/dev/null; then
     [ -s "$tmp/sp.png" ] && grep -q "speedup over fa3'" "$tmp/sp.gp" && grep -q "speedup over fa3-spt'" "$tmp/sp.gp" \
         && grep -q 'c from the FLOPs cost model of preset h100-sxm; r from the hardware profile' "$tmp/sp.gp" \
         && [ "$(grep -c '^# ' "$tmp/sp.dat")" -ge 3 ] && ok list-plot-speedup || fail list-plot-speedup "$(grep title "$tmp/sp.gp")"
+    # the full mask has no fa3-spt: one panel, over fa3 (gnuplot failed on the empty panel before)
+    expect_exit list-plot-full 0 "$sim" --seqlen 1024,2048 --heads 8 --plot "$tmp/full.png"
+    [ -s "$tmp/full.png" ] && grep -q 'layout 1,1 ' "$tmp/full.gp" && grep -q "speedup over fa3'" "$tmp/full.gp" \
+        && ! grep -q "speedup over fa3-spt'" "$tmp/full.gp" && ok list-plot-full-one-panel \
+        || fail list-plot-full-one-panel "$(cat "$tmp/err")"
 else skip list-plot "no gnuplot"; fi
+expect_error list-plot-no-baseline "--plot draws speedups over fa3 and fa3-spt: --policy shift runs neither" \
+    "$sim" --seqlen 1024,2048 --policy shift --plot "$tmp/nb.png"
+[ ! -e "$tmp/nb.png" ] && ok list-plot-no-baseline-nothing || fail list-plot-no-baseline-nothing "$(ls "$tmp")"
 expect_exit list-plot-one 2 "$sim" --seqlen 1024 --plot "$tmp/one.png"
 [ ! -e "$tmp/one.png" ] && grep -q 'give --seqlen a list' "$tmp/err" && ok list-plot-needs-list || fail list-plot-needs-list "$(cat "$tmp/err")"
 # sweep --plot-speedup: the same figure with each policy's speedup over the config's baseline (fa3: 1.0).

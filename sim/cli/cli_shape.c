@@ -370,6 +370,10 @@ int cli_shape_run(const ShapeOptions *opts, const AttnJob *given, bool is_json)
     if (is_list && (given->dot_path || given->plan_path || given->trace_path || given->csv_path || given->gantt_path))
         return sim_error_set(&err, SIM_ERR_USAGE, "--trace, --csv, --gantt, --dot and --emit-plan show one shape: give "
                              "--seqlen, --heads and --batch one value each"), cli_fail(&err);
+    const char *base0 = so.token_mask ? "ascending" : "fa3", *base1 = so.token_mask ? "spt" : "fa3-spt";
+    if (so.plot_path && strcmp(given->policy, "all") && strcmp(given->policy, base0) && strcmp(given->policy, base1))
+        return sim_error_set(&err, SIM_ERR_USAGE, "--plot draws speedups over %s and %s: --policy %s runs neither "
+                             "(--policy all runs every schedule)", base0, base1, given->policy), cli_fail(&err);
     so.head_dim = so.head_dim ? so.head_dim : 128, so.batch = so.batch ? so.batch : 1;
     so.preset = so.preset ? so.preset : "h100-sxm";
     char hw_path[4096], kernel_path[4096];

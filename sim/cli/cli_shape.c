@@ -12,7 +12,9 @@
 
 #include "cli.h"
 #include "costing.h"
+#include "datadir.h"
 #include "mask.h"
+#include "output.h"
 #include "kernel_io.h"
 #include "profile_io.h"
 #include "shape.h"
@@ -220,21 +222,35 @@ static void print_json(const ShapeReport *s)
 static SimStatus load_profiles(const ShapeOptions *so, char *hw_path, char *kernel_path, size_t len, HwProfile **hp,
                                KernelProfile **kp, SimError *err)
 {
-    if (!so->is_paper && (cli_find_profile_for(so->profile_path, so->preset, hw_path, len, err) != SIM_OK ||
+    if (!so->is_paper && (sim_data_find_profile_for(so->profile_path, so->preset, hw_path, len, err) != SIM_OK ||
                           sim_profile_read(hw_path, hp, err) != SIM_OK))
         return err->status;
-    if (so->kernel_path && (cli_find_kernel_for(so->kernel_path, so->preset, kernel_path, len, err) != SIM_OK ||
+    if (so->kernel_path && (sim_data_find_kernel_for(so->kernel_path, so->preset, kernel_path, len, err) != SIM_OK ||
                             sim_kernel_read(kernel_path, kp, err) != SIM_OK))
         return err->status;
     return SIM_OK;
 }
 
-/* The shared progress line (cli.h), on a terminal after a second: policies ranked, the one running. */
+/* No output may be a profile the shape is costed with (found from any directory, the default one included):
+ * refused before anything is printed, as every input is (sim/io/output.h). */
+static SimStatus check_profile_outputs(const ShapeOptions *so, const AttnJob *j, const char *hw_path,
+                                       const char *kernel_path, SimError *err)
+{
+    char *gp = sim_output_sibling(j->gantt_path, ".gp"), *dat = sim_output_sibling(j->gantt_path, ".dat");
+    char *plot_gp = sim_output_sibling(so->plot_path, ".gp"), *plot_dat = sim_output_sibling(so->plot_path, ".dat");
+    SimPathRole in[] = { { "the hardware profile", hw_path }, { "the kernel profile", kernel_path } };
+    SimPathRole out[] = { { "--dot", j->dot_path }, { "--emit-plan", j->plan_path }, { "--trace", j->trace_path },
+                          { "--csv", j->csv_path }, { "--gantt", j->gantt_path }, { "the Gantt chart's script", gp },
+                          { "the Gantt chart's data", dat }, { "--plot", so->plot_path }, { "--plot's script", plot_gp },
+                          { "--plot's data", plot_dat } };
+    sim_output_check_paths(in, 2, out, (int)G_N_ELEMENTS(out), err);
+    g_free(gp), g_free(dat), g_free(plot_gp), g_free(plot_dat);
+    return err->status;
+}
+
+/* The shared progress line (cli.h; on a terminal, after a second): policies ranked, the one running. */
 static void show_progress(void *ctx, int done, int total, const char *policy)
 {
-    const CliProgress *p = ctx;
-    if (!p->is_shown && g_get_monotonic_time() - p->start_us < G_TIME_SPAN_SECOND) /* quick rankings show none */
-        return;
     char note[96];
     snprintf(note, sizeof note, "running %s", policy ? policy : "-");
     cli_progress_update(ctx, done, total, policy ? note : NULL);
@@ -354,20 +370,26 @@ int cli_shape_run(const ShapeOptions *opts, const AttnJob *given, bool is_json)
     if (is_list && (given->dot_path || given->plan_path || given->trace_path || given->csv_path || given->gantt_path))
         return sim_error_set(&err, SIM_ERR_USAGE, "--trace, --csv, --gantt, --dot and --emit-plan show one shape: give "
                              "--seqlen, --heads and --batch one value each"), cli_fail(&err);
+    const char *base0 = so.token_mask ? "ascending" : "fa3", *base1 = so.token_mask ? "spt" : "fa3-spt";
+    if (so.plot_path && strcmp(given->policy, "all") && strcmp(given->policy, base0) && strcmp(given->policy, base1))
+        return sim_error_set(&err, SIM_ERR_USAGE, "--plot draws speedups over %s and %s: --policy %s runs neither "
+                             "(--policy all runs every schedule)", base0, base1, given->policy), cli_fail(&err);
     so.head_dim = so.head_dim ? so.head_dim : 128, so.batch = so.batch ? so.batch : 1;
     so.preset = so.preset ? so.preset : "h100-sxm";
     char hw_path[4096], kernel_path[4096];
     HwProfile *hp = NULL;
     KernelProfile *kp = NULL;
     if (is_list) {
-        if (load_profiles(&so, hw_path, kernel_path, sizeof hw_path, &hp, &kp, &err) == SIM_OK)
+        if (load_profiles(&so, hw_path, kernel_path, sizeof hw_path, &hp, &kp, &err) == SIM_OK &&
+            check_profile_outputs(&so, given, hp ? hw_path : NULL, kp ? kernel_path : NULL, &err) == SIM_OK)
             run_list(opts->seqlen_k ? &so : (so.seqlen_k = 0, &so), given, is_json, hp, kp, hw_path, kernel_path, &err);
         sim_profile_free(hp);
         sim_kernel_free(kp);
         return err.status ? cli_fail(&err) : 0;
     }
     ShapeRanking rank = { 0 }; /* about 40 KB: the absent reasons */
-    if (load_profiles(&so, hw_path, kernel_path, sizeof hw_path, &hp, &kp, &err) == SIM_OK)
+    if (load_profiles(&so, hw_path, kernel_path, sizeof hw_path, &hp, &kp, &err) == SIM_OK &&
+        check_profile_outputs(&so, given, hp ? hw_path : NULL, kp ? kernel_path : NULL, &err) == SIM_OK)
         rank_point(&so, given, hp, kp, &rank, &err);
     const AttnJob *job = &rank.job;
     AttnJob out = *job; /* the outputs asked for, of the ranked winner (or the one policy named) */

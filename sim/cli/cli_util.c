@@ -87,10 +87,21 @@ FILE *cli_report_file(const char *const *outputs, int count)
     return stdout;
 }
 
+/* The delay before a first progress line: DASHSIM_PROGRESS_DELAY_MS when it is an integer from 0 to 3600000 (tests
+ * set 0 to see a quick run's line), else one second. */
+static int64_t progress_delay_us(void)
+{
+    const char *text = getenv("DASHSIM_PROGRESS_DELAY_MS");
+    char *end;
+    long long ms = text && *text ? strtoll(text, &end, 10) : -1;
+    return ms >= 0 && ms <= 3600000 && !*end ? ms * 1000 : G_TIME_SPAN_SECOND;
+}
+
 void cli_progress_begin(CliProgress *p, const char *what, const char *unit)
 {
     *p = (CliProgress){ .what = what, .unit = unit, .is_on = isatty(STDERR_FILENO) == 1,
                         .start_us = g_get_monotonic_time() };
+    p->delay_us = p->is_on ? progress_delay_us() : 0;
 }
 
 /* A duration for people: "4.2 s", "3 min 05 s". */
@@ -105,7 +116,8 @@ static void format_seconds(double s, char *buf, size_t len)
 void cli_progress_update(CliProgress *p, int64_t done, int64_t total, const char *note)
 {
     int64_t now = g_get_monotonic_time();
-    if (!p->is_on || (p->is_shown && done < total && now - p->shown_us < 100 * G_TIME_SPAN_MILLISECOND))
+    if (!p->is_on || (p->is_shown && done < total && now - p->shown_us < 100 * G_TIME_SPAN_MILLISECOND) ||
+        (!p->has_shown && now - p->start_us < p->delay_us)) /* a quick command shows none */
         return;
     double elapsed = (double)(now - p->start_us) / G_TIME_SPAN_SECOND;
     char spent[32], left[48] = "";
@@ -118,7 +130,7 @@ void cli_progress_update(CliProgress *p, int64_t done, int64_t total, const char
     fprintf(stderr, "\r\033[Ksim %s: %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " %s, %s elapsed%s%s%s", p->what, done,
             total, p->unit, spent, left, note ? ", " : "", note ? note : "");
     fflush(stderr);
-    p->is_shown = true, p->shown_us = now;
+    p->is_shown = p->has_shown = true, p->shown_us = now;
 }
 
 void cli_progress_clear(CliProgress *p)
@@ -155,39 +167,12 @@ const char *cli_find_config(const char *name, char *buf, size_t len)
 
 SimStatus cli_find_profile(const char *name, char *buf, size_t len, SimError *err)
 {
-    return sim_data_find_profile(name ? name : CLI_DEFAULT_PROFILE, buf, len, err);
+    return sim_data_find_profile(name ? name : SIM_DATA_DEFAULT_PROFILE, buf, len, err);
 }
 
 SimStatus cli_find_kernel(const char *name, char *buf, size_t len, SimError *err)
 {
     return sim_data_find_kernel(name, buf, len, err);
-}
-
-/* The preset's own hardware profile (profiles/h200-sxm.json for h200-sxm) when no name is given and one is
- * installed, else the default one (the costs line then says whose numbers they are). */
-SimStatus cli_find_profile_for(const char *name, const char *preset, char *buf, size_t len, SimError *err)
-{
-    SimError quiet = { 0 };
-    if (!name && preset && sim_data_find_profile(preset, buf, len, &quiet) == SIM_OK)
-        return SIM_OK;
-    return cli_find_profile(name, buf, len, err);
-}
-
-/* A kernel profile named bare ("gpu-bwd-wgmma") is taken in the preset GPU's measurement when one is installed
- * (gpu-bwd-wgmma-h200 for h200-sxm), else as named. */
-SimStatus cli_find_kernel_for(const char *name, const char *preset, char *buf, size_t len, SimError *err)
-{
-    char gpu[16], own[128];
-    sim_cost_preset_gpu(preset, gpu, sizeof gpu);
-    SimError quiet = { 0 };
-    if (*gpu && !strchr(name, '/') && !g_str_has_suffix(name, ".json") && strlen(name) < 100) {
-        char *lower = g_ascii_strdown(gpu, -1);
-        snprintf(own, sizeof own, "%s-%s", name, lower);
-        g_free(lower);
-        if (!g_str_has_suffix(name, own + strlen(name)) && sim_data_find_kernel(own, buf, len, &quiet) == SIM_OK)
-            return SIM_OK;
-    }
-    return cli_find_kernel(name, buf, len, err);
 }
 
 int cli_print_help(const char *text)

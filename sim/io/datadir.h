@@ -17,5 +17,13 @@ SimStatus sim_data_find(const char *name, char *out, size_t len, SimError *err);
 SimStatus sim_data_find_kernel(const char *name, char *out, size_t len, SimError *err);
 /* A hardware profile by file or by name: "h100-sxm" is profiles/h100-sxm.json under the data places. */
 SimStatus sim_data_find_profile(const char *name, char *out, size_t len, SimError *err);
+/* The profiles a shape is costed with by default, the same for every front end (the shape command, configs):
+ * with no name, the preset's own hardware profile (profiles/h200-sxm.json for h200-sxm) where one is
+ * installed, else SIM_DATA_DEFAULT_PROFILE (the report then says whose GPU measured it). A kernel named bare
+ * ("gpu-bwd-wgmma") is taken in the preset GPU's own measurement where one is installed (gpu-bwd-wgmma-h200 for
+ * h200-sxm), else as named. Errors as above. */
+#define SIM_DATA_DEFAULT_PROFILE "h100-sxm"
+SimStatus sim_data_find_profile_for(const char *name, const char *preset, char *out, size_t len, SimError *err);
+SimStatus sim_data_find_kernel_for(const char *name, const char *preset, char *out, size_t len, SimError *err);
 
 #endif

@@ -140,6 +140,10 @@ static inline void wg_keep(uint32_t &)
 {
 }
 
+static inline void wg_keep(uint64_t &)
+{
+}
+
 template <int R> static inline void wg_setmaxnreg_inc(void)
 {
 }

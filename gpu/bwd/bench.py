@@ -54,8 +54,9 @@ class Lib:
         L.bwd_kernel_name.argtypes = [ctypes.c_void_p]
         self.L = L
 
-    def plan(self, policy, mask, s, bh, kernel="wgmma"):
-        name = f"{policy}-{mask}-s{s}-bh{bh}.plan"
+    def plan(self, policy, mask, s, bh, kernel="wgmma", d=None):
+        """A handle on the plan of the shape for kernel at head dim d (its Q tile: block_m), and the plan's name."""
+        name = f"{policy}-{mask}-s{s}-bh{bh}{'-m128' if block_m(kernel, d) == 128 else ''}.plan"
         path = os.path.join("/tmp/dash-plans", name)
         if not os.path.exists(path):
             os.makedirs("/tmp/dash-plans", exist_ok=True)
@@ -81,6 +82,12 @@ class Lib:
     def check(self, h):
         if self.L.bwd_check(h):
             raise RuntimeError("dashsim kernel failed: " + self.L.bwd_error(h).decode())
+
+
+def block_m(kernel, d):
+    """Q rows per tile of kernel at head dim d (BwdWgCfg's BM): 128 for the Hopper variants named ...m128 at head
+    dim 64 (their plans: gpu/scripts/plans-kernel-bench.sh with TILE_M=128), else 64."""
+    return 128 if d == 64 and kernel.endswith("m128") else 64
 
 
 def flops(b, h, s, d, causal):
@@ -205,7 +212,7 @@ def correctness(lib):
                     yard = errors(torch_fn(t, causal, scale, SDPBackend.FLASH_ATTENTION)(), ref)
                     log(f"  d{d} {mask} mha torch-flash bf16: " + " ".join(f"{k}={v:.3g}" for k, v in yard.items()))
                 for kernel, pol in ((k, p) for k in KERNELS for p in POLICIES[mask] + ["atomic"]):
-                    h, _ = lib.plan("fa3" if pol == "atomic" else pol, mask, 1024, 16, kernel)
+                    h, _ = lib.plan("fa3" if pol == "atomic" else pol, mask, 1024, 16, kernel, d)
                     for x in ("dq", "dk", "dv"):
                         t[x].fill_(float("nan"))
                     try:
@@ -234,7 +241,7 @@ def determinism(lib, n=100):
             causal = mask == "causal"
             t, scale = make_inputs(2, 8, 8, 2048, d, causal, seed=7)
             for kernel, pol in ((k, p) for k in KERNELS for p in POLICIES[mask] + ["atomic"]):
-                h, _ = lib.plan("fa3" if pol == "atomic" else pol, mask, 2048, 16, kernel)
+                h, _ = lib.plan("fa3" if pol == "atomic" else pol, mask, 2048, 16, kernel, d)
                 fn = dash_fn(lib, h, t, scale, pol == "atomic")
                 differ = 0
                 try:
@@ -413,7 +420,7 @@ def variants(lib, records):
         best = "symmetric-shift" if causal else "shift"
         for k in VARIANTS:
             for p, atomic in ((best, False), ("fa3", False), ("fa3", True)):
-                h, name = lib.plan(p, mask, s, bh, k)
+                h, name = lib.plan(p, mask, s, bh, k, d)
                 rec = measure(dash_fn(lib, h, t, scale, atomic), h, fl, ref, backend="dashsim", kernel=k, policy=p,
                               mode="atomic" if atomic else "deterministic", **base, plan_file=name)
                 lib.L.bwd_free(h)

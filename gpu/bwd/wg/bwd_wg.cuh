@@ -152,7 +152,7 @@ template <int D, int BM>
 __device__ static inline void wg_gemm_dq(float (&acc)[BM == 64 ? D / 4 : D / 2], const __nv_bfloat16 *ds,
                                          const __nv_bfloat16 *k, int w)
 {
-    uint64_t da = wg_desc(wg_smem(ds) + (BM == 64 ? 0 : w * BWD_BLOCK_N * 128), BWD_BLOCK_N * 128, 1024),
+    uint64_t da = wg_desc(wg_smem(ds) + (BM == 64 ? 0 : w * BWD_BLOCK_N * 128), BWD_BLOCK_M * 128, 1024),
              db = wg_desc(wg_smem(k) + (BM == 128 ? 0 : D == 128 ? w * BWD_BLOCK_N * 128 : w * 64), BWD_BLOCK_N * 128,
                           1024);
     if (BM == 128) { /* loop-invariant (one dS^T buffer): kept out of registers between tasks */

@@ -450,7 +450,7 @@ def main():
                 kernels=KERNELS, tiles="kBlockM 64 x kBlockN 128",
                 kernel_notes={"wgmma": "TMA + mbarrier stages, 2 consumer warpgroups on wgmma bf16, swap-AB, "
                                        "P^T/dS^T as register A operands (gpu/bwd/wg)",
-                              "mma": "mma.sync m16n8k16 bf16, cp.async double buffer (gpu/bwd/bwd_kernel.cuh)"},
+                              "mma": "mma.sync m16n8k16 bf16, cp.async double buffer (gpu/bwd/bwd_fallback_sm80.cuh)"},
                 timing=f"CUDA events per run, median; runs queued behind a 10 ms sleep kernel; the grid in {ROUNDS} "
                        "rounds (every backend of a shape once per round), ms = median of the rounds' medians")
     log("device:", json.dumps(meta))

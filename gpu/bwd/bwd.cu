@@ -5,8 +5,10 @@
 #include "../gpu_host.h"
 #include "../gpu_plan.h"
 #include "bwd.h"
-#include "bwd_kernel.cuh"
-#include "wg/bwd_wg.cuh"
+#include "bwd_fallback_sm80.cuh"
+#include "bwd_postprocess.cuh"
+#include "bwd_preprocess.cuh"
+#include "wg/wg_kernel_sm90.cuh"
 #include "wg/wg_tmap.h"
 
 #include <cuda_runtime.h>
@@ -27,7 +29,7 @@ struct BwdHandle {
     size_t acc_bytes, row_bytes, part_bytes;
     cudaEvent_t ev[5];          /* recorded runs: before the memsets, pre, main, post, after post */
     int is_causal, has_record, has_events, head_dim; /* head_dim: of the last run */
-    char kernel[32]; /* "mma" (bwd_kernel.cuh) or a variant of the Hopper kernel (BWD_WG_VARIANTS) */
+    char kernel[32]; /* "mma" (bwd_fallback_sm80.cuh) or a variant of the Hopper kernel (BWD_WG_VARIANTS) */
     char err[512];
 };
 
@@ -375,7 +377,7 @@ int bwd_check(BwdHandle *h)
     GPU_CHECK(cudaMemcpy(&err, h->d_err, sizeof err, cudaMemcpyDeviceToHost));
     if (!err.flag)
         return 0;
-    static const char *const barrier[] = {"Q-full", "Q-empty", "KV-full", "KV-empty"}; /* bwd_wg.cuh, WG_WAIT_* */
+    static const char *const barrier[] = {"Q-full", "Q-empty", "KV-full", "KV-empty"}; /* wg/wg_mainloop_sm90.cuh, WG_WAIT_* */
     if (err.rank < 0)
         fail(h, "timeout: GPU block %d waited on its %s barrier (parity %u) at task (head %d, q tile %d)", err.block,
              barrier[(-1 - err.rank) & 3], err.seen, err.head, err.q);

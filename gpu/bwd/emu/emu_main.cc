@@ -1,4 +1,4 @@
-/* gpu-bwd-emu: runs the real backward kernel's source (gpu/bwd/bwd_kernel.cuh, or with --kernel wgmma the
+/* gpu-bwd-emu: runs the real backward kernel's source (gpu/bwd/bwd_fallback_sm80.cuh, or with --kernel wgmma the
  * Hopper kernel of gpu/bwd/wg/) on the CPU through the primitive emulation of bwd_emu.h and wg_emu.h, for plans made for a few SMs: every GPU thread is an OS thread, CTAs
  * are dispatched in launch order onto n_sm emulated SMs (persistent plans: all co-resident), and the
  * preprocess and postprocess kernels run the same way. Checks dQ, dK, dV against a float64 reference, bit
@@ -13,7 +13,10 @@
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
 
-#include "../wg/bwd_wg.cuh"
+#include "../bwd_fallback_sm80.cuh"
+#include "../bwd_postprocess.cuh"
+#include "../bwd_preprocess.cuh"
+#include "../wg/wg_kernel_sm90.cuh"
 #include "../../gpu_plan.h"
 
 #include <cstdio>
@@ -158,7 +161,7 @@ struct Grads {
     int timeout;
 };
 
-/* The kernel under test: "mma" (bwd_kernel.cuh) or a variant of the Hopper kernel (BWD_WG_VARIANTS). */
+/* The kernel under test: "mma" (bwd_fallback_sm80.cuh) or a variant of the Hopper kernel (BWD_WG_VARIANTS). */
 static const char *emu_kernel = "mma";
 
 static bool emu_kernel_known(const char *name)

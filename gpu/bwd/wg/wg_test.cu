@@ -1,12 +1,12 @@
 /* gpu-wg-test: checks on the GPU every wgmma operand and fragment layout the Hopper kernel assumes, through
- * the kernel's own functions (bwd_wg.cuh), before the kernel is trusted: TMA tile loads with the 128-byte
+ * the kernel's own functions (wg_mainloop_sm90.cuh), before the kernel is trusted: TMA tile loads with the 128-byte
  * swizzle, K-major A and B (S^T = K Q^T), the accumulator layout, accumulators repacked as the register A
  * operand against an N-major B (dV = P^T dO), the dS^T store, an M-major A against an N-major B split by
  * warpgroup (dQ = dS K, its half-row offset for head_dim 64) and the dQ staging layout. Operands are
  * integers in -1..1, so every product and sum is exact and the comparison is bit for bit.
  * Usage: gpu-wg-test. Exit 0 all layouts right, 1 a mismatch or a CUDA error. */
 #include "../../gpu_host.h"
-#include "bwd_wg.cuh"
+#include "wg_mainloop_sm90.cuh"
 #include "wg_tmap.h"
 
 #include <cuda_bf16.h>

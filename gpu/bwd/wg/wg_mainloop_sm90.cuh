@@ -1,15 +1,13 @@
-/* Device code of the Hopper backward (docs/kernel.md, "The Hopper kernel"): the same tasks, plans, semaphore
- * protocol and records as bwd_kernel.cuh's mma.sync kernel, on TMA and wgmma. One CTA = 3 warpgroups: warp 0
- * of the first loads Q, dO, LSE, Delta (a stage per task, ST deep) and K, V (per KV tile) with TMA
- * onto mbarriers, warp 1 is the store warp (row semaphore, one bulk add per task), warps 2-3 idle; the two
- * consumer warpgroups own KV rows 64w..64w+63 each and compute, per task (head, kv, q), with swap-AB:
- * S^T = K Q^T, dP^T = V dO^T (both operands in shared memory), P^T and dS^T in registers as the A operand of
- * dV += P^T dO and dK += dS^T Q, dS^T to shared memory, dQ[:, 64w'..] = dS K (each warpgroup half the
- * columns). Invariant: every wait is bounded by the block's deadline and gives up once any wait has. */
-#ifndef GPU_BWD_WG_CUH
-#define GPU_BWD_WG_CUH
+/* The Hopper backward's mainloop (docs/kernel.md, "The Hopper kernel"; its kernel: wg_kernel_sm90.cuh): the
+ * fallback's tasks, plans, rank protocol and records on TMA and wgmma. Warp 0 loads Q, dO, LSE, Delta (a stage per
+ * task, ST deep) and K, V (per KV tile) with TMA onto mbarriers; the two consumer warpgroups own KV rows 64w.. and
+ * compute per task, with swap-AB: S^T = K Q^T, dP^T = V dO^T (shared memory operands), P^T and dS^T in registers
+ * as the A operand of dV += P^T dO and dK += dS^T Q, dS^T to shared memory, dQ = dS K (a part per warpgroup).
+ * Invariant: every wait is bounded by the block's deadline and gives up once any wait has. */
+#ifndef GPU_BWD_WG_MAINLOOP_SM90_CUH
+#define GPU_BWD_WG_MAINLOOP_SM90_CUH
 
-#include "../bwd_kernel.cuh"
+#include "../bwd_common.cuh"
 #include "wg_ops.cuh"
 #ifdef BWD_EMULATE
 #include "../emu/wg_emu.h"
@@ -496,56 +494,6 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
         if (C::PIPE)
             wg_wait<0>(); /* the next task's scores, carried across the loop: ptxas waits here anyway */
         prev = t;
-    }
-}
-
-template <class C>
-__global__ void __launch_bounds__(BWD_WG_THREADS, 1) bwd_wg_kernel(const BwdArgs a, const __grid_constant__ BwdWgMaps m)
-{
-    WG_SMEM_BASE(smem_raw);
-    BwdWgSmem<C> &sm = *(BwdWgSmem<C> *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
-    const int begin = a.block_begin[blockIdx.x], end = a.block_begin[blockIdx.x + 1];
-    const long long t_entry = gpu_globaltimer(), deadline = t_entry + a.timeout_ns;
-    if (a.blk && threadIdx.x == 0) {
-        a.blk[blockIdx.x * BWD_BLK_FIELDS + 0] = gpu_smid();
-        a.blk[blockIdx.x * BWD_BLK_FIELDS + 1] = t_entry;
-    }
-    if (begin == end)
-        return;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < C::ST; s++) {
-            wg_mbar_init(&sm.q_full[s], 1);
-            wg_mbar_init(&sm.q_empty[s], BWD_WG_CONSUMERS);
-        }
-        wg_mbar_init(&sm.kv_full, 1);
-        wg_mbar_init(&sm.kv_empty, BWD_WG_CONSUMERS);
-        wg_mbar_fence_init();
-    }
-    __syncthreads();
-    /* Registers: 384 threads x 168 at entry; the producer warpgroup gives 128 x (168 - REG_P), the consumers
-     * take 256 x (REG_C - 168): the same 16,384 (an increase waits for registers that are free). */
-    if (threadIdx.x < BWD_WG_CONSUMER0) {
-        wg_setmaxnreg_dec<C::REG_P>();
-        if (threadIdx.x == 0) {
-            wg_prefetch_tmap(&m.q);
-            wg_prefetch_tmap(&m.k);
-            wg_prefetch_tmap(&m.v);
-            wg_prefetch_tmap(&m.dout);
-            wg_produce<C>(sm, a, m, begin, end, deadline);
-        } else if (threadIdx.x >= 32 && threadIdx.x < 32 + 32 * C::SW) {
-            /* the store warp(s): bwd_kernel.cuh's protocol, staging buffer b = task % NB */
-            bwd_store_tasks<C::NB, C::SW>(a, sm.stage[0], C::BM * C::D, BWD_WG_BAR_FULL(0), BWD_WG_BAR_EMPTY(0),
-                                          BWD_WG_BAR_FULL(1) - BWD_WG_BAR_FULL(0), BWD_WG_HANDOFF, begin, end,
-                                          C::SW == 1 ? 0 : (threadIdx.x >> 5) - 1, deadline);
-        }
-    } else {
-        wg_setmaxnreg_inc<C::REG_C>();
-        wg_consume<C>(sm, a, begin, end, deadline);
-    }
-    if ((threadIdx.x >= 32 && threadIdx.x < 32 + 32 * C::SW) || threadIdx.x >= BWD_WG_CONSUMER0) {
-        gpu_bar_sync(BWD_WG_BAR_END, BWD_WG_CONSUMERS + 32 * C::SW);
-        if (a.blk && threadIdx.x == 32)
-            a.blk[blockIdx.x * BWD_BLK_FIELDS + 2] = gpu_globaltimer();
     }
 }
 

@@ -1,6 +1,7 @@
 /* The rank protocol both kernels' store warps run (docs/kernel.md, "The rank protocol"): wait for the staged
  * partial dQ, (deterministic) spin until the row semaphore equals the task's rank, add the tile into dQaccum with
- * one bulk reduce, free the staging buffer, complete, fence and release the row. */
+ * one bulk reduce, free the staging buffer, complete, fence and release the row. Invariant: a dQ row's partial
+ * tiles are added strictly in rank order (deterministic mode), and every wait ends by the block's deadline. */
 #ifndef GPU_BWD_RANK_CUH
 #define GPU_BWD_RANK_CUH
 

@@ -1,6 +1,7 @@
 /* The Hopper backward kernel (docs/kernel.md, "The Hopper kernel"): one CTA's roles, dispatched by warpgroup with
  * the register split between them: the producer and the store warp(s) (the rank protocol, ../bwd_rank.cuh) in the
- * first, the two consumer warpgroups running the mainloop (wg_mainloop_sm90.cuh) in the others. */
+ * first, the two consumer warpgroups running the mainloop (wg_mainloop_sm90.cuh) in the others. Invariant: the
+ * register split keeps the launch's total (256 REG_C + 128 REG_P = 384 x 168). */
 #ifndef GPU_BWD_WG_KERNEL_SM90_CUH
 #define GPU_BWD_WG_KERNEL_SM90_CUH
 

@@ -376,12 +376,16 @@ def jax_cudnn(groups, dims):
 def bench(lib, groups, dims, records, save, jax_recs=None):
     for mask, bh, s in groups:
         causal = mask == "causal"
-        plans = {(k, p): lib.plan(p, mask, s, bh, k) for k in KERNELS for p in POLICIES[mask]}
+        plans = {}  # (kernel, policy, Q tile rows): a kernel of 128-row tiles at d 64 runs its own plans
+        for k, p, d in ((k, p, d) for k in KERNELS for p in POLICIES[mask] for d in dims):
+            if (k, p, block_m(k, d)) not in plans:
+                plans[(k, p, block_m(k, d))] = lib.plan(p, mask, s, bh, k, d)
         for d in dims:
             t, scale, ref, fl, base = shape_inputs(mask, bh, s, d)
-            runs = [dict(fn=dash_fn(lib, plans[(k, p)][0], t, scale, atomic), handle=plans[(k, p)][0],
+            runs = [dict(fn=dash_fn(lib, plans[(k, p, block_m(k, d))][0], t, scale, atomic),
+                         handle=plans[(k, p, block_m(k, d))][0],
                          fields=dict(backend="dashsim", kernel=k, policy=p, mode="atomic" if atomic else "deterministic",
-                                     **base, plan_file=plans[(k, p)][1]))
+                                     **base, plan_file=plans[(k, p, block_m(k, d))][1]))
                     for k in KERNELS for p, atomic in [(p, False) for p in POLICIES[mask]] + [("fa3", True)]]
             runs += [dict(fn=fn, handle=None, fields=dict(backend=backend, kernel=None, policy=None, mode=mode, **base))
                      for backend, mode, fn in torch_runs(t, causal, scale)]
@@ -397,7 +401,7 @@ def bench(lib, groups, dims, records, save, jax_recs=None):
                 show(rec)
             if (mask, s, bh, d) in TRACE_SET:  # the first kernel's traces (the mma.sync kernel's: shapes.py)
                 for p in POLICIES[mask]:
-                    h, name = plans[(KERNELS[0], p)]
+                    h, name = plans[(KERNELS[0], p, block_m(KERNELS[0], d))]
                     lib.run(h, t, scale, False, record=True)
                     os.makedirs(os.path.join(OUT, "traces", f"d{d}"), exist_ok=True)
                     path = os.path.join(OUT, "traces", f"d{d}", f"{KERNELS[0]}-{p}-{mask}-s{s}-bh{bh}-d{d}.json")

@@ -2,12 +2,12 @@
 """The short table of a dashsim-kernel-bench JSON (gpu/bwd/bench.py) for a device call's last lines: per shape the
 best deterministic gpu/bwd schedule against its atomic mode, cuDNN's default (PyTorch) and cuDNN's deterministic
 mode (JAX), TFLOPS, with issue 32's targets (>= 0.9x / 0.8x cuDNN, >= 1.2x cuDNN deterministic, >= 0.95x atomic).
-Usage: summary.py BENCH.json [KERNEL]"""
-import json, sys
+Usage: summary.py BENCH.json[.gz] [KERNEL]"""
+import gzip, json, sys
 
 
 def main():
-    doc = json.load(open(sys.argv[1]))
+    doc = json.load((gzip.open if sys.argv[1].endswith(".gz") else open)(sys.argv[1], "rt"))
     kernel = sys.argv[2] if len(sys.argv) > 2 else doc["metadata"]["kernels"][0]
     rows = {}
     for r in doc["records"]:

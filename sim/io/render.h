@@ -108,9 +108,13 @@ void sim_render_label(const SimRenderSpec *spec, int64_t op, bool is_name_wanted
 static inline const SimRenderPhase *sim_render_phase(const SimRenderSpec *spec, int64_t op, int64_t *args)
 {
     int32_t task = sim_op_task(spec->program, op);
-    const int32_t *row = task >= 0 ? spec->task_args + (int64_t)task * spec->task_arg_stride : NULL;
     for (int i = 0; i < SIM_RENDER_MAX_ARGS; i++)
-        args[i] = row && i < spec->task_arg_stride && spec->arg_names[i] ? row[i] : 0;
+        args[i] = 0;
+    if (task >= 0) {
+        const int32_t *row = spec->task_args + (int64_t)task * spec->task_arg_stride;
+        for (int i = 0; i < spec->task_arg_stride && i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++)
+            args[i] = row[i];
+    }
     return &spec->phases[spec->phase_of(spec->label_ctx, op)];
 }
 

@@ -51,50 +51,12 @@ static SimStatus write_sidecar(const SimRenderSpec *spec, const char *csv_path, 
     return sim_output_commit(&out, err);
 }
 
-/* A column's value in the row before and its text: where a row repeats it (the CTA, its unit, a task's args
- * within its CTA, a zero wait) the text is copied, not formatted again. */
-typedef struct {
-    int64_t value;
-    size_t len;
-    char text[24];                    /* a number (at most 20 bytes) and room for a whole-block copy */
-} Memo;
-
-/* v's text at c through m (its room: 24 bytes); returns the end. */
-static inline char *put_memo(char *c, Memo *m, int64_t v)
-{
-    if (v != m->value || m->len == 0) {
-        m->value = v;
-        m->len = (size_t)(sim_format_i64(m->text, v) - m->text);
-    }
-    memcpy(c, m->text, sizeof m->text);
-    return c + m->len;
-}
-
-/* The op column: a decimal counter stepped in place rather than formatted. */
-typedef struct {
-    char digits[24];
-    size_t len;
-} Counter;
-
-static void counter_step(Counter *n)
-{
-    size_t i = n->len;
-    while (i > 0 && n->digits[i - 1] == '9')
-        n->digits[--i] = '0';
-    if (i > 0) {
-        n->digits[i - 1]++;
-        return;
-    }
-    memmove(n->digits + 1, n->digits, n->len++); /* 99..9 + 1: one more digit */
-    n->digits[0] = '1';
-}
-
 /* What a row copies from the row before: the columns' memos and the phase's text. */
 typedef struct {
-    Counter op;
-    Memo head[3];                     /* cta, unit */
-    Memo args[SIM_RENDER_MAX_ARGS];
-    Memo engine, wait;
+    SimFormatCounter op;
+    SimFormatMemo head[2];            /* cta, unit */
+    SimFormatMemo args[SIM_RENDER_MAX_ARGS];
+    SimFormatMemo engine, wait;
     const char *phase;                /* the last phase, its length */
     size_t phase_len;
 } RowMemo;
@@ -111,18 +73,18 @@ static void write_row(SimWriter *w, const SimRenderSpec *spec, RowMemo *m, int64
     enum { NUMBER = 25 }; /* a number, its comma and a memo's whole-block copy */
     char *c = sim_writer_room(w, NUMBER * (10 + SIM_RENDER_MAX_ARGS) + m->phase_len);
     c = (char *)memcpy(c, m->op.digits, m->op.len) + m->op.len;
-    counter_step(&m->op);
+    sim_format_counter_step(&m->op);
     int32_t cta = sim_op_cta(p, op);
-    *c++ = ',', c = put_memo(c, &m->head[0], cta);
-    *c++ = ',', c = put_memo(c, &m->head[1], s->cta_unit[cta]);
+    *c++ = ',', c = sim_format_memo(c, &m->head[0], cta);
+    *c++ = ',', c = sim_format_memo(c, &m->head[1], s->cta_unit[cta]);
     for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++)
-        *c++ = ',', c = put_memo(c, &m->args[i], args[i]);
+        *c++ = ',', c = sim_format_memo(c, &m->args[i], args[i]);
     *c++ = ',';
     c = (char *)memcpy(c, phase, m->phase_len) + m->phase_len;
-    *c++ = ',', c = put_memo(c, &m->engine, sim_op_engine(p, op));
+    *c++ = ',', c = sim_format_memo(c, &m->engine, sim_op_engine(p, op));
     *c++ = ',', c = sim_format_i64(c, s->start_ns[op]);
     *c++ = ',', c = sim_format_i64(c, sim_schedule_end_ns(p, s, op));
-    *c++ = ',', c = put_memo(c, &m->wait, wait_ns);
+    *c++ = ',', c = sim_format_memo(c, &m->wait, wait_ns);
     c[0] = ',', c[1] = spec->analysis && spec->analysis->is_critical[op] ? '1' : '0', c[2] = '\n';
     sim_writer_end(w, c + 3);
 }

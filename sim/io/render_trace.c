@@ -90,25 +90,6 @@ static void write_process(FILE *f, const SimRenderSpec *spec, int pid, bool is_f
         }
 }
 
-/* A number's text in the slice before: where a slice repeats it (its CTA, a task's args within its CTA, a zero
- * wait) the text is copied, not formatted again. */
-typedef struct {
-    int64_t value;
-    size_t len;
-    char text[24];                    /* a number (at most 20 bytes) and room for a whole-block copy */
-} Memo;
-
-/* v's text at c through m (its room: 24 bytes); returns the end. */
-static inline char *put_memo(char *c, Memo *m, int64_t v)
-{
-    if (v != m->value || m->len == 0) {
-        m->value = v;
-        m->len = (size_t)(sim_format_i64(m->text, v) - m->text);
-    }
-    memcpy(c, m->text, sizeof m->text);
-    return c + m->len;
-}
-
 /* A template's text: ",\"name\":\"C h" before the name's number and "\",\"cat\":..." after it, or the whole
  * name and category and "" (a name without a number). */
 typedef struct {
@@ -127,8 +108,29 @@ typedef struct {
     char *kinds[SIM_OP_KIND_COUNT];      /* owned */
     size_t kind_len[SIM_OP_KIND_COUNT];
     PhaseText *phase_text;               /* owned: with templates, one per phase */
-    Memo cta, args[SIM_RENDER_MAX_ARGS], wait;
+    SimFormatCounter op;                 /* the next op's number: every op is counted, slice or not */
+    SimFormatMemo tid[SIM_RENDER_MAX_ENGINES], cta, args[SIM_RENDER_MAX_ARGS], wait;
 } SliceKeys;
+
+/* The texts every slice copies are padded with PAD bytes, so one of at most PAD bytes is copied whole by a
+ * copy of fixed size (a few vector moves, not a call); the room asked for covers the pad. */
+enum { PAD = 32 };
+static char *padded(char *s)
+{
+    size_t n = strlen(s);
+    s = g_realloc(s, n + PAD + 1);
+    memset(s + n, 0, PAD + 1);
+    return s;
+}
+
+static inline char *put_padded(char *c, const char *text, size_t len)
+{
+    if (len <= PAD)
+        memcpy(c, text, PAD);
+    else
+        memcpy(c, text, len);
+    return c + len;
+}
 
 /* s as a JSON string (sim_write_json_string's bytes), then tail; a new string and its length. */
 static char *json_text(const char *s, const char *tail, size_t *len)
@@ -163,15 +165,17 @@ static PhaseText phase_text(const SimRenderPhase *ph)
     }
     g_free(name), g_free(cat);
     t.pre_len = strlen(t.pre), t.post_len = strlen(t.post);
+    t.pre = padded(t.pre), t.post = padded(t.post);
     return t;
 }
 
 static void keys_init(SliceKeys *k, const SimRenderSpec *spec, int pid)
 {
-    *k = (SliceKeys){ .open = g_strdup_printf(",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":", pid) };
+    *k = (SliceKeys){ .open = g_strdup_printf(",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":", pid), .op = { "0", 1 } };
     k->open_len = strlen(k->open);
+    k->open = padded(k->open);
     for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++)
-        k->arg_keys[i] = json_text(spec->arg_names[i], ":", &k->arg_key_len[i]);
+        k->arg_keys[i] = padded(json_text(spec->arg_names[i], ":", &k->arg_key_len[i]));
     for (int i = 0; i < SIM_OP_KIND_COUNT; i++)
         k->kinds[i] = json_text(sim_op_kind_name(i), "", &k->kind_len[i]);
     k->phase_text = g_new(PhaseText, spec->phases ? spec->phase_count : 0);
@@ -195,7 +199,7 @@ static void keys_clear(SliceKeys *k, int phase_count)
 #define PUT(c, lit) (memcpy((c), (lit), sizeof(lit) - 1), (c) += sizeof(lit) - 1)
 
 /* The slice's name and category from its label (escaped here); its args into args. */
-static char *put_label(SimWriter *w, char *c, const SimRenderSpec *spec, const SliceKeys *keys, int64_t op,
+static char *put_label(SimWriter *w, char *c, const SimRenderSpec *spec, SliceKeys *keys, int64_t op,
                        int64_t *args)
 {
     SimRenderLabel l;
@@ -215,35 +219,50 @@ static char *put_label(SimWriter *w, char *c, const SimRenderSpec *spec, const S
 }
 
 /* The slice's name and category from its phase's template; its args into args. */
-static char *put_template(SimWriter *w, char *c, const SimRenderSpec *spec, const SliceKeys *keys, int64_t op,
+static char *put_template(SimWriter *w, char *c, const SimRenderSpec *spec, SliceKeys *keys, int64_t op,
                           int64_t *args)
 {
     const SimRenderPhase *ph = sim_render_phase(spec, op, args);
     const PhaseText *t = &keys->phase_text[ph - spec->phases];
     sim_writer_end(w, c);
-    c = sim_writer_room(w, t->pre_len + t->post_len + 24);
-    c = (char *)memcpy(c, t->pre, t->pre_len) + t->pre_len;
+    c = sim_writer_room(w, t->pre_len + t->post_len + 24 + 2 * PAD);
+    c = put_padded(c, t->pre, t->pre_len);
     if (ph->name_arg >= 0)
-        c = sim_format_i64(c, args[ph->name_arg]);
-    return (char *)memcpy(c, t->post, t->post_len) + t->post_len;
+        c = sim_format_memo(c, &keys->args[ph->name_arg], args[ph->name_arg]);
+    return put_padded(c, t->post, t->post_len);
 }
 
-static void write_slice(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys, int64_t op, int64_t wait_ns)
+/* The slice's track, start and duration: the track's number kept per engine (it repeats within a CTA), the
+ * start in microseconds from its own nanoseconds' text (written into start, len bytes, for its arg). */
+static char *put_times(char *c, const SimRenderSpec *spec, SliceKeys *keys, int64_t op, char *start, size_t *len)
 {
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
+    int k = sim_op_engine(p, op);
+    c = k < SIM_RENDER_MAX_ENGINES ? sim_format_memo(c, &keys->tid[k], track_of(p, s, op))
+                                   : sim_format_i64(c, track_of(p, s, op));
+    PUT(c, ",\"ts\":");
+    int64_t start_ns = s->start_ns[op];
+    *len = (size_t)(sim_format_i64(start, start_ns) - start);
+    c = start_ns >= 0 ? sim_format_us_of_text(c, start, *len) : sim_format_us(c, start_ns);
+    PUT(c, ",\"dur\":");
+    return sim_format_us(c, sim_schedule_end_ns(p, s, op) - start_ns);
+}
+
+/* One slice; keys->op is op's number. */
+static void write_slice(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys, int64_t op, int64_t wait_ns)
+{
+    const SimProgram *p = spec->program;
     bool is_critical = spec->analysis && spec->analysis->is_critical[op];
     int64_t args[SIM_RENDER_MAX_ARGS];
-    char *c = sim_writer_room(w, 160 + keys->open_len); /* tid, ts and dur: 20 + 47 + 48 */
-    c = (char *)memcpy(c, keys->open, keys->open_len) + keys->open_len;
-    c = sim_format_i64(c, track_of(p, s, op));
-    PUT(c, ",\"ts\":");
-    c = sim_format_us(c, s->start_ns[op]);
-    PUT(c, ",\"dur\":");
-    c = sim_format_us(c, sim_schedule_end_ns(p, s, op) - s->start_ns[op]);
+    char start[24 + PAD];
+    size_t start_len;
+    char *c = sim_writer_room(w, 160 + PAD + keys->open_len); /* tid, ts and dur: 24 + 47 + 48 */
+    c = put_padded(c, keys->open, keys->open_len);
+    c = put_times(c, spec, keys, op, start, &start_len);
     c = spec->phases ? put_template(w, c, spec, keys, op, args) : put_label(w, c, spec, keys, op, args);
     sim_writer_end(w, c);
-    enum { ROOM = 640 }; /* what follows, keys of at most 24 bytes: 28 + 6 x 49 args + 196 */
+    enum { ROOM = 640 }; /* what follows, keys of at most 24 bytes: 28 + 6 x (PAD + 25) args + 196 */
     c = sim_writer_room(w, ROOM);
     if (is_critical)
         PUT(c, ",\"cname\":\"terrible\"");
@@ -253,20 +272,21 @@ static void write_slice(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys
             sim_writer_end(w, c);
             c = sim_writer_room(w, keys->arg_key_len[i] + ROOM);
         }
-        c = (char *)memcpy(c, keys->arg_keys[i], keys->arg_key_len[i]) + keys->arg_key_len[i];
-        c = put_memo(c, &keys->args[i], args[i]);
+        c = put_padded(c, keys->arg_keys[i], keys->arg_key_len[i]);
+        c = sim_format_memo(c, &keys->args[i], args[i]);
         *c++ = ',';
     }
     PUT(c, "\"op\":");
-    c = sim_format_i64(c, op);
+    memcpy(c, keys->op.digits, sizeof keys->op.digits);
+    c += keys->op.len;
     PUT(c, ",\"cta\":");
-    c = put_memo(c, &keys->cta, sim_op_cta(p, op));
+    c = sim_format_memo(c, &keys->cta, sim_op_cta(p, op));
     PUT(c, ",\"start_ns\":");
-    c = sim_format_i64(c, s->start_ns[op]);
+    c = put_padded(c, start, start_len);
     PUT(c, ",\"end_ns\":");
-    c = sim_format_i64(c, sim_schedule_end_ns(p, s, op));
+    c = sim_format_i64(c, sim_schedule_end_ns(p, spec->schedule, op));
     PUT(c, ",\"wait_ns\":");
-    c = put_memo(c, &keys->wait, wait_ns);
+    c = sim_format_memo(c, &keys->wait, wait_ns);
     if (is_critical)
         PUT(c, ",\"critical\":true}}");
     else
@@ -320,6 +340,7 @@ static void write_events(SimWriter *w, const SimRenderSpec *spec, const SimTrace
         int64_t wait = sim_render_wait_next(&waits, op);
         if (sim_schedule_end_ns(p, s, op) > s->start_ns[op])
             write_slice(w, spec, &keys, op, wait);
+        sim_format_counter_step(&keys.op);
     }
     for (int64_t e = 0; opt->has_flows && e < p->edge_count; e++)
         if (is_flow(spec, opt, e))

@@ -552,6 +552,33 @@ END_TEST
 /* Two processes in one file (sim perfetto's measured run and model): each its own pid, name and tracks,
  * slices split between them, flow ids unique across the file, the file's metadata the first's with the
  * version first and its integers as numbers. */
+/* The copying formatters give sim_format_i64's and sim_format_us's bytes: a counter stepped from 0 past
+ * 99999, a memo fed repeats and changes, microseconds from a count's own text. */
+START_TEST(memo_counter_and_text_us_format_as_printf)
+{
+    char a[64], b[64];
+    SimFormatCounter n = { "0", 1 };
+    SimFormatMemo m = { 0 };
+    for (int64_t v = 0; v < 120000; v++, sim_format_counter_step(&n)) {
+        snprintf(b, sizeof b, "%" G_GINT64_FORMAT, v);
+        ck_assert_int_eq(n.len, strlen(b));
+        ck_assert(memcmp(n.digits, b, n.len) == 0);
+        int64_t repeated = v / 3 - 20000; /* each value three times, negative ones too */
+        *sim_format_memo(a, &m, repeated) = '\0';
+        snprintf(b, sizeof b, "%" G_GINT64_FORMAT, repeated);
+        ck_assert_str_eq(a, b);
+        int64_t ns = v * v % 1000003 + (v < 2000 ? 0 : v * 1000); /* short counts and long ones */
+        char text[24];
+        size_t len = (size_t)(sim_format_i64(text, ns) - text);
+        *sim_format_us_of_text(a, text, len) = '\0';
+        *sim_format_us(b, ns) = '\0';
+        ck_assert_str_eq(a, b);
+    }
+    *sim_format_memo(a, &(SimFormatMemo){ 0 }, 0) = '\0'; /* a zeroed memo formats its first value, 0 too */
+    ck_assert_str_eq(a, "0");
+}
+END_TEST
+
 START_TEST(trace_set_two_processes)
 {
     Run a, b;
@@ -600,6 +627,7 @@ Suite *suite_render(void)
     Suite *s = suite_create("render");
     TCase *tc = tcase_create("outputs");
     tcase_add_test(tc, writer_formats_as_printf);
+    tcase_add_test(tc, memo_counter_and_text_us_format_as_printf);
     tcase_add_test(tc, trace_parses_and_no_slices_overlap);
     tcase_add_test(tc, trace_estimate_and_cap);
     tcase_add_test(tc, trace_set_two_processes);

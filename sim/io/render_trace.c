@@ -234,7 +234,8 @@ static char *put_template(SimWriter *w, char *c, const SimRenderSpec *spec, Slic
 
 /* The slice's track, start and duration: the track's number kept per engine (it repeats within a CTA), the
  * start in microseconds from its own nanoseconds' text (written into start, len bytes, for its arg). */
-static char *put_times(char *c, const SimRenderSpec *spec, SliceKeys *keys, int64_t op, char *start, size_t *len)
+static char *put_times(char *c, const SimRenderSpec *spec, SliceKeys *keys, int64_t op, int64_t end_ns,
+                       char *start, size_t *len)
 {
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
@@ -243,14 +244,22 @@ static char *put_times(char *c, const SimRenderSpec *spec, SliceKeys *keys, int6
                                    : sim_format_i64(c, track_of(p, s, op));
     PUT(c, ",\"ts\":");
     int64_t start_ns = s->start_ns[op];
-    *len = (size_t)(sim_format_i64(start, start_ns) - start);
-    c = start_ns >= 0 ? sim_format_us_of_text(c, start, *len) : sim_format_us(c, start_ns);
+    size_t n = *len = (size_t)(sim_format_i64(start, start_ns) - start);
+    if (start_ns >= 1000) { /* sim_format_us_of_text, in copies of fixed size from the padded start */
+        memcpy(c, start, 24);
+        c[n - 3] = '.';
+        memcpy(c + n - 2, start + n - 3, 3);
+        c += n + 1;
+    } else {
+        c = start_ns >= 0 ? sim_format_us_of_text(c, start, n) : sim_format_us(c, start_ns);
+    }
     PUT(c, ",\"dur\":");
-    return sim_format_us(c, sim_schedule_end_ns(p, s, op) - start_ns);
+    return sim_format_us(c, end_ns - start_ns);
 }
 
 /* One slice; keys->op is op's number. */
-static void write_slice(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys, int64_t op, int64_t wait_ns)
+static void write_slice(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys, int64_t op, int64_t end_ns,
+                        int64_t wait_ns)
 {
     const SimProgram *p = spec->program;
     bool is_critical = spec->analysis && spec->analysis->is_critical[op];
@@ -259,7 +268,7 @@ static void write_slice(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys
     size_t start_len;
     char *c = sim_writer_room(w, 160 + PAD + keys->open_len); /* tid, ts and dur: 24 + 47 + 48 */
     c = put_padded(c, keys->open, keys->open_len);
-    c = put_times(c, spec, keys, op, start, &start_len);
+    c = put_times(c, spec, keys, op, end_ns, start, &start_len);
     c = spec->phases ? put_template(w, c, spec, keys, op, args) : put_label(w, c, spec, keys, op, args);
     sim_writer_end(w, c);
     enum { ROOM = 640 }; /* what follows, keys of at most 24 bytes: 28 + 6 x (PAD + 25) args + 196 */
@@ -284,7 +293,7 @@ static void write_slice(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys
     PUT(c, ",\"start_ns\":");
     c = put_padded(c, start, start_len);
     PUT(c, ",\"end_ns\":");
-    c = sim_format_i64(c, sim_schedule_end_ns(p, spec->schedule, op));
+    c = sim_format_i64(c, end_ns);
     PUT(c, ",\"wait_ns\":");
     c = sim_format_memo(c, &keys->wait, wait_ns);
     if (is_critical)
@@ -338,8 +347,9 @@ static void write_events(SimWriter *w, const SimRenderSpec *spec, const SimTrace
     keys_init(&keys, spec, pid);
     for (int64_t op = 0; op < p->op_count; op++) {
         int64_t wait = sim_render_wait_next(&waits, op);
-        if (sim_schedule_end_ns(p, s, op) > s->start_ns[op])
-            write_slice(w, spec, &keys, op, wait);
+        int64_t end = sim_schedule_end_ns(p, s, op);
+        if (end > s->start_ns[op])
+            write_slice(w, spec, &keys, op, end, wait);
         sim_format_counter_step(&keys.op);
     }
     for (int64_t e = 0; opt->has_flows && e < p->edge_count; e++)

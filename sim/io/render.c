@@ -59,15 +59,16 @@ int64_t sim_render_wait_next(SimRenderWaits *w, int64_t op)
             w->cta_end = next->op_begin + next->op_count;
         }
         g_assert(op == p->ctas[w->cta].op_begin);
+        w->cta_begin = op;
         for (int k = 0; k < p->engines_per_unit; k++)
             w->last_end[k] = s->cta_dispatch_ns[w->cta];
     }
     int k = sim_op_engine(p, op);
     int64_t ready = w->last_end[k];
-    for (int64_t i = sim_program_in_begin(p, op); i < sim_program_in_begin(p, op + 1); i++) {
+    for (int64_t i = sim_program_in_begin(p, op), last = sim_program_in_end(p, op); i < last; i++) {
         int64_t from = sim_edge_from(p, sim_program_in_edge(p, i));
-        if (sim_op_cta(p, from) == w->cta && sim_schedule_end_ns(p, s, from) > ready)
-            ready = sim_schedule_end_ns(p, s, from);
+        if (from >= w->cta_begin && from < w->cta_end) /* of the same CTA: its ops are [cta_begin, cta_end) */
+            ready = MAX(ready, sim_schedule_end_ns(p, s, from));
     }
     w->last_end[k] = sim_schedule_end_ns(p, s, op);
     return s->start_ns[op] - ready;

@@ -129,7 +129,7 @@ typedef struct {
     const SimProgram *p;              /* borrowed */
     const SimSchedule *s;             /* borrowed */
     int32_t cta;                      /* the CTA of the last op taken */
-    int64_t cta_end;                  /* one past its last op */
+    int64_t cta_begin, cta_end;       /* its first op, one past its last */
     int64_t last_end[256];            /* per engine: the end of its last op in the CTA, or its dispatch */
 } SimRenderWaits;
 void sim_render_waits_init(SimRenderWaits *w, const SimProgram *p, const SimSchedule *s);

@@ -1,8 +1,9 @@
 /* Renderers of a realized schedule: Chrome Trace Event JSON (Perfetto, chrome://tracing), CSV (one row
  * per op) and a Gantt chart drawn by gnuplot (PNG or SVG, with its script and data kept beside it).
  * They take a generic description (program + schedule + analysis + track names + a labeller or per-phase
- * label templates), so attention jobs and Cube/Vector pipelines share them. Invariant: every file is written through
- * sim/output.h, so an error leaves nothing under the requested name; output bytes depend only on inputs. */
+ * label templates), so attention jobs and Cube/Vector pipelines share them. Invariant: every file is
+ * written through sim/output.h, so an error leaves nothing under the requested name; output bytes depend
+ * only on inputs. */
 #ifndef SIM_RENDER_H
 #define SIM_RENDER_H
 

@@ -262,7 +262,8 @@ typedef struct {
 
 static const SimRenderPhase test_phases[2 + SIM_OP_KIND_COUNT] = {
     { "compute", "C h", 0, 0 }, { "reduce", "R h", 0, 0 }, { "compute", "compute", -1, -1 },
-    { "reduce", "reduce", -1, -1 }, { "vector", "vector", -1, -1 }, { "sync", "sync", -1, -1 }, { "write", "write", -1, -1 },
+    { "reduce", "reduce", -1, -1 }, { "vector", "vector", -1, -1 }, { "sync", "sync", -1, -1 },
+    { "write", "write", -1, -1 },
 };
 
 static int test_phase_of(void *ctx, int64_t op)

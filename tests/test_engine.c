@@ -1,11 +1,14 @@
 /* Engine semantics on hand-built programs: dispatch to the lowest free unit in launch order, pinned
  * CTAs, latency only between units, zero-length ops, deadlocks reported instead of hung on. */
 #include "engine.h"
+#include "prefault.h"
 #include "stats.h"
 #include "tests.h"
 
 #include <check.h>
 #include <glib.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -485,12 +488,48 @@ START_TEST(sort_i64_matches_qsort_on_both_digit_widths)
 }
 END_TEST
 
+/* The VmFlags line of /proc/self/smaps for the mapping that holds addr ("" if none). */
+static char *vm_flags_at(uintptr_t addr)
+{
+    char *text = NULL, *flags = g_strdup("");
+    ck_assert(g_file_get_contents("/proc/self/smaps", &text, NULL, NULL));
+    char **lines = g_strsplit(text, "\n", -1);
+    bool is_in = false;
+    for (int i = 0; lines[i]; i++) {
+        unsigned long lo, hi;
+        if (sscanf(lines[i], "%lx-%lx ", &lo, &hi) == 2)
+            is_in = lo <= addr && addr < hi;
+        else if (is_in && g_str_has_prefix(lines[i], "VmFlags:"))
+            g_free(flags), flags = g_strdup(lines[i]);
+    }
+    g_strfreev(lines);
+    g_free(text);
+    return flags;
+}
+
+/* An array prefaulted (prefault.h) has its whole 2 MB parts advised as huge pages (smaps' VmFlags "hg"),
+ * where the kernel has transparent huge pages at all. */
+START_TEST(prefault_advises_huge_pages)
+{
+    if (!g_file_test("/sys/kernel/mm/transparent_hugepage/enabled", G_FILE_TEST_EXISTS))
+        return;
+    size_t bytes = (size_t)8 << 20;
+    char *a = sim_prefault(g_malloc(bytes), bytes);
+    uintptr_t inside = ((uintptr_t)a + ((uintptr_t)2 << 20) - 1) & ~(((uintptr_t)2 << 20) - 1);
+    char *flags = vm_flags_at(inside);
+    ck_assert_msg(strstr(flags, " hg") != NULL, "%s", flags);
+    g_free(flags);
+    g_free(a);
+}
+END_TEST
+
 Suite *suite_engine(void)
 {
     Suite *s = suite_create("engine");
     TCase *tc = tcase_create("semantics");
     tcase_add_test(tc, dispatch_goes_to_first_free_unit_in_launch_order);
     tcase_add_test(tc, sort_i64_matches_qsort_on_both_digit_widths);
+    tcase_add_test(tc, prefault_advises_huge_pages);
     tcase_add_test(tc, equal_free_times_pick_the_lowest_unit);
     tcase_add_test(tc, latency_applies_only_between_units);
     tcase_add_test(tc, zero_length_ops_and_two_engines);

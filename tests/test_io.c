@@ -110,6 +110,31 @@ START_TEST(same_file_is_refused)
 }
 END_TEST
 
+/* A reserve far above what is written: the file holds exactly what was written, and the reserved blocks past
+ * its end are freed at the close (no more than a few blocks beyond its size stay allocated). */
+START_TEST(reserve_is_cut_back_to_what_is_written)
+{
+    char *dir = tmp_dir(), *a = g_build_filename(dir, "a.txt", NULL);
+    SimError err = { 0 };
+    SimOutput out;
+    ck_assert_int_eq(sim_output_open(&out, a, &err), SIM_OK);
+    sim_output_reserve(&out, 64 << 20);
+    for (int i = 0; i < 1000; i++)
+        fprintf(out.f, "line %d\n", i);
+    ck_assert_int_eq(sim_output_commit(&out, &err), SIM_OK);
+    struct stat st;
+    ck_assert_int_eq(stat(a, &st), 0);
+    ck_assert_int_eq(st.st_size, 8890);
+    ck_assert_int_le((int64_t)st.st_blocks * 512, 64 << 10);
+    char *text = slurp(a);
+    ck_assert(g_str_has_prefix(text, "line 0\nline 1\n") && g_str_has_suffix(text, "line 999\n"));
+    g_free(text);
+    g_unlink(a);
+    g_rmdir(dir);
+    g_free(a), g_free(dir);
+}
+END_TEST
+
 START_TEST(trace_budget_refuses_before_reading)
 {
     Trace *t = NULL;
@@ -161,6 +186,7 @@ Suite *suite_io(void)
     tcase_add_test(tc, batch_error_removes_pending);
     tcase_add_test(tc, device_is_written_in_place);
     tcase_add_test(tc, same_file_is_refused);
+    tcase_add_test(tc, reserve_is_cut_back_to_what_is_written);
     tcase_add_test(tc, trace_budget_refuses_before_reading);
     tcase_add_test(tc, derived_costs_saturate);
     tcase_add_test(tc, times_that_could_overflow_are_refused);

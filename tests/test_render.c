@@ -252,6 +252,85 @@ START_TEST(csv_last_end_is_makespan_and_waits_match)
 }
 END_TEST
 
+/* Labels of a fa3 run, given two ways: a labeller called per op, and templates with the plan's tasks as the
+ * args table (whose labeller only counts the calls it gets). */
+typedef struct {
+    const Plan *plan;
+    const SimProgram *prog;
+    int calls;
+} TemplateCtx;
+
+static const SimRenderPhase test_phases[2 + SIM_OP_KIND_COUNT] = {
+    { "compute", "C h", 0, 0 }, { "reduce", "R h", 0, 0 }, { "compute", "compute", -1, -1 },
+    { "reduce", "reduce", -1, -1 }, { "vector", "vector", -1, -1 }, { "sync", "sync", -1, -1 },
+    { "write", "write", -1, -1 },
+};
+
+static int test_phase_of(void *ctx, int64_t op)
+{
+    const TemplateCtx *t = ctx;
+    SimOpKind kind = sim_op_kind(t->prog, op);
+    return sim_op_task(t->prog, op) >= 0 && kind <= SIM_OP_REDUCE ? (int)kind : 2 + (int)kind;
+}
+
+static void test_label(void *ctx, int64_t op, SimRenderLabel *out)
+{
+    TemplateCtx *t = ctx;
+    t->calls++;
+    int32_t task = sim_op_task(t->prog, op);
+    if (task < 0 || sim_op_kind(t->prog, op) > SIM_OP_REDUCE)
+        return;
+    const PlanTask *pt = &t->plan->tasks[task];
+    snprintf(out->name, sizeof out->name, "%s h%d", sim_op_kind(t->prog, op) ? "R" : "C", pt->head);
+    out->group = pt->head;
+    out->args[0] = pt->head, out->args[1] = pt->kv, out->args[2] = pt->q, out->args[3] = pt->rank;
+}
+
+/* The CSV and the trace from templates are the labeller's bytes, without one call to it; the op column
+ * counts up through 9, 99 and 999 and the wait column is sim_render_waits_new's. */
+START_TEST(templates_write_the_labellers_bytes)
+{
+    Run r;
+    run_policy(&r, "fa3", 24, 1, MASK_FULL, REDUCE_SERIAL); /* 1152 ops */
+    char *dir = g_dir_make_tmp("render-XXXXXX", NULL), *paths[4], *texts[4];
+    TemplateCtx by_call = { r.plan, r.prog, 0 }, by_template = by_call;
+    SimRenderSpec spec[2] = { spec_of(&r), spec_of(&r) };
+    for (int i = 0; i < 2; i++) {
+        spec[i].arg_names[0] = "head", spec[i].arg_names[1] = "kv", spec[i].arg_names[2] = "q";
+        spec[i].arg_names[3] = "rank", spec[i].label = test_label;
+    }
+    spec[0].label_ctx = &by_call, spec[1].label_ctx = &by_template;
+    spec[1].phases = test_phases, spec[1].phase_count = 2 + SIM_OP_KIND_COUNT, spec[1].phase_of = test_phase_of;
+    spec[1].task_args = (const int32_t *)r.plan->tasks, spec[1].task_arg_stride = 4;
+    SimTraceOptions opt = { .has_flows = true };
+    SimError err = { 0 };
+    for (int i = 0; i < 4; i++) {
+        paths[i] = tmp_path(dir, (const char *[]){ "a.csv", "b.csv", "a.json", "b.json" }[i]);
+        ck_assert_int_eq(i < 2 ? sim_render_csv(&spec[i], paths[i], &err)
+                               : sim_render_trace(&spec[i - 2], &opt, paths[i], &err), SIM_OK);
+        ck_assert(g_file_get_contents(paths[i], &texts[i], NULL, NULL));
+    }
+    ck_assert_int_eq(by_template.calls, 0);
+    ck_assert_int_eq(by_call.calls, 2 * r.prog->op_count);
+    ck_assert_str_eq(texts[0], texts[1]);
+    ck_assert_str_eq(texts[2], texts[3]);
+    int64_t *wait = sim_render_waits_new(r.prog, &r.s);
+    char **lines = g_strsplit(texts[1], "\n", -1);
+    for (int64_t op = 0; op < r.prog->op_count; op++) {
+        char **f = g_strsplit(lines[op + 1], ",", -1);
+        ck_assert_int_eq(atoll(f[0]), op);
+        ck_assert_int_eq(atoll(f[11]), wait[op]);
+        g_strfreev(f);
+    }
+    g_strfreev(lines);
+    g_free(wait);
+    for (int i = 0; i < 4; i++)
+        g_free(paths[i]), g_free(texts[i]);
+    remove_dir(dir);
+    run_free(&r);
+}
+END_TEST
+
 /* wait = start - max(dispatch, previous op of the CTA on the engine, in-CTA edge sources). */
 START_TEST(wait_counts_only_other_ctas)
 {
@@ -474,6 +553,33 @@ END_TEST
 /* Two processes in one file (sim perfetto's measured run and model): each its own pid, name and tracks,
  * slices split between them, flow ids unique across the file, the file's metadata the first's with the
  * version first and its integers as numbers. */
+/* The copying formatters give sim_format_i64's and sim_format_us's bytes: a counter stepped from 0 past
+ * 99999, a memo fed repeats and changes, microseconds from a count's own text. */
+START_TEST(memo_counter_and_text_us_format_as_printf)
+{
+    char a[64], b[64];
+    SimFormatCounter n = { "0", 1 };
+    SimFormatMemo m = { 0 };
+    for (int64_t v = 0; v < 120000; v++, sim_format_counter_step(&n)) {
+        snprintf(b, sizeof b, "%" G_GINT64_FORMAT, v);
+        ck_assert_int_eq(n.len, strlen(b));
+        ck_assert(memcmp(n.digits, b, n.len) == 0);
+        int64_t repeated = v / 3 - 20000; /* each value three times, negative ones too */
+        *sim_format_memo(a, &m, repeated) = '\0';
+        snprintf(b, sizeof b, "%" G_GINT64_FORMAT, repeated);
+        ck_assert_str_eq(a, b);
+        int64_t ns = v * v % 1000003 + (v < 2000 ? 0 : v * 1000); /* short counts and long ones */
+        char text[24];
+        size_t len = (size_t)(sim_format_i64(text, ns) - text);
+        *sim_format_us_of_text(a, text, len) = '\0';
+        *sim_format_us(b, ns) = '\0';
+        ck_assert_str_eq(a, b);
+    }
+    *sim_format_memo(a, &(SimFormatMemo){ 0 }, 0) = '\0'; /* a zeroed memo formats its first value, 0 too */
+    ck_assert_str_eq(a, "0");
+}
+END_TEST
+
 START_TEST(trace_set_two_processes)
 {
     Run a, b;
@@ -522,11 +628,13 @@ Suite *suite_render(void)
     Suite *s = suite_create("render");
     TCase *tc = tcase_create("outputs");
     tcase_add_test(tc, writer_formats_as_printf);
+    tcase_add_test(tc, memo_counter_and_text_us_format_as_printf);
     tcase_add_test(tc, trace_parses_and_no_slices_overlap);
     tcase_add_test(tc, trace_estimate_and_cap);
     tcase_add_test(tc, trace_set_two_processes);
     tcase_add_test(tc, csv_last_end_is_makespan_and_waits_match);
     tcase_add_test(tc, wait_counts_only_other_ctas);
+    tcase_add_test(tc, templates_write_the_labellers_bytes);
     tcase_add_test(tc, gantt_draws_png_and_svg);
     tcase_add_test(tc, gantt_samples_rows_above_the_threshold);
     tcase_add_test(tc, gantt_rasters_boxes_below_a_pixel);

@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-/* Faults in the whole pages inside [p, p + bytes) for writing; below 64 KB, or where the system has no
- * such call, does nothing. Contents are unchanged; failure (no memory now) is left to the first writes,
+/* Faults in the whole pages inside [p, p + bytes) for writing, its whole 2 MB parts asked for as huge pages
+ * (MADV_HUGEPAGE); below 64 KB, or where the system has no such call, does nothing. Contents are unchanged; failure (no memory now) is left to the first writes,
  * as without it. Returns p. */
 void *sim_prefault(void *p, size_t bytes);
 

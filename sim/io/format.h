@@ -65,6 +65,60 @@ static inline char *sim_format_us(char *p, int64_t ns)
     return p + 4;
 }
 
+/* A column's value in the row before and its text: where a row repeats it (its CTA, a task's args within its
+ * CTA, a zero wait) sim_format_memo copies the text rather than formatting it again. Zero it to start. */
+typedef struct {
+    int64_t value;
+    size_t len;                       /* 0: nothing formatted yet */
+    char text[24];                    /* a number (at most 20 bytes) and room for a whole-block copy */
+} SimFormatMemo;
+
+/* v's text at p through m; writes 24 bytes of room (the text, then bytes the caller overwrites); returns
+ * the end of the text. */
+static inline char *sim_format_memo(char *p, SimFormatMemo *m, int64_t v)
+{
+    if (v != m->value || m->len == 0) {
+        m->value = v;
+        m->len = (size_t)(sim_format_i64(m->text, v) - m->text);
+    }
+    memcpy(p, m->text, sizeof m->text);
+    return p + m->len;
+}
+
+/* A row counter as decimal text, stepped in place rather than formatted: {"0", 1} counts from 0. */
+typedef struct {
+    char digits[24];
+    size_t len;
+} SimFormatCounter;
+
+static inline void sim_format_counter_step(SimFormatCounter *n)
+{
+    size_t i = n->len;
+    while (i > 0 && n->digits[i - 1] == '9')
+        n->digits[--i] = '0';
+    if (i > 0) {
+        n->digits[i - 1]++;
+        return;
+    }
+    memmove(n->digits + 1, n->digits, n->len++); /* 99..9 + 1: one more digit */
+    n->digits[0] = '1';
+}
+
+/* sim_format_us of ns >= 0 from ns's own decimal text (len digits): its digits with the point put in. */
+static inline char *sim_format_us_of_text(char *p, const char *ns_text, size_t len)
+{
+    if (len > 3) {
+        memcpy(p, ns_text, len - 3);
+        p += len - 3;
+        *p++ = '.';
+        memcpy(p, ns_text + len - 3, 3);
+        return p + 3;
+    }
+    memcpy(p, "0.000", 5);
+    memcpy(p + 5 - len, ns_text, len);
+    return p + 5;
+}
+
 /* A buffered writer for large outputs. Errors are sticky: sim_writer_done reports any. */
 typedef struct {
     FILE *f;

@@ -35,6 +35,7 @@ struct SimOutputSink {
     int fd;
     int error;           /* errno of the first failure, IS_AN_INPUT, or 0 */
     bool is_checked;     /* standard output: compared with the inputs before the first write */
+    bool is_reserved;    /* blocks were reserved past what is written: cut back to it at the close */
 };
 
 static GMutex lock;                       /* guards the writers of live[] and the set's targets */
@@ -114,6 +115,9 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 static int sink_close(void *cookie)
 {
     SimOutputSink *s = cookie;
+    off_t end = s->is_reserved ? lseek(s->fd, 0, SEEK_CUR) : -1;
+    if (end >= 0 && ftruncate(s->fd, end) != 0 && !s->error) /* frees the reserved blocks past the end */
+        s->error = errno;
     int rc = s->fd > STDERR_FILENO ? close(s->fd) : 0;
     if (rc != 0 && !s->error)
         s->error = errno;
@@ -377,6 +381,13 @@ static SimStatus rename_all(int mark, SimError *err)
     if (deferred_signal)
         raise(deferred_signal); /* the handler now removes what is left and the process dies of it */
     return err->status;
+}
+
+void sim_output_reserve(SimOutput *out, int64_t bytes)
+{
+    if (out->is_in_place || bytes <= 0)
+        return;
+    out->sink->is_reserved = fallocate(out->sink->fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)bytes) == 0;
 }
 
 SimStatus sim_output_commit(SimOutput *out, SimError *err)

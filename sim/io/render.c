@@ -5,6 +5,8 @@
 #include <glib.h>
 #include <string.h>
 
+#include "format.h"
+
 void sim_render_label(const SimRenderSpec *spec, int64_t op, bool is_name_wanted, SimRenderLabel *out)
 {
     const char *kind = sim_op_kind_name(sim_op_kind(spec->program, op));
@@ -15,29 +17,69 @@ void sim_render_label(const SimRenderSpec *spec, int64_t op, bool is_name_wanted
     out->phase = kind;
     out->group = -1;
     memset(out->args, 0, sizeof out->args);
-    if (spec->label)
+    if (spec->phases) {
+        const SimRenderPhase *ph = sim_render_phase(spec, op, out->args);
+        out->phase = ph->phase;
+        out->group = ph->group_arg >= 0 ? (int32_t)out->args[ph->group_arg] : -1;
+        if (is_name_wanted) {
+            size_t n = strlen(ph->name);
+            g_assert(n + 21 <= sizeof out->name);
+            memcpy(out->name, ph->name, n + 1);
+            if (ph->name_arg >= 0)
+                *sim_format_i64(out->name + n, out->args[ph->name_arg]) = '\0';
+        }
+    } else if (spec->label) {
         spec->label(spec->label_ctx, op, out);
+    }
+}
+
+const char *sim_render_phase_args(const SimRenderSpec *spec, int64_t op, int64_t *args)
+{
+    if (spec->phases)
+        return sim_render_phase(spec, op, args)->phase;
+    SimRenderLabel l;
+    sim_render_label(spec, op, false, &l);
+    memcpy(args, l.args, sizeof l.args);
+    return l.phase;
+}
+
+void sim_render_waits_init(SimRenderWaits *w, const SimProgram *p, const SimSchedule *s)
+{
+    g_assert(p->engines_per_unit <= 256); /* as in sim_program_seal */
+    *w = (SimRenderWaits){ .p = p, .s = s, .cta = -1, .cta_end = 0 };
+}
+
+int64_t sim_render_wait_next(SimRenderWaits *w, int64_t op)
+{
+    const SimProgram *p = w->p;
+    const SimSchedule *s = w->s;
+    if (op >= w->cta_end) { /* op opens the next CTA with ops: a CTA's ops follow one another */
+        while (op >= w->cta_end) {
+            const SimCta *next = &p->ctas[++w->cta];
+            w->cta_end = next->op_begin + next->op_count;
+        }
+        g_assert(op == p->ctas[w->cta].op_begin);
+        w->cta_begin = op;
+        for (int k = 0; k < p->engines_per_unit; k++)
+            w->last_end[k] = s->cta_dispatch_ns[w->cta];
+    }
+    int k = sim_op_engine(p, op);
+    int64_t ready = w->last_end[k];
+    for (int64_t i = sim_program_in_begin(p, op), last = sim_program_in_end(p, op); i < last; i++) {
+        int64_t from = sim_edge_from(p, sim_program_in_edge(p, i));
+        if (from >= w->cta_begin && from < w->cta_end) /* of the same CTA: its ops are [cta_begin, cta_end) */
+            ready = MAX(ready, sim_schedule_end_ns(p, s, from));
+    }
+    w->last_end[k] = sim_schedule_end_ns(p, s, op);
+    return s->start_ns[op] - ready;
 }
 
 int64_t *sim_render_waits_new(const SimProgram *p, const SimSchedule *s)
 {
     int64_t *wait = g_new(int64_t, p->op_count);
-    int64_t last_end[256];
-    g_assert(p->engines_per_unit <= 256); /* as in sim_program_seal */
-    for (int32_t c = 0; c < p->cta_count; c++) {
-        for (int k = 0; k < p->engines_per_unit; k++)
-            last_end[k] = s->cta_dispatch_ns[c];
-        for (int64_t op = p->ctas[c].op_begin; op < p->ctas[c].op_begin + p->ctas[c].op_count; op++) {
-            int k = sim_op_engine(p, op);
-            int64_t ready = last_end[k];
-            for (int64_t i = sim_program_in_begin(p, op); i < sim_program_in_begin(p, op + 1); i++) {
-                int64_t from = sim_edge_from(p, sim_program_in_edge(p, i));
-                if (sim_op_cta(p, from) == c && sim_schedule_end_ns(p, s, from) > ready)
-                    ready = sim_schedule_end_ns(p, s, from);
-            }
-            wait[op] = s->start_ns[op] - ready;
-            last_end[k] = sim_schedule_end_ns(p, s, op);
-        }
-    }
+    SimRenderWaits w;
+    sim_render_waits_init(&w, p, s);
+    for (int64_t op = 0; op < p->op_count; op++)
+        wait[op] = sim_render_wait_next(&w, op);
     return wait;
 }

@@ -1,8 +1,9 @@
 /* Renderers of a realized schedule: Chrome Trace Event JSON (Perfetto, chrome://tracing), CSV (one row
  * per op) and a Gantt chart drawn by gnuplot (PNG or SVG, with its script and data kept beside it).
- * They take a generic description (program + schedule + analysis + track names + an optional labeller),
- * so attention jobs and Cube/Vector pipelines share them. Invariant: every file is written through
- * sim/output.h, so an error leaves nothing under the requested name; output bytes depend only on inputs. */
+ * They take a generic description (program + schedule + analysis + track names + a labeller or per-phase
+ * label templates), so attention jobs and Cube/Vector pipelines share them. Invariant: every file is
+ * written through sim/output.h, so an error leaves nothing under the requested name; output bytes depend
+ * only on inputs. */
 #ifndef SIM_RENDER_H
 #define SIM_RENDER_H
 
@@ -31,6 +32,17 @@ typedef struct {
 
 typedef void (*SimRenderLabelFn)(void *ctx, int64_t op, SimRenderLabel *out);
 
+/* One phase of a labelling by templates: its phase and name, its args read from a table of tasks, so the CSV
+ * and the trace label a million ops without a call that fills a SimRenderLabel each, and a slice is written
+ * from its phase's text escaped once. */
+typedef struct {
+    const char *phase;                /* static: CSV 'phase' column and trace category, e.g. "compute" */
+    const char *name;                 /* static: the slice name, or its prefix when name_arg >= 0 ("C h") */
+    int name_arg;                     /* the arg whose decimal value ends the name ("C h" + head); -1: none */
+    int group_arg;                    /* the arg that is the colour key (SimRenderLabel.group); -1: none */
+} SimRenderPhase;
+typedef int (*SimRenderPhaseFn)(void *ctx, int64_t op); /* op's index in SimRenderSpec.phases */
+
 typedef struct {
     const char *key, *value;          /* e.g. "policy", "shift"; borrowed */
 } SimRenderMeta;
@@ -53,8 +65,16 @@ typedef struct {
     int meta_count;
     uint32_t flow_edge_kinds;         /* bit (1u << SimEdgeKind) per edge kind drawn as trace arrows, e.g.
                                        * 1u << SIM_EDGE_ACCUM; used only when SimTraceOptions.has_flows */
-    SimRenderLabelFn label;           /* NULL: the defaults above */
+    SimRenderLabelFn label;           /* NULL: the defaults above (or the templates below) */
     void *label_ctx;
+    /* Labels by template, used instead of label where phases is set: op's phase is phases[phase_of(label_ctx,
+     * op)] and its args are its task's row of task_args, arg i = task_args[task * task_arg_stride + i]
+     * (all 0 for an op of no task, -1). Borrowed. */
+    const SimRenderPhase *phases;
+    int phase_count;
+    SimRenderPhaseFn phase_of;
+    const int32_t *task_args;
+    int task_arg_stride;
     /* The Gantt key's name of colour group k (e.g. a pipeline stage: "C1", "V1", ...), written into buf of
      * len bytes with label_ctx; NULL: "<group_name> <k>". No quote in it (it goes into a gnuplot string). */
     void (*group_label)(void *ctx, int32_t group, char *buf, size_t len);
@@ -76,14 +96,45 @@ typedef struct {
                                        * to hold them, "a,b" (attention: "kv", "q"); NULL: no labels */
 } SimGanttOptions;
 
-/* Fills out for op: the defaults above, then spec->label if set; the name only if is_name_wanted. */
+/* Fills out for op: the defaults above, then spec->label if set, or the templates (spec->phases); the name
+ * only if is_name_wanted. */
 void sim_render_label(const SimRenderSpec *spec, int64_t op, bool is_name_wanted, SimRenderLabel *out);
 
 /* Per op, the time it sat ready within its own CTA but did not start: start minus the latest of its
  * CTA's dispatch, the end of the previous op of its CTA on the same engine, and the ends of incoming
  * edges from ops of the same CTA. What remains is waiting on other CTAs (dQ semaphores, buffers,
  * latency). Returns a new array of op_count entries (g_free it). O(ops + edges). */
+/* Op's phase template and args where spec->phases is set (args: SIM_RENDER_MAX_ARGS entries, those past
+ * the arg names 0). */
+static inline const SimRenderPhase *sim_render_phase(const SimRenderSpec *spec, int64_t op, int64_t *args)
+{
+    int32_t task = sim_op_task(spec->program, op);
+    for (int i = 0; i < SIM_RENDER_MAX_ARGS; i++)
+        args[i] = 0;
+    if (task >= 0) {
+        const int32_t *row = spec->task_args + (int64_t)task * spec->task_arg_stride;
+        for (int i = 0; i < spec->task_arg_stride && i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++)
+            args[i] = row[i];
+    }
+    return &spec->phases[spec->phase_of(spec->label_ctx, op)];
+}
+
+/* Op's phase and its args (SIM_RENDER_MAX_ARGS entries): through the templates where spec->phases is set,
+ * without filling a whole label; else as sim_render_label. */
+const char *sim_render_phase_args(const SimRenderSpec *spec, int64_t op, int64_t *args);
+
 int64_t *sim_render_waits_new(const SimProgram *p, const SimSchedule *s);
+/* The same one op at a time, without the array: sim_render_wait_next takes every op in op order (a CTA's
+ * ops follow one another, CTAs in order), from 0; O(1 + the op's incoming edges) each. */
+typedef struct {
+    const SimProgram *p;              /* borrowed */
+    const SimSchedule *s;             /* borrowed */
+    int32_t cta;                      /* the CTA of the last op taken */
+    int64_t cta_begin, cta_end;       /* its first op, one past its last */
+    int64_t last_end[256];            /* per engine: the end of its last op in the CTA, or its dispatch */
+} SimRenderWaits;
+void sim_render_waits_init(SimRenderWaits *w, const SimProgram *p, const SimSchedule *s);
+int64_t sim_render_wait_next(SimRenderWaits *w, int64_t op);
 
 /* Estimated size of the trace in bytes: ops of nonzero duration are slices, edges of the flow kinds
  * between two slices are arrows. O(ops + edges). */

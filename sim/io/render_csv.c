@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "format.h"
 #include "output.h"
@@ -50,29 +51,42 @@ static SimStatus write_sidecar(const SimRenderSpec *spec, const char *csv_path, 
     return sim_output_commit(&out, err);
 }
 
-/* One row: the numbers go straight into the writer's buffer, one room check per part of the row. */
-static void write_row(SimWriter *w, const SimRenderSpec *spec, int64_t op, int64_t wait_ns)
+/* What a row copies from the row before: the columns' memos and the phase's text. */
+typedef struct {
+    SimFormatCounter op;
+    SimFormatMemo head[2];            /* cta, unit */
+    SimFormatMemo args[SIM_RENDER_MAX_ARGS];
+    SimFormatMemo engine, wait;
+    const char *phase;                /* the last phase, its length */
+    size_t phase_len;
+} RowMemo;
+
+/* One row: the numbers go straight into the writer's buffer, one room check for the row. */
+static void write_row(SimWriter *w, const SimRenderSpec *spec, RowMemo *m, int64_t op, int64_t wait_ns)
 {
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
-    SimRenderLabel l;
-    sim_render_label(spec, op, false, &l);
-    enum { NUMBER = 21 }; /* a number and its comma */
-    char *c = sim_writer_room(w, NUMBER * (3 + SIM_RENDER_MAX_ARGS));
-    const int64_t head[] = { op, sim_op_cta(p, op), s->cta_unit[sim_op_cta(p, op)] };
-    for (int i = 0; i < 3; i++)
-        c = sim_format_i64(c, head[i]), *c++ = ',';
+    int64_t args[SIM_RENDER_MAX_ARGS];
+    const char *phase = sim_render_phase_args(spec, op, args);
+    if (phase != m->phase)
+        m->phase = phase, m->phase_len = strlen(phase);
+    enum { NUMBER = 25 }; /* a number, its comma and a memo's whole-block copy */
+    char *c = sim_writer_room(w, NUMBER * (10 + SIM_RENDER_MAX_ARGS) + m->phase_len);
+    c = (char *)memcpy(c, m->op.digits, m->op.len) + m->op.len;
+    sim_format_counter_step(&m->op);
+    int32_t cta = sim_op_cta(p, op);
+    *c++ = ',', c = sim_format_memo(c, &m->head[0], cta);
+    *c++ = ',', c = sim_format_memo(c, &m->head[1], s->cta_unit[cta]);
     for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++)
-        c = sim_format_i64(c, l.args[i]), *c++ = ',';
-    sim_writer_end(w, c);
-    sim_writer_str(w, l.phase);
-    c = sim_writer_room(w, NUMBER * 5 + 1);
-    const int64_t tail[] = { sim_op_engine(p, op), s->start_ns[op], sim_schedule_end_ns(p, s, op), wait_ns,
-                             spec->analysis ? spec->analysis->is_critical[op] : 0 };
-    for (int i = 0; i < 5; i++)
-        *c++ = ',', c = sim_format_i64(c, tail[i]);
-    *c++ = '\n';
-    sim_writer_end(w, c);
+        *c++ = ',', c = sim_format_memo(c, &m->args[i], args[i]);
+    *c++ = ',';
+    c = (char *)memcpy(c, phase, m->phase_len) + m->phase_len;
+    *c++ = ',', c = sim_format_memo(c, &m->engine, sim_op_engine(p, op));
+    *c++ = ',', c = sim_format_i64(c, s->start_ns[op]);
+    *c++ = ',', c = sim_format_i64(c, sim_schedule_end_ns(p, s, op));
+    *c++ = ',', c = sim_format_memo(c, &m->wait, wait_ns);
+    c[0] = ',', c[1] = spec->analysis && spec->analysis->is_critical[op] ? '1' : '0', c[2] = '\n';
+    sim_writer_end(w, c + 3);
 }
 
 SimStatus sim_render_csv(const SimRenderSpec *spec, const char *path, SimError *err)
@@ -82,14 +96,19 @@ SimStatus sim_render_csv(const SimRenderSpec *spec, const char *path, SimError *
     if (sim_output_open(&out, path, err) != SIM_OK)
         return sim_output_batch_end(mark, err->status, err);
     const SimProgram *p = spec->program;
-    int64_t *wait = sim_render_waits_new(p, spec->schedule);
+    SimRenderWaits waits;
+    sim_render_waits_init(&waits, p, spec->schedule);
+    int digits = 1; /* of the makespan: the widest time */
+    for (int64_t t = spec->schedule->makespan_ns; t >= 10; t /= 10)
+        digits++;
+    sim_output_reserve(&out, p->op_count * (48 + 3 * digits + 8 * SIM_RENDER_MAX_ARGS)); /* a row at most, about */
     write_header(out.f, spec);
     SimWriter w;
     sim_writer_init(&w, out.f);
+    RowMemo memo = { .op = { "0", 1 } };
     for (int64_t op = 0; op < p->op_count; op++)
-        write_row(&w, spec, op, wait[op]);
+        write_row(&w, spec, &memo, op, sim_render_wait_next(&waits, op));
     sim_writer_done(&w); /* a failed write sets the stream's error flag, which sim_output_commit reports */
-    g_free(wait);
     bool has_sidecar = !out.is_in_place && (spec->title || spec->meta_count);
     if (sim_output_commit(&out, err) == SIM_OK && has_sidecar)
         write_sidecar(spec, path, err);

@@ -90,14 +90,47 @@ static void write_process(FILE *f, const SimRenderSpec *spec, int pid, bool is_f
         }
 }
 
-/* What every slice repeats, escaped once: each label arg's JSON key with its colon, and each op kind's
- * name as a JSON string (the phase most labels keep). */
+/* A template's text: ",\"name\":\"C h" before the name's number and "\",\"cat\":..." after it, or the whole
+ * name and category and "" (a name without a number). */
 typedef struct {
+    char *pre, *post;                    /* owned */
+    size_t pre_len, post_len;
+} PhaseText;
+
+/* What every slice of a process repeats, escaped once: its opening up to the tid, each label arg's JSON key
+ * with its colon, each op kind's name as a JSON string (the phase most labels keep) and, with templates,
+ * each phase's name and category around the name's number; and the numbers of the slice before. */
+typedef struct {
+    char *open;                          /* owned: ",\n{"ph":"X","pid":P,"tid":" */
+    size_t open_len;
     char *arg_keys[SIM_RENDER_MAX_ARGS]; /* owned; NULL past the last arg */
     size_t arg_key_len[SIM_RENDER_MAX_ARGS];
     char *kinds[SIM_OP_KIND_COUNT];      /* owned */
     size_t kind_len[SIM_OP_KIND_COUNT];
+    PhaseText *phase_text;               /* owned: with templates, one per phase */
+    SimFormatCounter op;                 /* the next op's number: every op is counted, slice or not */
+    SimFormatMemo tid[SIM_RENDER_MAX_ENGINES], cta, args[SIM_RENDER_MAX_ARGS], wait;
 } SliceKeys;
+
+/* The texts every slice copies are padded with PAD bytes, so one of at most PAD bytes is copied whole by a
+ * copy of fixed size (a few vector moves, not a call); the room asked for covers the pad. */
+enum { PAD = 32 };
+static char *padded(char *s)
+{
+    size_t n = strlen(s);
+    s = g_realloc(s, n + PAD + 1);
+    memset(s + n, 0, PAD + 1);
+    return s;
+}
+
+static inline char *put_padded(char *c, const char *text, size_t len)
+{
+    if (len <= PAD)
+        memcpy(c, text, PAD);
+    else
+        memcpy(c, text, len);
+    return c + len;
+}
 
 /* s as a JSON string (sim_write_json_string's bytes), then tail; a new string and its length. */
 static char *json_text(const char *s, const char *tail, size_t *len)
@@ -116,79 +149,153 @@ static char *json_text(const char *s, const char *tail, size_t *len)
     return g_string_free(t, FALSE);
 }
 
-static void keys_init(SliceKeys *k, const SimRenderSpec *spec)
+/* A template's text, escaped once. */
+static PhaseText phase_text(const SimRenderPhase *ph)
 {
-    *k = (SliceKeys){ 0 };
-    for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++)
-        k->arg_keys[i] = json_text(spec->arg_names[i], ":", &k->arg_key_len[i]);
-    for (int i = 0; i < SIM_OP_KIND_COUNT; i++)
-        k->kinds[i] = json_text(sim_op_kind_name(i), "", &k->kind_len[i]);
+    size_t len;
+    char *name = json_text(ph->name, "", &len), *cat = json_text(ph->phase, "", &len);
+    PhaseText t;
+    if (ph->name_arg >= 0) {
+        name[strlen(name) - 1] = '\0'; /* the closing quote follows the number */
+        t.pre = g_strconcat(",\"name\":", name, NULL);
+        t.post = g_strconcat("\",\"cat\":", cat, NULL);
+    } else {
+        t.pre = g_strconcat(",\"name\":", name, ",\"cat\":", cat, NULL);
+        t.post = g_strdup("");
+    }
+    g_free(name), g_free(cat);
+    t.pre_len = strlen(t.pre), t.post_len = strlen(t.post);
+    t.pre = padded(t.pre), t.post = padded(t.post);
+    return t;
 }
 
-static void keys_clear(SliceKeys *k)
+static void keys_init(SliceKeys *k, const SimRenderSpec *spec, int pid)
 {
+    *k = (SliceKeys){ .open = g_strdup_printf(",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":", pid), .op = { "0", 1 } };
+    k->open_len = strlen(k->open);
+    k->open = padded(k->open);
+    for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++)
+        k->arg_keys[i] = padded(json_text(spec->arg_names[i], ":", &k->arg_key_len[i]));
+    for (int i = 0; i < SIM_OP_KIND_COUNT; i++)
+        k->kinds[i] = json_text(sim_op_kind_name(i), "", &k->kind_len[i]);
+    k->phase_text = g_new(PhaseText, spec->phases ? spec->phase_count : 0);
+    for (int i = 0; spec->phases && i < spec->phase_count; i++)
+        k->phase_text[i] = phase_text(&spec->phases[i]);
+}
+
+static void keys_clear(SliceKeys *k, int phase_count)
+{
+    g_free(k->open);
     for (int i = 0; i < SIM_RENDER_MAX_ARGS; i++)
         g_free(k->arg_keys[i]);
     for (int i = 0; i < SIM_OP_KIND_COUNT; i++)
         g_free(k->kinds[i]);
+    for (int i = 0; i < phase_count; i++)
+        g_free(k->phase_text[i].pre), g_free(k->phase_text[i].post);
+    g_free(k->phase_text);
 }
 
 /* Appends the literal text lit (a string constant) at c. */
 #define PUT(c, lit) (memcpy((c), (lit), sizeof(lit) - 1), (c) += sizeof(lit) - 1)
 
-static void write_slice(SimWriter *w, const SimRenderSpec *spec, const SliceKeys *keys, int pid, int64_t op,
-                        int64_t wait_ns)
+/* The slice's name and category from its label (escaped here); its args into args. */
+static char *put_label(SimWriter *w, char *c, const SimRenderSpec *spec, SliceKeys *keys, int64_t op,
+                       int64_t *args)
 {
-    const SimProgram *p = spec->program;
-    const SimSchedule *s = spec->schedule;
-    bool is_critical = spec->analysis && spec->analysis->is_critical[op];
     SimRenderLabel l;
     sim_render_label(spec, op, true, &l);
-    char *c = sim_writer_room(w, 192);
-    PUT(c, ",\n{\"ph\":\"X\",\"pid\":");
-    c = sim_format_i64(c, pid);
-    PUT(c, ",\"tid\":");
-    c = sim_format_i64(c, track_of(p, s, op));
-    PUT(c, ",\"ts\":");
-    c = sim_format_us(c, s->start_ns[op]);
-    PUT(c, ",\"dur\":");
-    c = sim_format_us(c, sim_schedule_end_ns(p, s, op) - s->start_ns[op]);
+    memcpy(args, l.args, sizeof l.args);
     PUT(c, ",\"name\":");
     sim_writer_end(w, c);
     sim_writer_json_string(w, l.name);
-    SimOpKind kind = sim_op_kind(p, op);
-    c = sim_writer_room(w, 256 + keys->kind_len[kind]);
+    SimOpKind kind = sim_op_kind(spec->program, op);
+    c = sim_writer_room(w, 16 + keys->kind_len[kind]);
     PUT(c, ",\"cat\":");
-    if (l.phase == sim_op_kind_name(kind)) { /* the default, escaped once */
-        memcpy(c, keys->kinds[kind], keys->kind_len[kind]);
-        c += keys->kind_len[kind];
+    if (l.phase == sim_op_kind_name(kind)) /* the default, escaped once */
+        return (char *)memcpy(c, keys->kinds[kind], keys->kind_len[kind]) + keys->kind_len[kind];
+    sim_writer_end(w, c);
+    sim_writer_json_string(w, l.phase);
+    return sim_writer_room(w, 0);
+}
+
+/* The slice's name and category from its phase's template; its args into args. */
+static char *put_template(SimWriter *w, char *c, const SimRenderSpec *spec, SliceKeys *keys, int64_t op,
+                          int64_t *args)
+{
+    const SimRenderPhase *ph = sim_render_phase(spec, op, args);
+    const PhaseText *t = &keys->phase_text[ph - spec->phases];
+    sim_writer_end(w, c);
+    c = sim_writer_room(w, t->pre_len + t->post_len + 24 + 2 * PAD);
+    c = put_padded(c, t->pre, t->pre_len);
+    if (ph->name_arg >= 0)
+        c = sim_format_memo(c, &keys->args[ph->name_arg], args[ph->name_arg]);
+    return put_padded(c, t->post, t->post_len);
+}
+
+/* The slice's track, start and duration: the track's number kept per engine (it repeats within a CTA), the
+ * start in microseconds from its own nanoseconds' text (written into start, len bytes, for its arg). */
+static char *put_times(char *c, const SimRenderSpec *spec, SliceKeys *keys, int64_t op, int64_t end_ns,
+                       char *start, size_t *len)
+{
+    const SimProgram *p = spec->program;
+    const SimSchedule *s = spec->schedule;
+    int k = sim_op_engine(p, op);
+    c = k < SIM_RENDER_MAX_ENGINES ? sim_format_memo(c, &keys->tid[k], track_of(p, s, op))
+                                   : sim_format_i64(c, track_of(p, s, op));
+    PUT(c, ",\"ts\":");
+    int64_t start_ns = s->start_ns[op];
+    size_t n = *len = (size_t)(sim_format_i64(start, start_ns) - start);
+    if (start_ns >= 1000) { /* sim_format_us_of_text, in copies of fixed size from the padded start */
+        memcpy(c, start, 24);
+        c[n - 3] = '.';
+        memcpy(c + n - 2, start + n - 3, 3);
+        c += n + 1;
     } else {
-        sim_writer_end(w, c);
-        sim_writer_json_string(w, l.phase);
-        c = sim_writer_room(w, 256);
+        c = start_ns >= 0 ? sim_format_us_of_text(c, start, n) : sim_format_us(c, start_ns);
     }
+    PUT(c, ",\"dur\":");
+    return sim_format_us(c, end_ns - start_ns);
+}
+
+/* One slice; keys->op is op's number. */
+static void write_slice(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys, int64_t op, int64_t end_ns,
+                        int64_t wait_ns)
+{
+    const SimProgram *p = spec->program;
+    bool is_critical = spec->analysis && spec->analysis->is_critical[op];
+    int64_t args[SIM_RENDER_MAX_ARGS];
+    char start[24 + PAD];
+    size_t start_len;
+    char *c = sim_writer_room(w, 160 + PAD + keys->open_len); /* tid, ts and dur: 24 + 47 + 48 */
+    c = put_padded(c, keys->open, keys->open_len);
+    c = put_times(c, spec, keys, op, end_ns, start, &start_len);
+    c = spec->phases ? put_template(w, c, spec, keys, op, args) : put_label(w, c, spec, keys, op, args);
+    sim_writer_end(w, c);
+    enum { ROOM = 640 }; /* what follows, keys of at most 24 bytes: 28 + 6 x (PAD + 25) args + 196 */
+    c = sim_writer_room(w, ROOM);
     if (is_critical)
         PUT(c, ",\"cname\":\"terrible\"");
     PUT(c, ",\"args\":{");
     for (int i = 0; i < SIM_RENDER_MAX_ARGS && keys->arg_keys[i]; i++) {
-        sim_writer_end(w, c);
-        c = sim_writer_room(w, keys->arg_key_len[i] + 22);
-        memcpy(c, keys->arg_keys[i], keys->arg_key_len[i]);
-        c = sim_format_i64(c + keys->arg_key_len[i], l.args[i]);
+        if (keys->arg_key_len[i] > 24) { /* a long key: room of its own */
+            sim_writer_end(w, c);
+            c = sim_writer_room(w, keys->arg_key_len[i] + ROOM);
+        }
+        c = put_padded(c, keys->arg_keys[i], keys->arg_key_len[i]);
+        c = sim_format_memo(c, &keys->args[i], args[i]);
         *c++ = ',';
     }
-    sim_writer_end(w, c);
-    c = sim_writer_room(w, 192);
     PUT(c, "\"op\":");
-    c = sim_format_i64(c, op);
+    memcpy(c, keys->op.digits, sizeof keys->op.digits);
+    c += keys->op.len;
     PUT(c, ",\"cta\":");
-    c = sim_format_i64(c, sim_op_cta(p, op));
+    c = sim_format_memo(c, &keys->cta, sim_op_cta(p, op));
     PUT(c, ",\"start_ns\":");
-    c = sim_format_i64(c, s->start_ns[op]);
+    c = put_padded(c, start, start_len);
     PUT(c, ",\"end_ns\":");
-    c = sim_format_i64(c, sim_schedule_end_ns(p, s, op));
+    c = sim_format_i64(c, end_ns);
     PUT(c, ",\"wait_ns\":");
-    c = sim_format_i64(c, wait_ns);
+    c = sim_format_memo(c, &keys->wait, wait_ns);
     if (is_critical)
         PUT(c, ",\"critical\":true}}");
     else
@@ -234,17 +341,21 @@ static void write_events(SimWriter *w, const SimRenderSpec *spec, const SimTrace
 {
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
-    int64_t *wait = sim_render_waits_new(p, s);
+    SimRenderWaits waits;
+    sim_render_waits_init(&waits, p, s);
     SliceKeys keys;
-    keys_init(&keys, spec);
-    for (int64_t op = 0; op < p->op_count; op++)
-        if (sim_schedule_end_ns(p, s, op) > s->start_ns[op])
-            write_slice(w, spec, &keys, pid, op, wait[op]);
+    keys_init(&keys, spec, pid);
+    for (int64_t op = 0; op < p->op_count; op++) {
+        int64_t wait = sim_render_wait_next(&waits, op);
+        int64_t end = sim_schedule_end_ns(p, s, op);
+        if (end > s->start_ns[op])
+            write_slice(w, spec, &keys, op, end, wait);
+        sim_format_counter_step(&keys.op);
+    }
     for (int64_t e = 0; opt->has_flows && e < p->edge_count; e++)
         if (is_flow(spec, opt, e))
             write_flow(w, spec, pid, id_base, e);
-    keys_clear(&keys);
-    g_free(wait);
+    keys_clear(&keys, spec->phases ? spec->phase_count : 0);
 }
 
 SimStatus sim_render_trace_set(const SimRenderSpec *specs, int count, const SimTraceOptions *opt, const char *path,
@@ -260,6 +371,7 @@ SimStatus sim_render_trace_set(const SimRenderSpec *specs, int count, const SimT
     SimOutput out;
     if (sim_output_open(&out, path, err) != SIM_OK)
         return err->status;
+    sim_output_reserve(&out, bytes);
     write_file_metadata(out.f, &specs[0]);
     for (int i = 0; i < count; i++)
         write_process(out.f, &specs[i], i + 1, i == 0);

@@ -91,35 +91,27 @@ static const char *phase_letter(const SimProgram *p, int64_t op)
     return is_prologue(p, op) ? "P" : is_tail(p, op) ? "T" : letter[sim_op_kind(p, op)];
 }
 
-/* The op's phase name in outputs. */
-static const char *phase_name(const SimProgram *p, int64_t op)
-{
-    if (sim_op_kind(p, op) == SIM_OP_WRITE)
-        return "kv-write";
-    if (sim_op_kind(p, op) != SIM_OP_SYNC)
-        return sim_op_kind_name(sim_op_kind(p, op));
-    return is_prologue(p, op) ? "prologue" : is_tail(p, op) ? "reduce-tail" : "deposit";
-}
+/* An attention op's label templates: a task's op is named by its phase letter and head, "C h0" (a stable
+ * name, so Perfetto gives a head and phase one colour), coloured by head, with args head, kv, q, rank (a
+ * PlanTask's fields, in order); an op of no task by its kind alone. Indexed by attention_phase_of. */
+enum { PHASE_PROLOGUE = SIM_OP_KIND_COUNT, PHASE_TAIL, PHASE_NO_TASK };
+static const SimRenderPhase attention_phases[PHASE_NO_TASK + SIM_OP_KIND_COUNT] = {
+    { "compute", "C h", 0, 0 }, { "reduce", "R h", 0, 0 }, { "vector", "V h", 0, 0 }, { "deposit", "D h", 0, 0 },
+    { "kv-write", "W h", 0, 0 }, { "prologue", "P h", 0, 0 }, { "reduce-tail", "T h", 0, 0 },
+    { "compute", "compute", -1, -1 }, { "reduce", "reduce", -1, -1 }, { "vector", "vector", -1, -1 },
+    { "sync", "sync", -1, -1 }, { "write", "write", -1, -1 },
+};
+_Static_assert(sizeof(PlanTask) == 4 * sizeof(int32_t), "a PlanTask is the four label args head, kv, q, rank");
 
-/* Labels an attention op by its plan task: "C h0" (phase and head: a stable name, so Perfetto gives a head
- * and phase one colour), args head, kv, q, rank; colour = head. */
-static void label_attention_op(void *ctx, int64_t op, SimRenderLabel *out)
+static int attention_phase_of(void *ctx, int64_t op)
 {
-    const AttnLabelCtx *l = ctx;
-    int32_t task = sim_op_task(l->prog, op);
-    if (task < 0)
-        return;
-    const PlanTask *t = &l->plan->tasks[task];
-    out->phase = phase_name(l->prog, op);
-    if (out->is_name_wanted) { /* "%s h%d" without printf: traces name a million slices */
-        const char *letter = phase_letter(l->prog, op);
-        size_t n = strlen(letter);
-        memcpy(out->name, letter, n);
-        memcpy(out->name + n, " h", 2);
-        *sim_format_i64(out->name + n + 2, t->head) = '\0';
-    }
-    out->group = t->head;
-    out->args[0] = t->head, out->args[1] = t->kv, out->args[2] = t->q, out->args[3] = t->rank;
+    const SimProgram *p = ((const AttnLabelCtx *)ctx)->prog;
+    SimOpKind kind = sim_op_kind(p, op);
+    if (sim_op_task(p, op) < 0)
+        return PHASE_NO_TASK + (int)kind;
+    if (kind != SIM_OP_SYNC)
+        return (int)kind;
+    return is_prologue(p, op) ? PHASE_PROLOGUE : is_tail(p, op) ? PHASE_TAIL : (int)SIM_OP_SYNC;
 }
 
 /* The DOT graph's name of an op: its phase and tile pair, "C h0 kv3 q5". */
@@ -164,8 +156,10 @@ SimRenderSpec sim_job_render_spec(const AttnJob *job, const Plan *plan, const Si
                             .unit_column = "sm", .engine_names = { "compute", "reduction store" },
                             .arg_names = { "head", "kv", "q", "rank" }, .group_name = "head", .title = t->title,
                             .meta = t->meta, .meta_count = ATTN_META_COUNT,
-                            .flow_edge_kinds = 1u << SIM_EDGE_ACCUM, .label = label_attention_op,
-                            .label_ctx = &t->label_ctx };
+                            .flow_edge_kinds = 1u << SIM_EDGE_ACCUM, .label_ctx = &t->label_ctx,
+                            .phases = attention_phases, .phase_count = PHASE_NO_TASK + SIM_OP_KIND_COUNT,
+                            .phase_of = attention_phase_of,
+                            .task_args = plan ? (const int32_t *)plan->tasks : NULL, .task_arg_stride = 4 };
 }
 
 /* Trace, CSV, Gantt: pending in the job's output batch, so a later failure takes back the earlier ones. */

@@ -16,8 +16,10 @@ import bench  # noqa: E402  (Lib, inputs, reference, timing: one implementation)
 POLICIES = {"full": ["fa3", "descending", "shift"], "causal": ["fa3", "fa3-spt", "descending", "symmetric-shift"]}
 
 
-def plan_path(plans, policy, mask, s, bh):
-    name = f"{policy}-{mask}-s{s}-bh{bh}.plan"
+def plan_path(plans, policy, mask, s, bh, d):
+    """The plan of a shape for this run's kernel: 128-row Q tiles (-m128, make-shape-plans.py with TILE_M=128) for
+    the variants named ...m128 at head dim 64 (bench.block_m), else 64."""
+    name = f"{policy}-{mask}-s{s}-bh{bh}{'-m128' if bench.block_m(KERNEL, d) == 128 else ''}.plan"
     path = os.path.join("/tmp/dash-shape-plans", name)
     if not os.path.exists(path):
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -53,7 +55,7 @@ def run_shape(lib, sh, plans, out, trace_max_tasks, records):
         rec = dict(backend="dashsim", kernel=KERNEL, policy=pol, mode="atomic" if atomic else "deterministic", **base)
         try:
             if pol not in handles:
-                path, name = plan_path(plans, pol, mask, s, bh)
+                path, name = plan_path(plans, pol, mask, s, bh, d)
                 handles[pol] = (open_plan(lib, path), name)
             h, name = handles[pol]
             fn = bench.dash_fn(lib, h, t, scale, atomic)

@@ -25,17 +25,28 @@ def _sim():
     raise RuntimeError("no planner: set DASHSIM_SIM, or build bin/sim (make) or .dev/sim (gpu/scripts/bundle-sim.sh)")
 
 
-def kernel_profile(gpu_name=None):
-    """DASHSIM_KERNEL_PROFILE, else configs/kernels/gpu-bwd-wgmma-h200*.json on an H200 (or any *h200* profile of
-    the Hopper kernel), else configs/kernels/gpu-bwd-wgmma.json (measured on an H200, see its source)."""
+M128 = "wgmma-s2b2o1p0w2m128"  # the Hopper kernel's variant of 128 x 128 tiles at head dim 64 (docs/kernel.md)
+
+
+def kernel_for(d, gpu_name=None):
+    """(kernel, profile) for head dim d. DASHSIM_KERNEL_PROFILE (with DASHSIM_BWD_KERNEL, default "wgmma") overrides.
+    On an H200: at head dim 64 the m128 variant with its own profile (configs/kernels/gpu-bwd-wgmma-m128-h200.json:
+    4-11% faster than the default there, call 8 and its evidence), else the default with gpu-bwd-wgmma-h200.json.
+    Elsewhere the default with configs/kernels/gpu-bwd-wgmma.json (the H100's)."""
     if os.environ.get("DASHSIM_KERNEL_PROFILE"):
-        return os.environ["DASHSIM_KERNEL_PROFILE"]
+        return os.environ.get("DASHSIM_BWD_KERNEL", "wgmma"), os.environ["DASHSIM_KERNEL_PROFILE"]
     name = gpu_name or (torch.cuda.get_device_name() if torch.cuda.is_available() else "")
     if "H200" in name:
-        found = sorted(glob.glob(os.path.join(ROOT, "configs/kernels/gpu-bwd-wgmma*h200*.json")))
-        if found:
-            return found[0]
-    return os.path.join(ROOT, "configs/kernels/gpu-bwd-wgmma.json")
+        m128 = os.path.join(ROOT, "configs/kernels/gpu-bwd-wgmma-m128-h200.json")
+        if d == 64 and os.path.exists(m128):
+            return M128, m128
+        return "wgmma", os.path.join(ROOT, "configs/kernels/gpu-bwd-wgmma-h200.json")
+    return "wgmma", os.path.join(ROOT, "configs/kernels/gpu-bwd-wgmma.json")
+
+
+def kernel_profile(gpu_name=None, d=128):
+    """The kernel profile the planner ranks with (kernel_for's)."""
+    return kernel_for(d, gpu_name)[1]
 
 
 class _Lib:
@@ -52,7 +63,7 @@ class _Lib:
 
     def plan_path(self, mask, bh, s, d):
         """The best-ranked plan's file for the shape: made by the planner on first use, kept in the cache."""
-        prof = kernel_profile()
+        prof = kernel_profile(d=d)
         tag = os.path.splitext(os.path.basename(prof))[0]
         path = os.path.join(self.cache, f"{tag}-{mask}-s{s}-bh{bh}-d{d}.plan")
         if os.path.exists(path):
@@ -74,6 +85,9 @@ class _Lib:
             h = self.L.bwd_new(self.plan_path(*key).encode(), err, 1024)
             if not h:
                 raise RuntimeError(err.value.decode())
+            kernel = kernel_for(d)[0]
+            if kernel != "wgmma" and self.L.bwd_set_kernel(h, kernel.encode()):
+                raise RuntimeError(self.L.bwd_error(h).decode())
             self.handles[key] = h
         return self.handles[key]
 

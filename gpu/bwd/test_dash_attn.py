@@ -164,7 +164,8 @@ def test_transformer(quick):
 def main():
     quick = "--quick" in sys.argv
     torch.utils.deterministic.fill_uninitialized_memory = False
-    print(f"dash_attn: planner {dash_attn._sim()}, kernel profile {dash_attn.kernel_profile()}", flush=True)
+    print(f"dash_attn: planner {dash_attn._sim()}, kernel and profile at d64 {dash_attn.kernel_for(64)}, d128 "
+          f"{dash_attn.kernel_for(128)}", flush=True)
     shapes = [(2, 4, 4, 256, 64, True), (2, 4, 4, 384, 128, False), (1, 8, 2, 1024, 128, True),
               (1, 8, 2, 512, 64, False), (2, 4, 4, 1024, 64, True), (1, 4, 1, 640, 128, False)]
     res = dict(gradients=test_gradients(shapes[:3] if quick else shapes))

@@ -165,6 +165,13 @@ DASHSIM_API DashsimStatus dashsim_decode_json(const char *request_json, char **r
  * max_memory_mb. A schedule that deadlocks is DASHSIM_ERR_SCHEDULE with its sentence. O(ops). */
 DASHSIM_API DashsimStatus dashsim_pipeline_json(const char *request_json, char **result_json, char **error);
 
+/* `dashsim --plan FILE --json`: a plan file (docs/plan-format.md: a hand-written schedule, another tool's, or
+ * --emit-plan's) simulated after the same reader and plan_check as the command's and the GPU executor's. Keys:
+ * plan (the file's name, required; relative to the working directory), and overrides of the plan's own costs
+ * as the command's flags: c_ns, r_ns, latency_ns, reduce ("serial", "async"), dq_buffers; max_memory_mb. A plan
+ * that fails its checks is DASHSIM_ERR_INPUT or DASHSIM_ERR_SCHEDULE with "FILE:LINE: ...". O(tasks log SMs). */
+DASHSIM_API DashsimStatus dashsim_replay_json(const char *request_json, char **result_json, char **error);
+
 /* ---- A time budget and a cancel hook ---- */
 
 /* The caller's cancel hook: returns nonzero to stop the work. It is called on the thread that made the call,

@@ -165,6 +165,15 @@ DASHSIM_API DashsimStatus dashsim_decode_json(const char *request_json, char **r
  * max_memory_mb. A schedule that deadlocks is DASHSIM_ERR_SCHEDULE with its sentence. O(ops). */
 DASHSIM_API DashsimStatus dashsim_pipeline_json(const char *request_json, char **result_json, char **error);
 
+/* `dashsim --seqlen S --json`, one shape: "which schedule for my shape?". The shape is costed through the one
+ * costing path (a kernel profile's tiles and per-task costs, or FA3's tiles and the FLOPs estimate; the hardware
+ * profile's reductions), every policy for its mask (or the one named) is run on it, and the result ranks them:
+ * each one's makespan and time, the winner, its margins over FA3's orders, and a tie where the lead is below the
+ * validated error. Keys: seqlen (required), seqlen_k, head_dim, heads, batch, kv_heads, mask ("full", "causal"
+ * or a mask in tokens: window:W, document:L1,..., prefix:P), hardware (a preset: "h100-sxm", "h800-sxm",
+ * "h200-sxm"), profile, kernel (a name or a file, found as the command finds them), model ("profile",
+ * "paper"), policy (a name or "all"), reduce, dq_buffers, max_memory_mb. O(policies x one job run). */
+DASHSIM_API DashsimStatus dashsim_shape_json(const char *request_json, char **result_json, char **error);
 /* `dashsim --plan FILE --json`: a plan file (docs/plan-format.md: a hand-written schedule, another tool's, or
  * --emit-plan's) simulated after the same reader and plan_check as the command's and the GPU executor's. Keys:
  * plan (the file's name, required; relative to the working directory), and overrides of the plan's own costs

@@ -108,14 +108,9 @@ int cli_print_help(const char *text);
 int cli_list_masks(void);
 /* Prints "sim: <sentence>" on stderr and returns the exit code for err. */
 int cli_fail(const SimError *err);
-/* The default hardware profile (the h100-sxm preset's). */
-#define CLI_DEFAULT_PROFILE "h100-sxm"
 /* A hardware profile (name: "h100-sxm", or a file; NULL: the default) or a kernel profile ("gpu-bwd", or a
  * file), found from any directory (sim/io/datadir.h) into buf. SIM_ERR_IO naming every place looked. */
 SimStatus cli_find_profile(const char *name, char *buf, size_t len, SimError *err);
 SimStatus cli_find_kernel(const char *name, char *buf, size_t len, SimError *err);
-/* The same, for the hardware preset asked for: its own profile when one is installed (see cli_util.c). */
-SimStatus cli_find_profile_for(const char *name, const char *preset, char *buf, size_t len, SimError *err);
-SimStatus cli_find_kernel_for(const char *name, const char *preset, char *buf, size_t len, SimError *err);
 
 #endif

@@ -2,6 +2,8 @@
  * the same file from every directory. */
 #include "datadir.h"
 
+#include "costmodel.h"
+
 #include <glib.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -87,4 +89,31 @@ SimStatus sim_data_find_kernel(const char *name, char *out, size_t len, SimError
 SimStatus sim_data_find_profile(const char *name, char *out, size_t len, SimError *err)
 {
     return find_named("profiles", name, out, len, err);
+}
+
+/* The preset's own hardware profile (profiles/h200-sxm.json for h200-sxm) when no name is given and one is
+ * installed, else the default one (the costs line then says whose numbers they are). */
+SimStatus sim_data_find_profile_for(const char *name, const char *preset, char *out, size_t len, SimError *err)
+{
+    SimError quiet = { 0 };
+    if (!name && preset && sim_data_find_profile(preset, out, len, &quiet) == SIM_OK)
+        return SIM_OK;
+    return sim_data_find_profile(name ? name : SIM_DATA_DEFAULT_PROFILE, out, len, err);
+}
+
+/* A kernel profile named bare ("gpu-bwd-wgmma") is taken in the preset GPU's measurement when one is installed
+ * (gpu-bwd-wgmma-h200 for h200-sxm), else as named. */
+SimStatus sim_data_find_kernel_for(const char *name, const char *preset, char *out, size_t len, SimError *err)
+{
+    char gpu[16], own[128];
+    sim_cost_preset_gpu(preset, gpu, sizeof gpu);
+    SimError quiet = { 0 };
+    if (*gpu && !strchr(name, '/') && !g_str_has_suffix(name, ".json") && strlen(name) < 100) {
+        char *lower = g_ascii_strdown(gpu, -1);
+        snprintf(own, sizeof own, "%s-%s", name, lower);
+        g_free(lower);
+        if (!g_str_has_suffix(name, own + strlen(name)) && sim_data_find_kernel(own, out, len, &quiet) == SIM_OK)
+            return SIM_OK;
+    }
+    return sim_data_find_kernel(name, out, len, err);
 }

@@ -181,6 +181,17 @@ DASHSIM_API DashsimStatus dashsim_shape_json(const char *request_json, char **re
  * that fails its checks is DASHSIM_ERR_INPUT or DASHSIM_ERR_SCHEDULE with "FILE:LINE: ...". O(tasks log SMs). */
 DASHSIM_API DashsimStatus dashsim_replay_json(const char *request_json, char **result_json, char **error);
 
+/* `dashsim validate --json`: the model's error on measured kernel traces and timed runs (gpu/ executor traces,
+ * gpu/bwd's traces and kernel-runs files). Keys: traces (required: an array of trace files, kernel-runs files or
+ * directories), predict (true: check the profiles' prediction, no per-trace fit), profile, kernel (a name or a
+ * file, found as the command finds them), tolerance (a fraction; default 0.03, 0.05 with predict),
+ * speedup_tolerance (pp, default 2), latency_matrix, baseline (an earlier report: a regression fails the check),
+ * max_memory_mb, jobs (threads; the report does not depend on them). The result is the report. A model beyond
+ * its tolerance, a run not predicted or a regression is DASHSIM_ERR_CHECK *with* the report in *result_json and,
+ * in *error, the sentences (the verdict, then each regression): a failed check is an answer, not a failed call,
+ * and the only status that comes with a result. O(trace tasks x models). */
+DASHSIM_API DashsimStatus dashsim_validate_json(const char *request_json, char **result_json, char **error);
+
 /* ---- A time budget and a cancel hook ---- */
 
 /* The caller's cancel hook: returns nonzero to stop the work. It is called on the thread that made the call,

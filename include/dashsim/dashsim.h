@@ -55,7 +55,7 @@ typedef enum {
     DASHSIM_ERR_SCHEDULE = 3, /* the policy is not defined for the workload (e.g. odd N for symmetric-shift) */
     DASHSIM_ERR_LIMIT = 4,    /* over a stated size or memory cap (the sentence says which) */
     DASHSIM_ERR_IO = 5,       /* a file could not be read or written */
-    DASHSIM_ERR_CHECK = 6     /* a check failed */
+    DASHSIM_ERR_CHECK = 6     /* a check failed: dashsim_validate_json, which returns the report with it */
 } DashsimStatus;
 
 /* A status and its sentence (no trailing newline). A small record the caller owns. */

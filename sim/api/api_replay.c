@@ -22,10 +22,7 @@ typedef struct {
 } ReplayRequest;
 
 /* The integer keys in the order of the given bits, with the command's ranges (--c, --r, --latency, ...). */
-static const struct {
-    const char *key;
-    int64_t lo, hi;
-} int_keys[] = {
+static const ApiIntKey int_keys[] = {
     { "c_ns", 0, SIM_JOB_MAX_COST_NS }, { "r_ns", 0, SIM_JOB_MAX_COST_NS }, { "latency_ns", 0, SIM_JOB_MAX_LATENCY_NS },
     { "dq_buffers", 1, 64 }, { "max_memory_mb", 1, INT64_C(1) << 40 },
 };
@@ -57,15 +54,12 @@ static SimStatus parse_member(ReplayRequest *q, const cJSON *item, SimError *err
         q->given |= GIVEN_REDUCE;
         return SIM_OK;
     }
-    for (int k = 0; k < (int)G_N_ELEMENTS(int_keys); k++)
-        if (!strcmp(key, int_keys[k].key)) {
-            int64_t v;
-            if (api_json_int(item, int_keys[k].lo, int_keys[k].hi, &v) != SIM_OK)
-                return sim_error_set(err, SIM_ERR_INPUT, "request/%s: must be an integer in %" G_GINT64_FORMAT
-                                     "..%" G_GINT64_FORMAT, key, int_keys[k].lo, int_keys[k].hi);
-            set_int(q, k, v);
-            return SIM_OK;
-        }
+    int64_t v;
+    int k = api_json_int_member(int_keys, (int)G_N_ELEMENTS(int_keys), item, &v, err);
+    if (k >= 0)
+        set_int(q, k, v);
+    if (k != -1)
+        return err->status;
     return sim_error_set(err, SIM_ERR_INPUT, "request/%.64s: unknown key (see docs/api.md, dashsim_replay_json)", key);
 }
 

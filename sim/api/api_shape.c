@@ -19,10 +19,7 @@ typedef struct {
     bool has_seqlen;
 } ShapeRequest;
 
-static const struct {
-    const char *key;
-    int64_t lo, hi;
-} int_keys[] = {
+static const ApiIntKey int_keys[] = {
     { "seqlen", 1, 1 << 24 }, { "seqlen_k", 1, 1 << 24 }, { "head_dim", 1, 1024 }, { "heads", 1, SIM_JOB_MAX_COUNT },
     { "batch", 1, SIM_JOB_MAX_COUNT }, { "kv_heads", 1, SIM_JOB_MAX_COUNT }, { "dq_buffers", 1, 64 },
     { "max_memory_mb", 1, INT64_C(1) << 40 },
@@ -73,15 +70,12 @@ static SimStatus parse_member(ShapeRequest *r, const cJSON *item, SimError *err)
         if (!strcmp(key, text_keys[i]))
             return cJSON_IsString(item) ? set_text(r, key, item->valuestring, err)
                                         : sim_error_set(err, SIM_ERR_INPUT, "request/%s: must be a string", key);
-    for (int k = 0; k < (int)G_N_ELEMENTS(int_keys); k++)
-        if (!strcmp(key, int_keys[k].key)) {
-            int64_t v;
-            if (api_json_int(item, int_keys[k].lo, int_keys[k].hi, &v) != SIM_OK)
-                return sim_error_set(err, SIM_ERR_INPUT, "request/%s: must be an integer in %" G_GINT64_FORMAT
-                                     "..%" G_GINT64_FORMAT, key, int_keys[k].lo, int_keys[k].hi);
-            set_int(r, k, v);
-            return SIM_OK;
-        }
+    int64_t v;
+    int k = api_json_int_member(int_keys, (int)G_N_ELEMENTS(int_keys), item, &v, err);
+    if (k >= 0)
+        set_int(r, k, v);
+    if (k != -1)
+        return err->status;
     return sim_error_set(err, SIM_ERR_INPUT, "request/%.64s: unknown key (see docs/api.md, dashsim_shape_json)", key);
 }
 

@@ -17,7 +17,8 @@
 
 static const char usage[] =
     "usage: sim calibrate RAW.json [--latency-matrix FILE] [--load RAW.json] [--clock RAW.json] [-o PROFILE.json]\n"
-    "       sim calibrate --kernel TRACE... [--runs RUNS.json] [--name NAME] [--write-rule R] [-o KERNEL.json]\n"
+    "       sim calibrate --kernel TRACE... [--runs RUNS.json | --fixed-from KERNEL] [--name NAME] [--write-rule R]\n"
+    "                     [-o KERNEL.json]\n"
     "       sim calibrate --kernel --baseline TIMES.json --reference KERNEL [-o KERNEL.json]\n"
     "The first form writes a hardware profile (docs/profile.md) from gpu-calib --profile output: compute per\n"
     "tile in cycles, reduction time by reductions in flight, hand-off growth with load, staging, CTA launch\n"
@@ -33,6 +34,9 @@ static const char usage[] =
     "  --kernel               fit a kernel profile to the traces given\n"
     "  --runs FILE            the timed runs of the same shapes (gpu/bwd/shapes.py): the fixed costs of a\n"
     "                         launch come from their times (else from the traces' cudaEvent stages)\n"
+    "  --fixed-from KERNEL    the fixed costs (the pre- and post-processing kernels and launches that gpu/bwd's\n"
+    "                         kernels share) from this kernel profile (name or file) of the same GPU, for\n"
+    "                         traces of one size, which cannot separate the base from the rate per MiB\n"
     "  --name NAME            the kernel profile's name (default: the traces' kernel metadata)\n"
     "  --write-rule R         overlap (default): a reduction beside the SM's dK/dV write is slowed whether it\n"
     "                         started inside the write or was running when it began; start: only the first\n"
@@ -51,11 +55,12 @@ static const char usage[] =
     "Exit status: 0 ok, 2 bad usage or input.\n";
 
 enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS, OPT_BASELINE, OPT_REFERENCE, OPT_LOAD, OPT_CLOCK,
-       OPT_MEM, OPT_WRITE_RULE };
+       OPT_MEM, OPT_WRITE_RULE, OPT_FIXED_FROM };
 static const struct option long_options[] = {
     { "latency-matrix", required_argument, NULL, OPT_MATRIX }, { "output", required_argument, NULL, 'o' },
     { "kernel", no_argument, NULL, OPT_KERNEL }, { "name", required_argument, NULL, OPT_NAME },
     { "runs", required_argument, NULL, OPT_RUNS }, { "baseline", required_argument, NULL, OPT_BASELINE },
+    { "fixed-from", required_argument, NULL, OPT_FIXED_FROM },
     { "reference", required_argument, NULL, OPT_REFERENCE }, { "load", required_argument, NULL, OPT_LOAD },
     { "max-memory-mb", required_argument, NULL, OPT_MEM },
     { "clock", required_argument, NULL, OPT_CLOCK }, { "write-rule", required_argument, NULL, OPT_WRITE_RULE },
@@ -92,7 +97,8 @@ static void emit(const void *profile, WriteFn write, const char *out_path, SimEr
 
 /* The kernel profile's source: how many traces, from which directories (in the order first given), the
  * runs file; and its date: the newest trace's. */
-static void describe_source(KernelProfile *k, Trace **traces, char **paths, int n, const char *runs)
+static void describe_source(KernelProfile *k, Trace **traces, char **paths, int n, const char *runs,
+                            const char *fixed_from)
 {
     GString *s = g_string_new("");
     g_string_printf(s, "sim calibrate --kernel over %d trace%s in", n, n == 1 ? "" : "s");
@@ -111,6 +117,9 @@ static void describe_source(KernelProfile *k, Trace **traces, char **paths, int 
     }
     if (runs)
         g_string_append_printf(s, "; fixed costs from the timed runs of %s", runs);
+    if (fixed_from)
+        g_string_append_printf(s, "; fixed costs from %s (the same GPU's pre- and post-processing and launches)",
+                               fixed_from);
     g_strlcpy(k->source, s->str, sizeof k->source);
     g_ptr_array_free(dirs, TRUE);
     g_string_free(s, TRUE);
@@ -139,6 +148,27 @@ static SimStatus match_runs(Trace **traces, int n, const char *runs_path, int64_
     return err->status;
 }
 
+/* --fixed-from: the fixed costs of each head dim from a kernel profile of the same GPU. */
+static SimStatus take_fixed(KernelProfile *k, const char *from, SimError *err)
+{
+    char found[4096];
+    KernelProfile *ref = NULL;
+    if (cli_find_kernel(from, found, sizeof found, err) != SIM_OK || sim_kernel_read(found, &ref, err) != SIM_OK)
+        return err->status;
+    if (strcmp(ref->gpu_name, k->gpu_name) != 0)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: /gpu/name: %s is not the traces' GPU (%s): --fixed-from takes a "
+                      "profile of the same GPU", found, ref->gpu_name, k->gpu_name);
+    for (int i = 0; i < k->tile_count && !err->status; i++) {
+        const KernelTile *t = sim_kernel_tile(ref, k->tiles[i].head_dim, (Mask)k->tiles[i].mask);
+        if (!t)
+            sim_error_set(err, SIM_ERR_INPUT, "%s: no tile of head dim %d for --fixed-from", found, k->tiles[i].head_dim);
+        else
+            k->tiles[i].fixed = t->fixed, k->tiles[i].fixed_gqa = t->fixed_gqa;
+    }
+    sim_kernel_free(ref);
+    return err->status;
+}
+
 /* The traces, all held at once: one budget of max_memory_mb for them, as validate's. */
 static SimStatus load_traces(char **paths, int n, int64_t max_memory_mb, Trace **traces, SimError *err)
 {
@@ -159,8 +189,8 @@ static SimStatus load_traces(char **paths, int n, int64_t max_memory_mb, Trace *
     return err->status;
 }
 
-static int calibrate_kernel(char **paths, int n, const char *name, const char *runs_path, bool is_write_rule_start,
-                            const char *out_path, int64_t max_memory_mb)
+static int calibrate_kernel(char **paths, int n, const char *name, const char *runs_path, const char *fixed_from,
+                            bool is_write_rule_start, const char *out_path, int64_t max_memory_mb)
 {
     SimError err = { 0 };
     Trace **traces = g_new0(Trace *, n);
@@ -171,8 +201,9 @@ static int calibrate_kernel(char **paths, int n, const char *name, const char *r
         match_runs(traces, n, runs_path, timed_ns, &err);
     if (!err.status && sim_kernel_fit_traces(traces, runs_path ? timed_ns : NULL, n, is_write_rule_start, &k, &err) == SIM_OK) {
         g_strlcpy(k->name, name ? name : k->kernel, sizeof k->name);
-        describe_source(k, traces, paths, n, runs_path);
-        emit(k, write_kernel, out_path, &err);
+        describe_source(k, traces, paths, n, runs_path, fixed_from);
+        if (!fixed_from || take_fixed(k, fixed_from, &err) == SIM_OK)
+            emit(k, write_kernel, out_path, &err);
     }
     for (int i = 0; i < n; i++)
         sim_trace_free(traces[i]);
@@ -225,12 +256,68 @@ static int calibrate_raw(const char *raw, const char *matrix, const char *load, 
     return err.status ? cli_fail(&err) : 0;
 }
 
+typedef struct {
+    const char *matrix, *out_path, *name, *runs, *baseline, *reference, *load, *clock, *fixed_from;
+    int64_t max_memory_mb;
+    bool is_kernel, is_write_rule_start, has_write_rule;
+} CalibrateOptions;
+
+static void take_option(int opt, CalibrateOptions *o, SimError *err)
+{
+    switch (opt) {
+    case OPT_MATRIX: o->matrix = optarg; break;
+    case 'o': o->out_path = optarg; break;
+    case OPT_KERNEL: o->is_kernel = true; break;
+    case OPT_NAME: o->name = optarg; break;
+    case OPT_RUNS: o->runs = optarg; break;
+    case OPT_BASELINE: o->baseline = optarg; break;
+    case OPT_REFERENCE: o->reference = optarg; break;
+    case OPT_LOAD: o->load = optarg; break;
+    case OPT_CLOCK: o->clock = optarg; break;
+    case OPT_FIXED_FROM: o->fixed_from = optarg; break;
+    case OPT_MEM: cli_parse_max_memory_mb("--max-memory-mb", optarg, &o->max_memory_mb, err); break;
+    case OPT_WRITE_RULE:
+        o->has_write_rule = true, o->is_write_rule_start = strcmp(optarg, "start") == 0;
+        if (!o->is_write_rule_start && strcmp(optarg, "overlap") != 0)
+            sim_error_set(err, SIM_ERR_USAGE, "--write-rule takes start or overlap, not '%s'", optarg);
+        break;
+    default: break;
+    }
+}
+
+/* The options' combinations: one sentence for a wrong one, else the form they select. */
+static int run_form(const CalibrateOptions *o, int n, char **args)
+{
+    SimError err = { 0 };
+    if (o->baseline || o->reference) {
+        if (!o->is_kernel || !o->baseline || !o->reference || n || o->runs || o->name || o->matrix || o->load ||
+            o->clock || o->fixed_from)
+            return sim_error_set(&err, SIM_ERR_USAGE, "--baseline FILE goes with --kernel and --reference KERNEL, and "
+                                 "takes no traces, --runs, --fixed-from, --name, --latency-matrix, --load or --clock "
+                                 "(see sim calibrate --help)"), cli_fail(&err);
+        return calibrate_baseline(o->baseline, o->reference, o->out_path, o->max_memory_mb);
+    }
+    if ((o->load || o->clock) && o->is_kernel)
+        return sim_error_set(&err, SIM_ERR_USAGE, "--load and --clock go with a raw calibration file, not --kernel (see sim "
+                             "calibrate --help)"), cli_fail(&err);
+    if (o->is_kernel && (o->matrix || n == 0))
+        return sim_error_set(&err, SIM_ERR_USAGE, "sim calibrate --kernel needs one or more traces and takes no "
+                             "--latency-matrix (see sim calibrate --help)"), cli_fail(&err);
+    if (o->runs && o->fixed_from)
+        return sim_error_set(&err, SIM_ERR_USAGE, "--runs and --fixed-from both give the fixed costs: give one"),
+               cli_fail(&err);
+    if (o->is_kernel)
+        return calibrate_kernel(args, n, o->name, o->runs, o->fixed_from, o->is_write_rule_start, o->out_path,
+                                o->max_memory_mb);
+    if (n != 1 || o->name || o->runs || o->has_write_rule || o->fixed_from)
+        return sim_error_set(&err, SIM_ERR_USAGE, "sim calibrate needs one raw calibration file (see sim calibrate "
+                             "--help)"), cli_fail(&err);
+    return calibrate_raw(args[0], o->matrix, o->load, o->clock, o->out_path, o->max_memory_mb);
+}
+
 int sim_cmd_calibrate(int argc, char **argv)
 {
-    const char *matrix = NULL, *out_path = NULL, *name = NULL, *runs = NULL, *baseline = NULL, *reference = NULL;
-    const char *load = NULL, *clock = NULL;
-    int64_t max_memory_mb = CLI_MAX_MEMORY_MB_DEFAULT;
-    bool is_kernel = false, is_write_rule_start = false, has_write_rule = false;
+    CalibrateOptions o = { .max_memory_mb = CLI_MAX_MEMORY_MB_DEFAULT };
     SimError err = { 0 };
     int opt;
     cli_begin_options();
@@ -240,51 +327,10 @@ int sim_cmd_calibrate(int argc, char **argv)
                           argv[optind - 1]);
         else if (opt == OPT_HELP)
             return fputs(usage, stdout), 0;
-        if (opt == OPT_MATRIX)
-            matrix = optarg;
-        else if (opt == 'o')
-            out_path = optarg;
-        else if (opt == OPT_KERNEL)
-            is_kernel = true;
-        else if (opt == OPT_NAME)
-            name = optarg;
-        else if (opt == OPT_RUNS)
-            runs = optarg;
-        else if (opt == OPT_BASELINE)
-            baseline = optarg;
-        else if (opt == OPT_REFERENCE)
-            reference = optarg;
-        else if (opt == OPT_LOAD)
-            load = optarg;
-        else if (opt == OPT_MEM)
-            cli_parse_max_memory_mb("--max-memory-mb", optarg, &max_memory_mb, &err);
-        else if (opt == OPT_CLOCK)
-            clock = optarg;
-        else if (opt == OPT_WRITE_RULE) {
-            has_write_rule = true, is_write_rule_start = strcmp(optarg, "start") == 0;
-            if (!is_write_rule_start && strcmp(optarg, "overlap") != 0)
-                sim_error_set(&err, SIM_ERR_USAGE, "--write-rule takes start or overlap, not '%s'", optarg);
-        }
+        else
+            take_option(opt, &o, &err);
         if (err.status)
             return cli_fail(&err);
     }
-    if (baseline || reference) {
-        if (!is_kernel || !baseline || !reference || optind != argc || runs || name || matrix || load || clock)
-            return sim_error_set(&err, SIM_ERR_USAGE, "--baseline FILE goes with --kernel and --reference KERNEL, and "
-                                 "takes no traces, --runs, --name, --latency-matrix, --load or --clock (see sim calibrate --help)"),
-                   cli_fail(&err);
-        return calibrate_baseline(baseline, reference, out_path, max_memory_mb);
-    }
-    if ((load || clock) && is_kernel)
-        return sim_error_set(&err, SIM_ERR_USAGE, "--load and --clock go with a raw calibration file, not --kernel (see sim "
-                             "calibrate --help)"), cli_fail(&err);
-    if (is_kernel && (matrix || optind >= argc))
-        return sim_error_set(&err, SIM_ERR_USAGE, "sim calibrate --kernel needs one or more traces and takes no "
-                             "--latency-matrix (see sim calibrate --help)"), cli_fail(&err);
-    if (is_kernel)
-        return calibrate_kernel(argv + optind, argc - optind, name, runs, is_write_rule_start, out_path, max_memory_mb);
-    if (optind != argc - 1 || name || runs || has_write_rule)
-        return sim_error_set(&err, SIM_ERR_USAGE, "sim calibrate needs one raw calibration file (see sim calibrate "
-                             "--help)"), cli_fail(&err);
-    return calibrate_raw(argv[optind], matrix, load, clock, out_path, max_memory_mb);
+    return run_form(&o, argc - optind, argv + optind);
 }

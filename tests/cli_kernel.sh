@@ -32,7 +32,8 @@ assert d["not_predicted"] == 0 and abs(e["symmetric-shift"]) < 0.04 and abs(e["f
 # the 15 evidence shapes run after their predictions were committed (traces/kernel-wg-h200) within issue 31's
 # targets: time median <= 2%, max <= 5%, speedup over fa3 median <= 2 pp, max <= 5 pp.
 expect_exit h200-profile 0 "$sim" calibrate traces/h200-calib/calib-profile-raw.json --load \
-    traces/h200-calib/calib-profile-raw.json --clock traces/h200-calib/calib-steady-raw.json -o "$tmp/h200.json"
+    traces/h200-calib/calib-profile-raw.json --clock traces/h200-calib/calib-steady-raw.json \
+    --steady traces/h200-calib/calib-steady-raw.json -o "$tmp/h200.json"
 cmp -s "$tmp/h200.json" configs/profiles/h200-sxm.json && ok h200-profile-reproduced ||
     fail h200-profile-reproduced "$(diff "$tmp/h200.json" configs/profiles/h200-sxm.json | head -5)"
 # the Hopper kernel's H200 profile from its 20 committed calibration traces and timed runs, byte for byte (with

@@ -8,9 +8,9 @@
 sim=$1
 raw=traces/calib-profile/calib-profile-raw.json profile=configs/profiles/h100-sxm.json load=traces/calib-reduce-staggered/calib-profile-raw.json
 clock=traces/calib-steady/run3/calib-steady-raw.json
-expect_exit calibrate 0 "$sim" calibrate "$raw" --load "$load" --clock "$clock"
+expect_exit calibrate 0 "$sim" calibrate "$raw" --load "$load" --clock "$clock" --steady "$clock"
 cmp -s "$tmp/out" "$profile" && ok calibrate-reproduces-profile || fail calibrate-reproduces-profile "differs from $profile"
-expect_exit calibrate-file 0 "$sim" calibrate "$raw" --load "$load" --clock "$clock" -o "$tmp/p.json"
+expect_exit calibrate-file 0 "$sim" calibrate "$raw" --load "$load" --clock "$clock" --steady "$clock" -o "$tmp/p.json"
 cmp -s "$tmp/p.json" "$profile" && ok calibrate-output-file || fail calibrate-output-file "differs"
 # the load rule's fit on the staggered runs it was fitted to, against processor sharing's (docs/profile.md)
 python3 -c '
@@ -30,8 +30,43 @@ assert 1950 < c["ref_mhz"] < 2050 and f["bulk"]["fit_rows"] == 12 and f["ldst"][
 assert f["bulk"]["clock_share"] == 0.76 and f["ldst"]["clock_share"] == 0.52, f
 assert f["bulk"]["fit_max_error"] < 0.02 and f["ldst"]["fit_max_error"] < 0.05, f
 ' "$tmp/p.json" && ok calibrate-clock-fit || fail calibrate-clock-fit "$(tail -4 "$tmp/p.json")"
+# the steady load curves (calib-steady run 3's reduce_steady: every SM reducing from a random phase) for the 6 methods
+# it measured, scaled to the burst file's time alone; at the top 64x128 bulk takes 2014 ns, not the burst curve's 2316
+python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1])); c = p["reduce_curve"]
+r = [x for x in p["reduce"] if (x["tile_m"], x["op"], x["threads"]) == (64, "bulk", 1)][0]
+assert c["rule"] == "steady" and c["methods"] == 6 and r["k"][-1] == 132 and r["ns"][-1] == 2014 and r["ns"][0] == 1377, (c, r)
+' "$tmp/p.json" && ok calibrate-steady-curve || fail calibrate-steady-curve "$(tail -4 "$tmp/p.json")"
+expect_error calibrate-steady-no-rows "/reduce_steady: missing" "$sim" calibrate "$raw" --steady "$load"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); d["reduce_curve"]["rule"] = "burst"; json.dump(d, open(sys.argv[2], "w"))
+' "$profile" "$tmp/curve-rule.json"
+expect_error profile-curve-rule '/reduce_curve/rule: must be "steady"' "$sim" validate \
+    traces/h100-predict/fa3-full-q8-h2-cr1-serial.json.gz --profile "$tmp/curve-rule.json"
+# where the executor's prediction stands with it (212 traces; docs/profile.md "Where it stands"): median <= 1.5%,
+# 190 within 5%, speedup over fa3 median 1.50 pp (with the burst curves: 1.56%, 181, 1.93 pp)
+"$sim" validate traces/h100 traces/h100-spin traces/h100-predict traces/h100-mask traces/h100-mask16 --predict \
+    --latency-matrix traces/calib-latency.json --json >"$tmp/ex.json" 2>/dev/null
+python3 -c '
+import json, statistics, sys
+t = [x["predicted"]["makespan_error"] for x in json.load(open(sys.argv[1]))["traces"] if x.get("predicted")]
+e = sorted(abs(x) for x in t)
+assert len(e) == 212 and statistics.median(e) <= 0.015 and sum(x <= 0.05 for x in e) >= 190, (statistics.median(e), e[-5:])
+s = json.load(open(sys.argv[1]))["summary"]["predicted_speedup_error_pp"]
+assert s["median_abs"] <= 1.55, s
+' "$tmp/ex.json" && ok executor-prediction-steady || fail executor-prediction-steady "$(head -c 300 "$tmp/ex.json")"
+# the H200's executor grid, predicted from the H200's calibration alone before it ran (traces/h200-predict/PREDICTION.md):
+# median 3.44%, max 11.9%, 47 of 62 within 5%
+"$sim" validate traces/h200-predict --predict --profile configs/profiles/h200-sxm.json --json >"$tmp/h2.json" 2>/dev/null
+python3 -c '
+import json, statistics, sys
+e = sorted(abs(x["predicted"]["makespan_error"]) for x in json.load(open(sys.argv[1]))["traces"] if x.get("predicted"))
+assert len(e) == 62 and statistics.median(e) <= 0.035 and e[-1] <= 0.12 and sum(x <= 0.05 for x in e) >= 47, e[-5:]
+' "$tmp/h2.json" && ok h200-executor-grid || fail h200-executor-grid "$(head -c 300 "$tmp/h2.json")"
 expect_error calibrate-clock-no-rows "/reduce_clock: missing" "$sim" calibrate "$raw" --clock "$load"
-expect_error calibrate-clock-kernel "--load and --clock go with a raw calibration file" "$sim" calibrate --kernel \
+expect_error calibrate-clock-kernel "--load, --clock and --steady go with a raw calibration file" "$sim" calibrate --kernel \
     --clock "$clock" x.json
 python3 -c '
 import json, sys
@@ -45,7 +80,7 @@ grep -q '"load"' "$tmp/p0.json" && fail calibrate-no-load-block "a load block wi
 grep -q '"reduce_clock"' "$tmp/p0.json" && fail calibrate-no-clock-block "a clock block without --clock" ||
     ok calibrate-no-clock-block
 expect_error calibrate-load-no-staggered "/reduce_staggered: missing" "$sim" calibrate "$raw" --load "$raw"
-expect_error calibrate-load-kernel "--load and --clock go with a raw calibration file" "$sim" calibrate --kernel --load "$load" x.json
+expect_error calibrate-load-kernel "--load, --clock and --steady go with a raw calibration file" "$sim" calibrate --kernel --load "$load" x.json
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1])); d["load"]["families"][0]["issue_share"] = 0; json.dump(d, open(sys.argv[2], "w"))

@@ -16,7 +16,8 @@
 #include "trace_in.h"
 
 static const char usage[] =
-    "usage: sim calibrate RAW.json [--latency-matrix FILE] [--load RAW.json] [--clock RAW.json] [-o PROFILE.json]\n"
+    "usage: sim calibrate RAW.json [--latency-matrix FILE] [--load RAW.json] [--clock RAW.json] [--steady RAW.json]\n"
+    "                     [-o PROFILE.json]\n"
     "       sim calibrate --kernel TRACE... [--runs RUNS.json | --fixed-from KERNEL] [--name NAME] [--write-rule R]\n"
     "                     [-o KERNEL.json]\n"
     "       sim calibrate --kernel --baseline TIMES.json --reference KERNEL [-o KERNEL.json]\n"
@@ -31,6 +32,9 @@ static const char usage[] =
     "                         (reduce_staggered) instead of RAW's own; without either, no queue\n"
     "  --clock RAW.json       fit how the reduction scales with the SM clock to this raw file's reduce_clock\n"
     "                         rows (gpu-calib --steady); without it, reductions keep their idle-clock times\n"
+    "  --steady RAW.json      each method's load curve from this raw file's reduce_steady (every SM reducing\n"
+    "                         from a random phase, as in a kernel) where it has the method, scaled to RAW's time\n"
+    "                         alone; without it, the burst curve (k reductions started together)\n"
     "  --kernel               fit a kernel profile to the traces given\n"
     "  --runs FILE            the timed runs of the same shapes (gpu/bwd/shapes.py): the fixed costs of a\n"
     "                         launch come from their times (else from the traces' cudaEvent stages)\n"
@@ -55,12 +59,12 @@ static const char usage[] =
     "Exit status: 0 ok, 2 bad usage or input.\n";
 
 enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS, OPT_BASELINE, OPT_REFERENCE, OPT_LOAD, OPT_CLOCK,
-       OPT_MEM, OPT_WRITE_RULE, OPT_FIXED_FROM };
+       OPT_MEM, OPT_WRITE_RULE, OPT_FIXED_FROM, OPT_STEADY };
 static const struct option long_options[] = {
     { "latency-matrix", required_argument, NULL, OPT_MATRIX }, { "output", required_argument, NULL, 'o' },
     { "kernel", no_argument, NULL, OPT_KERNEL }, { "name", required_argument, NULL, OPT_NAME },
     { "runs", required_argument, NULL, OPT_RUNS }, { "baseline", required_argument, NULL, OPT_BASELINE },
-    { "fixed-from", required_argument, NULL, OPT_FIXED_FROM },
+    { "fixed-from", required_argument, NULL, OPT_FIXED_FROM }, { "steady", required_argument, NULL, OPT_STEADY },
     { "reference", required_argument, NULL, OPT_REFERENCE }, { "load", required_argument, NULL, OPT_LOAD },
     { "max-memory-mb", required_argument, NULL, OPT_MEM },
     { "clock", required_argument, NULL, OPT_CLOCK }, { "write-rule", required_argument, NULL, OPT_WRITE_RULE },
@@ -235,21 +239,22 @@ static int calibrate_baseline(const char *path, const char *reference, const cha
 
 /* A hardware profile from RAW, then --load's and --clock's raw files (each read after the one before is freed:
  * each has the whole cap). */
-static int calibrate_raw(const char *raw, const char *matrix, const char *load, const char *clock,
+static int calibrate_raw(const char *raw, const char *matrix, const char *load, const char *clock, const char *steady,
                          const char *out_path, int64_t max_memory_mb)
 {
     SimError err = { 0 };
     HwProfile *p = NULL;
     int64_t room = max_memory_mb << 20;
-    const char *inputs[] = { raw, load, clock };
-    for (int i = 0; i < 3 && !err.status; i++)
+    const char *inputs[] = { raw, load, clock, steady };
+    for (int i = 0; i < 4 && !err.status; i++)
         if (inputs[i])
             cli_check_read_memory(inputs[i], SIM_PROFILE_RAW_PARSE_FACTOR, room, max_memory_mb, &err);
     if (!err.status && sim_profile_from_raw(raw, matrix, room, &p, &err) == SIM_OK &&
         (!load || sim_profile_fit_load(p, load, room, &err) == SIM_OK) &&
-        (!clock || sim_profile_fit_clock_rule(p, clock, room, &err) == SIM_OK))
+        (!clock || sim_profile_fit_clock_rule(p, clock, room, &err) == SIM_OK) &&
+        (!steady || sim_profile_fit_steady_curve(p, steady, room, &err) == SIM_OK))
         emit(p, write_hw, out_path, &err);
-    for (int i = 0; i < 3 && room / SIM_PROFILE_RAW_PARSE_FACTOR < SIM_PROFILE_RAW_MAX_BYTES; i++)
+    for (int i = 0; i < 4 && room / SIM_PROFILE_RAW_PARSE_FACTOR < SIM_PROFILE_RAW_MAX_BYTES; i++)
         if (inputs[i]) /* the cap, not the reader's ceiling, and not the latency matrix's */
             cli_name_memory_cap(&err, inputs[i], SIM_PROFILE_RAW_PARSE_FACTOR, max_memory_mb);
     sim_profile_free(p);
@@ -257,7 +262,7 @@ static int calibrate_raw(const char *raw, const char *matrix, const char *load, 
 }
 
 typedef struct {
-    const char *matrix, *out_path, *name, *runs, *baseline, *reference, *load, *clock, *fixed_from;
+    const char *matrix, *out_path, *name, *runs, *baseline, *reference, *load, *clock, *fixed_from, *steady;
     int64_t max_memory_mb;
     bool is_kernel, is_write_rule_start, has_write_rule;
 } CalibrateOptions;
@@ -275,6 +280,7 @@ static void take_option(int opt, CalibrateOptions *o, SimError *err)
     case OPT_LOAD: o->load = optarg; break;
     case OPT_CLOCK: o->clock = optarg; break;
     case OPT_FIXED_FROM: o->fixed_from = optarg; break;
+    case OPT_STEADY: o->steady = optarg; break;
     case OPT_MEM: cli_parse_max_memory_mb("--max-memory-mb", optarg, &o->max_memory_mb, err); break;
     case OPT_WRITE_RULE:
         o->has_write_rule = true, o->is_write_rule_start = strcmp(optarg, "start") == 0;
@@ -291,14 +297,14 @@ static int run_form(const CalibrateOptions *o, int n, char **args)
     SimError err = { 0 };
     if (o->baseline || o->reference) {
         if (!o->is_kernel || !o->baseline || !o->reference || n || o->runs || o->name || o->matrix || o->load ||
-            o->clock || o->fixed_from)
+            o->clock || o->fixed_from || o->steady)
             return sim_error_set(&err, SIM_ERR_USAGE, "--baseline FILE goes with --kernel and --reference KERNEL, and "
-                                 "takes no traces, --runs, --fixed-from, --name, --latency-matrix, --load or --clock "
+                                 "takes no traces, --runs, --fixed-from, --name, --latency-matrix, --load, --clock or --steady "
                                  "(see sim calibrate --help)"), cli_fail(&err);
         return calibrate_baseline(o->baseline, o->reference, o->out_path, o->max_memory_mb);
     }
-    if ((o->load || o->clock) && o->is_kernel)
-        return sim_error_set(&err, SIM_ERR_USAGE, "--load and --clock go with a raw calibration file, not --kernel (see sim "
+    if ((o->load || o->clock || o->steady) && o->is_kernel)
+        return sim_error_set(&err, SIM_ERR_USAGE, "--load, --clock and --steady go with a raw calibration file, not --kernel (see sim "
                              "calibrate --help)"), cli_fail(&err);
     if (o->is_kernel && (o->matrix || n == 0))
         return sim_error_set(&err, SIM_ERR_USAGE, "sim calibrate --kernel needs one or more traces and takes no "
@@ -312,7 +318,7 @@ static int run_form(const CalibrateOptions *o, int n, char **args)
     if (n != 1 || o->name || o->runs || o->has_write_rule || o->fixed_from)
         return sim_error_set(&err, SIM_ERR_USAGE, "sim calibrate needs one raw calibration file (see sim calibrate "
                              "--help)"), cli_fail(&err);
-    return calibrate_raw(args[0], o->matrix, o->load, o->clock, o->out_path, o->max_memory_mb);
+    return calibrate_raw(args[0], o->matrix, o->load, o->clock, o->steady, o->out_path, o->max_memory_mb);
 }
 
 int sim_cmd_calibrate(int argc, char **argv)

@@ -423,6 +423,59 @@ SimStatus sim_profile_fit_clock_rule(HwProfile *p, const char *raw_path, int64_t
     return err->status;
 }
 
+/* One reduce_steady row onto the profile's method of the same tile, op and threads (if it has one). */
+static void steady_row(JsonIn *in, const cJSON *row, const char *path, HwProfile *p)
+{
+    char op[16] = "", cpath[96];
+    sim_json_text(in, row, path, "op", op, sizeof op);
+    op[strcspn(op, "-")] = 0;
+    int tm = (int)sim_json_int(in, row, path, "tile_m", 1, 1024), hd = (int)sim_json_int(in, row, path, "head_dim", 1, 1024);
+    int threads = (int)sim_json_int(in, row, path, "threads", 1, 1024);
+    snprintf(cpath, sizeof cpath, "%s/curve", path);
+    const cJSON *curve = sim_json_array(in, row, path, "curve", 64);
+    double k[64], ns[64];
+    int n = 0;
+    for (const cJSON *b = curve ? curve->child : NULL; b && !in->err->status; b = b->next, n++) {
+        char bpath[128];
+        snprintf(bpath, sizeof bpath, "%s/%d", cpath, n);
+        k[n] = sim_json_num(in, b, bpath, "k", 1, 1 << 16), ns[n] = sim_json_num(in, b, bpath, "median_ns", 1, 1e9);
+        if (!in->err->status && n && k[n] <= k[n - 1])
+            sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/k: the bins' k must ascend", in->file, bpath);
+    }
+    for (int i = 0; i < p->reduce_count && !in->err->status && n > 0; i++) {
+        ProfileReduce *r = &p->reduces[i];
+        if (r->tile_m != tm || r->head_dim != hd || r->threads != threads || strcmp(r->op, op) != 0)
+            continue;
+        sim_calib_apply_steady(r, k, ns, n);
+        p->steady_rows++;
+    }
+}
+
+SimStatus sim_profile_fit_steady_curve(HwProfile *p, const char *raw_path, int64_t max_memory_bytes, SimError *err)
+{
+    cJSON *root;
+    uint64_t hash;
+    if (load_json(raw_path, raw_max_bytes(max_memory_bytes), &root, &hash, err) != SIM_OK)
+        return err->status;
+    JsonIn in = { raw_path, err };
+    const cJSON *rows = sim_json_array(&in, sim_json_get(&in, root, "", "reduce_steady"), "/reduce_steady", "rows", 256);
+    p->steady_rows = 0;
+    int i = 0;
+    for (const cJSON *row = rows ? rows->child : NULL; row && !err->status; row = row->next, i++) {
+        char path[48];
+        snprintf(path, sizeof path, "/reduce_steady/rows/%d", i);
+        steady_row(&in, row, path, p);
+    }
+    if (!err->status && p->steady_rows == 0)
+        none_found(&in, "/reduce_steady/rows", "no row matches a reduction method of the profile");
+    snprintf(p->steady_source, sizeof p->steady_source, "%s", raw_path);
+    p->steady_source_hash = hash;
+    cJSON_Delete(root);
+    if (!err->status)
+        check_written(p, raw_path, err);
+    return err->status;
+}
+
 SimStatus sim_profile_from_raw(const char *raw_path, const char *latency_matrix, int64_t max_memory_bytes,
                                HwProfile **out, SimError *err)
 {
@@ -510,7 +563,7 @@ static void write_tiles_and_reduces(const HwProfile *p, FILE *f)
     fputs("\n  ]", f);
 }
 
-/* The "load" and "reduce_clock" rules, each when p has one. */
+/* The "load", "reduce_clock" and "reduce_curve" rules, each when p has one. */
 static void write_rules(const HwProfile *p, FILE *f)
 {
     if (p->queue_count > 0) {
@@ -536,6 +589,11 @@ static void write_rules(const HwProfile *p, FILE *f)
                     i ? "," : "", c->op, c->clock_share, c->fit_rows, c->fit_max_error);
         }
         fputs("\n  ]}", f);
+    }
+    if (p->steady_rows > 0) {
+        fputs(",\n  \"reduce_curve\": {\"rule\": \"steady\", \"source\": {\"file\": ", f);
+        sim_write_json_string(f, p->steady_source);
+        fprintf(f, ", \"fnv1a64\": \"%016" PRIx64 "\"}, \"methods\": %d}", p->steady_source_hash, p->steady_rows);
     }
 }
 
@@ -688,6 +746,20 @@ static void read_clock(JsonIn *in, const cJSON *root, HwProfile *p)
     }
 }
 
+/* The optional record of the steady load curves: their source and how many methods use them. */
+static void read_steady(JsonIn *in, const cJSON *root, HwProfile *p)
+{
+    const cJSON *rc = sim_json_get(in, root, "", "reduce_curve"), *src = sim_json_get(in, rc, "/reduce_curve", "source");
+    char rule[16] = "", hash_text[32] = "";
+    sim_json_text(in, rc, "/reduce_curve", "rule", rule, sizeof rule);
+    if (!in->err->status && strcmp(rule, "steady") != 0)
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: /reduce_curve/rule: must be \"steady\"", in->file);
+    sim_json_text(in, src, "/reduce_curve/source", "file", p->steady_source, sizeof p->steady_source);
+    sim_json_text(in, src, "/reduce_curve/source", "fnv1a64", hash_text, sizeof hash_text);
+    p->steady_source_hash = strtoull(hash_text, NULL, 16);
+    p->steady_rows = (int)sim_json_int(in, rc, "/reduce_curve", "methods", 1, 1 << 16);
+}
+
 static SimStatus read_root(const char *path, const cJSON *root, HwProfile **out, SimError *err)
 {
     JsonIn in = { path, err };
@@ -723,6 +795,8 @@ static SimStatus read_root(const char *path, const cJSON *root, HwProfile **out,
         read_load(&in, root, p);
     if (!err->status && cJSON_GetObjectItemCaseSensitive(root, "reduce_clock"))
         read_clock(&in, root, p);
+    if (!err->status && cJSON_GetObjectItemCaseSensitive(root, "reduce_curve"))
+        read_steady(&in, root, p);
     if (err->status) {
         sim_profile_free(p);
         return err->status;

@@ -31,6 +31,11 @@ SimStatus sim_profile_fit_load(HwProfile *p, const char *raw_path, int64_t max_m
  * reduce_clock rows of a raw calibration file (gpu-calib --steady), read under max_memory_bytes as
  * sim_profile_from_raw; p names it as the rule's source. */
 SimStatus sim_profile_fit_clock_rule(HwProfile *p, const char *raw_path, int64_t max_memory_bytes, SimError *err);
+
+/* The load curve of each method that raw_path's reduce_steady measured (gpu-calib --steady: every SM reducing
+ * from a random phase, as in a kernel, not k started together), in place of the burst curve, scaled to the
+ * profile's own time alone; the methods it did not measure keep the burst curve. */
+SimStatus sim_profile_fit_steady_curve(HwProfile *p, const char *raw_path, int64_t max_memory_bytes, SimError *err);
 /* Reads and checks a profile file: every field present, numbers in range, curves ascending. */
 SimStatus sim_profile_read(const char *path, HwProfile **out, SimError *err);
 /* Writes p as a profile file; false if a write failed. Same profile, same bytes. */

@@ -104,3 +104,21 @@ int64_t sim_calib_matrix_median(const int32_t *matrix, int sm_count)
     g_free(cells);
     return median;
 }
+
+/* A steady curve's median at k reductions in flight: linear between its bins' mean k, flat beyond them. */
+static double steady_at(const double *k, const double *ns, int n, double at)
+{
+    if (at <= k[0])
+        return ns[0];
+    for (int i = 1; i < n; i++)
+        if (at <= k[i])
+            return ns[i - 1] + (at - k[i - 1]) / (k[i] - k[i - 1]) * (ns[i] - ns[i - 1]);
+    return ns[n - 1];
+}
+
+void sim_calib_apply_steady(ProfileReduce *r, const double *k, const double *ns, int n)
+{
+    double alone = steady_at(k, ns, n, 1);
+    for (int j = 1; j < r->points; j++)
+        r->ns[j] = llround((double)r->ns[0] * steady_at(k, ns, n, r->k[j]) / alone);
+}

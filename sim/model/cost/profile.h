@@ -101,6 +101,10 @@ typedef struct {
     double clock_ref_mhz;                 /* the idle SM clock the reduction curves were measured at */
     char clock_source[256];               /* the raw calibration file the clock rule was fitted on */
     uint64_t clock_source_hash;
+    int steady_rows;                      /* methods whose load curve is the steady one (reduce_steady); 0: every
+                                           * curve is the burst one (reduce_inflight) */
+    char steady_source[256];              /* the raw calibration file the steady curves came from */
+    uint64_t steady_source_hash;
 } HwProfile;
 
 /* A kernel configuration to cost. */

@@ -10,10 +10,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "costing.h"
-#include "mask.h"
-#include "kernel_io.h"
-#include "profile_io.h"
 #include "shape.h"
 #include "shape_out.h"
 #include "shape_plot.h"

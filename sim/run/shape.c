@@ -1,6 +1,7 @@
 /* The shape ranking (shape.h): cost the shape once, run every policy for its mask on the same job, and read
- * the fastest, the baselines and the tie off the rows. Invariant: every row is costed by the same CostReport,
- * so rows differ only in their schedule. */
+ * the fastest, the baselines and the tie off the rows; and a front end's query of one shape, with its profiles
+ * found and read, as that ranking. Invariant: every row is costed by the same CostReport, so rows differ only
+ * in their schedule. */
 #include <stdio.h>
 #include <string.h>
 

@@ -140,4 +140,56 @@ expect_error bad-jobs "--jobs expects an integer from 1 to 256, got '0'" "$sim" 
 expect_error bad-option "unknown option or missing value: --frobnicate" "$sim" sweep "$ci" --frobnicate
 expect_error plot-nothing "nothing to plot" "$sim" sweep "$ci" --set 'policies=["shift"]' --set 'sweep={"mask":["causal"]}' --plot "$tmp/z.png"
 expect_error out-unwritable "cannot" "$sim" sweep "$ci" --set 'sweep={}' -o /nonexistent/dir/x.csv
+# One set of defaults (issue 33): a config that names only a shape gives the shape front end's answer (its
+# hardware profile, async reduction, a mask in tokens over the costed tiles, the kernel profile of the preset's
+# GPU), and the table's first line names the profile files the front end's report names.
+defaults_case() { # NAME WORKLOAD-JSON [OPTIONS-JSON [HARDWARE-JSON]] -- FRONT-END ARGS...
+    local name=$1 wl=$2 opt=${3:-{\}} hw=${4:-{\}}
+    shift 5
+    printf '{"schema_version": 1, "workload": %s, "options": %s, "hardware": %s}\n' "$wl" "$opt" "$hw" >"$tmp/d-$name.json"
+    "$sim" sweep "$tmp/d-$name.json" --format jsonl >"$tmp/d-$name.jsonl" 2>"$tmp/err" &&
+        "$sim" run "$tmp/d-$name.json" >"$tmp/d-$name.txt" 2>>"$tmp/err" &&
+        "$sim" "$@" --json >"$tmp/d-$name.front" 2>>"$tmp/err" &&
+        python3 - "$tmp/d-$name.jsonl" "$tmp/d-$name.front" "$tmp/d-$name.txt" <<'PY' && ok "defaults-$name" || fail "defaults-$name" "$(cat "$tmp/err") $(head -c 600 "$tmp/d-$name.jsonl")"
+import json, os, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+front = json.load(open(sys.argv[2]))
+header = open(sys.argv[3]).readline()
+got = {r["policy"]: (r["makespan_ns"], r["time_ns"]) for r in rows if r["status"] == "ok"}
+want = {p["policy"]: (p["makespan_ns"], p["time_ns"]) for p in front["policies"]}
+assert got == want, (got, want)
+assert all(r["reduce"] == front["reduce"] == "async" for r in rows)
+kernel, profile = front["shape"]["kernel"], front["shape"]["profile"]
+assert (not kernel and "c from the FLOPs cost model" in header) or "c from kernel profile " + os.path.basename(kernel) in header, header
+# r: the kernel profile's own reduction when it measured one (both reports say so), else the hardware profile's
+r_kernel = front["shape"]["reduce_from"].startswith("kernel profile")
+assert ("r from kernel profile " + os.path.basename(kernel) if r_kernel else "r from hardware profile " + os.path.basename(profile)) in header, header
+PY
+}
+defaults_case full '{"seqlen_q": 2048, "head_dim": 128, "heads": 4}' '' '' -- --seqlen 2048 --head-dim 128 --heads 4
+defaults_case causal '{"seqlen_q": 3072, "head_dim": 64, "heads": 8, "batch": 2, "mask": "causal"}' '' '' -- \
+    --seqlen 3072 --head-dim 64 --heads 8 --batch 2 --mask causal
+defaults_case window '{"seqlen_q": 4096, "head_dim": 128, "heads": 8, "mask_tokens": "window:512"}' '' '' -- \
+    --seqlen 4096 --head-dim 128 --heads 8 --mask window:512
+defaults_case document '{"seqlen_q": 4096, "head_dim": 128, "heads": 4, "mask_tokens": "document:1000,3096"}' '' '' -- \
+    --seqlen 4096 --head-dim 128 --heads 4 --mask document:1000,3096
+defaults_case gqa '{"seqlen_q": 4096, "head_dim": 128, "heads": 8, "kv_heads": 2, "batch": 2, "mask": "causal"}' \
+    '{"kernel": "gpu-bwd"}' '' -- --seqlen 4096 --head-dim 128 --heads 8 --kv-heads 2 --batch 2 --mask causal --kernel gpu-bwd
+defaults_case h200 '{"seqlen_q": 2048, "head_dim": 128, "heads": 16, "mask": "causal"}' '{"kernel": "gpu-bwd-wgmma"}' \
+    '{"preset": "h200-sxm"}' -- --seqlen 2048 --head-dim 128 --heads 16 --mask causal --kernel gpu-bwd-wgmma --hardware h200-sxm
+grep -q 'gpu-bwd-wgmma-h200.json' "$tmp/d-h200.txt" && ok defaults-h200-files \
+    || fail defaults-h200-files "$(head -1 "$tmp/d-h200.txt")"
+# The defaults can be set aside: /options/model paper is the cost model's r and latency (serial stays a choice),
+# and names no profile; it excludes a hardware profile; a latency matrix needs it.
+expect_exit defaults-paper 0 "$sim" run "$tmp/d-full.json" --set options.model=paper
+head -1 "$tmp/out" | grep -q 'c from the FLOPs cost model, r from the cost model (docs' && ! grep -q profile "$tmp/out" \
+    && ok defaults-paper-header || fail defaults-paper-header "$(head -1 "$tmp/out")"
+expect_error defaults-paper-profile "/options/model: paper takes r and the hand-off from the cost model" \
+    "$sim" run "$tmp/d-full.json" --set options.model=paper --set hardware.profile=h100-sxm
+printf '0 580\n580 0\n' >"$tmp/lat-2.txt"
+expect_error defaults-matrix "latency_matrix goes with the cost model (/options/model paper)" \
+    "$sim" run "$tmp/d-full.json" --set hardware.sm_count=2 --set "hardware.latency_matrix=$tmp/lat-2.txt"
+expect_error defaults-tokens-twice "give mask_tokens, mask or mask_file, not two of them" \
+    "$sim" run "$tmp/d-window.json" --set workload.mask=causal
+expect_error defaults-tokens-bad "/workload/mask_tokens: " "$sim" run "$tmp/d-window.json" --set workload.mask_tokens=window:x
 finish

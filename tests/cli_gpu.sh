@@ -45,6 +45,18 @@ expect_exit emu-wgmma-causal-persistent 0 "$emu" "$tmp/wg-causal.plan" --head-di
 expect_exit emu-wgmma-w1-same-as-default 0 "$emu" "$tmp/wg-full.plan" --head-dim 64 --heads 2 --kv-heads 1 \
     --kernel wgmma-s2b2o1p0w1 --same-as wgmma --runs 1 --atomic-runs 0 --jitter-us 20
 grep -q "bit-identical to wgmma" "$tmp/out" && ok emu-wgmma-w1-bits || fail emu-wgmma-w1-bits "$(cat "$tmp/out")"
+# 128 x 128 tiles at head dim 64 (wgmma-...m128, on a tile_ratio-1 plan): the same products per 64 Q rows as the
+# default, so on fa3's order (the same partial products added in the same order) the same bits as the default on the
+# 64 x 128 plan; a 64-row plan is refused with the tile it needs
+"$sim" --policy fa3 --mask full --n 2 --heads 2 --kv-tiles 2 --q-tiles 2 --tile-ratio 1 --reduce async \
+    --emit-plan "$tmp/wg-full-m128.plan" >/dev/null
+expect_exit emu-wgmma-m128-gqa 0 "$emu" "$tmp/wg-full-m128.plan" --head-dim 64 --heads 2 --kv-heads 1 \
+    --kernel wgmma-s2b2o1p0w2m128 --same-as wgmma --same-as-plan "$tmp/wg-full.plan" --runs 2 --atomic-runs 0 \
+    --jitter-us 20
+grep -q "2 deterministic runs bit-identical.*bit-identical to wgmma" "$tmp/out" && ok emu-wgmma-m128-bits \
+    || fail emu-wgmma-m128-bits "$(cat "$tmp/out")"
+expect_error emu-wgmma-m128-needs-its-plan "needs tile_ratio 1" "$emu" "$tmp/wg-full.plan" --head-dim 64 \
+    --kernel wgmma-s2b2o1p0w2m128 --runs 1 --atomic-runs 0
 expect_exit emu-inflight-write-caught 1 "$emu" "$tmp/wg-full.plan" --head-dim 64 --kernel wgmma --runs 1 \
     --atomic-runs 0 --inject-inflight-write
 grep -q "changed while it was in flight" "$tmp/err" && ok emu-inflight-write-message \
@@ -57,6 +69,43 @@ expect_exit emu-ranked-plan-gqa 0 "$emu" "$tmp/ranked.plan" --head-dim 64 --head
     --runs 2 --atomic-runs 0 --jitter-us 20
 # Issue 32: cuDNN's modes through JAX in the bench's tables; the tables of benches without them unchanged
 bwd=$(dirname "$0")/../gpu/bwd
+# bench.py's grid with a kernel of 128-row Q tiles (m128): its own plans at d 64, the 64-row plans at d 128, one plan per
+# kernel, policy and Q tile (torch stubbed out: the plan bookkeeping alone, no GPU)
+python3 - "$bwd" >"$tmp/grid.txt" 2>&1 <<'PY'
+import sys
+from unittest import mock
+for m in ("torch", "torch.nn", "torch.nn.functional", "torch.nn.attention"):
+    sys.modules[m] = mock.MagicMock()
+sys.path.insert(0, sys.argv[1])
+import bench  # noqa: E402
+calls, used = [], []
+
+
+class FakeLib:
+    class L:
+        bwd_free = staticmethod(lambda h: None)
+
+    def plan(self, p, mask, s, bh, k="wgmma", d=None):
+        bm = bench.block_m(k, d)
+        calls.append((k, p, bm))
+        return f"{k}|{p}|{bm}", f"{p}-{bm}"
+
+
+bench.KERNELS, bench.TRACE_SET = ["wgmma", "wgmma-s2b2o1p0w2m128"], set()
+bench.shape_inputs = lambda mask, bh, s, d: (None, 1.0, None, 1.0, dict(head_dim=d))
+bench.dash_fn = lambda lib, h, t, scale, atomic: h
+bench.torch_runs = lambda t, causal, scale: []
+bench.timed_rounds = lambda runs: [[(1.0, 1)] for _ in runs]
+bench.measure = lambda fn, handle, fl, ref, rounds=None, **f: used.append((f["kernel"], f["head_dim"], handle)) or f
+bench.show = lambda rec: None
+bench.bench(FakeLib(), [("full", 16, 1024)], (64, 128), [], lambda: None)
+m = "wgmma-s2b2o1p0w2m128"
+assert (m, 64, m + "|shift|128") in used and (m, 128, m + "|shift|64") in used, used
+assert all(h.endswith("|64") for k, d, h in used if k == "wgmma"), used
+assert len(calls) == len(set(calls)) == 9, calls  # one plan per kernel, policy and Q tile
+print("grid plans ok")
+PY
+grep -q "grid plans ok" "$tmp/grid.txt" && ok bench-grid-m128-plans || fail bench-grid-m128-plans "$(tail -2 "$tmp/grid.txt")"
 cat >"$tmp/bench.json" <<'J'
 {"format": "dashsim-kernel-bench", "metadata": {"gpu_name": "test", "kernels": ["wgmma"]}, "correctness_ok": true,
  "determinism_ok": true, "records": [

@@ -190,4 +190,38 @@ expect_error h8-matrix-duplicate "/version: duplicate key" "$sim" validate "$tra
 expect_exit h8-json-ints 0 "$sim" --n 1 --kv-tiles 1 --q-tiles 1 --c 1000000000000 --r 0 --json
 grep -q '"makespan_ns":1000000000000,' "$tmp/out" && ok h8-json-digits || fail h8-json-digits "$(cat "$tmp/out")"
 
+# h2 over every output flag (issue 33): an existing file at an output's path is replaced (as cp, sort -o and
+# gcc -o do) unless the command reads it: --csv, --trace, --dot, --emit-plan, -o, --plot (and the .gp/.dat
+# beside it) and --json's standard output never write onto a config, a trace, or a hardware or kernel profile,
+# named on the command line or by a config; each is refused in one sentence, exit 2, every input intact.
+io=$tmp/io root=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$io" && cp "$root/configs/profiles/h100-sxm.json" "$io/hp.json" && cp "$io/hp.json" "$io/hp.dat"
+cp "$root/configs/kernels/gpu-bwd.json" "$io/kp.json" && cp "$root/tests/golden/validate/fa3-tiny.json" "$io/tr.json"
+printf '{"schema_version": 1, "workload": {"seqlen_q": 1024, "head_dim": 128, "heads": 2, "mask": "causal"},
+ "hardware": {"profile": "./hp.json"}, "options": {"kernel": "./kp.json"}, "policies": ["fa3"]}\n' >"$io/cfg.json"
+for f in hp.json hp.dat kp.json tr.json cfg.json; do cp "$io/$f" "$io/$f.orig"; done
+into_input() { # NAME CMD...: refused, nothing on stdout, every input as it was
+    expect_error "$1" "refusing to overwrite an input\|it is a file this command reads" "${@:2}"
+    for f in hp.json hp.dat kp.json tr.json cfg.json; do cmp -s "$io/$f" "$io/$f.orig" || fail "$1-intact" "$f changed"; done
+}
+into_input h2-io-shape-csv-profile "$sim" --seqlen 1024 --profile "$io/hp.json" --csv "$io/hp.json"
+into_input h2-io-shape-trace-kernel "$sim" --seqlen 1024 --kernel "$io/kp.json" --trace "$io/kp.json"
+into_input h2-io-shape-dot-kernel "$sim" --seqlen 1024 --kernel "$io/kp.json" --dot "$io/kp.json"
+into_input h2-io-shape-plan-profile "$sim" --seqlen 1024 --profile "$io/hp.json" --emit-plan "$io/hp.json"
+into_input h2-io-shape-json-profile sh -c "'$sim' --seqlen 1024 --profile '$io/hp.json' --json 1<>'$io/hp.json'"
+into_input h2-io-config-csv-profile "$sim" run "$io/cfg.json" --row 1 --csv "$io/hp.json"
+into_input h2-io-config-trace-kernel "$sim" run "$io/cfg.json" --row 1 --trace "$io/kp.json"
+into_input h2-io-config-o-kernel "$sim" sweep "$io/cfg.json" -o "$io/kp.json"
+into_input h2-io-config-stdout-config sh -c "'$sim' sweep '$io/cfg.json' 1<>'$io/cfg.json'"
+into_input h2-io-perfetto-o-trace "$sim" perfetto "$io/tr.json" -o "$io/tr.json"
+into_input h2-io-validate-json-trace sh -c "'$sim' validate '$io/tr.json' --json 1<>'$io/tr.json'"
+if command -v gnuplot >/dev/null; then
+    into_input h2-io-list-plot-data-profile "$sim" --seqlen 1024,2048 --mask causal --profile "$io/hp.dat" --plot "$io/hp.png"
+    into_input h2-io-shape-gantt-data-profile "$sim" --seqlen 1024 --profile "$io/hp.dat" --gantt "$io/hp.png"
+    into_input h2-io-config-plot-data-profile "$sim" sweep "$io/cfg.json" --set hardware.profile=./hp.dat --plot "$io/hp.png"
+else skip h2-io-plot "no gnuplot"; fi
+echo old >"$io/other.csv"
+expect_exit h2-io-other-replaced 0 "$sim" --seqlen 1024 --profile "$io/hp.json" --csv "$io/other.csv"
+head -1 "$io/other.csv" | grep -q '^op,cta,sm' && ok h2-io-other-is-output || fail h2-io-other-is-output "$(head -1 "$io/other.csv")"
+
 finish

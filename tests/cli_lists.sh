@@ -31,7 +31,8 @@ if command -v gnuplot >/dev/null; then
     grep -q 'c from the FLOPs cost model, r from the cost model' "$tmp/ci.gp" && ok sweep-title-says-model \
         || fail sweep-title-says-model "$(grep -m1 title "$tmp/ci.gp")"
     expect_exit sweep-table-header 0 "$sim" sweep "$tmp/hw.json" --format table
-    head -1 "$tmp/out" | grep -q 'unless a point names a kernel or hardware profile' && ok sweep-table-header-truthful \
+    head -1 "$tmp/out" | grep -q ': c from the FLOPs cost model, r from hardware profile h100-sxm.json (docs' \
+        && ok sweep-table-header-truthful \
         || fail sweep-table-header-truthful "$(head -1 "$tmp/out")"
 else skip sweep-title "no gnuplot"; fi
 # Memory: the estimate (the refusal's "about N MB") is within 1.5x of the measured peak RSS, and not below it;
@@ -85,7 +86,15 @@ if command -v gnuplot >/dev/null; then
     [ -s "$tmp/sp.png" ] && grep -q "speedup over fa3'" "$tmp/sp.gp" && grep -q "speedup over fa3-spt'" "$tmp/sp.gp" \
         && grep -q 'c from the FLOPs cost model of preset h100-sxm; r from the hardware profile' "$tmp/sp.gp" \
         && [ "$(grep -c '^# ' "$tmp/sp.dat")" -ge 3 ] && ok list-plot-speedup || fail list-plot-speedup "$(grep title "$tmp/sp.gp")"
+    # the full mask has no fa3-spt: one panel, over fa3 (gnuplot failed on the empty panel before)
+    expect_exit list-plot-full 0 "$sim" --seqlen 1024,2048 --heads 8 --plot "$tmp/full.png"
+    [ -s "$tmp/full.png" ] && grep -q 'layout 1,1 ' "$tmp/full.gp" && grep -q "speedup over fa3'" "$tmp/full.gp" \
+        && ! grep -q "speedup over fa3-spt'" "$tmp/full.gp" && ok list-plot-full-one-panel \
+        || fail list-plot-full-one-panel "$(cat "$tmp/err")"
 else skip list-plot "no gnuplot"; fi
+expect_error list-plot-no-baseline "--plot draws speedups over fa3 and fa3-spt: --policy shift runs neither" \
+    "$sim" --seqlen 1024,2048 --policy shift --plot "$tmp/nb.png"
+[ ! -e "$tmp/nb.png" ] && ok list-plot-no-baseline-nothing || fail list-plot-no-baseline-nothing "$(ls "$tmp")"
 expect_exit list-plot-one 2 "$sim" --seqlen 1024 --plot "$tmp/one.png"
 [ ! -e "$tmp/one.png" ] && grep -q 'give --seqlen a list' "$tmp/err" && ok list-plot-needs-list || fail list-plot-needs-list "$(cat "$tmp/err")"
 # sweep --plot-speedup: the same figure with each policy's speedup over the config's baseline (fa3: 1.0).

@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # Item 4: every report names its model; the plots say what they show and keep each policy's style.
 ci=$root/configs/ci-sweep.json
 expect_exit run-model 0 "$sim" run "$ci" --set 'sweep={}' --format table
-head -1 "$tmp/out" | grep -q '^model numbers, not measurements: c and r from the cost model' \
+head -1 "$tmp/out" | grep -q '^model numbers, not measurements: c from the FLOPs cost model, r from the cost model' \
     && sed -n 3p "$tmp/out" | grep -q ' h100-sxm  serial ' && ok run-table-model || fail run-table-model "$(head -3 "$tmp/out")"
 expect_exit decode-model 0 "$sim" decode
 grep -q '^model  FA3 split-KV decode on the H100 cost model .*model numbers, not measurements' "$tmp/out" \

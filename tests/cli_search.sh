@@ -83,7 +83,7 @@ done
 expect_exit progress-piped 0 "$sim" search --mask window:4 --n 8 --tiles 16 --iterations 50
 [ ! -s "$tmp/err" ] && ok progress-not-piped || fail progress-not-piped "$(head -c 200 "$tmp/err")"
 if script -qec true /dev/null >/dev/null 2>&1; then # a pseudo-terminal for standard error
-    script -qec "$sim search --mask window:4 --n 8 --tiles 16 --iterations 50 >/dev/null" /dev/null >"$tmp/tty" 2>&1
+    DASHSIM_PROGRESS_DELAY_MS=0 script -qec "$sim search --mask window:4 --n 8 --tiles 16 --iterations 50 >/dev/null" /dev/null >"$tmp/tty" 2>&1
     grep -q "sim search: .* of 50 moves.*best [0-9]* ns" "$tmp/tty" && ok progress-on-tty || fail progress-on-tty "$(head -c 200 "$tmp/tty")"
 else
     skip progress-on-tty "script(1) cannot open a pseudo-terminal here"

@@ -41,9 +41,35 @@ expect_error shard-k-over-n "--shard's K expects an integer from 1 to 3" "$sim" 
 expect_error shard-no-slash "--shard expects K/N" "$sim" sweep "$ci" --shard 3
 expect_error merge-mixed "is in another format than" "$sim" sweep --merge "$tmp/p1.csv" "$tmp/p2.jsonl"
 expect_error merge-not-output "not a slice of sim sweep --shard K/N" "$sim" sweep --merge "$ci"
-expect_error merge-option "--merge joins files and takes only -o, not --jobs" "$sim" sweep --merge --jobs 2 "$tmp/p1.csv"
+expect_error merge-option "--merge joins files and takes only -o, --plot and --plot-speedup, not --jobs" "$sim" sweep --merge --jobs 2 "$tmp/p1.csv"
 expect_error merge-no-file "--merge needs the slices' files" "$sim" sweep --merge
 expect_error merge-unreadable "cannot read" "$sim" sweep --merge "$tmp/nothing.csv"
+# --merge --plot / --plot-speedup (issue 33): the slices' figure is the one an unsharded run draws (its data and
+# script byte for byte, the same file names in two folders), from CSV, JSONL and table slices; nothing is
+# written when the merge fails, and the figure's files may not name a slice.
+if command -v gnuplot >/dev/null; then
+    for fmt in csv jsonl table; do
+        for kind in plot plot-speedup; do
+            rm -rf "$tmp/one" "$tmp/two" && mkdir -p "$tmp/one" "$tmp/two"
+            "$sim" sweep "$ci" --format "$fmt" --"$kind" "$tmp/one/f.png" -o "$tmp/one.$fmt" 2>"$tmp/err" &&
+                for k in 1 2 3; do "$sim" sweep "$ci" --format "$fmt" --shard $k/3 -o "$tmp/s$k.$fmt" || break; done &&
+                "$sim" sweep --merge "$tmp/s3.$fmt" "$tmp/s1.$fmt" "$tmp/s2.$fmt" --"$kind" "$tmp/two/f.png" \
+                    -o "$tmp/two.$fmt" 2>>"$tmp/err" &&
+                cmp -s "$tmp/one.$fmt" "$tmp/two.$fmt" && cmp -s "$tmp/one/f.dat" "$tmp/two/f.dat" &&
+                cmp -s "$tmp/one/f.gp" "$tmp/two/f.gp" && [ -s "$tmp/two/f.png" ] && ok "merge-$kind-$fmt" ||
+                fail "merge-$kind-$fmt" "$(cat "$tmp/err"; diff "$tmp/one/f.gp" "$tmp/two/f.gp" | head -5)"
+        done
+    done
+    grep -q 'c from the FLOPs cost model, r from the cost model' "$tmp/two/f.gp" && ok merge-plot-title \
+        || fail merge-plot-title "$(grep -m1 title "$tmp/two/f.gp")"
+    rm -rf "$tmp/three" && mkdir -p "$tmp/three"
+    expect_error merge-plot-missing "slice 2 of 3 is missing" "$sim" sweep --merge "$tmp/s1.csv" "$tmp/s3.csv" \
+        --plot "$tmp/three/f.png" -o "$tmp/three/m.csv"
+    [ -z "$(ls "$tmp/three")" ] && ok merge-plot-nothing-written || fail merge-plot-nothing-written "$(ls "$tmp/three")"
+    cp "$tmp/s1.csv" "$tmp/s1.dat"
+    expect_error merge-plot-names-slice "--plot's data .*s1.dat is the same file as a merged file" \
+        "$sim" sweep --merge "$tmp/s1.dat" "$tmp/s2.csv" "$tmp/s3.csv" --plot "$tmp/s1.png"
+else skip merge-plot "no gnuplot"; fi
 # each slice ends with its rows' digest: an edited row (same count, one digit changed) or a slice without that
 # line (cut after a whole row) is refused (both were merged silently before)
 sed '3s/,1,/,2,/' "$tmp/p2.csv" >"$tmp/e2.csv"

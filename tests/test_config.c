@@ -266,7 +266,7 @@ START_TEST(sweep_rows_match_direct_jobs)
     SimConfig *c;
     SimDiag *d = check_text("{\"schema_version\": 1, \"workload\": {\"batch\": 2, \"heads\": 1, \"seqlen_q\": 1024,"
                             " \"head_dim\": 64}, \"hardware\": {\"sm_count\": 8, \"latency_near_ns\": 0, "
-                            "\"latency_far_ns\": 0}, \"options\": {\"c_ns\": 1000, \"r_ns\": 500}, "
+                            "\"latency_far_ns\": 0}, \"options\": {\"model\": \"paper\", \"reduce\": \"serial\", \"c_ns\": 1000, \"r_ns\": 500}, "
                             "\"sweep\": {\"mask\": [\"full\", \"causal\"]}}", &c);
     ck_assert_int_eq(sim_diag_count(d), 0);
     SimSweep *s = sim_sweep_new(c, true, d);

@@ -54,8 +54,9 @@ class Lib:
         L.bwd_kernel_name.argtypes = [ctypes.c_void_p]
         self.L = L
 
-    def plan(self, policy, mask, s, bh, kernel="wgmma"):
-        name = f"{policy}-{mask}-s{s}-bh{bh}.plan"
+    def plan(self, policy, mask, s, bh, kernel="wgmma", d=None):
+        """A handle on the plan of the shape for kernel at head dim d (its Q tile: block_m), and the plan's name."""
+        name = f"{policy}-{mask}-s{s}-bh{bh}{'-m128' if block_m(kernel, d) == 128 else ''}.plan"
         path = os.path.join("/tmp/dash-plans", name)
         if not os.path.exists(path):
             os.makedirs("/tmp/dash-plans", exist_ok=True)
@@ -81,6 +82,12 @@ class Lib:
     def check(self, h):
         if self.L.bwd_check(h):
             raise RuntimeError("dashsim kernel failed: " + self.L.bwd_error(h).decode())
+
+
+def block_m(kernel, d):
+    """Q rows per tile of kernel at head dim d (BwdWgCfg's BM): 128 for the Hopper variants named ...m128 at head
+    dim 64 (their plans: gpu/scripts/plans-kernel-bench.sh with TILE_M=128), else 64."""
+    return 128 if d == 64 and kernel.endswith("m128") else 64
 
 
 def flops(b, h, s, d, causal):
@@ -205,7 +212,7 @@ def correctness(lib):
                     yard = errors(torch_fn(t, causal, scale, SDPBackend.FLASH_ATTENTION)(), ref)
                     log(f"  d{d} {mask} mha torch-flash bf16: " + " ".join(f"{k}={v:.3g}" for k, v in yard.items()))
                 for kernel, pol in ((k, p) for k in KERNELS for p in POLICIES[mask] + ["atomic"]):
-                    h, _ = lib.plan("fa3" if pol == "atomic" else pol, mask, 1024, 16, kernel)
+                    h, _ = lib.plan("fa3" if pol == "atomic" else pol, mask, 1024, 16, kernel, d)
                     for x in ("dq", "dk", "dv"):
                         t[x].fill_(float("nan"))
                     try:
@@ -234,7 +241,7 @@ def determinism(lib, n=100):
             causal = mask == "causal"
             t, scale = make_inputs(2, 8, 8, 2048, d, causal, seed=7)
             for kernel, pol in ((k, p) for k in KERNELS for p in POLICIES[mask] + ["atomic"]):
-                h, _ = lib.plan("fa3" if pol == "atomic" else pol, mask, 2048, 16, kernel)
+                h, _ = lib.plan("fa3" if pol == "atomic" else pol, mask, 2048, 16, kernel, d)
                 fn = dash_fn(lib, h, t, scale, pol == "atomic")
                 differ = 0
                 try:
@@ -369,12 +376,16 @@ def jax_cudnn(groups, dims):
 def bench(lib, groups, dims, records, save, jax_recs=None):
     for mask, bh, s in groups:
         causal = mask == "causal"
-        plans = {(k, p): lib.plan(p, mask, s, bh, k) for k in KERNELS for p in POLICIES[mask]}
+        plans = {}  # (kernel, policy, Q tile rows): a kernel of 128-row tiles at d 64 runs its own plans
+        for k, p, d in ((k, p, d) for k in KERNELS for p in POLICIES[mask] for d in dims):
+            if (k, p, block_m(k, d)) not in plans:
+                plans[(k, p, block_m(k, d))] = lib.plan(p, mask, s, bh, k, d)
         for d in dims:
             t, scale, ref, fl, base = shape_inputs(mask, bh, s, d)
-            runs = [dict(fn=dash_fn(lib, plans[(k, p)][0], t, scale, atomic), handle=plans[(k, p)][0],
+            runs = [dict(fn=dash_fn(lib, plans[(k, p, block_m(k, d))][0], t, scale, atomic),
+                         handle=plans[(k, p, block_m(k, d))][0],
                          fields=dict(backend="dashsim", kernel=k, policy=p, mode="atomic" if atomic else "deterministic",
-                                     **base, plan_file=plans[(k, p)][1]))
+                                     **base, plan_file=plans[(k, p, block_m(k, d))][1]))
                     for k in KERNELS for p, atomic in [(p, False) for p in POLICIES[mask]] + [("fa3", True)]]
             runs += [dict(fn=fn, handle=None, fields=dict(backend=backend, kernel=None, policy=None, mode=mode, **base))
                      for backend, mode, fn in torch_runs(t, causal, scale)]
@@ -390,7 +401,7 @@ def bench(lib, groups, dims, records, save, jax_recs=None):
                 show(rec)
             if (mask, s, bh, d) in TRACE_SET:  # the first kernel's traces (the mma.sync kernel's: shapes.py)
                 for p in POLICIES[mask]:
-                    h, name = plans[(KERNELS[0], p)]
+                    h, name = plans[(KERNELS[0], p, block_m(KERNELS[0], d))]
                     lib.run(h, t, scale, False, record=True)
                     os.makedirs(os.path.join(OUT, "traces", f"d{d}"), exist_ok=True)
                     path = os.path.join(OUT, "traces", f"d{d}", f"{KERNELS[0]}-{p}-{mask}-s{s}-bh{bh}-d{d}.json")
@@ -413,7 +424,7 @@ def variants(lib, records):
         best = "symmetric-shift" if causal else "shift"
         for k in VARIANTS:
             for p, atomic in ((best, False), ("fa3", False), ("fa3", True)):
-                h, name = lib.plan(p, mask, s, bh, k)
+                h, name = lib.plan(p, mask, s, bh, k, d)
                 rec = measure(dash_fn(lib, h, t, scale, atomic), h, fl, ref, backend="dashsim", kernel=k, policy=p,
                               mode="atomic" if atomic else "deterministic", **base, plan_file=name)
                 lib.L.bwd_free(h)
@@ -443,7 +454,7 @@ def main():
                 kernels=KERNELS, tiles="kBlockM 64 x kBlockN 128",
                 kernel_notes={"wgmma": "TMA + mbarrier stages, 2 consumer warpgroups on wgmma bf16, swap-AB, "
                                        "P^T/dS^T as register A operands (gpu/bwd/wg)",
-                              "mma": "mma.sync m16n8k16 bf16, cp.async double buffer (gpu/bwd/bwd_kernel.cuh)"},
+                              "mma": "mma.sync m16n8k16 bf16, cp.async double buffer (gpu/bwd/bwd_fallback_sm80.cuh)"},
                 timing=f"CUDA events per run, median; runs queued behind a 10 ms sleep kernel; the grid in {ROUNDS} "
                        "rounds (every backend of a shape once per round), ms = median of the rounds' medians")
     log("device:", json.dumps(meta))

@@ -5,8 +5,10 @@
 #include "../gpu_host.h"
 #include "../gpu_plan.h"
 #include "bwd.h"
-#include "bwd_kernel.cuh"
-#include "wg/bwd_wg.cuh"
+#include "bwd_fallback_sm80.cuh"
+#include "bwd_postprocess.cuh"
+#include "bwd_preprocess.cuh"
+#include "wg/wg_kernel_sm90.cuh"
 #include "wg/wg_tmap.h"
 
 #include <cuda_runtime.h>
@@ -27,7 +29,7 @@ struct BwdHandle {
     size_t acc_bytes, row_bytes, part_bytes;
     cudaEvent_t ev[5];          /* recorded runs: before the memsets, pre, main, post, after post */
     int is_causal, has_record, has_events, head_dim; /* head_dim: of the last run */
-    char kernel[32]; /* "mma" (bwd_kernel.cuh) or a variant of the Hopper kernel (BWD_WG_VARIANTS) */
+    char kernel[32]; /* "mma" (bwd_fallback_sm80.cuh) or a variant of the Hopper kernel (BWD_WG_VARIANTS) */
     char err[512];
 };
 
@@ -72,9 +74,9 @@ BwdHandle *bwd_new(const char *path, char *err, int errlen)
         return NULL;
     }
     GpuPlan *p = &h->plan;
-    if (p->tile_ratio != BWD_BLOCK_N / BWD_BLOCK_M) {
-        snprintf(err, errlen, "%s: tile_ratio %d, but the kernel's tiles are %dx%d (tile_ratio 2)", path,
-                 p->tile_ratio, BWD_BLOCK_M, BWD_BLOCK_N);
+    if (p->tile_ratio != 1 && p->tile_ratio != 2) {
+        snprintf(err, errlen, "%s: tile_ratio %d, but the kernels' tiles are 64 or 128 x %d (tile_ratio 2 or 1)", path,
+                 p->tile_ratio, BWD_BLOCK_N);
         gpu_plan_clear(p);
         free(h);
         return NULL;
@@ -177,6 +179,18 @@ static void kernel_geometry(const BwdHandle *h, int d, int *stages, int *buffers
 #undef BWD_GEOMETRY
 }
 
+/* The Q rows per tile of h's kernel at head dim d (mma.sync: BWD_BLOCK_M). */
+static int kernel_block_m(const BwdHandle *h, int d)
+{
+    int bm = BWD_BLOCK_M;
+#define BWD_BLOCK_ROWS(n, ...)                                                                                     \
+    if (!strcmp(h->kernel, n))                                                                                     \
+        bm = d == 64 ? (int)BwdWgCfg<64, __VA_ARGS__>::BM : (int)BwdWgCfg<128, __VA_ARGS__>::BM;
+    BWD_WG_VARIANTS(BWD_BLOCK_ROWS)
+#undef BWD_BLOCK_ROWS
+    return bm;
+}
+
 const char *bwd_kernel_name(const BwdHandle *h)
 {
     return !strcmp(h->kernel, "mma") ? "dashsim-bwd" : !strcmp(h->kernel, "wgmma") ? "dashsim-bwd-wgmma" : h->kernel;
@@ -246,13 +260,15 @@ int bwd_run(BwdHandle *h, const void *q, const void *k, const void *v, const voi
     const GpuPlan *p = &h->plan;
     if (batch * heads != p->heads)
         return fail(h, "batch x heads = %d, the plan has %d heads", batch * heads, p->heads);
-    if (seqlen != p->kv_tiles * BWD_BLOCK_N || seqlen != p->q_tiles * BWD_BLOCK_M)
-        return fail(h, "seqlen %d does not match the plan's %d KV tiles of %d and %d Q tiles of %d", seqlen,
-                    p->kv_tiles, BWD_BLOCK_N, p->q_tiles, BWD_BLOCK_M);
-    if (kv_heads < 1 || heads % kv_heads)
-        return fail(h, "heads %d is not a multiple of kv_heads %d", heads, kv_heads);
     if (head_dim != 64 && head_dim != 128)
         return fail(h, "head_dim %d: the kernel has 64 and 128", head_dim);
+    const int block_m = kernel_block_m(h, head_dim);
+    if (seqlen != p->kv_tiles * BWD_BLOCK_N || seqlen != p->q_tiles * block_m)
+        return fail(h, "seqlen %d does not match the plan's %d KV tiles of %d and %d Q tiles of %d (kernel %s at head "
+                       "dim %d: Q tiles of %d)", seqlen, p->kv_tiles, BWD_BLOCK_N, p->q_tiles, seqlen / p->q_tiles,
+                    h->kernel, head_dim, block_m);
+    if (kv_heads < 1 || heads % kv_heads)
+        return fail(h, "heads %d is not a multiple of kv_heads %d", heads, kv_heads);
     int sm_count = 0;
     GPU_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
     if (p->is_persistent && p->n_sm > sm_count)
@@ -361,7 +377,7 @@ int bwd_check(BwdHandle *h)
     GPU_CHECK(cudaMemcpy(&err, h->d_err, sizeof err, cudaMemcpyDeviceToHost));
     if (!err.flag)
         return 0;
-    static const char *const barrier[] = {"Q-full", "Q-empty", "KV-full", "KV-empty"}; /* bwd_wg.cuh, WG_WAIT_* */
+    static const char *const barrier[] = {"Q-full", "Q-empty", "KV-full", "KV-empty"}; /* wg/wg_mainloop_sm90.cuh, WG_WAIT_* */
     if (err.rank < 0)
         fail(h, "timeout: GPU block %d waited on its %s barrier (parity %u) at task (head %d, q tile %d)", err.block,
              barrier[(-1 - err.rank) & 3], err.seen, err.head, err.q);
@@ -430,7 +446,7 @@ int bwd_write_trace(BwdHandle *h, const char *path, const char *meta)
     gpu_meta_str(&m, "reduce", p->reduce);
     gpu_meta_raw(&m, "persistent", "%d", p->is_persistent);
     gpu_meta_str(&m, "compute", "attention-backward");
-    gpu_meta_raw(&m, "tile_m", "%d", BWD_BLOCK_M);
+    gpu_meta_raw(&m, "tile_m", "%d", kernel_block_m(h, h->head_dim));
     gpu_meta_raw(&m, "tile_n", "%d", BWD_BLOCK_N);
     char hash[40];
     snprintf(hash, sizeof hash, "fnv1a64:%016llx", (unsigned long long)p->hash);

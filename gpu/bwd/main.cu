@@ -33,10 +33,10 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: gpu-bwd PLAN --head-dim 64|128 [--heads H] [--kv-heads K] [--atomic] [--repeats R]\n"
                "               [--out TRACE.json] [--timeout-ms T] [--kernel wgmma|mma|VARIANT]\n"
-               "Runs PLAN (tiles 64x128, tile_ratio 2) on synthetic inputs; batch = plan heads / H (H default:\n"
-               "the plan's heads). Exit: 0 ok, 1 timeout, CUDA error or runs not bit-identical (deterministic\n"
-               "mode), 2 bad usage or plan. --kernel: the Hopper kernel (default), a variant of it, or the\n"
-               "mma.sync kernel (docs/kernel.md).\n");
+               "Runs PLAN (tiles 64x128, tile_ratio 2; the ...m128 variants at head dim 64: 128x128, tile_ratio 1)\n"
+               "on synthetic inputs; batch = plan heads / H (H default: the plan's heads). Exit: 0 ok, 1 timeout, CUDA\n"
+               "error or runs not bit-identical (deterministic mode), 2 bad usage or plan. --kernel: the Hopper kernel\n"
+               "(default), a variant of it, or the mma.sync kernel (docs/kernel.md).\n");
 }
 
 int main(int argc, char **argv)

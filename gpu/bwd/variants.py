@@ -18,7 +18,8 @@ from bench import SDPBackend  # noqa: E402
 VARIANTS = os.environ.get("VARIANTS", "wgmma,wgmma-s2b2o1p0w1").split(",")
 DEFAULT = "wgmma"
 SHAPES = [("causal", 16, 8192, 128), ("full", 16, 8192, 128), ("causal", 64, 4096, 128), ("full", 64, 4096, 128),
-          ("causal", 16, 4096, 128), ("causal", 16, 4096, 64), ("full", 16, 8192, 64)]
+          ("causal", 16, 4096, 128), ("causal", 16, 4096, 64), ("full", 16, 8192, 64), ("causal", 16, 8192, 64),
+          ("full", 16, 4096, 64), ("causal", 64, 4096, 64), ("full", 64, 4096, 64)]
 BEST = {"causal": "symmetric-shift", "full": "shift"}
 ROUNDS = int(os.environ.get("VARIANT_ROUNDS", "5"))
 DET_RUNS = int(os.environ.get("DET_RUNS", "20"))
@@ -29,7 +30,7 @@ def shape_records(lib, mask, bh, s, d):
     """One record per kernel of VARIANTS and one for cuDNN at one shape."""
     causal = mask == "causal"
     t, scale, ref, fl, base = bench.shape_inputs(mask, bh, s, d)
-    handles = {k: lib.plan(BEST[mask], mask, s, bh, k) for k in VARIANTS}
+    handles = {k: lib.plan(BEST[mask], mask, s, bh, k, d) for k in VARIANTS}
     runs = [dict(kernel=k, handle=handles[k][0], fn=bench.dash_fn(lib, handles[k][0], t, scale, False)) for k in VARIANTS]
     runs.append(dict(kernel=None, handle=None, fn=bench.torch_fn(t, causal, scale, SDPBackend.CUDNN_ATTENTION)))
     out, default_grads = [], None

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Issue 32's variant run (docs/kernel.md "Variants"; the predictions in gpu/bwd/NOTES.md, written before it), from the
-# repository root. Here, after `make gpu` and the plans (SHAPES below, gpu/scripts/plans-kernel-bench.sh), `--pack`
-# writes .dev/kernel-variants.tar.xz (stripped bin/gpu-bwd, bin/gpu-wg-test, libdashbwd.so and the plans it needs,
-# about 1.2 MB: the carry). On the GPU machine, without arguments: unpacks it, runs the layout test and smoke
+# repository root. Here, after `make gpu` and the plans (SHAPES below, gpu/scripts/plans-kernel-bench.sh, and with
+# TILE_M=128 too where a variant of VARIANTS has 128-row Q tiles: a name ending in m128), `--pack` writes
+# .dev/kernel-variants.tar.xz (stripped bin/gpu-bwd, bin/gpu-wg-test, libdashbwd.so and the plans it needs, about
+# 1.5 MB: the carry). On the GPU machine, without arguments: unpacks it, runs the layout test and smoke
 # (run-kernel-smoke.sh), a smoke of each new variant (both head dims, deterministic and atomic), then
 # gpu/bwd/variants.py (VARIANTS, VARIANT_ROUNDS, DET_RUNS). Every step has its own limit; the whole ends within
 # 420 s on one H200. Writes $OUT/variants.json, variants.md, smoke.txt, log-variants.txt; exit 1 on a failure.
@@ -10,8 +11,12 @@
 set -u
 PACK=.dev/kernel-variants.tar.xz
 SHAPES="s1024-bh16 s2048-bh16 s4096-bh16 s8192-bh16 s4096-bh64"
-VARIANTS=${VARIANTS:-wgmma,wgmma-s2b2o1p0w1}
+VARIANTS=${VARIANTS:-wgmma,wgmma-s2b2o1p0w2m128}
 export VARIANTS
+case ",$VARIANTS," in
+  *m128,*) SUFFIXES=" -m128" ;;
+  *) SUFFIXES="" ;;
+esac
 if [ "${1:-}" = "--pack" ]; then
   tmp=$(mktemp -d) || exit 2
   mkdir -p "$tmp/bin" "$tmp/build/gpu/bwd/plans" .dev
@@ -21,10 +26,12 @@ if [ "${1:-}" = "--pack" ]; then
   done
   for sh in $SHAPES; do
     for pm in fa3-full descending-full shift-full fa3-causal fa3-spt-causal descending-causal symmetric-shift-causal; do
-      f=build/gpu/bwd/plans/$pm-$sh.plan.xz
-      [ -s "$f" ] || { echo "run-kernel-variants: $f is missing: SHAPES=\"$SHAPES\" gpu/scripts/plans-kernel-bench.sh" >&2
-        rm -rf "$tmp"; exit 2; }
-      cp "$f" "$tmp/$f"
+      for x in "" $SUFFIXES; do
+        f=build/gpu/bwd/plans/$pm-$sh$x.plan.xz
+        [ -s "$f" ] || { echo "run-kernel-variants: $f is missing: SHAPES=\"$SHAPES\" TILE_M=${x:+128}${x:-64}" \
+          "gpu/scripts/plans-kernel-bench.sh" >&2; rm -rf "$tmp"; exit 2; }
+        cp "$f" "$tmp/$f"
+      done
     done
   done
   tar cJf "$PACK.tmp" -C "$tmp" bin build && mv "$PACK.tmp" "$PACK"
@@ -37,12 +44,17 @@ fi
 t0=$(date +%s)
 [ -s "$PACK" ] && { tar xJf "$PACK" || exit 1; }
 timeout 150 sh gpu/scripts/run-kernel-smoke.sh || { echo "smoke failed or took over 150 s: rc $?"; exit 1; }
-mkdir -p /tmp/dash-plans && xz -dc build/gpu/bwd/plans/symmetric-shift-causal-s2048-bh16.plan.xz > /tmp/dash-plans/variant-smoke.plan
+mkdir -p /tmp/dash-plans
+for x in "" $SUFFIXES; do
+  xz -dc build/gpu/bwd/plans/symmetric-shift-causal-s2048-bh16$x.plan.xz > /tmp/dash-plans/variant-smoke$x.plan
+done
 for k in $(echo "$VARIANTS" | tr , ' '); do
   [ "$k" = wgmma ] && continue
   for d in 128 64; do
+    x=""
+    case "$k" in *m128) [ $d = 64 ] && x=-m128 ;; esac  # 128-row Q tiles at head dim 64: the tile_ratio-1 plan
     for mode in "" --atomic; do
-      timeout 20 bin/gpu-bwd /tmp/dash-plans/variant-smoke.plan --kernel "$k" --head-dim $d --repeats 5 $mode \
+      timeout 20 bin/gpu-bwd /tmp/dash-plans/variant-smoke$x.plan --kernel "$k" --head-dim $d --repeats 5 $mode \
         >> "$OUT/smoke.txt" 2>&1 || { echo "variant smoke FAILED: $k d$d $mode rc $?" | tee -a "$OUT/smoke.txt"; exit 1; }
     done
   done

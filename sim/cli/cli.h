@@ -84,14 +84,17 @@ const char *cli_find_config(const char *name, char *buf, size_t len);
  * alone (`sim --emit-plan - | sim --plan -`). */
 FILE *cli_report_file(const char *const *outputs, int count);
 /* Progress of a long command on standard error, shown only when that is a terminal (nothing when piped or
- * redirected): one line, redrawn in place at most every 100 ms, "sim sweep: 12 of 84 jobs, 3.1 s elapsed,
- * about 19 s left[, note]". Call cli_progress_clear before printing anything else to the terminal (the next
+ * redirected) and only once the command has run a second (DASHSIM_PROGRESS_DELAY_MS sets that delay, in ms,
+ * 0 to 3600000): one line, redrawn in place at most every 100 ms, "sim sweep: 12 of 84 jobs, 3.1 s elapsed,
+ * about 19 s left[, note]". Every long command (shape ranking, sweep, search, validate) shows it so. Call cli_progress_clear before printing anything else to the terminal (the next
  * update redraws it) and cli_progress_end when done (it erases the line). */
 typedef struct {
     const char *what, *unit;    /* "sweep", "jobs" */
     bool is_on;                 /* standard error is a terminal */
     bool is_shown;              /* a progress line is on the terminal now */
+    bool has_shown;             /* one was drawn since begin (the delay has passed) */
     int64_t start_us, shown_us; /* monotonic clock: at begin, at the last redraw */
+    int64_t delay_us;           /* no line before start_us + delay_us */
 } CliProgress;
 void cli_progress_begin(CliProgress *p, const char *what, const char *unit);
 /* done of total units; note (may be NULL) is appended, e.g. "best 120000 ns". */
@@ -112,5 +115,7 @@ int cli_fail(const SimError *err);
  * file), found from any directory (sim/io/datadir.h) into buf. SIM_ERR_IO naming every place looked. */
 SimStatus cli_find_profile(const char *name, char *buf, size_t len, SimError *err);
 SimStatus cli_find_kernel(const char *name, char *buf, size_t len, SimError *err);
+/* For the hardware preset asked for (its own profile when one is installed): sim_data_find_profile_for and
+ * sim_data_find_kernel_for (sim/io/datadir.h), which configs use too. */
 
 #endif

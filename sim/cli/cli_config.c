@@ -27,7 +27,7 @@ static const char usage_text[] =
     "  --plot-speedup FILE.png  the same with each policy's speedup over /options/baseline instead of TFLOPS\n"
     "  --shard K/N           run the K-th of N slices of the points (contiguous, whole points), 1 <= K <= N\n"
     "  --merge FILE...       join the slices' outputs (any order; each slice 1..N of one config once) into the\n"
-    "                        one-machine bytes\n"
+    "                        one-machine bytes; with --plot or --plot-speedup, also that run's figure\n"
     "  --max-memory-mb MB    the memory cap of every point (options.max_memory_mb; default 4096): jobs, the\n"
     "                        matrices and masks they read, and --jobs are sized under it\n"
     "  --row K               run only row K's point and print row K (1-based, rows of the whole config)\n"
@@ -154,7 +154,8 @@ static bool has_job_output(const AttnJob *j)
 static SimStatus check_combination(const RunOptions *o, SimError *err)
 {
     if (o->is_merge && o->merge_other)
-        return sim_error_set(err, SIM_ERR_USAGE, "--merge joins files and takes only -o, not %s", o->merge_other);
+        return sim_error_set(err, SIM_ERR_USAGE, "--merge joins files and takes only -o, --plot and --plot-speedup, not "
+                             "%s", o->merge_other);
     if (has_job_output(&o->outputs) && !o->row)
         return sim_error_set(err, SIM_ERR_USAGE, "--dot, --emit-plan, --trace, --csv and --gantt show one job: select "
                              "its row with --row K");
@@ -174,9 +175,8 @@ static SimStatus check_combination(const RunOptions *o, SimError *err)
     return SIM_OK;
 }
 
-/* No output may name the config or another output (--out DIR's files, --plot's .gp and .dat included). */
-/* No output may name an input: the config, and (once it is loaded, s not NULL) the latency matrix and
- * mask files its points name. */
+/* No output may name the config or another output (--out DIR's files, --plot's .gp and .dat included), nor
+ * (once it is loaded, s not NULL) an input its points name: latency matrix, mask and profile files. */
 static SimStatus check_paths(const RunOptions *o, const SimSweep *s, SimError *err)
 {
     gchar *base = g_path_get_basename(o->file);
@@ -193,6 +193,14 @@ static SimStatus check_paths(const RunOptions *o, const SimSweep *s, SimError *e
             g_array_append_val(in, ((SimPathRole){ "the config's latency_matrix", p->latency_matrix }));
         if (p->mask_file[0])
             g_array_append_val(in, ((SimPathRole){ "the config's mask_file", p->mask_file }));
+        for (int k = 0; k < 2; k++) { /* each profile once: the points of a sweep mostly share them */
+            const char *f = sim_sweep_point_file(s, i, k == 1);
+            bool is_new = f != NULL;
+            for (guint m = 0; is_new && m < in->len; m++)
+                is_new = strcmp(g_array_index(in, SimPathRole, m).path, f) != 0;
+            if (is_new)
+                g_array_append_val(in, ((SimPathRole){ k ? "the kernel profile" : "the hardware profile", f }));
+        }
     }
     const AttnJob *j = &o->outputs;
     gchar *g_gp = sim_output_sibling(j->gantt_path, ".gp"), *g_dat = sim_output_sibling(j->gantt_path, ".dat");
@@ -227,7 +235,7 @@ static int parse_args(RunOptions *o, int argc, char **argv, SimError *err)
             return printf("sim (dashsim) %s\n", SIM_VERSION), 0;
         else
             parse_one(o, opt, optarg, err);
-        if (opt != 'o' && opt != OPT_MERGE && opt != '?' && !o->merge_other)
+        if (opt != 'o' && opt != OPT_MERGE && opt != OPT_PLOT && opt != OPT_PLOT_SPEEDUP && opt != '?' && !o->merge_other)
             o->merge_other = argv[optind - 1 - (optarg && optarg == argv[optind - 1])];
         if (err->status)
             return cli_fail(err);
@@ -324,7 +332,7 @@ static int run_config(RunOptions *o, SimSweep *s)
     if (!err.status && open_outputs(o, files, &err) == SIM_OK) {
         for (int i = 0; i < o->sink_count; i++) {
             sim_sweep_write_slice_line(o->sinks[i], o->sink_format[i], s); /* --shard: for --merge */
-            sim_sweep_write_header(o->sinks[i], o->sink_format[i]);
+            sim_sweep_write_header(o->sinks[i], o->sink_format[i], sim_sweep_costs_from(s));
             o->rows_fnv[i] = SIM_SWEEP_FNV_BASIS;
         }
         cli_progress_begin(&o->progress, o->is_sweep ? "sweep" : "run", "jobs");
@@ -355,19 +363,30 @@ static int run_config(RunOptions *o, SimSweep *s)
     return interrupted ? 130 : 0;
 }
 
-/* --merge: the slices joined through the library's merge (sim_sweep_merge), to -o or stdout. */
+/* --merge: the slices joined through the library's merge (sim_sweep_merge), to -o or stdout, and with --plot
+ * their figure (the one a single run of the whole config draws); the files are one batch, none naming a slice. */
 static int merge(const RunOptions *o, int count, const char *const *files)
 {
     SimError err = { 0 };
     SimOutput out = { 0 };
+    SweepMerged rows = { 0 };
+    gchar *gp = sim_output_sibling(o->plot_path, ".gp"), *dat = sim_output_sibling(o->plot_path, ".dat");
     SimPathRole in[] = { { "a merged file", files[0] } };
-    SimPathRole outs[] = { { "-o", o->out_path } };
+    SimPathRole outs[] = { { "-o", o->out_path }, { "--plot", o->plot_path }, { "--plot's script", gp },
+                           { "--plot's data", dat } };
     for (int i = 0; i < count && !err.status; i++)
-        in[0].path = files[i], sim_output_check_paths(in, 1, outs, 1, &err);
+        in[0].path = files[i], sim_output_check_paths(in, 1, outs, (int)G_N_ELEMENTS(outs), &err);
+    int mark = sim_output_batch_begin(); /* the rows and the figure, or nothing */
     if (!err.status && (!o->out_path || sim_output_open(&out, o->out_path, &err) == SIM_OK) &&
-        sim_sweep_merge(files, count, o->out_path ? out.f : stdout, &err) == SIM_OK && o->out_path)
+        sim_sweep_merge(files, count, o->out_path ? out.f : stdout, o->plot_path ? &rows : NULL, &err) == SIM_OK &&
+        o->plot_path)
+        sim_sweep_merged_plot(&rows, o->plot_path, o->is_plot_speedup, &err);
+    if (!err.status && o->out_path)
         sim_output_commit(&out, &err);
     sim_output_abort(&out);
+    sim_output_batch_end(mark, err.status, &err);
+    sim_sweep_merged_clear(&rows);
+    g_free(gp), g_free(dat);
     return err.status ? cli_fail(&err) : 0;
 }
 

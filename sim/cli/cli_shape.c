@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "output.h"
 #include "shape.h"
 #include "shape_out.h"
 #include "shape_plot.h"
@@ -113,12 +114,26 @@ static void print_json(const ShapeReport *s)
     fputc('\n', s->f);
 }
 
-/* The shared progress line (cli.h), on a terminal after a second: policies ranked, the one running. */
+/* No output may be a profile the shape is costed with (found from any directory, the default one included):
+ * refused before anything is printed, as every input is (sim/io/output.h). */
+static SimStatus check_profile_outputs(const ShapeOptions *so, const AttnJob *j, const ShapeProfiles *pf, SimError *err)
+{
+    char *gp = sim_output_sibling(j->gantt_path, ".gp"), *dat = sim_output_sibling(j->gantt_path, ".dat");
+    char *plot_gp = sim_output_sibling(so->plot_path, ".gp"), *plot_dat = sim_output_sibling(so->plot_path, ".dat");
+    SimPathRole in[] = { { "the hardware profile", pf->hw ? pf->hw_path : NULL },
+                         { "the kernel profile", pf->kernel ? pf->kernel_path : NULL } };
+    SimPathRole out[] = { { "--dot", j->dot_path }, { "--emit-plan", j->plan_path }, { "--trace", j->trace_path },
+                          { "--csv", j->csv_path }, { "--gantt", j->gantt_path }, { "the Gantt chart's script", gp },
+                          { "the Gantt chart's data", dat }, { "--plot", so->plot_path }, { "--plot's script", plot_gp },
+                          { "--plot's data", plot_dat } };
+    sim_output_check_paths(in, 2, out, (int)G_N_ELEMENTS(out), err);
+    g_free(gp), g_free(dat), g_free(plot_gp), g_free(plot_dat);
+    return err->status;
+}
+
+/* The shared progress line (cli.h; on a terminal, after a second): policies ranked, the one running. */
 static void show_progress(void *ctx, int done, int total, const char *policy)
 {
-    const CliProgress *p = ctx;
-    if (!p->is_shown && g_get_monotonic_time() - p->start_us < G_TIME_SPAN_SECOND) /* quick rankings show none */
-        return;
     char note[96];
     snprintf(note, sizeof note, "running %s", policy ? policy : "-");
     cli_progress_update(ctx, done, total, policy ? note : NULL);
@@ -244,18 +259,22 @@ int cli_shape_run(const ShapeOptions *opts, const AttnJob *given, bool is_json)
     if (is_list && (given->dot_path || given->plan_path || given->trace_path || given->csv_path || given->gantt_path))
         return sim_error_set(&err, SIM_ERR_USAGE, "--trace, --csv, --gantt, --dot and --emit-plan show one shape: give "
                              "--seqlen, --heads and --batch one value each"), cli_fail(&err);
+    const char *base0 = so.token_mask ? "ascending" : "fa3", *base1 = so.token_mask ? "spt" : "fa3-spt";
+    if (so.plot_path && strcmp(given->policy, "all") && strcmp(given->policy, base0) && strcmp(given->policy, base1))
+        return sim_error_set(&err, SIM_ERR_USAGE, "--plot draws speedups over %s and %s: --policy %s runs neither "
+                             "(--policy all runs every schedule)", base0, base1, given->policy), cli_fail(&err);
     so.head_dim = so.head_dim ? so.head_dim : 128, so.batch = so.batch ? so.batch : 1;
     so.preset = so.preset ? so.preset : "h100-sxm";
     ShapeProfiles pf;
     ShapeQuery q = query_of(&so);
     if (is_list) {
-        if (sim_shape_profiles_load(&q, &pf, &err) == SIM_OK)
+        if (sim_shape_profiles_load(&q, &pf, &err) == SIM_OK && check_profile_outputs(&so, given, &pf, &err) == SIM_OK)
             run_list(opts->seqlen_k ? &so : (so.seqlen_k = 0, &so), given, is_json, &pf, &err);
         sim_shape_profiles_clear(&pf);
         return err.status ? cli_fail(&err) : 0;
     }
     ShapeRanking rank = { 0 }; /* about 40 KB: the absent reasons */
-    if (sim_shape_profiles_load(&q, &pf, &err) == SIM_OK)
+    if (sim_shape_profiles_load(&q, &pf, &err) == SIM_OK && check_profile_outputs(&so, given, &pf, &err) == SIM_OK)
         rank_point(&q, given, &pf, &rank, &err);
     const AttnJob *job = &rank.job;
     AttnJob out = *job; /* the outputs asked for, of the ranked winner (or the one policy named) */

@@ -86,10 +86,21 @@ FILE *cli_report_file(const char *const *outputs, int count)
     return stdout;
 }
 
+/* The delay before a first progress line: DASHSIM_PROGRESS_DELAY_MS when it is an integer from 0 to 3600000 (tests
+ * set 0 to see a quick run's line), else one second. */
+static int64_t progress_delay_us(void)
+{
+    const char *text = getenv("DASHSIM_PROGRESS_DELAY_MS");
+    char *end;
+    long long ms = text && *text ? strtoll(text, &end, 10) : -1;
+    return ms >= 0 && ms <= 3600000 && !*end ? ms * 1000 : G_TIME_SPAN_SECOND;
+}
+
 void cli_progress_begin(CliProgress *p, const char *what, const char *unit)
 {
     *p = (CliProgress){ .what = what, .unit = unit, .is_on = isatty(STDERR_FILENO) == 1,
                         .start_us = g_get_monotonic_time() };
+    p->delay_us = p->is_on ? progress_delay_us() : 0;
 }
 
 /* A duration for people: "4.2 s", "3 min 05 s". */
@@ -104,7 +115,8 @@ static void format_seconds(double s, char *buf, size_t len)
 void cli_progress_update(CliProgress *p, int64_t done, int64_t total, const char *note)
 {
     int64_t now = g_get_monotonic_time();
-    if (!p->is_on || (p->is_shown && done < total && now - p->shown_us < 100 * G_TIME_SPAN_MILLISECOND))
+    if (!p->is_on || (p->is_shown && done < total && now - p->shown_us < 100 * G_TIME_SPAN_MILLISECOND) ||
+        (!p->has_shown && now - p->start_us < p->delay_us)) /* a quick command shows none */
         return;
     double elapsed = (double)(now - p->start_us) / G_TIME_SPAN_SECOND;
     char spent[32], left[48] = "";
@@ -117,7 +129,7 @@ void cli_progress_update(CliProgress *p, int64_t done, int64_t total, const char
     fprintf(stderr, "\r\033[Ksim %s: %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " %s, %s elapsed%s%s%s", p->what, done,
             total, p->unit, spent, left, note ? ", " : "", note ? note : "");
     fflush(stderr);
-    p->is_shown = true, p->shown_us = now;
+    p->is_shown = p->has_shown = true, p->shown_us = now;
 }
 
 void cli_progress_clear(CliProgress *p)

@@ -180,13 +180,13 @@ static const char *const root_keys[] = { "schema_version", "description", "workl
                                          "options", "sweep", NULL };
 static const char *const workload_keys[] = { "batch", "heads", "total_tokens", "hidden", "seqlen_q", "seqlen_k",
                                              "head_dim", "mask", "mask_file", "dtype", "block_m", "block_n",
-                                             "kv_heads", NULL };
+                                             "kv_heads", "mask_tokens", NULL };
 static const char *const hardware_keys[] = { "preset", "sm_count", "clock_mhz", "tensor_tflops",
                                              "tensor_efficiency", "l2_bandwidth_gbps", "hbm_bandwidth_gbps",
                                              "reduce_fixed_cycles", "latency_near_ns", "latency_far_ns",
                                              "latency_matrix", "profile", NULL };
 static const char *const options_keys[] = { "reduce", "dq_buffers", "cta_prologue", "baseline", "max_memory_mb",
-                                            "c_ns", "r_ns", "kernel", "max_seconds", NULL };
+                                            "c_ns", "r_ns", "kernel", "max_seconds", "model", NULL };
 
 static bool is_in(const char *const *keys, const char *k)
 {
@@ -537,6 +537,32 @@ static void decode_mask(Ctx *x, const cJSON *w, SimConfigPoint *p)
                  g_path_is_absolute(f->valuestring) ? "" : "/", f->valuestring);
     if (p->mask_spec[0] || p->mask_file[0])
         p->shape.mask = MASK_BLOCK;
+    const cJSON *t = member(w, "workload", "mask_tokens", path);
+    if (t && (m || f))
+        fail(x, path, "give mask_tokens, mask or mask_file, not two of them");
+    else if (t && (!cJSON_IsString(t) || !t->valuestring[0] || strlen(t->valuestring) >= sizeof p->mask_tokens))
+        fail(x, path, "must be a block mask in tokens such as window:512 (docs/masks.md), at most %d characters",
+             (int)sizeof p->mask_tokens - 1);
+    else if (t)
+    {
+        snprintf(p->mask_tokens, sizeof p->mask_tokens, "%s", t->valuestring), p->shape.mask = MASK_BLOCK;
+        snprintf(p->mask_tokens_name, sizeof p->mask_tokens_name, "tokens:%s", t->valuestring);
+    }
+}
+
+/* A mask in tokens: made over FA3's causal tiles of the shape (the front end's, when no kernel profile names
+ * others), so a bad spec is reported with the config's other errors. */
+static void check_token_mask(Ctx *x, SimConfigPoint *p)
+{
+    SimShape *s = &p->shape;
+    int bm, bn;
+    BlockMask m = { 0 };
+    SimError err = { 0 };
+    int64_t kept;
+    if (sim_cost_fa3_tile(s->head_dim, MASK_CAUSAL, &bm, &bn) &&
+        sim_mask_from_tokens(p->mask_tokens, &(MaskTokens){ s->seqlen_q, s->seqlen_k, bm, bn }, &m, &kept, &err))
+        fail(x, "/workload/mask_tokens", "%s", err.msg);
+    sim_mask_clear(&m);
 }
 
 /* A block mask: square tiles (kBlockN x kBlockN, FA3's full-mask kBlockN unless given), and the mask made
@@ -598,7 +624,9 @@ static void decode_workload(Ctx *x, const cJSON *doc, SimConfigPoint *p)
                      (s->seqlen_q + s->block_m - 1) / s->block_m > MAX_COUNT))
         fail(x, "/workload/seqlen_q", "more than %d tiles per head", MAX_COUNT);
     if (x->is_ok && s->mask == MASK_BLOCK)
-        check_block_mask(x, p);
+        (p->mask_tokens[0] ? check_token_mask : check_block_mask)(x, p);
+    if (p->mask_tokens[0] && !cJSON_HasObjectItem(w, "block_m"))
+        s->block_m = s->block_n = 0; /* the costing path's tiles: the kernel profile's, else FA3's causal ones */
     x->is_ok &= was_ok;
 }
 
@@ -688,10 +716,16 @@ static void decode_policies(Ctx *x, const cJSON *doc, SimConfigPoint *p)
 static void decode_options(Ctx *x, const cJSON *doc, SimConfigPoint *p)
 {
     const cJSON *o = section_of(x, doc, "options", false);
-    int v = 0;
+    int v = 1; /* the shape front end's defaults: FA3's asynchronous dQ store, the hardware profile's costs */
     get_choice(x, o, "options", "reduce", (const char *const[]){ "serial", "async", NULL }, &v);
     p->reduce = v ? REDUCE_ASYNC : REDUCE_SERIAL;
-    int64_t bufs = 1;
+    char mpath[128];
+    v = 0;
+    get_choice(x, o, "options", "model", (const char *const[]){ "profile", "paper", NULL }, &v);
+    p->is_paper = v == 1;
+    if (p->is_paper && p->profile[0] && member(o, "options", "model", mpath))
+        fail(x, mpath, "paper takes r and the hand-off from the cost model, not /hardware/profile: give one of them");
+    int64_t bufs = 0; /* 0: the kernel profile's, 1 without one (the shape front end's rule) */
     get_int(x, o, "options", "dq_buffers", 1, 64, &bufs);
     p->dq_buffers = (int)bufs;
     get_bool(x, o, "options", "cta_prologue", &p->has_prologue);

@@ -36,6 +36,10 @@ typedef struct {
     SimShape shape;                  /* shape.mask MASK_BLOCK: mask_spec or mask_file below */
     char mask_spec[128];             /* "" or a block mask's spec (window:16, ...; tile units) */
     char mask_file[512];             /* "" or a block mask file (docs/masks.md) */
+    char mask_tokens[128];           /* "" or a block mask's spec in tokens (window:512, ...; sim --seqlen's
+                                      * --mask): shape.mask is MASK_BLOCK, block_m = block_n = 0 (the costing
+                                      * path's tiles) unless given */
+    char mask_tokens_name[136];      /* "tokens:" and mask_tokens, as rows name the mask; "" without one */
     int64_t total_tokens;            /* 0 or batch = total_tokens / seqlen_q */
     int64_t hidden;                  /* 0 or heads = hidden / head_dim */
     SimHardware hw;
@@ -47,8 +51,10 @@ typedef struct {
                                       * static strings */
     int policy_count;
     const char *baseline;            /* policy that speedup is measured against (static string) */
-    ReduceMode reduce;
-    int dq_buffers;
+    bool is_paper;                   /* /options/model paper: r and the hand-off from the cost model; else
+                                      * (the default) the hardware profile's, the preset's own unless named */
+    ReduceMode reduce;               /* default async, as the shape front end */
+    int dq_buffers;                  /* 0 (not given): the kernel profile's, 1 without one */
     bool has_prologue;               /* charge the K/V load before each CTA's first task */
     int64_t c_ns, r_ns;              /* -1: derived by the cost model */
     int64_t max_memory_mb;           /* per job */

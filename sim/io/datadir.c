@@ -2,13 +2,13 @@
  * the same file from every directory. */
 #include "datadir.h"
 
-#include "costmodel.h"
-
 #include <glib.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "costmodel.h"
 
 #ifndef DASHSIM_DATADIR
 #define DASHSIM_DATADIR "/usr/local/share/dashsim/configs"
@@ -91,8 +91,6 @@ SimStatus sim_data_find_profile(const char *name, char *out, size_t len, SimErro
     return find_named("profiles", name, out, len, err);
 }
 
-/* The preset's own hardware profile (profiles/h200-sxm.json for h200-sxm) when no name is given and one is
- * installed, else the default one (the costs line then says whose numbers they are). */
 SimStatus sim_data_find_profile_for(const char *name, const char *preset, char *out, size_t len, SimError *err)
 {
     SimError quiet = { 0 };
@@ -101,8 +99,6 @@ SimStatus sim_data_find_profile_for(const char *name, const char *preset, char *
     return sim_data_find_profile(name ? name : SIM_DATA_DEFAULT_PROFILE, out, len, err);
 }
 
-/* A kernel profile named bare ("gpu-bwd-wgmma") is taken in the preset GPU's measurement when one is installed
- * (gpu-bwd-wgmma-h200 for h200-sxm), else as named. */
 SimStatus sim_data_find_kernel_for(const char *name, const char *preset, char *out, size_t len, SimError *err)
 {
     char gpu[16], own[128];

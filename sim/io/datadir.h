@@ -17,12 +17,12 @@ SimStatus sim_data_find(const char *name, char *out, size_t len, SimError *err);
 SimStatus sim_data_find_kernel(const char *name, char *out, size_t len, SimError *err);
 /* A hardware profile by file or by name: "h100-sxm" is profiles/h100-sxm.json under the data places. */
 SimStatus sim_data_find_profile(const char *name, char *out, size_t len, SimError *err);
-
-/* The default hardware profile (the h100-sxm preset's). */
+/* The profiles a shape is costed with by default, the same for every front end (the shape command, configs):
+ * with no name, the preset's own hardware profile (profiles/h200-sxm.json for h200-sxm) where one is
+ * installed, else SIM_DATA_DEFAULT_PROFILE (the report then says whose GPU measured it). A kernel named bare
+ * ("gpu-bwd-wgmma") is taken in the preset GPU's own measurement where one is installed (gpu-bwd-wgmma-h200 for
+ * h200-sxm), else as named. Errors as above. */
 #define SIM_DATA_DEFAULT_PROFILE "h100-sxm"
-/* The same, for the hardware preset asked for (NULL: none): a hardware profile (name NULL: the preset's own
- * when one is installed, else the default) and a kernel profile in the preset GPU's own measurement when one is
- * installed ("gpu-bwd-wgmma" -> "gpu-bwd-wgmma-h200" for h200-sxm), else as named. */
 SimStatus sim_data_find_profile_for(const char *name, const char *preset, char *out, size_t len, SimError *err);
 SimStatus sim_data_find_kernel_for(const char *name, const char *preset, char *out, size_t len, SimError *err);
 

@@ -57,22 +57,34 @@ static void write_data(const ShapePlot *p, const char **names, int n, FILE *dat)
     g_free(sorted);
 }
 
+/* Whether baseline b ran at some point (its panel has values). */
+static bool has_base(const ShapePlot *p, int b)
+{
+    for (int i = 0; i < p->count; i++)
+        if (p->points[i].over_base[b] > 0)
+            return true;
+    return false;
+}
+
 static void write_shape_plot(FILE *dat, FILE *gp, const char *dat_name, const char *png_name, void *ctx)
 {
     const ShapePlot *p = ctx;
     const char **names = g_new(const char *, (unsigned)p->count + 1);
     int n = policies_of(p, names);
     write_data(p, names, n, dat);
+    int panels = has_base(p, 0) + has_base(p, 1); /* fa3-spt never runs on the full mask: no empty panel */
     fprintf(gp, "# speedup over %s and %s against seqlen per schedule; written by dashsim " DASHSIM_VERSION
                 " (sim --seqlen LIST --plot).\n"
                 "if (!exists(\"outfile\")) outfile = '%s'\nif (!exists(\"datafile\")) datafile = '%s'\n"
-                "set terminal pngcairo noenhanced size 1280,480 font ',10'\nset output outfile\n",
-            p->base[0], p->base[1], png_name, dat_name);
+                "set terminal pngcairo noenhanced size %d,480 font ',10'\nset output outfile\n",
+            p->base[0], p->base[1], png_name, dat_name, 640 * panels);
     /* one line each: a panel is 640 px wide, about 100 characters at 10 pt */
-    fprintf(gp, "set multiplot layout 1,2 title \"model numbers, not measurements: speedup = baseline time / time\\n%s\"\n",
-            p->costs_from);
+    fprintf(gp, "set multiplot layout 1,%d title \"model numbers, not measurements: speedup = baseline time / time\\n%s\"\n",
+            panels, p->costs_from);
     fputs("set logscale x 2\nset xlabel 'seqlen (tokens)'\nset key left top\nset grid\n", gp);
     for (int b = 0; b < 2; b++) {
+        if (!has_base(p, b))
+            continue;
         fprintf(gp, "set title 'speedup over %s'\nset ylabel 'speedup over %s (model)'\nplot", p->base[b], p->base[b]);
         for (int k = 0; k < n; k++)
             fprintf(gp, "%s datafile index %d using 1:%d with linespoints lw 2 title '%s'", k ? "," : "", k, b + 2,
@@ -87,5 +99,8 @@ SimStatus sim_shape_plot(const ShapePlotPoint *points, int count, const char *co
                          const char *png_path, SimError *err)
 {
     ShapePlot p = { points, count, base, costs_from };
+    if (!has_base(&p, 0) && !has_base(&p, 1))
+        return sim_error_set(err, SIM_ERR_USAGE, "--plot draws speedups over %s and %s, and neither ran (--policy "
+                             "all runs them)", base[0], base[1]);
     return sim_gnuplot_png(png_path, write_shape_plot, &p, err);
 }

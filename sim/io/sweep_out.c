@@ -23,24 +23,24 @@ static const char *const columns =
     "q_tiles,head_swizzle,c_ns,r_ns,latency_near_ns,latency_far_ns,reduce,tasks,makespan_ns,"
     "critical_path_ns,bubble_ns,busy_fraction,tflops,speedup,kernel,time_ns,status";
 
-/* The header line of format, newline included ("" for JSONL). */
-static void header_text(SweepFormat format, char *buf, size_t len)
+/* The header line of format, newline included ("" for JSONL); a table's first line says where c and r came
+ * from (costs_from, sim_sweep_costs_from). */
+static void header_text(SweepFormat format, const char *costs_from, char *buf, size_t len)
 {
     buf[0] = 0;
     if (format == SWEEP_CSV)
         snprintf(buf, len, "%s\n", columns);
     else if (format == SWEEP_TABLE) /* for people: what the numbers are, then the columns */
-        snprintf(buf, len, "model numbers, not measurements: c and r from the cost model unless a point names a kernel or "
-                 "hardware profile (docs/configs.md), per row "
-                 "its hardware preset and reduction\n%-16s %-6s %4s %7s %9s %-9s %-6s %5s %5s %6s %6s %13s %8s %8s\n",
+        snprintf(buf, len, "model numbers, not measurements: %s (docs/configs.md); per row its hardware preset and "
+                 "reduction\n%-16s %-6s %4s %7s %9s %-9s %-6s %5s %5s %6s %6s %13s %8s %8s\n", costs_from,
                  "policy", "mask", "d", "seqlen", "b x h", "hardware", "reduce", "N", "M", "c_ns", "r_ns",
                  "makespan_ns", "TFLOPS", "speedup");
 }
 
-void sim_sweep_write_header(FILE *f, SweepFormat format)
+void sim_sweep_write_header(FILE *f, SweepFormat format, const char *costs_from)
 {
-    char line[512];
-    header_text(format, line, sizeof line);
+    char line[SWEEP_HEADER_MAX];
+    header_text(format, costs_from, line, sizeof line);
     fputs(line, f);
 }
 
@@ -49,7 +49,7 @@ void sim_sweep_write_header(FILE *f, SweepFormat format)
 /* A slice's first line names it (CSV and table: a '#' comment; JSONL: an object of its own), so that
  * --merge can check it has every slice of one config once: "dashsim slice K/N: rows A-B of R, config
  * fnv1a64:H", rows 1-based and inclusive (B = A - 1: none). */
-#define SLICE_FORMAT "dashsim slice %d/%d: rows %" PRId64 "-%" PRId64 " of %" PRId64 ", config fnv1a64:%016" PRIx64
+#define SLICE_FORMAT "dashsim slice %d/%d: rows %" PRId64 "-%" PRId64 " of %" PRId64 ", config fnv1a64:%016" PRIx64 "; %s"
 
 void sim_sweep_write_slice(FILE *f, SweepFormat format, const SweepSlice *s)
 {
@@ -57,7 +57,7 @@ void sim_sweep_write_slice(FILE *f, SweepFormat format, const SweepSlice *s)
         return;
     fprintf(f, format == SWEEP_JSONL ? "{\"dashsim_slice\":\"" : "# ");
     fprintf(f, SLICE_FORMAT, s->shard_index, s->shard_count, s->first_row + 1, s->first_row + s->row_count,
-            s->total_rows, s->fingerprint);
+            s->total_rows, s->fingerprint, s->costs_from);
     fputs(format == SWEEP_JSONL ? "\"}\n" : "\n", f);
 }
 
@@ -113,6 +113,7 @@ typedef struct {
     int64_t lines;             /* rows: after the slice line and the header, before the last line */
     bool has_end;              /* its last line, with the rows' digest, is there */
     bool is_digest_ok;         /* the rows' bytes match that digest */
+    char costs_from[SWEEP_COSTS_FROM_MAX]; /* where c and r came from, as its slice line says */
 } Slice;
 
 /* The slice line (and the format it is written in); false if line is none. */
@@ -125,8 +126,12 @@ static bool parse_slice_line(const char *line, Slice *sl)
                         SCNx64 "%n", &sl->k, &sl->n, &sl->first, &sl->last, &sl->total, &sl->config, &used) != 6)
         return false;
     sl->format = text == line + 2 ? -1 : SWEEP_JSONL; /* -1: CSV or table, told by the header */
-    return strcmp(text + used, sl->format == SWEEP_JSONL ? "\"}" : "") == 0 && sl->k >= 1 && sl->k <= sl->n &&
-           sl->first >= 1 && sl->last >= sl->first - 1 && sl->last <= sl->total;
+    const char *from = text + used, *end = from + strlen(from) - (sl->format == SWEEP_JSONL ? 2 : 0);
+    if (strncmp(from, "; ", 2) || end < from + 2 || end - from - 2 >= SWEEP_COSTS_FROM_MAX ||
+        strcmp(end, sl->format == SWEEP_JSONL ? "\"}" : ""))
+        return false;
+    snprintf(sl->costs_from, sizeof sl->costs_from, "%.*s", (int)(end - from - 2), from + 2);
+    return sl->k >= 1 && sl->k <= sl->n && sl->first >= 1 && sl->last >= sl->first - 1 && sl->last <= sl->total;
 }
 
 /* The rows of a slice up to its last line (whose digest they must match: sl->is_digest_ok); nothing may
@@ -163,21 +168,21 @@ static SimStatus scan_slice(Slice *sl, SimError *err)
     SimInput *in;
     if (sim_input_open(sl->path, &limits, &in, err) != SIM_OK)
         return err->status;
-    char *line, header[512];
+    char *line, header[SWEEP_HEADER_MAX];
     size_t len;
     if (sim_input_line(in, &line, &len, err) == SIM_OK && (!line || !parse_slice_line(line, sl)))
         sim_error_set(err, SIM_ERR_INPUT, "%s: not a slice of sim sweep --shard K/N (its first line names the slice)",
                       sl->path);
     /* CSV or table: the header's first line tells which, and its other lines (a table's) must follow */
     for (int f = SWEEP_TABLE; sl->format < 0 && !err->status && f <= SWEEP_CSV; f++) {
-        header_text((SweepFormat)f, header, sizeof header);
+        header_text((SweepFormat)f, sl->costs_from, header, sizeof header);
         if (f == SWEEP_TABLE && sim_input_line(in, &line, &len, err) != SIM_OK)
             break;
         if (line && strncmp(line, header, len) == 0 && header[len] == '\n')
             sl->format = f;
     }
     if (!err->status && sl->format >= 0 && sl->format != SWEEP_JSONL) {
-        header_text((SweepFormat)sl->format, header, sizeof header);
+        header_text((SweepFormat)sl->format, sl->costs_from, header, sizeof header);
         for (const char *h = strchr(header, '\n') + 1; *h && !err->status; h = strchr(h, '\n') + 1)
             if (sim_input_line(in, &line, &len, err) == SIM_OK && (!line || strncmp(line, h, len) || h[len] != '\n'))
                 sl->format = -1;
@@ -209,7 +214,8 @@ static SimStatus check_slices(const Slice *sl, int count, SimError *err)
         const Slice *a = &sl[i], *first = &sl[0];
         if (a->format != first->format)
             sim_error_set(err, SIM_ERR_INPUT, "%s is in another format than %s", a->path, first->path);
-        else if (a->n != first->n || a->config != first->config || a->total != first->total)
+        else if (a->n != first->n || a->config != first->config || a->total != first->total ||
+                 strcmp(a->costs_from, first->costs_from))
             sim_error_set(err, SIM_ERR_INPUT, "%s is a slice of another run than %s (config or --shard N differ)",
                           a->path, first->path);
         else if (i && a->k == sl[i - 1].k)
@@ -224,8 +230,8 @@ static SimStatus check_slices(const Slice *sl, int count, SimError *err)
     return err->status;
 }
 
-/* The rows of a checked slice to out (its slice line and header skipped). */
-static SimStatus copy_rows(const Slice *sl, FILE *out, SimError *err)
+/* The rows of a checked slice to out (its slice line and header skipped), and read into merged (may be NULL). */
+static SimStatus copy_rows(const Slice *sl, FILE *out, SweepMerged *merged, SimError *err)
 {
     SimInputLimits limits = { .max_bytes = INT64_MAX, .max_line = 1 << 20 };
     SimInput *in;
@@ -233,21 +239,24 @@ static SimStatus copy_rows(const Slice *sl, FILE *out, SimError *err)
         return err->status;
     char *line;
     size_t len;
-    char header[512];
-    header_text((SweepFormat)sl->format, header, sizeof header);
+    char header[SWEEP_HEADER_MAX];
+    header_text((SweepFormat)sl->format, sl->costs_from, header, sizeof header);
     int skip = 1; /* the slice line, then the header's lines */
     for (const char *h = header; *h; h++)
         skip += *h == '\n';
     while (sim_input_line(in, &line, &len, err) == SIM_OK && line)
-        if (sim_input_line_number(in) > skip && sim_input_line_number(in) <= skip + sl->lines)
+        if (sim_input_line_number(in) > skip && sim_input_line_number(in) <= skip + sl->lines) {
             fwrite(line, 1, len, out), fputc('\n', out);
+            if (merged && sim_sweep_row_read((SweepFormat)sl->format, line, merged, err) != SIM_OK)
+                break;
+        }
     if (!err->status && sim_input_line_number(in) - skip != sl->lines + 1) /* the rows and the last line */
         sim_error_set(err, SIM_ERR_INPUT, "%s changed while it was merged", sl->path);
     sim_input_close(in);
     return err->status;
 }
 
-SimStatus sim_sweep_merge(const char *const *paths, int count, FILE *out, SimError *err)
+SimStatus sim_sweep_merge(const char *const *paths, int count, FILE *out, SweepMerged *merged, SimError *err)
 {
     Slice *sl = g_new0(Slice, count);
     for (int i = 0; i < count && !err->status; i++)
@@ -256,13 +265,15 @@ SimStatus sim_sweep_merge(const char *const *paths, int count, FILE *out, SimErr
         qsort(sl, (size_t)count, sizeof *sl, by_k);
         check_slices(sl, count, err);
     }
-    char header[512];
+    char header[SWEEP_HEADER_MAX];
     if (!err->status) {
-        header_text((SweepFormat)sl[0].format, header, sizeof header);
+        header_text((SweepFormat)sl[0].format, sl[0].costs_from, header, sizeof header);
         fputs(header, out); /* once; every slice's own copy is skipped */
     }
+    if (!err->status && merged)
+        snprintf(merged->costs_from, sizeof merged->costs_from, "%s", sl[0].costs_from);
     for (int i = 0; i < count && !err->status; i++)
-        copy_rows(&sl[i], out, err);
+        copy_rows(&sl[i], out, merged, err);
     g_free(sl);
     return err->status;
 }
@@ -280,7 +291,7 @@ const char *sim_sweep_mask_name(const SimConfigPoint *p)
 {
     if (p->shape.mask != MASK_BLOCK)
         return p->shape.mask == MASK_CAUSAL ? "causal" : "full";
-    return p->mask_spec[0] ? p->mask_spec : p->mask_file;
+    return p->mask_tokens_name[0] ? p->mask_tokens_name : p->mask_spec[0] ? p->mask_spec : p->mask_file;
 }
 
 static void write_table_row(FILE *f, const SimSweepRow *r)
@@ -400,10 +411,12 @@ static void policy_style(FILE *gp, const char *policy)
             MAX(1.0, 5.0 - 1.2 * k), MAX(0.6, 1.8 - 0.3 * k));
 }
 
-/* The plot's title: what the numbers are and what made them (the presets and reduction modes of the rows). */
-static void write_plot_title(FILE *gp, const SimSweepRow *rows, int64_t row_count, bool is_speedup)
+/* The plot's title: what the numbers are and what made them (where c and r came from, one source a line; the
+ * presets and reduction modes of the rows). */
+static void write_plot_title(FILE *gp, const SimSweepRow *rows, int64_t row_count, const char *costs_from,
+                             bool is_speedup)
 {
-    GString *presets = g_string_new(""), *modes = g_string_new(""), *from = g_string_new("");
+    GString *presets = g_string_new(""), *modes = g_string_new("");
     for (int64_t i = 0; i < row_count; i++) {
         const SimConfigPoint *p = rows[i].cfg;
         const char *mode = p->reduce == REDUCE_ASYNC ? "async" : "serial";
@@ -413,21 +426,21 @@ static void write_plot_title(FILE *gp, const SimSweepRow *rows, int64_t row_coun
             g_string_append_printf(presets, "%s%s", presets->len ? ", " : "", p->hw.preset);
         if (!strstr(modes->str, mode))
             g_string_append_printf(modes, "%s%s", modes->len ? " and " : "", mode);
-        if (!strstr(from->str, rows[i].costs_from))
-            g_string_append_printf(from, "%s%s", from->len ? "; " : "", rows[i].costs_from);
     }
+    gchar **from = g_strsplit(costs_from, "; ", -1);
+    gchar *lines = g_strjoinv("\\n", from);
     /* One line each: one panel is 640 px wide, about 100 characters at 10 pt (one line of all was clipped). */
     fprintf(gp, "set multiplot layout rows_,cols_ title \"model numbers, not measurements: %s"
                 "\\n%s (docs/configs.md)\\npreset %s, %s reduction\"\n", is_speedup ? "speedup = the baseline's time / "
-                "time (/options/baseline)" : "TFLOPS = backward FLOPs / makespan", from->str, presets->str, modes->str);
-    g_string_free(presets, TRUE), g_string_free(modes, TRUE), g_string_free(from, TRUE);
+                "time (/options/baseline)" : "TFLOPS = backward FLOPs / makespan", lines, presets->str, modes->str);
+    g_string_free(presets, TRUE), g_string_free(modes, TRUE), g_strfreev(from), g_free(lines);
 }
 
 /* .dat: one block per (panel, policy) in order of first appearance ("seqlen tflops" lines, blocks
  * separated by two blank lines so gnuplot's `index` picks them); .gp: one panel each, y from zero, each
  * policy in its one colour and point type (policy_style) in every panel. */
-static void write_plot_files(const SimSweepRow *rows_in, int64_t row_count, FILE *dat, FILE *gp, const char *dat_name,
-                             const char *png_name, bool is_speedup)
+static void write_plot_files(const SimSweepRow *rows_in, int64_t row_count, const char *costs_from, FILE *dat, FILE *gp,
+                             const char *dat_name, const char *png_name, bool is_speedup)
 {
     GArray *panels = g_array_new(FALSE, FALSE, sizeof(const SimConfigPoint *));
     for (int64_t i = 0; i < row_count; i++)
@@ -441,7 +454,7 @@ static void write_plot_files(const SimSweepRow *rows_in, int64_t row_count, FILE
                 "set terminal pngcairo noenhanced size %d,%d font ',10'\nset output outfile\nrows_ = %d\ncols_ = %d\n",
             is_speedup ? "Speedup" : "TFLOPS", is_speedup ? "-speedup" : "", png_name, dat_name, 640 * cols,
             420 * rows + 40, rows, cols);
-    write_plot_title(gp, rows_in, row_count, is_speedup);
+    write_plot_title(gp, rows_in, row_count, costs_from, is_speedup);
     fprintf(gp, "set logscale x 2\nset xlabel 'seqlen (tokens)'\nset ylabel '%s (model)'\nset key left bottom\nset grid\n"
             "set yrange [0:*]\n", is_speedup ? "speedup over the baseline" : "TFLOPS");
     for (guint p = 0; p < panels->len; p++) {
@@ -478,23 +491,24 @@ static void write_plot_files(const SimSweepRow *rows_in, int64_t row_count, FILE
 typedef struct {
     const SimSweepRow *rows;
     int64_t row_count;
+    const char *costs_from;
     bool is_speedup;
 } SweepPlot;
 
 static void write_sweep_plot(FILE *dat, FILE *gp, const char *dat_name, const char *png_name, void *ctx)
 {
     const SweepPlot *p = ctx;
-    write_plot_files(p->rows, p->row_count, dat, gp, dat_name, png_name, p->is_speedup);
+    write_plot_files(p->rows, p->row_count, p->costs_from, dat, gp, dat_name, png_name, p->is_speedup);
 }
 
-SimStatus sim_sweep_plot_rows(const SimSweepRow *rows, int64_t row_count, const char *png_path, bool is_speedup,
-                              SimError *err)
+SimStatus sim_sweep_plot_rows(const SimSweepRow *rows, int64_t row_count, const char *costs_from, const char *png_path,
+                              bool is_speedup, SimError *err)
 {
     int64_t values = 0;
     for (int64_t i = 0; i < row_count; i++)
         values += has_plot_value(&rows[i]);
     if (!values)
         return sim_error_set(err, SIM_ERR_INPUT, "no results to plot in %s (every row was skipped)", png_path);
-    SweepPlot plot = { rows, row_count, is_speedup };
+    SweepPlot plot = { rows, row_count, costs_from, is_speedup };
     return sim_gnuplot_png(png_path, write_sweep_plot, &plot, err);
 }

@@ -10,6 +10,9 @@
 
 typedef enum { SWEEP_TABLE, SWEEP_CSV, SWEEP_JSONL } SweepFormat;
 
+#define SWEEP_COSTS_FROM_MAX 512  /* where c and r came from over a whole config, NUL included */
+#define SWEEP_HEADER_MAX 1024     /* a header's lines */
+
 /* One job's settings and result. */
 typedef struct {
     int64_t point;                /* sweep point it belongs to */
@@ -35,17 +38,36 @@ typedef struct {
     double speedup;               /* baseline time / time, same point */
 } SimSweepRow;
 
+/* The rows of merged slices as their plot reads them (sim/io/sweep_rows_read.c): each row that ran, with its
+ * policy, TFLOPS and speedup, its point's mask, head_dim, seqlen, preset and reduction, and where c and r came
+ * from (the slices' lines). Caller-owned: zero-initialise, sim_sweep_merged_clear. Memory: a row and a point
+ * per row at most, as the sweep that wrote them held. */
+typedef struct {
+    SimSweepRow *rows;
+    int64_t row_count, row_cap;
+    SimConfigPoint *points;       /* rows[i].point indexes these */
+    int64_t point_count, point_cap;
+    char costs_from[SWEEP_COSTS_FROM_MAX];
+} SweepMerged;
+/* Reads one row line of format (as sim_sweep_write_row wrote it) into m; a row that did not run is left out.
+ * SIM_ERR_INPUT with a sentence when the line is not such a row. O(line). */
+SimStatus sim_sweep_row_read(SweepFormat format, const char *line, SweepMerged *m, SimError *err);
+/* The plot of the rows read (sim_sweep_plot_rows): the figure one run of the whole config draws. */
+SimStatus sim_sweep_merged_plot(SweepMerged *m, const char *png_path, bool is_speedup, SimError *err);
+void sim_sweep_merged_clear(SweepMerged *m);
 /* A point's mask as rows name it: "full", "causal", or the block mask's spec or file. */
 const char *sim_sweep_mask_name(const SimConfigPoint *p);
-/* The header line of format, newline included (nothing for JSONL). */
-void sim_sweep_write_header(FILE *f, SweepFormat format);
+/* The header line of format, newline included (nothing for JSONL); a table's first line says what the numbers
+ * are and where c and r came from (costs_from: sim_sweep_costs_from). */
+void sim_sweep_write_header(FILE *f, SweepFormat format, const char *costs_from);
 /* Joins the outputs of sim sweep --shard K/N, in any order, into what one run writes: the header once
  * (CSV, table), then every slice's rows in K order. Each file must be a regular file holding one slice
  * whole (its slice line, header and every row it announces, each a whole line, no NUL); together they
  * must be slices 1..N of one config, each once. Errors: SIM_ERR_IO (unreadable), SIM_ERR_INPUT (one
  * sentence: which file and what). Reads every file through before writing a byte, then again to copy:
- * O(total bytes) time, O(longest line) memory. */
-SimStatus sim_sweep_merge(const char *const *paths, int count, FILE *out, SimError *err);
+ * O(total bytes) time, O(longest line) memory. merged (may be NULL): the rows are also read into it, for
+ * their plot (sim_sweep_merged_plot; memory then O(rows)). */
+SimStatus sim_sweep_merge(const char *const *paths, int count, FILE *out, SweepMerged *merged, SimError *err);
 void sim_sweep_write_row(FILE *f, SweepFormat format, const SimSweepRow *row);
 
 /* Which rows of the whole config a slice holds, for its first line (--shard K/N). */
@@ -54,6 +76,7 @@ typedef struct {
     int64_t first_row, row_count;  /* its rows among the config's (0-based first) */
     int64_t total_rows;            /* rows of the whole config */
     uint64_t fingerprint;          /* of every job of the whole config */
+    const char *costs_from;        /* where c and r came from over the whole config (sim_sweep_costs_from) */
 } SweepSlice;
 
 /* The slice's first line in format (nothing when it is not a slice). */
@@ -67,8 +90,9 @@ void sim_sweep_write_row_hashed(FILE *f, SweepFormat format, const SimSweepRow *
 /* The slice's last line, after every row (nothing when it is not a slice): the digest of its rows' bytes, so
  * that --merge refuses a slice whose rows were edited. */
 void sim_sweep_write_slice_end(FILE *f, SweepFormat format, const SweepSlice *s, uint64_t rows_fnv);
-/* The TFLOPS plot of rows (PNG at png_path, its .gp and .dat beside it, all or none) through gnuplot. */
-SimStatus sim_sweep_plot_rows(const SimSweepRow *rows, int64_t row_count, const char *png_path, bool is_speedup,
-                              SimError *err);
+/* The TFLOPS plot of rows (PNG at png_path, its .gp and .dat beside it, all or none) through gnuplot; the title
+ * says where c and r came from (costs_from, sources separated by "; ", one a line). */
+SimStatus sim_sweep_plot_rows(const SimSweepRow *rows, int64_t row_count, const char *costs_from, const char *png_path,
+                              bool is_speedup, SimError *err);
 
 #endif

@@ -84,20 +84,32 @@ static void find_ties(ShapeRanking *s)
     }
 }
 
-/* A mask in tokens: its tile mask over the kernel's tiles (costed as the causal shape: FA3 takes the causal
- * tiles for local masks too) applied to the job, and the FLOPs of the (query, key) pairs it keeps. */
-static SimStatus apply_token_mask(const char *spec, const SimShape *shape, ShapeRanking *s, SimError *err)
+/* A mask in tokens: its tile mask over the kernel's tiles applied to wl, and the FLOPs of the (query, key) pairs
+ * it keeps. */
+static SimStatus apply_token_mask(const char *spec, const SimShape *shape, Workload *wl, CostReport *rep,
+                                  BlockMask *block, int *kept_tiles, SimError *err)
 {
-    MaskTokens mt = { shape->seqlen_q, shape->seqlen_k, s->rep.cost.block_m, s->rep.cost.block_n };
+    MaskTokens mt = { shape->seqlen_q, shape->seqlen_k, rep->cost.block_m, rep->cost.block_n };
     int64_t kept;
-    if (sim_mask_from_tokens(spec, &mt, &s->block, &kept, err) != SIM_OK)
+    if (sim_mask_from_tokens(spec, &mt, block, &kept, err) != SIM_OK)
         return err->status;
-    sim_mask_apply(&s->block, &s->job.wl);
-    s->rep.cost.bwd_flops = 2.5 * 4 * (double)shape->batch * (double)shape->heads * (double)shape->head_dim * (double)kept;
-    const Workload *wl = &s->job.wl;
+    sim_mask_apply(block, wl);
+    rep->cost.bwd_flops = 2.5 * 4 * (double)shape->batch * (double)shape->heads * (double)shape->head_dim * (double)kept;
     for (int64_t i = 0; wl->keep && i < (int64_t)wl->kv_tiles * wl->q_tiles; i++)
-        s->kept_tiles += wl->keep[i] != 0;
+        *kept_tiles += wl->keep[i] != 0;
     return SIM_OK;
+}
+
+SimStatus sim_shape_cost(const CostQuery *q, const char *token_mask, Workload *wl, AttnCosts *costs, CostReport *rep,
+                         SimLoadModel *load, BlockMask *block, int *kept_tiles, SimError *err)
+{
+    CostQuery cq = *q;
+    *kept_tiles = 0;
+    if (token_mask) /* costed as the causal shape: FA3 takes the causal tiles for local masks too */
+        cq.shape.mask = MASK_CAUSAL;
+    if (sim_cost_attention(&cq, wl, costs, rep, load, err) == SIM_OK && token_mask)
+        apply_token_mask(token_mask, &cq.shape, wl, rep, block, kept_tiles, err);
+    return err->status;
 }
 
 /* The fastest row, the baselines' rows, the validated error and the tie. */
@@ -121,11 +133,8 @@ SimStatus sim_shape_rank(const CostQuery *q, const char *token_mask, const AttnJ
     memset(s, 0, sizeof *s);
     s->job = *given;
     s->fa3 = s->spt = -1;
-    CostQuery cq = *q;
-    if (token_mask)
-        cq.shape.mask = MASK_CAUSAL;
-    if (sim_cost_attention(&cq, &s->job.wl, &s->job.costs, &s->rep, &s->load, err) == SIM_OK &&
-        (!token_mask || apply_token_mask(token_mask, &cq.shape, s, err) == SIM_OK) &&
+    if (sim_shape_cost(q, token_mask, &s->job.wl, &s->job.costs, &s->rep, &s->load, &s->block, &s->kept_tiles,
+                       err) == SIM_OK &&
         rank_policies(s, progress, progress_ctx, err) == SIM_OK)
         read_ranking(s, token_mask, q->kernel);
     return err->status;

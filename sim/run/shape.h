@@ -42,6 +42,14 @@ typedef struct {
     int tied[SIM_SHAPE_MAX_ROWS], tie_count; /* rows within error of the fastest, it first; 1: no tie */
 } ShapeRanking;
 
+/* The costing of a shape with its mask as the front end takes it (configs cost theirs here too): token_mask NULL,
+ * q->shape as is (sim_cost_attention); else a block mask's spec in tokens (mask_tokens.c), costed as the causal
+ * shape (FA3 takes the causal tiles for local masks too), its tile mask over those tiles in *block (caller-owned,
+ * sim_mask_clear) applied to *wl, the FLOPs of the (query, key) pairs it keeps in rep->cost.bwd_flops, and the
+ * (KV, Q) tile pairs kept per head in *kept_tiles (0 without a token mask). Errors of the costing and the mask
+ * unchanged. O(n_sm + seqlen + tiles). */
+SimStatus sim_shape_cost(const CostQuery *q, const char *token_mask, Workload *wl, AttnCosts *costs, CostReport *rep,
+                         SimLoadModel *load, BlockMask *block, int *kept_tiles, SimError *err);
 /* Costs q's shape (token_mask: a block mask in tokens, mask_tokens.c, over the kernel's tiles of the causal
  * shape; NULL: q->shape.mask as is), then runs given->policy ("all": every policy that takes the mask; one whose
  * plan does not fit the shape is listed in absent) with given's memory cap and engine choice, no outputs. The

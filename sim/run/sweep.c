@@ -16,6 +16,7 @@
 #include "datadir.h"
 #include "kernel_io.h"
 #include "profile_io.h"
+#include "shape.h"
 
 struct SimSweep {
     SimConfigPoint *points;   /* owned, point_count */
@@ -24,6 +25,7 @@ struct SimSweep {
     HwProfile **profiles;     /* per point: its hardware profile, or NULL; owned */
     KernelProfile **kernels;  /* per point: its kernel profile, or NULL; owned */
     SimLoadModel *loads;      /* per point: the load model its rows' costs borrow; owned */
+    gchar **files;            /* per point: its hardware and kernel profiles' files (2 each, NULL: none); owned */
     int64_t point_count;
     SimSweepRow *rows;        /* owned, grouped by point in order */
     int64_t row_count;
@@ -41,6 +43,7 @@ struct SimSweep {
     uint64_t fingerprint;     /* of every job of the whole config (row_identity), for --merge */
     int64_t total_rows;       /* rows of the whole config */
     int64_t first_row;        /* index of this part's first row among them */
+    char costs_from[SWEEP_COSTS_FROM_MAX]; /* where c and r came from over the whole config's rows */
 };
 
 int64_t sim_sweep_row_count(const SimSweep *s) { return s->row_count; }
@@ -48,6 +51,8 @@ void sim_sweep_set_budget(SimSweep *s, const SimBudget *budget) { s->budget = bu
 int64_t sim_sweep_point_count(const SimSweep *s) { return s->point_count; }
 const SimConfigPoint *sim_sweep_point(const SimSweep *s, int64_t i) { return &s->points[i]; }
 const SimSweepRow *sim_sweep_row(const SimSweep *s, int64_t i) { return &s->rows[i]; }
+const char *sim_sweep_costs_from(const SimSweep *s) { return s->costs_from; }
+const char *sim_sweep_point_file(const SimSweep *s, int64_t i, bool is_kernel) { return s->files[2 * i + is_kernel]; }
 
 void sim_sweep_free(SimSweep *s)
 {
@@ -62,6 +67,9 @@ void sim_sweep_free(SimSweep *s)
     g_free(s->profiles);
     g_free(s->kernels);
     g_free(s->loads);
+    for (int64_t i = 0; i < 2 * s->point_count; i++)
+        g_free(s->files[i]);
+    g_free(s->files);
     g_free(s->points);
     g_free(s->rows);
     g_mutex_clear(&s->lock);
@@ -99,7 +107,7 @@ static AttnJob row_job(const SimSweep *s, const SimSweepRow *r, int32_t **matrix
     job.wl = r->cost.wl;
     job.max_memory_mb = p->max_memory_mb;
     job.costs = (AttnCosts){ .c_ns = r->cost.c_ns, .r_ns = r->cost.r_ns, .reduce = p->reduce,
-                             .dq_buffers = p->dq_buffers, .cta_prologue_ns = p->has_prologue ? r->cost.prologue_ns : 0,
+                             .dq_buffers = p->dq_buffers ? p->dq_buffers : 1, .cta_prologue_ns = p->has_prologue ? r->cost.prologue_ns : 0,
                              .latency_ns = p->hw.latency_near_ns };
     if (r->has_costs) /* the one costing path (sim/model/cost/costing.h), as the shape front end */
         job.costs = r->costs;
@@ -141,24 +149,30 @@ static bool point_runs(const SimConfigPoint *p, const char *policy)
     return ops && policy_supports(ops, &wl);
 }
 
-/* A point with a kernel or hardware profile: its costs through the one costing path (the shape front end's),
- * into *cost and *costs. False with a sentence in diag when a profile cannot be read or does not cover it. */
-static bool profile_costs(SimSweep *s, int64_t pi, SimCost *cost, AttnCosts *costs, CostReport *rep, SimDiag *diag,
-                          const char *name)
+/* A point costed as the shape front end costs it (sim_shape_cost): the hardware profile named, or by default the
+ * preset's own (none with /options/model paper), the kernel profile named (the preset GPU's own measurement where
+ * one is installed), a mask in tokens over the costed tiles; into *cost and *costs, the files' names into
+ * files[2] (hardware, kernel; "" for none). False with a sentence in diag when a profile cannot be read or does
+ * not cover the point. */
+static bool profile_costs(SimSweep *s, int64_t pi, SimCost *cost, AttnCosts *costs, CostReport *rep,
+                          char files[2][4096], SimDiag *diag, const char *name)
 {
     const SimConfigPoint *p = &s->points[pi];
     SimError err = { 0 };
-    char found[4096];
-    if (p->profile[0] && (sim_data_find_profile(p->profile, found, sizeof found, &err) != SIM_OK ||
-                          sim_profile_read(found, &s->profiles[pi], &err) != SIM_OK))
+    files[0][0] = files[1][0] = 0;
+    if (!p->is_paper && (sim_data_find_profile_for(p->profile[0] ? p->profile : NULL, p->hw.preset, files[0], 4096,
+                                                   &err) != SIM_OK ||
+                         sim_profile_read(files[0], &s->profiles[pi], &err) != SIM_OK))
         return sim_diag_add(diag, err.status, "%s: /hardware/profile: %s", name, err.msg), false;
-    if (p->kernel[0] && (sim_data_find_kernel(p->kernel, found, sizeof found, &err) != SIM_OK ||
-                         sim_kernel_read(found, &s->kernels[pi], &err) != SIM_OK))
+    if (p->kernel[0] && (sim_data_find_kernel_for(p->kernel, p->hw.preset, files[1], 4096, &err) != SIM_OK ||
+                         sim_kernel_read(files[1], &s->kernels[pi], &err) != SIM_OK))
         return sim_diag_add(diag, err.status, "%s: /options/kernel: %s", name, err.msg), false;
-    CostQuery q = { .shape = p->shape, .hardware = &p->hw, .hw = s->profiles[pi], .kernel = s->kernels[pi],
-                    .reduce = p->reduce, .dq_buffers = p->dq_buffers };
+    CostQuery q = { .shape = p->shape, .preset = p->hw.preset, .hardware = &p->hw, .hw = s->profiles[pi],
+                    .kernel = s->kernels[pi], .reduce = p->reduce, .dq_buffers = p->dq_buffers };
     Workload wl;
-    if (sim_cost_attention(&q, &wl, costs, rep, &s->loads[pi], &err) != SIM_OK)
+    int kept;
+    if (sim_shape_cost(&q, p->mask_tokens[0] ? p->mask_tokens : NULL, &wl, costs, rep, &s->loads[pi], &s->masks[pi],
+                       &kept, &err) != SIM_OK)
         return sim_diag_add(diag, err.status, "%s: sweep point %" PRId64 ": %s", name, pi, err.msg), false;
     *cost = rep->cost;
     cost->wl = wl, cost->c_ns = costs->c_ns, cost->r_ns = costs->r_ns;
@@ -178,24 +192,27 @@ static const char *base_name(const char *path)
 }
 
 /* Where the point's c and r came from, in a few words for titles: the config's own value, the profile the
- * costing path took it from (rep->*_from names it), or the cost model. */
-static void costs_from(const SimConfigPoint *p, const CostReport *rep, char *buf, size_t len)
+ * costing path took it from (rep->*_from names it; files[] the hardware and kernel profiles' files), or the
+ * cost model. */
+static void costs_from(const SimConfigPoint *p, const CostReport *rep, char files[2][4096], char *buf, size_t len)
 {
     char c[64], r[64];
     if (p->c_ns >= 0)
         snprintf(c, sizeof c, "the config's c_ns");
+    else if (files[1][0])
+        snprintf(c, sizeof c, "kernel profile %.40s", base_name(files[1]));
     else
-        snprintf(c, sizeof c, "%s", p->kernel[0] ? "kernel profile " : "the FLOPs cost model");
-    if (p->c_ns < 0 && p->kernel[0])
-        snprintf(c + strlen(c), sizeof c - strlen(c), "%.40s", base_name(p->kernel));
+        snprintf(c, sizeof c, "the FLOPs cost model");
     bool is_hw = strncmp(rep->reduce_from, "hardware profile", 16) == 0;
     bool is_kernel = strncmp(rep->reduce_from, "kernel profile", 14) == 0;
     if (p->r_ns >= 0)
         snprintf(r, sizeof r, "the config's r_ns");
     else
         snprintf(r, sizeof r, "%s%.40s", is_hw ? "hardware profile " : is_kernel ? "kernel profile " : "the cost model",
-                 base_name(is_hw ? p->profile : is_kernel ? p->kernel : ""));
+                 base_name(is_hw ? files[0] : is_kernel ? files[1] : ""));
     snprintf(buf, len, "c from %s, r from %s", c, r);
+    for (char *t = buf; *t; t++) /* a file name's quotes or backslashes would break a title or a JSON line */
+        *t = *t == '"' || *t == '\\' || (unsigned char)*t < ' ' ? '?' : *t;
 }
 
 static void add_rows(SimSweep *s, int64_t pi, GArray *rows, SimDiag *diag, const char *name)
@@ -204,20 +221,25 @@ static void add_rows(SimSweep *s, int64_t pi, GArray *rows, SimDiag *diag, const
     SimCost cost;
     AttnCosts costs = { 0 };
     CostReport rep = { 0 };
-    bool has_costs = p->kernel[0] || p->profile[0];
-    if (has_costs && p->latency_matrix[0]) {
+    char files[2][4096] = { "", "" };
+    bool is_tile_mask = p->shape.mask == MASK_BLOCK && !p->mask_tokens[0]; /* the tile-level model's, in tile units */
+    bool has_costs = p->kernel[0] || p->profile[0] || p->mask_tokens[0] || (!p->is_paper && !is_tile_mask);
+    if (has_costs && p->latency_matrix[0] && !p->is_paper) {
         sim_diag_add(diag, SIM_ERR_USAGE, "%s: sweep point %" PRId64 ": /hardware/latency_matrix goes with the cost "
-                     "model; with /options/kernel or /hardware/profile the profiles' measured hand-off is the latency",
-                     name, pi);
+                     "model (/options/model paper): a hardware profile's measured hand-off is the latency", name, pi);
         return;
     }
-    if (has_costs && p->shape.mask == MASK_BLOCK) {
-        sim_diag_add(diag, SIM_ERR_USAGE, "%s: sweep point %" PRId64 ": /options/kernel and /hardware/profile cost "
-                     "full and causal masks (a block mask takes the cost model)", name, pi);
+    if (has_costs && (is_tile_mask || p->latency_matrix[0])) {
+        sim_diag_add(diag, SIM_ERR_USAGE, "%s: sweep point %" PRId64 ": %s", name, pi, is_tile_mask ?
+                     "/options/kernel and /hardware/profile cost full, causal and token masks (a block mask in tile "
+                     "units takes the cost model)" : "/hardware/latency_matrix goes with the cost model's costs, not "
+                     "with /options/kernel or /workload/mask_tokens");
         return;
     }
-    if (has_costs && !profile_costs(s, pi, &cost, &costs, &rep, diag, name))
+    if (has_costs && !profile_costs(s, pi, &cost, &costs, &rep, files, diag, name))
         return;
+    for (int k = 0; k < 2; k++) /* inputs the command read: no output may name them */
+        s->files[2 * pi + k] = files[k][0] ? g_strdup(files[k]) : NULL;
     if (!has_costs) {
         sim_cost_derive(&p->shape, &p->hw, &cost);
         if (p->c_ns >= 0)
@@ -225,14 +247,14 @@ static void add_rows(SimSweep *s, int64_t pi, GArray *rows, SimDiag *diag, const
         if (p->r_ns >= 0)
             cost.r_ns = p->r_ns;
     }
-    if (p->shape.mask == MASK_BLOCK)
+    if (is_tile_mask)
         add_block_mask(s, pi, &cost, diag, name);
     for (int k = 0; k < p->policy_count; k++) {
         if (!point_runs(p, p->policies[k]))
             continue;
         SimSweepRow r = { .point = pi, .policy = p->policies[k], .cost = cost, .has_costs = has_costs, .costs = costs,
                           .fixed_ns = rep.fixed_ns, .first_compute_ns = rep.first_compute_ns };
-        costs_from(p, &rep, r.costs_from, sizeof r.costs_from);
+        costs_from(p, &rep, files, r.costs_from, sizeof r.costs_from);
         SimSweepRow sized = r;
         sized.cfg = p;
         AttnJob job = row_job(s, &sized, NULL);
@@ -296,10 +318,31 @@ static uint64_t row_identity(const SimSweep *s, const SimSweepRow *r, uint64_t h
                      r->point, r->policy, sim_sweep_mask_name(p), sh->head_dim, sh->seqlen_q, sh->seqlen_k, sh->batch,
                      sh->heads, (int)sh->dtype, p->hw.preset, p->hw.sm_count, r->cost.block_m, r->cost.block_n,
                      r->cost.wl.kv_tiles, r->cost.wl.q_tiles, r->cost.wl.head_swizzle, r->cost.c_ns, r->cost.r_ns,
-                     p->hw.latency_near_ns, p->hw.latency_far_ns, (int)p->reduce, p->max_memory_mb, p->dq_buffers);
+                     p->hw.latency_near_ns, p->hw.latency_far_ns, (int)p->reduce, p->max_memory_mb, p->dq_buffers ? p->dq_buffers : 1);
     for (int i = 0; i < n && i < (int)sizeof text; i++)
         h = (h ^ (unsigned char)text[i]) * 0x100000001b3ull;
     return h;
+}
+
+/* Where c and r came from over every row of the whole config (the table's first line, a slice's line, the plot's
+ * title): the rows' sources, each once, or how many there are when over three. */
+static void summarize_costs(GArray *rows, char *buf, size_t len)
+{
+    GPtrArray *seen = g_ptr_array_new();
+    for (guint i = 0; i < rows->len; i++) {
+        const char *from = g_array_index(rows, SimSweepRow, i).costs_from;
+        bool is_new = true;
+        for (guint k = 0; k < seen->len && is_new; k++)
+            is_new = strcmp(g_ptr_array_index(seen, k), from) != 0;
+        if (is_new)
+            g_ptr_array_add(seen, (gpointer)from);
+    }
+    snprintf(buf, len, seen->len ? "" : "c and r from nothing: no policy runs at any point");
+    for (guint k = 0; k < seen->len && seen->len <= 3; k++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", k ? "; " : "", (const char *)g_ptr_array_index(seen, k));
+    if (seen->len > 3)
+        snprintf(buf, len, "c and r from %u combinations of profiles and the cost model, one per point", seen->len);
+    g_ptr_array_free(seen, TRUE);
 }
 
 /* Keeps the rows of points [first, end) only (rows stay in order; their point numbers stay global). */
@@ -349,6 +392,7 @@ SimSweep *sim_sweep_new_part(const SimConfig *cfg, bool is_sweep, const SimSweep
     s->profiles = g_new0(HwProfile *, s->point_count);
     s->kernels = g_new0(KernelProfile *, s->point_count);
     s->loads = g_new0(SimLoadModel, s->point_count);
+    s->files = g_new0(gchar *, 2 * s->point_count);
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(SimSweepRow));
     s->cap_bytes = INFINITY;
     int64_t first, end;
@@ -373,6 +417,7 @@ SimSweep *sim_sweep_new_part(const SimConfig *cfg, bool is_sweep, const SimSweep
         s->fingerprint = row_identity(s, r, s->fingerprint);
         s->first_row += r->point < first;
     }
+    summarize_costs(rows, s->costs_from, sizeof s->costs_from);
     if (part->row && sim_diag_count(diag) == before)
         select_row(s, rows, part->row, sim_config_name(cfg), diag);
     else if (!part->row)
@@ -555,7 +600,7 @@ SimStatus sim_sweep_run(SimSweep *s, int jobs, volatile sig_atomic_t *stop, SimS
 static SweepSlice slice_of(const SimSweep *s)
 {
     return (SweepSlice){ s->part.shard_index, s->part.shard_count, s->first_row, s->row_count, s->total_rows,
-                         s->fingerprint };
+                         s->fingerprint, s->costs_from };
 }
 
 void sim_sweep_write_slice_line(FILE *f, SweepFormat format, const SimSweep *s)
@@ -572,5 +617,5 @@ void sim_sweep_write_slice_end_line(FILE *f, SweepFormat format, const SimSweep 
 
 SimStatus sim_sweep_plot(const SimSweep *s, const char *png_path, bool is_speedup, SimError *err)
 {
-    return sim_sweep_plot_rows(s->rows, s->row_count, png_path, is_speedup, err);
+    return sim_sweep_plot_rows(s->rows, s->row_count, s->costs_from, png_path, is_speedup, err);
 }

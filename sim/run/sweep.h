@@ -38,7 +38,12 @@ SimStatus sim_sweep_write_outputs(const SimSweep *s, const AttnJob *outputs, Sim
 /* The sweep's points (every point of the config, also those another part runs). */
 int64_t sim_sweep_point_count(const SimSweep *s);
 const SimConfigPoint *sim_sweep_point(const SimSweep *s, int64_t i);
-/* The point's mask as configured: full, causal, a block mask's spec or its file. */
+/* Where c and r came from over the whole config's rows, in words ("c from the FLOPs cost model, r from hardware
+ * profile h100-sxm.json"; sources separated by "; "): for the table's first line, the plot's title and a slice's
+ * line. */
+const char *sim_sweep_costs_from(const SimSweep *s);
+/* The hardware (is_kernel false) or kernel profile file point i was costed with, or NULL: none. */
+const char *sim_sweep_point_file(const SimSweep *s, int64_t i, bool is_kernel);
 void sim_sweep_free(SimSweep *s);
 int64_t sim_sweep_row_count(const SimSweep *s);
 const SimSweepRow *sim_sweep_row(const SimSweep *s, int64_t i);

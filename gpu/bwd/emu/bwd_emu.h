@@ -1,4 +1,4 @@
-/* Host emulation of the warp-level and asynchronous primitives that gpu/bwd/bwd_kernel.cuh uses, so that
+/* Host emulation of the warp-level and asynchronous primitives of gpu/bwd/bwd_common.cuh, so that
  * the kernel's own source runs on the CPU (one OS thread per GPU thread, docs/kernel.md "CPU emulation").
  * ldmatrix and mma.sync are emulated lane by lane from PTX's fragment layouts through a per-warp exchange
  * buffer; named barriers keep bar.sync/bar.arrive semantics (a generation completes at `count` arrivals);

@@ -1,18 +1,22 @@
-/* gpu-bwd-emu: runs the real backward kernel's source (gpu/bwd/bwd_kernel.cuh, or with --kernel wgmma the
+/* gpu-bwd-emu: runs the real backward kernel's source (gpu/bwd/bwd_fallback_sm80.cuh, or with --kernel wgmma the
  * Hopper kernel of gpu/bwd/wg/) on the CPU through the primitive emulation of bwd_emu.h and wg_emu.h, for plans made for a few SMs: every GPU thread is an OS thread, CTAs
  * are dispatched in launch order onto n_sm emulated SMs (persistent plans: all co-resident), and the
  * preprocess and postprocess kernels run the same way. Checks dQ, dK, dV against a float64 reference, bit
  * identity over runs with random timing jitter, and reports whether the atomic mode differs.
- * --same-as K also runs kernel K once (deterministic) and says whether its gradients equal the kernel's bit for bit.
+ * --same-as K also runs kernel K once (deterministic) and says whether its gradients equal the kernel's bit for bit,
+ * on PLAN or, with --same-as-plan PLAN2, on PLAN2 (same heads, mask and seqlen; for a kernel of other Q tiles).
  * --inject-inflight-write tests the emulation itself: each wgmma's accumulators are changed while it is in flight,
  * which the emulated wait_group must catch (exit 1 with a message).
  * Usage: gpu-bwd-emu PLAN --head-dim D [--heads H --kv-heads K] [--runs R] [--jitter-us J] [--atomic-runs A]
- *        [--kernel mma|wgmma|wgmma-VARIANT (BWD_WG_VARIANTS)] [--same-as KERNEL]
+ *        [--kernel mma|wgmma|wgmma-VARIANT (BWD_WG_VARIANTS)] [--same-as KERNEL [--same-as-plan PLAN2]]
  * Exit: 0 ok, 1 a check failed, 2 bad usage or plan. */
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
 
-#include "../wg/bwd_wg.cuh"
+#include "../bwd_fallback_sm80.cuh"
+#include "../bwd_postprocess.cuh"
+#include "../bwd_preprocess.cuh"
+#include "../wg/wg_kernel_sm90.cuh"
 #include "../../gpu_plan.h"
 
 #include <cstdio>
@@ -157,7 +161,7 @@ struct Grads {
     int timeout;
 };
 
-/* The kernel under test: "mma" (bwd_kernel.cuh) or a variant of the Hopper kernel (BWD_WG_VARIANTS). */
+/* The kernel under test: "mma" (bwd_fallback_sm80.cuh) or a variant of the Hopper kernel (BWD_WG_VARIANTS). */
 static const char *emu_kernel = "mma";
 
 static bool emu_kernel_known(const char *name)
@@ -170,6 +174,33 @@ static bool emu_kernel_known(const char *name)
     BWD_WG_VARIANTS(EMU_KNOWN)
 #undef EMU_KNOWN
     return false;
+}
+
+/* The Q rows per tile of kernel k at head dim d (mma: BWD_BLOCK_M). */
+static int emu_block_m(const char *k, int d)
+{
+    int bm = BWD_BLOCK_M;
+#define EMU_BLOCK_ROWS(n, ...)                                                                                     \
+    if (!strcmp(k, n))                                                                                             \
+        bm = d == 64 ? (int)BwdWgCfg<64, __VA_ARGS__>::BM : (int)BwdWgCfg<128, __VA_ARGS__>::BM;
+    BWD_WG_VARIANTS(EMU_BLOCK_ROWS)
+#undef EMU_BLOCK_ROWS
+    return bm;
+}
+
+/* Reads plan `path` for kernel k at head dim d and seqlen s (0: the plan's): 0, or 2 with the reason printed. */
+static int emu_plan_read(const char *path, const char *k, int d, int s, GpuPlan *plan, GpuOrder *ord)
+{
+    char err[512];
+    if (gpu_plan_read(path, plan, err, sizeof err))
+        return fprintf(stderr, "gpu-bwd-emu: %s\n", err), 2;
+    const int bm = emu_block_m(k, d);
+    if (plan->tile_ratio != BWD_BLOCK_N / bm || plan->q_tiles * bm != plan->kv_tiles * BWD_BLOCK_N ||
+        (s && plan->kv_tiles * BWD_BLOCK_N != s))
+        return fprintf(stderr, "gpu-bwd-emu: %s: kernel %s at head dim %d needs tile_ratio %d and q_tiles = %d kv_tiles%s\n",
+                       path, k, d, BWD_BLOCK_N / bm, BWD_BLOCK_N / bm, s ? " (and the first plan's seqlen)" : ""), 2;
+    gpu_order_build(plan, ord);
+    return 0;
 }
 
 template <class C> static void launch_wg(const GpuPlan &plan, const GpuOrder &ord, const BwdArgs &a, const BwdWgMaps &m)
@@ -272,7 +303,7 @@ int main(int argc, char **argv)
 {
     const char *path = NULL;
     int d = 128, heads = 0, kv_heads = 0, runs = 3, atomic_runs = 3;
-    const char *same_as = NULL;
+    const char *same_as = NULL, *same_as_plan = NULL;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : "";
         if (!strcmp(argv[i], "--head-dim"))
@@ -298,29 +329,31 @@ int main(int argc, char **argv)
             if (!emu_kernel_known(v))
                 return fprintf(stderr, "gpu-bwd-emu: unknown kernel '%s' for --same-as\n", v), 2;
             same_as = v, i++;
-        }
+        } else if (!strcmp(argv[i], "--same-as-plan"))
+            same_as_plan = v, i++;
         else if (argv[i][0] != '-')
             path = argv[i];
         else
             return fprintf(stderr, "gpu-bwd-emu: unknown option %s\n", argv[i]), 2;
     }
-    char err[512];
-    GpuPlan plan;
+    GpuPlan plan, plan2;
+    GpuOrder ord, ord2;
     if (!path || (d != 64 && d != 128))
         return fprintf(stderr, "usage: gpu-bwd-emu PLAN --head-dim 64|128 [--heads H --kv-heads K] [--runs R] "
-                               "[--atomic-runs A] [--jitter-us J] [--kernel mma|wgmma|wgmma-VARIANT] [--same-as KERNEL]\n"), 2;
-    if (gpu_plan_read(path, &plan, err, sizeof err))
-        return fprintf(stderr, "gpu-bwd-emu: %s\n", err), 2;
-    GpuOrder ord;
-    gpu_order_build(&plan, &ord);
+                               "[--atomic-runs A] [--jitter-us J] [--kernel mma|wgmma|wgmma-VARIANT] [--same-as KERNEL "
+                               "[--same-as-plan PLAN2]]\n"), 2;
+    if (emu_plan_read(path, emu_kernel, d, 0, &plan, &ord))
+        return 2;
+    if (same_as_plan && (!same_as || emu_plan_read(same_as_plan, same_as, d, plan.kv_tiles * BWD_BLOCK_N, &plan2, &ord2)))
+        return fprintf(stderr, "gpu-bwd-emu: --same-as-plan needs --same-as and a plan for that kernel\n"), 2;
+    if (same_as_plan && (plan2.heads != plan.heads || strcmp(plan2.mask, plan.mask)))
+        return fprintf(stderr, "gpu-bwd-emu: %s has other heads or another mask than %s\n", same_as_plan, path), 2;
     Problem p;
     p.heads = heads ? heads : plan.heads;
     p.kv_heads = kv_heads ? kv_heads : p.heads;
     p.group = p.heads / p.kv_heads, p.bh = plan.heads, p.bkv = plan.heads / p.group;
     p.s = plan.kv_tiles * BWD_BLOCK_N, p.d = d, p.causal = !strcmp(plan.mask, "causal");
     p.scale = 1.0f / sqrtf((float)d);
-    if (plan.tile_ratio != 2 || plan.q_tiles * BWD_BLOCK_M != p.s)
-        return fprintf(stderr, "gpu-bwd-emu: the plan needs tile_ratio 2 and q_tiles = 2 kv_tiles\n"), 2;
     make_problem(p, 1234u + (unsigned)d);
     int rc = 0;
     std::vector<Grads> det;
@@ -342,7 +375,9 @@ int main(int argc, char **argv)
     if (same_as) { /* the other kernel's gradients, once, against this kernel's first run */
         const char *self = emu_kernel;
         emu_kernel = same_as;
-        Grads g = d == 64 ? run_kernel<64>(p, plan, ord, 0) : run_kernel<128>(p, plan, ord, 0);
+        const GpuPlan &pl = same_as_plan ? plan2 : plan;
+        const GpuOrder &od = same_as_plan ? ord2 : ord;
+        Grads g = d == 64 ? run_kernel<64>(p, pl, od, 0) : run_kernel<128>(p, pl, od, 0);
         emu_kernel = self;
         same_as_ok = !g.timeout && same(det[0], g);
     }
@@ -355,5 +390,9 @@ int main(int argc, char **argv)
            ok ? "" : "  FAIL");
     gpu_order_clear(&ord);
     gpu_plan_clear(&plan);
+    if (same_as_plan) {
+        gpu_order_clear(&ord2);
+        gpu_plan_clear(&plan2);
+    }
     return ok ? 0 : 1;
 }

@@ -140,6 +140,10 @@ static inline void wg_keep(uint32_t &)
 {
 }
 
+static inline void wg_keep(uint64_t &)
+{
+}
+
 template <int R> static inline void wg_setmaxnreg_inc(void)
 {
 }
@@ -164,7 +168,7 @@ static inline float emu_desc_at(uint64_t desc, int is_mn, int mn, int k)
     return emu_bf16_half(bits, 0);
 }
 
-/* Thread and register of element (row, col) of a 64 x n accumulator (the layout of bwd_wg.cuh's comment). */
+/* Thread and register of element (row, col) of a 64 x n accumulator (the layout of wg_mainloop_sm90.cuh's comment). */
 static inline int emu_acc_thread(int row, int col)
 {
     return (row / 16) * 32 + (row % 8) * 4 + (col % 8) / 2;

@@ -121,6 +121,13 @@ __device__ static inline void wg_keep(uint32_t &x)
     asm volatile("" : "+r"(x)::"memory");
 }
 
+/* A descriptor the compiler cannot see through: its k-step descriptors are computed where they are used, not
+ * hoisted out of the task loop into registers (that ran out of registers at 128-row Q tiles). */
+__device__ static inline void wg_keep(uint64_t &x)
+{
+    asm volatile("" : "+l"(x));
+}
+
 /* Registers per thread of the consumer and producer warpgroups (R a multiple of 8; the kernel's comment says
  * why the two must balance). */
 template <int R> __device__ static inline void wg_setmaxnreg_inc(void)

@@ -1,12 +1,12 @@
 /* gpu-wg-test: checks on the GPU every wgmma operand and fragment layout the Hopper kernel assumes, through
- * the kernel's own functions (bwd_wg.cuh), before the kernel is trusted: TMA tile loads with the 128-byte
+ * the kernel's own functions (wg_mainloop_sm90.cuh), before the kernel is trusted: TMA tile loads with the 128-byte
  * swizzle, K-major A and B (S^T = K Q^T), the accumulator layout, accumulators repacked as the register A
  * operand against an N-major B (dV = P^T dO), the dS^T store, an M-major A against an N-major B split by
  * warpgroup (dQ = dS K, its half-row offset for head_dim 64) and the dQ staging layout. Operands are
  * integers in -1..1, so every product and sum is exact and the comparison is bit for bit.
  * Usage: gpu-wg-test. Exit 0 all layouts right, 1 a mismatch or a CUDA error. */
 #include "../../gpu_host.h"
-#include "bwd_wg.cuh"
+#include "wg_mainloop_sm90.cuh"
 #include "wg_tmap.h"
 
 #include <cuda_bf16.h>
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-template <int D> using TestCfg = BwdWgCfg<D, 1, 1, 0, 0, 1>;
+template <int D> using TestCfg = BwdWgCfg<D, 1, 1, 0, 0, 1, 64>;
 #define TEST_SMEM(D) bwd_wg_smem_bytes<TestCfg<D>>()
 
 __device__ static void test_wait(uint64_t *bar)
@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(BWD_WG_THREADS, 1)
     float sc[32], dv[D / 2], dq[D / 4];
     uint32_t pa[4][4];
     wg_fence();
-    wg_gemm_rows_qt<D>(sc, sm.k, sm.q[0], w);
+    wg_gemm_rows_qt<D, 64>(sc, sm.k, sm.q[0], w);
     wg_wait<0>();
     wg_keep_all(sc);
     for (int i = 0; i < 32; i++) /* the accumulator layout of wg_pack_a's comment */
@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(BWD_WG_THREADS, 1)
     wg_pack_a(pa, sc);
     wg_zero(dv);
     wg_fence();
-    wg_gemm_acc<D>(dv, pa, sm.dout[0]);
+    wg_gemm_acc<D, 64, 0, 4>(dv, *(const uint32_t(*)[1][4][4])pa, sm.dout[0]);
     wg_commit();
     wg_wait<0>();
     wg_keep_all(dv);
@@ -71,10 +71,10 @@ __global__ void __launch_bounds__(BWD_WG_THREADS, 1)
     gpu_fence_proxy_smem();
     gpu_bar_sync(BWD_WG_BAR_DS, BWD_WG_CONSUMERS);
     wg_fence();
-    wg_gemm_dq<D>(dq, sm.ds[0], sm.k, w);
+    wg_gemm_dq<D, 64>(dq, sm.ds[0], sm.k, w);
     wg_wait<0>();
     wg_keep_all(dq);
-    wg_stage_dq<D>(dq, sm.stage[0], w);
+    wg_stage_dq<D, 64>(dq, sm.stage[0], w);
     gpu_bar_sync(BWD_WG_BAR_DS, BWD_WG_CONSUMERS);
     for (int i = threadIdx.x - BWD_WG_CONSUMER0; i < BWD_BLOCK_M * D; i += BWD_WG_CONSUMERS)
         dq_out[i] = sm.stage[0][i];

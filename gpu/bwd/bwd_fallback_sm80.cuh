@@ -1,19 +1,14 @@
-/* Device code of the real attention backward (docs/kernel.md). One CTA = 8 compute warps + 1 store warp.
- * A task (head, kv, q) computes, for the 128-row KV tile kv and the 64-row Q tile q: S^T = K Q^T,
- * dP^T = V dO^T, P^T, dS^T, dV += P^T dO, dK += dS^T Q (warp w owns KV rows 16w..16w+15, so these stay
- * in registers) and the partial dQ = dS K, staged in shared memory in dQaccum's layout. The store warp adds
- * the staged tile into dQaccum with the bulk engine after the row semaphore equals the task's rank
- * (deterministic) or at once (atomic). Q/dO of task i+1 are copied (cp.async) while task i computes. */
-#ifndef GPU_BWD_KERNEL_CUH
-#define GPU_BWD_KERNEL_CUH
+/* The fallback backward kernel (mma.sync, any sm_80+; the reference the Hopper kernel wg/wg_kernel_sm90.cuh is
+ * checked against; docs/kernel.md). One CTA = 8 compute warps + 1 store warp. A task (head, kv, q) computes, for
+ * the 128-row KV tile kv and the 64-row Q tile q: S^T = K Q^T, dP^T = V dO^T, P^T, dS^T, dV += P^T dO, dK += dS^T Q
+ * (warp w owns KV rows 16w..16w+15, so these stay in registers) and the partial dQ = dS K, staged in shared memory
+ * in dQaccum's layout for the store warp (bwd_rank.cuh: in rank order, or atomic). Q/dO of task i+1 are copied
+ * (cp.async) while task i computes. */
+#ifndef GPU_BWD_FALLBACK_SM80_CUH
+#define GPU_BWD_FALLBACK_SM80_CUH
 
-#include "../gpu_device.cuh"
-#include "bwd.h"
-
-#include <cuda_bf16.h>
-#ifdef BWD_EMULATE
-#include "emu/bwd_emu.h"
-#endif
+#include "bwd_common.cuh"
+#include "bwd_rank.cuh"
 
 #define BWD_WARPS 8
 #define BWD_COMPUTE_THREADS (BWD_WARPS * 32)
@@ -22,34 +17,6 @@
 #define BWD_BAR_COMPUTE 1 /* the 8 compute warps */
 #define BWD_BAR_FULL 2    /* the staging buffer holds a tile for the store warp */
 #define BWD_BAR_EMPTY 3   /* the store warp has read the staging buffer */
-/* Per task, globaltimer ns: c_start, c_end, r_ready, r_start, r_end (the executor's five), then s_end (tile
- * staged and handed over), r_read (the bulk add has read the staging buffer), k_end (dK/dV written, on the
- * task that ends a KV tile; else equal to s_end), and clock64 at c_start and at c_end (the trace's c_cycles is
- * their difference: with the two stamps, the clock the compute ran at). docs/gpu.md lists the trace columns. */
-#define BWD_REC_FIELDS 10
-#define BWD_BLK_FIELDS 3  /* smid, globaltimer at entry, at exit */
-#define BWD_LOG2E 1.4426950408889634f
-
-typedef struct {
-    int flag;      /* 1 after the first timeout */
-    int block, head, q, rank;
-    unsigned seen; /* the semaphore's value when the wait gave up */
-} BwdErr;
-
-typedef struct {
-    const int4 *tasks;      /* execution order: head, kv, q, rank */
-    const int *block_begin; /* block b runs tasks block_begin[b] .. block_begin[b+1]-1 */
-    const __nv_bfloat16 *q, *k, *v, *dout;
-    const float *lse2, *delta; /* [heads][seqlen]: LSE * log2(e), rowsum(dO * O) */
-    float *dq_accum;           /* [heads][q_tiles][64 * D] in gpu_tile_pos layout */
-    unsigned *sem;             /* [q_tiles][heads] */
-    void *dk, *dv;             /* bf16 [kv heads][seqlen][D] (group 1) or fp32 [heads][seqlen][D] */
-    long long *rec, *blk;      /* NULL: no records */
-    BwdErr *err;
-    int group, seqlen, q_tiles, heads, is_causal, is_atomic, is_dkv_fp32;
-    float scale_log2, scale;
-    long long timeout_ns;
-} BwdArgs;
 
 /* Element offset of (row, col) in a bf16 tile with rows of D elements padded by 16 bytes: ldmatrix of 8
  * rows at one column and the cp.async row copies are bank-conflict free, and every fragment address is a
@@ -59,78 +26,6 @@ template <int D> __device__ static inline int bwd_swz(int row, int col)
 {
     return row * (D + BWD_PAD) + col;
 }
-
-__device__ static inline uint32_t bwd_pack(float lo, float hi)
-{
-    __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    return *(uint32_t *)&v;
-}
-
-/* Warp-level and asynchronous primitives. With BWD_EMULATE the host emulator (gpu/bwd/emu/) provides
- * them, so that this file's kernel runs unchanged on the CPU (docs/kernel.md, "CPU emulation"). */
-#ifndef BWD_EMULATE
-__device__ static inline void bwd_ldsm_x4(uint32_t (&r)[4], const __nv_bfloat16 *p)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(gpu_smem_addr(p)));
-}
-
-__device__ static inline void bwd_ldsm_x4_t(uint32_t (&r)[4], const __nv_bfloat16 *p)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(gpu_smem_addr(p)));
-}
-
-__device__ static inline void bwd_mma(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
-{
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-                 "{%8,%9}, {%0,%1,%2,%3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
-__device__ static inline float bwd_exp2(float x)
-{
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
-
-__device__ static inline void bwd_cp_async16(void *smem, const void *gmem)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(gpu_smem_addr(smem)), "l"(gmem) : "memory");
-}
-
-__device__ static inline void bwd_cp_commit(void)
-{
-    asm volatile("cp.async.commit_group;" ::: "memory");
-}
-
-__device__ static inline void bwd_cp_wait_all(void)
-{
-    asm volatile("cp.async.wait_group 0;" ::: "memory");
-}
-
-__device__ static inline void bwd_setmaxnreg_compute(void)
-{
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
-}
-
-__device__ static inline void bwd_setmaxnreg_producer(void)
-{
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
-}
-
-/* Every bulk operation this thread issued is complete (atomic mode: before the kernel ends). */
-__device__ static inline void bwd_bulk_wait_all(void)
-{
-    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
-}
-
-#define BWD_SMEM_BASE(name) extern __shared__ __align__(128) unsigned char name[]
-#endif
 
 /* Copies ROWS x D bf16 (contiguous rows) into a padded tile; the 256 compute threads. */
 template <int D, int ROWS> __device__ static inline void bwd_load_tile(__nv_bfloat16 *s, const __nv_bfloat16 *g)
@@ -393,70 +288,6 @@ template <int D> __device__ static void bwd_compute(BwdSmem<D> &sm, const BwdArg
     }
 }
 
-/* Waits until *sem == rank; past the deadline records who waited for what and gives up (the run fails). */
-__device__ static inline void bwd_wait_rank(const BwdArgs &a, const unsigned *sem, int4 t, long long deadline)
-{
-    unsigned n = 0, v;
-    while ((v = gpu_ld_acquire(sem)) != (unsigned)t.w) {
-        if ((++n & 255u) == 0 && gpu_globaltimer() > deadline) {
-            if (atomicCAS(&a.err->flag, 0, 1) == 0) {
-                a.err->block = (int)blockIdx.x;
-                a.err->head = t.x;
-                a.err->q = t.z;
-                a.err->rank = t.w;
-                a.err->seen = v;
-            }
-            return;
-        }
-    }
-}
-
-/* A store warp's tasks (both kernels; the Hopper kernel's wg/bwd_wg.cuh too): tasks begin + first, then
- * every SW-th, in order; per task wait for the staged tile (named barrier FULL of its staging buffer b,
- * NB buffers: stage0 + b tile, barriers full0 + b bar_step and empty0 + b bar_step, `threads` taking part),
- * (deterministic) spin until the row semaphore equals the task's rank, add the tile with one bulk reduce,
- * free the buffer once read (EMPTY), complete, fence and release the row. Stamps r_ready, r_start, r_read,
- * r_end. With SW = 2 each of two warps owns one buffer (b = first). */
-template <int NB, int SW>
-__device__ static void bwd_store_tasks(const BwdArgs &a, float *stage0, int tile, int full0, int empty0, int bar_step,
-                                       int threads, int begin, int end, int first, long long deadline)
-{
-    const int lane = threadIdx.x & 31;
-    for (int i = begin + first, b = first; i < end; i += SW, b = SW == 1 && NB == 2 ? b ^ 1 : b) {
-        const int4 t = a.tasks[i];
-        long long *rec = a.rec ? a.rec + (size_t)i * BWD_REC_FIELDS : NULL;
-        float *dst = a.dq_accum + ((size_t)t.x * a.q_tiles + t.z) * tile;
-        unsigned *sem = a.sem + (size_t)t.z * a.heads + t.x;
-        gpu_bar_sync(full0 + b * bar_step, threads);
-        if (lane == 0) {
-            if (rec)
-                rec[2] = gpu_globaltimer();
-            if (!a.is_atomic)
-                bwd_wait_rank(a, sem, t, deadline);
-            if (rec)
-                rec[3] = gpu_globaltimer();
-            gpu_reduce_bulk_issue(stage0 + b * tile, dst, tile);
-            gpu_bulk_wait_read();
-            if (rec)
-                rec[6] = gpu_globaltimer();
-        }
-        __syncwarp();
-        if (i + NB < end)
-            gpu_bar_arrive(empty0 + b * bar_step, threads);
-        if (lane == 0) {
-            if (!a.is_atomic) {
-                gpu_bulk_wait_done();
-                gpu_release_increment(sem);
-            }
-            if (rec)
-                rec[4] = gpu_globaltimer();
-        }
-        __syncwarp();
-    }
-    if (lane == 0)
-        bwd_bulk_wait_all(); /* atomic mode: adds done before exit */
-}
-
 template <int D> __global__ void __launch_bounds__(BWD_THREADS, 1) bwd_kernel(BwdArgs a)
 {
     BWD_SMEM_BASE(smem_raw);
@@ -483,75 +314,6 @@ template <int D> __global__ void __launch_bounds__(BWD_THREADS, 1) bwd_kernel(Bw
     }
     if (a.blk && threadIdx.x == BWD_COMPUTE_THREADS)
         a.blk[blockIdx.x * BWD_BLK_FIELDS + 2] = gpu_globaltimer();
-}
-
-/* Delta = rowsum(dO * O) and LSE * log2(e), one warp per row. */
-template <int D>
-__global__ void bwd_pre_kernel(const __nv_bfloat16 *o, const __nv_bfloat16 *dout, const float *lse, float *delta,
-                               float *lse2, long long rows)
-{
-    const long long row = (long long)blockIdx.x * 8 + (threadIdx.x >> 5);
-    const int lane = threadIdx.x & 31;
-    if (row >= rows)
-        return;
-    float sum = 0.0f;
-#pragma unroll
-    for (int c = lane * 2; c < D; c += 64) {
-        const float2 x = __bfloat1622float2(*(const __nv_bfloat162 *)&o[row * D + c]);
-        const float2 y = __bfloat1622float2(*(const __nv_bfloat162 *)&dout[row * D + c]);
-        sum = fmaf(x.x, y.x, fmaf(x.y, y.y, sum));
-    }
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1)
-        sum += __shfl_xor_sync(0xffffffffu, sum, off);
-    if (lane == 0) {
-        delta[row] = sum;
-        lse2[row] = lse[row] * BWD_LOG2E;
-    }
-}
-
-/* dQ (bf16, [heads][seqlen][D]) = scale * dQaccum; one thread per 8 elements. */
-template <int D>
-__global__ void bwd_post_dq_kernel(const float *acc, __nv_bfloat16 *dq, float scale, long long n8)
-{
-    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n8)
-        return;
-    const long long e = i * 8, row = e / D; /* row of [heads * seqlen] */
-    const int col = (int)(e % D), r = (int)(row % BWD_BLOCK_M);
-    const float *tile = acc + (row / BWD_BLOCK_M) * (long long)(BWD_BLOCK_M * D);
-    const float4 x = *(const float4 *)&tile[gpu_tile_pos(r, col, D)];
-    const float4 y = *(const float4 *)&tile[gpu_tile_pos(r, col + 4, D)];
-    uint4 out;
-    out.x = bwd_pack(x.x * scale, x.y * scale);
-    out.y = bwd_pack(x.z * scale, x.w * scale);
-    out.z = bwd_pack(y.x * scale, y.y * scale);
-    out.w = bwd_pack(y.z * scale, y.w * scale);
-    *(uint4 *)&dq[e] = out;
-}
-
-/* GQA: dK/dV of kv head (b, j) = the fp32 per-query-head parts of its group summed in order g = 0..G-1. */
-__global__ void bwd_post_dkv_kernel(const float *dk_part, const float *dv_part, __nv_bfloat16 *dk, __nv_bfloat16 *dv,
-                                    int group, long long per_head, float scale, long long n4)
-{
-    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n4)
-        return;
-    const long long e = i * 4, kvh = e / per_head, off = e % per_head;
-    float4 sk = make_float4(0, 0, 0, 0), sv = sk;
-    for (int g = 0; g < group; g++) {
-        const long long src = (kvh * group + g) * per_head + off;
-        const float4 x = *(const float4 *)&dk_part[src], y = *(const float4 *)&dv_part[src];
-        sk.x += x.x, sk.y += x.y, sk.z += x.z, sk.w += x.w;
-        sv.x += y.x, sv.y += y.y, sv.z += y.z, sv.w += y.w;
-    }
-    uint2 ok, ov;
-    ok.x = bwd_pack(sk.x * scale, sk.y * scale);
-    ok.y = bwd_pack(sk.z * scale, sk.w * scale);
-    ov.x = bwd_pack(sv.x, sv.y);
-    ov.y = bwd_pack(sv.z, sv.w);
-    *(uint2 *)&dk[e] = ok;
-    *(uint2 *)&dv[e] = ov;
 }
 
 #endif

@@ -1,15 +1,13 @@
-/* Device code of the Hopper backward (docs/kernel.md, "The Hopper kernel"): the same tasks, plans, semaphore
- * protocol and records as bwd_kernel.cuh's mma.sync kernel, on TMA and wgmma. One CTA = 3 warpgroups: warp 0
- * of the first loads Q, dO, LSE, Delta (a stage per task, ST deep) and K, V (per KV tile) with TMA
- * onto mbarriers, warp 1 is the store warp (row semaphore, one bulk add per task), warps 2-3 idle; the two
- * consumer warpgroups own KV rows 64w..64w+63 each and compute, per task (head, kv, q), with swap-AB:
- * S^T = K Q^T, dP^T = V dO^T (both operands in shared memory), P^T and dS^T in registers as the A operand of
- * dV += P^T dO and dK += dS^T Q, dS^T to shared memory, dQ[:, 64w'..] = dS K (each warpgroup half the
- * columns). Invariant: every wait is bounded by the block's deadline and gives up once any wait has. */
-#ifndef GPU_BWD_WG_CUH
-#define GPU_BWD_WG_CUH
+/* The Hopper backward's mainloop (docs/kernel.md, "The Hopper kernel"; its kernel: wg_kernel_sm90.cuh): the
+ * fallback's tasks, plans, rank protocol and records on TMA and wgmma. Warp 0 loads Q, dO, LSE, Delta (a stage per
+ * task, ST deep) and K, V (per KV tile) with TMA onto mbarriers; the two consumer warpgroups own KV rows 64w.. and
+ * compute per task, with swap-AB: S^T = K Q^T, dP^T = V dO^T (shared memory operands), P^T and dS^T in registers
+ * as the A operand of dV += P^T dO and dK += dS^T Q, dS^T to shared memory, dQ = dS K (a part per warpgroup).
+ * Invariant: every wait is bounded by the block's deadline and gives up once any wait has. */
+#ifndef GPU_BWD_WG_MAINLOOP_SM90_CUH
+#define GPU_BWD_WG_MAINLOOP_SM90_CUH
 
-#include "../bwd_kernel.cuh"
+#include "../bwd_common.cuh"
 #include "wg_ops.cuh"
 #ifdef BWD_EMULATE
 #include "../emu/wg_emu.h"
@@ -19,6 +17,7 @@
 #define BWD_WG_CONSUMER0 128 /* threads 128..383: the two consumer warpgroups */
 #define BWD_WG_CONSUMERS 256
 #define BWD_WG_HANDOFF (BWD_WG_CONSUMERS + 32) /* consumers + the store warp */
+#define BWD_WG_BAR_DQ 3      /* both consumer warpgroups' dQ wgmma are done (one dS^T buffer: BM 128, first tasks) */
 #define BWD_WG_BAR_DS 4      /* both consumer warpgroups have stored their dS^T */
 #define BWD_WG_BAR_END 5     /* consumers and the store warp are done (the block's exit stamp) */
 #define BWD_WG_BAR_FULL(b) (6 + 2 * (b))  /* staging buffer b holds a tile for the store warp */
@@ -27,37 +26,42 @@
 /* A variant of the kernel (docs/kernel.md, "Variants"): head dim; ST stages of Q/dO/LSE/Delta; NB dQ staging
  * buffers; OVL: P^T computed while dP^T's wgmma runs; PIPE: the next task's S^T and dP^T wgmma issued
  * before this task's dQ is staged (within a KV tile); SW store warps (2: one per staging buffer, taking
- * alternate tasks, so that two bulk adds and their row releases overlap). */
-template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_> struct BwdWgCfg {
+ * alternate tasks, so that two bulk adds and their row releases overlap); BM Q rows per tile (128: head dim
+ * 64 only, on plans of tile_ratio 1; each consumer warpgroup then computes dQ of its 64 Q rows, all columns). */
+template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_> struct BwdWgCfg {
     /* PIPE holds the next task's 64 score registers across the staging, and a second store warp needs more than
-     * the producer warpgroup's 24 registers at head dim 128: both are head dim 64 only (128 has no registers).
-     * Registers: consumers REG_C, producer warpgroup REG_P, 256 REG_C + 128 REG_P = 384 x 168. */
-    enum { D = D_, ST = ST_, NB = NB_, OVL = OVL_, PIPE = PIPE_ && D_ == 64, SW = D_ == 64 ? SW_ : 1,
-           REG_C = D_ == 128 ? 240 : 232, REG_P = D_ == 128 ? 24 : 40 };
+     * the producer warpgroup's 24 registers at head dim 128: both are head dim 64 only (128 has no registers),
+     * as is BM 128 (128 score and dP registers). Registers: consumers REG_C, producer warpgroup REG_P, 256 REG_C
+     * + 128 REG_P = 384 x 168. NDS dS^T buffers (one at BM 128: shared memory); DQ dQ floats per thread. */
+    enum { D = D_, ST = ST_, NB = NB_, OVL = OVL_, BM = D_ == 64 ? BM_ : 64, PIPE = PIPE_ && D_ == 64 && BM == 64,
+           SW = D_ == 64 ? SW_ : 1, REG_C = D_ == 128 ? 240 : 232, REG_P = D_ == 128 ? 24 : 40,
+           NDS = BM == 64 ? 2 : 1, DQ = BM == 64 ? D_ / 4 : D_ / 2 };
     static_assert(NB_ == 1 || NB_ == 2, "one or two dQ staging buffers");
     static_assert(SW_ == 1 || (SW_ == 2 && NB_ == 2), "two store warps need two staging buffers");
+    static_assert(BM_ == 64 || BM_ == 128, "Q tiles of 64 or 128 rows");
 };
 
 /* The variants a host can select by name (bwd_set_kernel, gpu-bwd --kernel, gpu-bwd-emu --kernel): name,
- * then ST, NB, OVL, PIPE, SW. "wgmma" is the default; the others are the variant table's rows. */
+ * then ST, NB, OVL, PIPE, SW, BM. "wgmma" is the default; the others are the variant table's rows. */
 #define BWD_WG_VARIANTS(X)                                                                                         \
-    X("wgmma", 2, 2, 1, 0, 2)                                                                                      \
-    X("wgmma-s2b1o1p0w1", 2, 1, 1, 0, 1)                                                                           \
-    X("wgmma-s2b1o0p0w1", 2, 1, 0, 0, 1)                                                                           \
-    X("wgmma-s3b1o1p0w1", 3, 1, 1, 0, 1)                                                                           \
-    X("wgmma-s2b2o1p0w1", 2, 2, 1, 0, 1)                                                                           \
-    X("wgmma-s2b1o1p1w1", 2, 1, 1, 1, 1)                                                                           \
-    X("wgmma-s2b2o1p1w2", 2, 2, 1, 1, 2)
+    X("wgmma", 2, 2, 1, 0, 2, 64)                                                                                  \
+    X("wgmma-s2b1o1p0w1", 2, 1, 1, 0, 1, 64)                                                                       \
+    X("wgmma-s2b1o0p0w1", 2, 1, 0, 0, 1, 64)                                                                       \
+    X("wgmma-s3b1o1p0w1", 3, 1, 1, 0, 1, 64)                                                                       \
+    X("wgmma-s2b2o1p0w1", 2, 2, 1, 0, 1, 64)                                                                       \
+    X("wgmma-s2b1o1p1w1", 2, 1, 1, 1, 1, 64)                                                                       \
+    X("wgmma-s2b2o1p1w2", 2, 2, 1, 1, 2, 64)                                                                       \
+    X("wgmma-s2b2o1p0w2m128", 2, 2, 1, 0, 2, 128)
 
 /* Shared memory (after rounding the base up to 1024 bytes). bf16 tiles are [D/64][rows][64] stacks of
  * 128-byte-swizzled rows (wg_swz), as TMA writes them: element (r, c) at byte (c / 64) rows 128 +
  * wg_swz(r, 2 (c % 64)). */
 template <class C> struct BwdWgSmem {
     __nv_bfloat16 k[BWD_BLOCK_N * C::D], v[BWD_BLOCK_N * C::D];
-    __nv_bfloat16 q[C::ST][BWD_BLOCK_M * C::D], dout[C::ST][BWD_BLOCK_M * C::D];
-    __nv_bfloat16 ds[2][BWD_BLOCK_N * BWD_BLOCK_M]; /* dS^T [kv][q], one 128-byte row per kv; by task parity */
-    float stage[C::NB][BWD_BLOCK_M * C::D];          /* partial dQ, gpu_tile_pos layout (as dQaccum) */
-    float lse2[C::ST][BWD_BLOCK_M], delta[C::ST][BWD_BLOCK_M];
+    __nv_bfloat16 q[C::ST][C::BM * C::D], dout[C::ST][C::BM * C::D];
+    __nv_bfloat16 ds[C::NDS][BWD_BLOCK_N * C::BM]; /* dS^T [q/64][kv][64 q], 128-byte rows; by task parity */
+    float stage[C::NB][C::BM * C::D];               /* partial dQ, 64-row tiles in gpu_tile_pos layout (as dQaccum) */
+    float lse2[C::ST][C::BM], delta[C::ST][C::BM];
     uint64_t q_full[C::ST], q_empty[C::ST], kv_full, kv_empty;
 };
 template <class C> constexpr size_t bwd_wg_smem_bytes(void)
@@ -109,39 +113,50 @@ template <int N> __device__ static inline void wg_keep_all(float (&d)[N])
         wg_keep(d[i]);
 }
 
-/* acc[64 x 64] = rows 64w.. of A (a [D/64][128][64] tile: K or V) . B^T (b: a [D/64][64][64] tile, Q or dO);
- * both K-major: the k-th 16 columns start 32 bytes further inside a 128-byte row. Issued and committed;
- * after a wg_fence (this warpgroup's registers are settled). */
-template <int D>
+/* acc[64 x 64] = rows 64w.. of A (a [D/64][128][64] tile: K or V) . B^T (b: 64 rows of a [D/64][BM][64] tile,
+ * Q or dO); both K-major: the k-th 16 columns start 32 bytes further inside a 128-byte row. Issued and
+ * committed; after a wg_fence (this warpgroup's registers are settled). */
+template <int D, int BM>
 __device__ static inline void wg_gemm_rows_qt(float (&acc)[32], const __nv_bfloat16 *a, const __nv_bfloat16 *b, int w)
 {
-    const uint64_t da = wg_desc(wg_smem(a) + w * 64 * 128, 16, 1024), db = wg_desc(wg_smem(b), 16, 1024);
+    uint64_t da = wg_desc(wg_smem(a) + w * 64 * 128, 16, 1024), db = wg_desc(wg_smem(b), 16, 1024);
+    if (BM == 128)
+        wg_keep(da);
     wg_ss<0, 0, 0>(acc, da, db);
 #pragma unroll
     for (int k = 1; k < D / 16; k++)
         wg_ss<0, 0, 1>(acc, da + (((k / 4) * BWD_BLOCK_N * 128 + (k % 4) * 32) >> 4),
-                       db + (((k / 4) * BWD_BLOCK_M * 128 + (k % 4) * 32) >> 4));
+                       db + (((k / 4) * BM * 128 + (k % 4) * 32) >> 4));
     wg_commit();
 }
 
-/* acc[64 x D] += A (registers: 4 k-steps of 16 q) . B (b: a [D/64][64][64] tile, Q or dO, N-major: the
- * k-th 16 rows start 2048 bytes further, column blocks 8192 apart). Issued, not committed. */
-template <int D>
-__device__ static inline void wg_gemm_acc(float (&acc)[D / 2], const uint32_t (&a)[4][4], const __nv_bfloat16 *b)
+/* acc[64 x D] += A (registers: BM/16 k-steps of 16 q, 4 per 64 q; k-steps K0..K1-1) . B (b: a [D/64][BM][64]
+ * tile, Q or dO, N-major: the k-th 16 rows start 2048 bytes further, column blocks BM 128 bytes apart). Issued,
+ * not committed. */
+template <int D, int BM, int K0, int K1>
+__device__ static inline void wg_gemm_acc(float (&acc)[D / 2], const uint32_t (&a)[BM / 64][4][4],
+                                          const __nv_bfloat16 *b)
 {
-    const uint64_t db = wg_desc(wg_smem(b), BWD_BLOCK_M * 128, 1024);
+    const uint64_t db = wg_desc(wg_smem(b), BM * 128, 1024);
 #pragma unroll
-    for (int k = 0; k < BWD_BLOCK_M / 16; k++)
-        wg_rs(acc, a[k], db + ((k * 2048) >> 4));
+    for (int k = K0; k < K1; k++)
+        wg_rs(acc, a[k / 4][k % 4], db + ((k * 2048) >> 4));
 }
 
-/* acc[64 x D/2] = dS (ds: dS^T [128][64], M-major) . K[:, w D/2 ..] (k tile, N-major; for D = 64 the half
- * starts 64 bytes into the 128-byte rows). Issued and committed. */
-template <int D>
-__device__ static inline void wg_gemm_dq(float (&acc)[D / 4], const __nv_bfloat16 *ds, const __nv_bfloat16 *k, int w)
+/* BM 64: acc[64 x D/2] = dS (ds: dS^T [128][64], M-major) . K[:, w D/2 ..] (k tile, N-major; for D = 64 the
+ * half starts 64 bytes into the 128-byte rows). BM 128 (D 64): acc[64 x 64] = dS[64w.., :] (the w-th [128][64]
+ * block of dS^T) . K. Issued and committed. */
+template <int D, int BM>
+__device__ static inline void wg_gemm_dq(float (&acc)[BM == 64 ? D / 4 : D / 2], const __nv_bfloat16 *ds,
+                                         const __nv_bfloat16 *k, int w)
 {
-    const uint64_t da = wg_desc(wg_smem(ds), BWD_BLOCK_M * 128, 1024),
-                   db = wg_desc(wg_smem(k) + (D == 128 ? w * BWD_BLOCK_N * 128 : w * 64), BWD_BLOCK_N * 128, 1024);
+    uint64_t da = wg_desc(wg_smem(ds) + (BM == 64 ? 0 : w * BWD_BLOCK_N * 128), BWD_BLOCK_M * 128, 1024),
+             db = wg_desc(wg_smem(k) + (BM == 128 ? 0 : D == 128 ? w * BWD_BLOCK_N * 128 : w * 64), BWD_BLOCK_N * 128,
+                          1024);
+    if (BM == 128) { /* loop-invariant (one dS^T buffer): kept out of registers between tasks */
+        wg_keep(da);
+        wg_keep(db);
+    }
     wg_ss<1, 1, 0>(acc, da, db);
 #pragma unroll
     for (int kk = 1; kk < BWD_BLOCK_N / 16; kk++)
@@ -197,13 +212,17 @@ __device__ static inline void wg_store_ds(const uint32_t (&a)[4][4], __nv_bfloat
         }
 }
 
-/* This warpgroup's half of the partial dQ (columns w D/2 ..) into the staging tile. */
-template <int D> __device__ static inline void wg_stage_dq(const float (&acc)[D / 4], float *stage, int w)
+/* This warpgroup's part of the partial dQ into the staging tile: BM 64, its half of the columns (w D/2 ..);
+ * BM 128, all columns of its 64 rows (the w-th 64-row tile of the two). */
+template <int D, int BM>
+__device__ static inline void wg_stage_dq(const float (&acc)[BM == 64 ? D / 4 : D / 2], float *stage, int w)
 {
     const int lane = threadIdx.x & 31, r0 = ((threadIdx.x >> 5) & 3) * 16 + (lane >> 2);
+    if (BM == 128)
+        stage += w * 64 * D;
 #pragma unroll
-    for (int j = 0; j < D / 16; j++) {
-        const int col = w * (D / 2) + 8 * j + 2 * (lane & 3);
+    for (int j = 0; j < (BM == 64 ? D / 16 : D / 8); j++) {
+        const int col = (BM == 64 ? w * (D / 2) : 0) + 8 * j + 2 * (lane & 3);
         *(float2 *)&stage[gpu_tile_pos(r0, col, D)] = make_float2(acc[4 * j], acc[4 * j + 1]);
         *(float2 *)&stage[gpu_tile_pos(r0 + 8, col, D)] = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
     }
@@ -275,22 +294,25 @@ template <class C>
 __device__ static void wg_produce(BwdWgSmem<C> &sm, const BwdArgs &a, const BwdWgMaps &m, int begin, int end,
                                   long long deadline)
 {
-    constexpr int D = C::D;
+    constexpr int D = C::D, BM = C::BM;
     int4 prev = make_int4(-1, -1, -1, -1);
     for (int i = begin, n = 0, kv_n = 0; i < end; i++, n++) {
         const int4 t = a.tasks[i];
         const int s = n % C::ST, use = n / C::ST;
         if (!wg_wait_phase(&sm.q_empty[s], (use & 1) ^ 1, a, deadline, t, WG_WAIT_Q_EMPTY))
             return;
-        const int row = t.x * a.seqlen + t.z * BWD_BLOCK_M;
-        wg_mbar_expect(&sm.q_full[s], 2 * BWD_BLOCK_M * D * 2 + 2 * BWD_BLOCK_M * 4);
+        const int row = t.x * a.seqlen + t.z * BM;
+        wg_mbar_expect(&sm.q_full[s], 2 * BM * D * 2 + 2 * BM * 4);
 #pragma unroll
-        for (int cb = 0; cb < D / 64; cb++) {
-            wg_tma_load(sm.q[s] + cb * BWD_BLOCK_M * 64, &m.q, cb * 64, row, &sm.q_full[s]);
-            wg_tma_load(sm.dout[s] + cb * BWD_BLOCK_M * 64, &m.dout, cb * 64, row, &sm.q_full[s]);
-        }
-        wg_bulk_load(sm.lse2[s], a.lse2 + row, BWD_BLOCK_M * 4, &sm.q_full[s]);
-        wg_bulk_load(sm.delta[s], a.delta + row, BWD_BLOCK_M * 4, &sm.q_full[s]);
+        for (int cb = 0; cb < D / 64; cb++)
+#pragma unroll
+            for (int hb = 0; hb < BM / BWD_BLOCK_M; hb++) { /* the maps' boxes are 64 rows */
+                const int at = (cb * BM + hb * BWD_BLOCK_M) * 64;
+                wg_tma_load(sm.q[s] + at, &m.q, cb * 64, row + hb * BWD_BLOCK_M, &sm.q_full[s]);
+                wg_tma_load(sm.dout[s] + at, &m.dout, cb * 64, row + hb * BWD_BLOCK_M, &sm.q_full[s]);
+            }
+        wg_bulk_load(sm.lse2[s], a.lse2 + row, BM * 4, &sm.q_full[s]);
+        wg_bulk_load(sm.delta[s], a.delta + row, BM * 4, &sm.q_full[s]);
         if (!wg_same_kv(t, prev)) { /* after this task's Q: it loads while the last tile's tasks finish */
             if (!wg_wait_phase(&sm.kv_empty, (kv_n & 1) ^ 1, a, deadline, t, WG_WAIT_KV_EMPTY))
                 return;
@@ -307,40 +329,76 @@ __device__ static void wg_produce(BwdWgSmem<C> &sm, const BwdArgs &a, const BwdW
     }
 }
 
-/* Issues S^T = K Q^T and dP^T = V dO^T of stage s (two committed groups) into sc and dp. */
+/* Issues S^T = K Q^T and dP^T = V dO^T of stage s (two committed groups) into sc and dp (at BM 128: of the
+ * first 64 Q rows). */
 template <class C>
 __device__ static inline void wg_issue_scores(BwdWgSmem<C> &sm, int s, int w, float (&sc)[32], float (&dp)[32])
 {
     wg_fence();
-    wg_gemm_rows_qt<C::D>(sc, sm.k, sm.q[s], w);
-    wg_gemm_rows_qt<C::D>(dp, sm.v, sm.dout[s], w);
+    wg_gemm_rows_qt<C::D, C::BM>(sc, sm.k, sm.q[s], w);
+    wg_gemm_rows_qt<C::D, C::BM>(dp, sm.v, sm.dout[s], w);
+}
+
+/* BM 128, from S^T and dP^T of the first 64 Q rows in flight: their P^T and dS^T, dV's and dK's first 4 k-steps
+ * issued on them (one group) with S^T and dP^T of the last 64 rows into the same registers, then their P^T and
+ * dS^T (pa[1], dsa[1]). Every product is the BM 64 kernel's (per 64 Q rows; dV and dK chained over k-steps). */
+template <class C>
+__device__ static inline void wg_task_ds_m128(BwdWgSmem<C> &sm, const BwdArgs &a, int s, int w, int kv0, int q0,
+                                              float (&sc)[32], float (&dp)[32], float (&dk)[C::D / 2],
+                                              float (&dv)[C::D / 2], uint32_t (&pa)[2][4][4], uint32_t (&dsa)[2][4][4])
+{
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        wg_wait<1>();
+        wg_keep_all(sc);
+        wg_softmax_p(sc, sm.lse2[s] + 64 * h, a, kv0, q0 + 64 * h);
+        wg_wait<0>();
+        wg_keep_all(sc);
+        wg_keep_all(dp);
+        wg_softmax_ds(sc, dp, sm.delta[s] + 64 * h);
+        wg_pack_a(pa[h], sc);
+        wg_pack_a(dsa[h], dp);
+        if (h == 0) {
+            wg_fence();
+            wg_gemm_acc<C::D, C::BM, 0, 4>(dv, pa, sm.dout[s]);
+            wg_gemm_acc<C::D, C::BM, 0, 4>(dk, dsa, sm.q[s]);
+            wg_commit();
+            wg_gemm_rows_qt<C::D, C::BM>(sc, sm.k, sm.q[s] + 64 * 64, w);
+            wg_gemm_rows_qt<C::D, C::BM>(dp, sm.v, sm.dout[s] + 64 * 64, w);
+        }
+    }
 }
 
 /* From S^T and dP^T in flight (the two latest groups): P^T, dS^T and the dV, dK updates of one task (stage
  * s); C::OVL computes P^T while dP^T's wgmma runs. Leaves dV's and dK's wgmma running, with P^T's and dS^T's
  * fragments in pa and dsa. */
 template <class C>
-__device__ static inline void wg_task_grads(BwdWgSmem<C> &sm, const BwdArgs &a, int4 t, int s, int w, float (&sc)[32],
-                                            float (&dp)[32], float (&dk)[C::D / 2], float (&dv)[C::D / 2],
-                                            uint32_t (&pa)[4][4], uint32_t (&dsa)[4][4])
+__device__ static inline void wg_task_grads(BwdWgSmem<C> &sm, const BwdArgs &a, int4 t, int s, int w,
+                                            float (&sc)[32], float (&dp)[32], float (&dk)[C::D / 2],
+                                            float (&dv)[C::D / 2], uint32_t (&pa)[C::BM / 64][4][4],
+                                            uint32_t (&dsa)[C::BM / 64][4][4])
 {
-    const int kv0 = t.y * BWD_BLOCK_N + w * 64, q0 = t.z * BWD_BLOCK_M;
-    if (C::OVL) {
-        wg_wait<1>();
+    const int kv0 = t.y * BWD_BLOCK_N + w * 64, q0 = t.z * C::BM;
+    if constexpr (C::BM == 128) {
+        wg_task_ds_m128<C>(sm, a, s, w, kv0, q0, sc, dp, dk, dv, pa, dsa);
+    } else {
+        if (C::OVL) {
+            wg_wait<1>();
+            wg_keep_all(sc);
+            wg_softmax_p(sc, sm.lse2[s], a, kv0, q0);
+        }
+        wg_wait<0>();
         wg_keep_all(sc);
-        wg_softmax_p(sc, sm.lse2[s], a, kv0, q0);
+        wg_keep_all(dp);
+        if (!C::OVL)
+            wg_softmax_p(sc, sm.lse2[s], a, kv0, q0);
+        wg_softmax_ds(sc, dp, sm.delta[s]);
+        wg_pack_a(pa[0], sc);
+        wg_pack_a(dsa[0], dp);
     }
-    wg_wait<0>();
-    wg_keep_all(sc);
-    wg_keep_all(dp);
-    if (!C::OVL)
-        wg_softmax_p(sc, sm.lse2[s], a, kv0, q0);
-    wg_softmax_ds(sc, dp, sm.delta[s]);
-    wg_pack_a(pa, sc);
-    wg_pack_a(dsa, dp);
     wg_fence();
-    wg_gemm_acc<C::D>(dv, pa, sm.dout[s]);
-    wg_gemm_acc<C::D>(dk, dsa, sm.q[s]);
+    wg_gemm_acc<C::D, C::BM, C::BM / 16 - 4, C::BM / 16>(dv, pa, sm.dout[s]); /* (BM 128: the last 4 k-steps) */
+    wg_gemm_acc<C::D, C::BM, C::BM / 16 - 4, C::BM / 16>(dk, dsa, sm.q[s]);
     wg_commit();
 }
 
@@ -361,10 +419,10 @@ __device__ static inline void wg_stamp_start(long long *rec)
 template <class C>
 __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin, int end, long long deadline)
 {
-    constexpr int D = C::D;
+    constexpr int D = C::D, BM = C::BM;
     const int ct = threadIdx.x - BWD_WG_CONSUMER0, w = ct >> 7;
-    float dk[D / 2], dv[D / 2], dq[D / 4], sc[32], dp[32];
-    uint32_t pa[4][4], dsa[4][4];
+    float dk[D / 2], dv[D / 2], dq[C::DQ], sc[32], dp[32];
+    uint32_t pa[BM / 64][4][4], dsa[BM / 64][4][4];
     int4 prev = make_int4(-1, -1, -1, -1);
     bool is_issued = false; /* this task's S^T and dP^T were issued during the previous one */
     for (int i = begin, n = 0, kv_n = 0; i < end; i++, n++) {
@@ -385,11 +443,13 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
             wg_issue_scores<C>(sm, s, w, sc, dp);
         }
         wg_task_grads<C>(sm, a, t, s, w, sc, dp, dk, dv, pa, dsa);
-        __nv_bfloat16 *ds = sm.ds[n & 1];
-        wg_store_ds(dsa, ds, w);
+        __nv_bfloat16 *ds = sm.ds[n % C::NDS];
+#pragma unroll
+        for (int h = 0; h < BM / 64; h++) /* dS^T's h-th 64 Q columns: the h-th [128][64] block */
+            wg_store_ds(dsa[h], ds + h * BWD_BLOCK_N * 64, w);
         gpu_fence_proxy_smem(); /* generic stores, read next by wgmma (async proxy) */
         gpu_bar_sync(BWD_WG_BAR_DS, BWD_WG_CONSUMERS);
-        wg_gemm_dq<D>(dq, ds, sm.k, w);
+        wg_gemm_dq<D, BM>(dq, ds, sm.k, w);
         is_issued = C::PIPE && !is_kv_end;
         if (is_issued) { /* the next task's scores run on the tensor cores while this task's dQ is staged */
             wg_stamp_start(rec ? rec + BWD_REC_FIELDS : NULL);
@@ -403,11 +463,11 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
         wg_keep_all(dk);
         wg_keep_all(dv);
 #pragma unroll
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < BM / 16; k++)
 #pragma unroll
             for (int r = 0; r < 4; r++) {
-                wg_keep(pa[k][r]);
-                wg_keep(dsa[k][r]);
+                wg_keep(pa[k / 4][k % 4][r]);
+                wg_keep(dsa[k / 4][k % 4][r]);
             }
         wg_mbar_arrive(&sm.q_empty[s]);
         if (is_kv_end)
@@ -416,9 +476,11 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
             rec[1] = gpu_globaltimer();
             rec[9] = clock64();
         }
-        if (n >= C::NB)
+        if (n >= C::NB) /* (also: both warpgroups' dQ wgmma of this task are done, so one dS^T buffer will do) */
             gpu_bar_sync(BWD_WG_BAR_EMPTY(b), BWD_WG_HANDOFF);
-        wg_stage_dq<D>(dq, sm.stage[b], w);
+        else if (C::NDS == 1)
+            gpu_bar_sync(BWD_WG_BAR_DQ, BWD_WG_CONSUMERS);
+        wg_stage_dq<D, BM>(dq, sm.stage[b], w);
         gpu_fence_proxy_smem();
         gpu_bar_arrive(BWD_WG_BAR_FULL(b), BWD_WG_HANDOFF);
         if (rec)
@@ -432,56 +494,6 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
         if (C::PIPE)
             wg_wait<0>(); /* the next task's scores, carried across the loop: ptxas waits here anyway */
         prev = t;
-    }
-}
-
-template <class C>
-__global__ void __launch_bounds__(BWD_WG_THREADS, 1) bwd_wg_kernel(const BwdArgs a, const __grid_constant__ BwdWgMaps m)
-{
-    WG_SMEM_BASE(smem_raw);
-    BwdWgSmem<C> &sm = *(BwdWgSmem<C> *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
-    const int begin = a.block_begin[blockIdx.x], end = a.block_begin[blockIdx.x + 1];
-    const long long t_entry = gpu_globaltimer(), deadline = t_entry + a.timeout_ns;
-    if (a.blk && threadIdx.x == 0) {
-        a.blk[blockIdx.x * BWD_BLK_FIELDS + 0] = gpu_smid();
-        a.blk[blockIdx.x * BWD_BLK_FIELDS + 1] = t_entry;
-    }
-    if (begin == end)
-        return;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < C::ST; s++) {
-            wg_mbar_init(&sm.q_full[s], 1);
-            wg_mbar_init(&sm.q_empty[s], BWD_WG_CONSUMERS);
-        }
-        wg_mbar_init(&sm.kv_full, 1);
-        wg_mbar_init(&sm.kv_empty, BWD_WG_CONSUMERS);
-        wg_mbar_fence_init();
-    }
-    __syncthreads();
-    /* Registers: 384 threads x 168 at entry; the producer warpgroup gives 128 x (168 - REG_P), the consumers
-     * take 256 x (REG_C - 168): the same 16,384 (an increase waits for registers that are free). */
-    if (threadIdx.x < BWD_WG_CONSUMER0) {
-        wg_setmaxnreg_dec<C::REG_P>();
-        if (threadIdx.x == 0) {
-            wg_prefetch_tmap(&m.q);
-            wg_prefetch_tmap(&m.k);
-            wg_prefetch_tmap(&m.v);
-            wg_prefetch_tmap(&m.dout);
-            wg_produce<C>(sm, a, m, begin, end, deadline);
-        } else if (threadIdx.x >= 32 && threadIdx.x < 32 + 32 * C::SW) {
-            /* the store warp(s): bwd_kernel.cuh's protocol, staging buffer b = task % NB */
-            bwd_store_tasks<C::NB, C::SW>(a, sm.stage[0], BWD_BLOCK_M * C::D, BWD_WG_BAR_FULL(0), BWD_WG_BAR_EMPTY(0),
-                                          BWD_WG_BAR_FULL(1) - BWD_WG_BAR_FULL(0), BWD_WG_HANDOFF, begin, end,
-                                          C::SW == 1 ? 0 : (threadIdx.x >> 5) - 1, deadline);
-        }
-    } else {
-        wg_setmaxnreg_inc<C::REG_C>();
-        wg_consume<C>(sm, a, begin, end, deadline);
-    }
-    if ((threadIdx.x >= 32 && threadIdx.x < 32 + 32 * C::SW) || threadIdx.x >= BWD_WG_CONSUMER0) {
-        gpu_bar_sync(BWD_WG_BAR_END, BWD_WG_CONSUMERS + 32 * C::SW);
-        if (a.blk && threadIdx.x == 32)
-            a.blk[blockIdx.x * BWD_BLK_FIELDS + 2] = gpu_globaltimer();
     }
 }
 

@@ -88,4 +88,12 @@ while read -r syntax keeps; do
         grep -qF -- "$syntax" "$root/$f" && ok "docs-mask-$f-$syntax" || fail "docs-mask-$f-$syntax" "$f does not name $syntax"
     done
 done <"$tmp/masks"
+# A map of traces/ (issue 36): every folder has a README; the two written last name their GPU and their readers.
+missing=$(for d in "$root"/traces/*/; do [ -f "$d/README.md" ] || basename "$d"; done)
+[ -z "$missing" ] && ok docs-traces-readme || fail docs-traces-readme "traces/ folders without a README.md: $missing"
+for n in h200-calib kernel-wg; do
+    d=$root/traces/$n
+    grep -qiE 'H100|H200|no GPU|CPU' "$d/README.md" 2>/dev/null && grep -qi 'read by' "$d/README.md" &&
+        ok "docs-traces-readme-$n" || fail "docs-traces-readme-$n" "traces/$n/README.md names no GPU or no reader (Read by:)"
+done
 finish

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Golden JSON of the main outputs (issue 36): the attention command, search, pipeline, decode and validate,
+# Golden JSON of the main outputs (issue 36): the attention command, search, pipeline, decode, validate, plan
+# replay (a block-mask plan, tests/golden/plans/) and the shape ranking,
 # each --json on a small input, compared byte for byte with tests/golden/json/NAME.json (the dashsim version
 # written as VERSION). A change to one of these outputs must come with its golden file: regenerate them with
 # GOLDEN_UPDATE=1 tests/cli_golden.sh bin/sim and say in the commit why the bytes changed.
@@ -21,6 +22,8 @@ cases=(
     "pipeline-preload|pipeline --policy preload --blocks 6 --c 1000,800,500 --v 600,400,300 --json"
     "decode-lk2048|decode --lk 2048 --json"
     "validate-fa3-tiny|validate tests/golden/validate/fa3-tiny.json tests/golden/validate/shift-tiny.json --json"
+    "replay-window|--plan tests/golden/plans/window-search.plan --reduce async --json"
+    "shape-causal-4096|--seqlen 4096 --heads 16 --mask causal --json"
 )
 for c in "${cases[@]}"; do
     name=${c%%|*} args=${c#*|}

@@ -401,6 +401,106 @@ START_TEST(pipeline_json_is_the_commands)
 }
 END_TEST
 
+/* text (a result of the library) equals tests/golden/json/NAME.json, whose dashsim version reads VERSION. */
+static void assert_golden(const char *text, const char *name)
+{
+    char *path = g_strdup_printf("tests/golden/json/%s.json", name), *golden = NULL;
+    ck_assert_msg(g_file_get_contents(path, &golden, NULL, NULL), "%s", path);
+    GString *stamped = g_string_new(text);
+    g_string_replace(stamped, "\"dashsim_version\":\"" DASHSIM_VERSION "\"", "\"dashsim_version\":\"VERSION\"", 1);
+    ck_assert_str_eq(stamped->str, golden);
+    g_string_free(stamped, TRUE), g_free(golden), g_free(path);
+}
+
+typedef DashsimStatus (*JsonEntry)(const char *, char **, char **);
+
+/* Each bad request gets its status, no result, and a sentence holding says. */
+static void assert_refused(JsonEntry entry, const char *req, DashsimStatus status, const char *says)
+{
+    char *out = (char *)"unset", *error = NULL;
+    ck_assert_int_eq(entry(req, &out, &error), status);
+    ck_assert_ptr_null(out);
+    ck_assert_msg(error && strstr(error, says), "%s: %s", req, error);
+    dashsim_free(error);
+}
+
+/* dashsim_replay_json: the bytes `sim --plan FILE --reduce async --json` prints (the golden file, a block-mask
+ * plan); the plan goes through the CLI's reader and plan_check, whose sentences name the file and line. */
+START_TEST(replay_json_is_the_commands)
+{
+    char *out = NULL, *error = NULL;
+    const char *req = "{\"plan\": \"tests/golden/plans/window-search.plan\", \"reduce\": \"async\"}";
+    ck_assert_int_eq(dashsim_replay_json(req, &out, &error), DASHSIM_OK);
+    ck_assert_ptr_null(error);
+    assert_golden(out, "replay-window");
+    dashsim_free(out);
+    assert_refused(dashsim_replay_json, "{\"reduce\": \"async\"}", DASHSIM_ERR_INPUT, "request/plan: missing");
+    assert_refused(dashsim_replay_json, "{\"plan\": \"x\", \"policy\": \"fa3\"}", DASHSIM_ERR_INPUT,
+                   "request/policy: unknown key");
+    assert_refused(dashsim_replay_json, "{\"plan\": \"x\", \"c_ns\": -1}", DASHSIM_ERR_INPUT, "request/c_ns");
+    assert_refused(dashsim_replay_json, "{\"plan\": 3}", DASHSIM_ERR_INPUT, "request/plan: must be a string");
+    assert_refused(dashsim_replay_json, "{\"plan\": \"tests/no-such.plan\"}", DASHSIM_ERR_IO, "tests/no-such.plan");
+    assert_refused(dashsim_replay_json, "{\"plan\": \"tests/fuzz/regress-plan/empty-cta.plan\"}", DASHSIM_ERR_INPUT,
+                   "empty-cta.plan:19:");
+    assert_refused(dashsim_replay_json, "{\"plan\": \"tests/fuzz/regress-plan/crash-8984d44b-rank.plan\"}",
+                   DASHSIM_ERR_SCHEDULE, "must be a permutation");
+}
+END_TEST
+
+/* dashsim_shape_json: the bytes `sim --seqlen 4096 --heads 16 --mask causal --json` prints (the golden file);
+ * the ranking read through the getters; errors by key. */
+START_TEST(shape_json_is_the_commands)
+{
+    char *out = NULL, *error = NULL, *winner = NULL;
+    ck_assert_int_eq(dashsim_shape_json("{\"seqlen\": 4096, \"heads\": 16, \"mask\": \"causal\"}", &out, &error),
+                     DASHSIM_OK);
+    assert_golden(out, "shape-causal-4096");
+    DashsimError err;
+    int64_t heads = 0;
+    ck_assert_int_eq(dashsim_json_get_string(out, "/winner", &winner, &err), DASHSIM_OK);
+    ck_assert_int_eq(dashsim_json_get_int64(out, "/heads", &heads, &err), DASHSIM_OK);
+    ck_assert_int_eq(heads, 16);
+    ck_assert_ptr_nonnull(policy_find(winner));
+    dashsim_free(winner), dashsim_free(out);
+    assert_refused(dashsim_shape_json, "{\"heads\": 4}", DASHSIM_ERR_INPUT, "request/seqlen: missing");
+    assert_refused(dashsim_shape_json, "{\"seqlen\": 1024, \"heads\": 6, \"kv_heads\": 4}", DASHSIM_ERR_INPUT,
+                   "request/kv_heads: 4 must divide heads 6");
+    assert_refused(dashsim_shape_json, "{\"seqlen\": 1024, \"model\": \"flops\"}", DASHSIM_ERR_INPUT, "request/model");
+    assert_refused(dashsim_shape_json, "{\"seqlen\": 0}", DASHSIM_ERR_INPUT, "request/seqlen: must be an integer");
+    assert_refused(dashsim_shape_json, "{\"seqlen\": 1024, \"tiles\": 4}", DASHSIM_ERR_INPUT, "request/tiles: unknown");
+    assert_refused(dashsim_shape_json, "{\"seqlen\": 1024, \"kernel\": \"no-such-kernel\"}", DASHSIM_ERR_IO,
+                   "no-such-kernel");
+}
+END_TEST
+
+/* dashsim_validate_json: the bytes `sim validate TRACES --json` prints (the golden file). A failed check is
+ * DASHSIM_ERR_CHECK with the report (pass false) and its sentence; a bad request is an error without one. */
+START_TEST(validate_json_is_the_commands)
+{
+    char *out = NULL, *error = NULL;
+    const char *traces = "\"traces\": [\"tests/golden/validate/fa3-tiny.json\", \"tests/golden/validate/shift-tiny.json\"]";
+    char *req = g_strdup_printf("{%s}", traces);
+    ck_assert_int_eq(dashsim_validate_json(req, &out, &error), DASHSIM_OK);
+    ck_assert_ptr_null(error);
+    assert_golden(out, "validate-fa3-tiny");
+    dashsim_free(out), g_free(req);
+    req = g_strdup_printf("{%s, \"predict\": true}", traces); /* the profile predicts no hand-made trace: a miss */
+    ck_assert_int_eq(dashsim_validate_json(req, &out, &error), DASHSIM_ERR_CHECK);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_ptr_nonnull(strstr(out, "\"not_predicted\":2,\"pass\":false}"));
+    ck_assert_msg(error && strstr(error, "the check failed"), "%s", error);
+    dashsim_free(out), dashsim_free(error), g_free(req);
+    assert_refused(dashsim_validate_json, "{\"predict\": true}", DASHSIM_ERR_INPUT, "request/traces: missing");
+    assert_refused(dashsim_validate_json, "{\"traces\": []}", DASHSIM_ERR_INPUT, "request/traces: must be a non-empty");
+    assert_refused(dashsim_validate_json, "{\"traces\": [1]}", DASHSIM_ERR_INPUT, "request/traces/0");
+    assert_refused(dashsim_validate_json, "{\"traces\": [\"tests/no-such.json\"]}", DASHSIM_ERR_IO, "tests/no-such.json");
+    assert_refused(dashsim_validate_json, "{\"traces\": [\"x\"], \"tolerance\": -1}", DASHSIM_ERR_INPUT,
+                   "request/tolerance: must be a non-negative number");
+    assert_refused(dashsim_validate_json, "{\"traces\": [\"x\"], \"verbose\": true}", DASHSIM_ERR_INPUT,
+                   "request/verbose: unknown key");
+}
+END_TEST
+
 /* The numeric version orders as the string does and matches the header. */
 START_TEST(version_number_matches)
 {
@@ -428,6 +528,9 @@ Suite *suite_api(void)
     tcase_add_test(tc, version_number_matches);
     tcase_add_test(tc, decode_json_is_the_commands);
     tcase_add_test(tc, pipeline_json_is_the_commands);
+    tcase_add_test(tc, replay_json_is_the_commands);
+    tcase_add_test(tc, shape_json_is_the_commands);
+    tcase_add_test(tc, validate_json_is_the_commands);
     suite_add_tcase(s, tc);
     return s;
 }

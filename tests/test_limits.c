@@ -260,6 +260,13 @@ START_TEST(every_entry_point_returns_a_status_past_its_limits)
         { dashsim_decode_json, "{\"batch\":1e30}", DASHSIM_ERR_INPUT, "request/batch: must be" },
         { dashsim_pipeline_json, "{\"blocks\":1000000,\"max_memory_mb\":1}", DASHSIM_ERR_LIMIT, "over the cap of 1 MB" },
         { dashsim_pipeline_json, "{\"blocks\":1000001}", DASHSIM_ERR_INPUT, "request/blocks: must be" },
+        { dashsim_replay_json, "{\"plan\":\"tests/golden/plans/window-search.plan\",\"c_ns\":1000000000001}",
+          DASHSIM_ERR_INPUT, "request/c_ns: must be" },
+        { dashsim_shape_json, "{\"seqlen\":1048576,\"heads\":1000,\"max_memory_mb\":1}", DASHSIM_ERR_LIMIT,
+          "over the cap of 1 MB" },
+        { dashsim_shape_json, "{\"seqlen\":16777217}", DASHSIM_ERR_INPUT, "request/seqlen: must be" },
+        { dashsim_validate_json, "{\"traces\":[\"traces/h100\"],\"max_memory_mb\":1}", DASHSIM_ERR_LIMIT,
+          "over the cap of 1 MB" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char *result = NULL, *error = NULL;
@@ -270,7 +277,8 @@ START_TEST(every_entry_point_returns_a_status_past_its_limits)
     }
     /* a request over 1 MiB, to each JSON entry point */
     gchar *big = g_strnfill((1 << 20) + 1, ' ');
-    JsonEntry all[] = { dashsim_run_json, dashsim_search_json, dashsim_decode_json, dashsim_pipeline_json };
+    JsonEntry all[] = { dashsim_run_json, dashsim_search_json, dashsim_decode_json, dashsim_pipeline_json,
+                        dashsim_replay_json, dashsim_shape_json, dashsim_validate_json };
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
         char *result = NULL, *error = NULL;
         ck_assert_int_eq(all[i](big, &result, &error), DASHSIM_ERR_LIMIT);

@@ -1,5 +1,6 @@
 /* The hardware profile: costs from measured curves (interpolation, clock scaling, the load model), and
  * the predicted executor reproduces its own calibration on a one-task-per-CTA kernel. */
+#include "calibrate.h"
 #include "engine.h"
 #include "profile.h"
 #include "tests.h"
@@ -220,6 +221,45 @@ START_TEST(clock_rule_scales_the_sm_side)
 }
 END_TEST
 
+/* The calibration fit on plain rows (sim/model/cost/calibrate.c, moved out of sim/io/profile_io.c in issue
+ * 36): the line through exact points, a refusal when the rounds do not differ, a profile's tiles and methods
+ * found or added once, the staged reduction's curve kept ascending without repeats, a matrix's median over its
+ * measured cells. */
+START_TEST(calibration_fit_on_rows)
+{
+    const double x[] = { 1, 2, 4, 8 }, y[] = { 1300, 1400, 1600, 2000 }, same[] = { 3, 3, 3 };
+    double fixed = 0, per = 0;
+    ck_assert(sim_calib_line_fit(x, y, 4, &fixed, &per));
+    ck_assert_double_eq_tol(fixed, 1200, 1e-9);
+    ck_assert_double_eq_tol(per, 100, 1e-9);
+    fixed = per = -1;
+    ck_assert(!sim_calib_line_fit(same, y, 3, &fixed, &per));
+    ck_assert(fixed == -1 && per == -1);
+    HwProfile *p = g_new0(HwProfile, 1);
+    ProfileTile *t = sim_calib_tile(p, 64, 128);
+    ck_assert_ptr_eq(sim_calib_tile(p, 64, 128), t);
+    sim_calib_tile(p, 128, 128);
+    ck_assert_int_eq(p->tile_count, 2);
+    t = sim_calib_tile(p, 64, 128);
+    sim_calib_add_reduce_by_iters(t, 32, 3400);
+    sim_calib_add_reduce_by_iters(t, 1, 1700);
+    sim_calib_add_reduce_by_iters(t, 32, 9999); /* a repeated round count keeps its first row */
+    sim_calib_add_reduce_by_iters(t, 8, 2000);
+    ck_assert_int_eq(t->reduce_async_points, 3);
+    ck_assert_int_eq(t->reduce_async_iters[0], 1);
+    ck_assert_int_eq(t->reduce_async_iters[1], 8);
+    ck_assert_int_eq(t->reduce_async_iters[2], 32);
+    ck_assert_int_eq(t->reduce_async_by_iters_ns[2], 3400);
+    ProfileReduce *r = sim_calib_reduce(p, 64, 128, "bulk", 32);
+    ck_assert_ptr_eq(sim_calib_reduce(p, 64, 128, "bulk", 32), r);
+    ck_assert_ptr_ne(sim_calib_reduce(p, 64, 128, "ldst", 32), sim_calib_reduce(p, 64, 128, "bulk", 32));
+    ck_assert_int_eq(p->reduce_count, 2);
+    const int32_t matrix[] = { -1, 300, 500, -1 }; /* the diagonal is not measured */
+    ck_assert_int_eq(sim_calib_matrix_median(matrix, 2), 400);
+    sim_profile_free(p);
+}
+END_TEST
+
 Suite *suite_profile(void)
 {
     Suite *s = suite_create("profile");
@@ -228,6 +268,7 @@ Suite *suite_profile(void)
     tcase_add_test(tc, all_at_once_reproduces_the_curve);
     tcase_add_test(tc, queue_fit_recovers_its_shares);
     tcase_add_test(tc, clock_rule_scales_the_sm_side);
+    tcase_add_test(tc, calibration_fit_on_rows);
     suite_add_tcase(s, tc);
     return s;
 }

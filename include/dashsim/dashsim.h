@@ -55,7 +55,7 @@ typedef enum {
     DASHSIM_ERR_SCHEDULE = 3, /* the policy is not defined for the workload (e.g. odd N for symmetric-shift) */
     DASHSIM_ERR_LIMIT = 4,    /* over a stated size or memory cap (the sentence says which) */
     DASHSIM_ERR_IO = 5,       /* a file could not be read or written */
-    DASHSIM_ERR_CHECK = 6     /* a check failed */
+    DASHSIM_ERR_CHECK = 6     /* a check failed: dashsim_validate_json, which returns the report with it */
 } DashsimStatus;
 
 /* A status and its sentence (no trailing newline). A small record the caller owns. */
@@ -164,6 +164,33 @@ DASHSIM_API DashsimStatus dashsim_decode_json(const char *request_json, char **r
  * vector, ring, preload, order (a Cycle, e.g. "C2,C1+1,V1+1,V2+2"), min_preload, explain (booleans),
  * max_memory_mb. A schedule that deadlocks is DASHSIM_ERR_SCHEDULE with its sentence. O(ops). */
 DASHSIM_API DashsimStatus dashsim_pipeline_json(const char *request_json, char **result_json, char **error);
+
+/* `dashsim --seqlen S --json`, one shape: "which schedule for my shape?". The shape is costed through the one
+ * costing path (a kernel profile's tiles and per-task costs, or FA3's tiles and the FLOPs estimate; the hardware
+ * profile's reductions), every policy for its mask (or the one named) is run on it, and the result ranks them:
+ * each one's makespan and time, the winner, its margins over FA3's orders, and a tie where the lead is below the
+ * validated error. Keys: seqlen (required), seqlen_k, head_dim, heads, batch, kv_heads, mask ("full", "causal"
+ * or a mask in tokens: window:W, document:L1,..., prefix:P), hardware (a preset: "h100-sxm", "h800-sxm",
+ * "h200-sxm"), profile, kernel (a name or a file, found as the command finds them), model ("profile",
+ * "paper"), policy (a name or "all"), reduce, dq_buffers, max_memory_mb. O(policies x one job run). */
+DASHSIM_API DashsimStatus dashsim_shape_json(const char *request_json, char **result_json, char **error);
+/* `dashsim --plan FILE --json`: a plan file (docs/plan-format.md: a hand-written schedule, another tool's, or
+ * --emit-plan's) simulated after the same reader and plan_check as the command's and the GPU executor's. Keys:
+ * plan (the file's name, required; relative to the working directory), and overrides of the plan's own costs
+ * as the command's flags: c_ns, r_ns, latency_ns, reduce ("serial", "async"), dq_buffers; max_memory_mb. A plan
+ * that fails its checks is DASHSIM_ERR_INPUT or DASHSIM_ERR_SCHEDULE with "FILE:LINE: ...". O(tasks log SMs). */
+DASHSIM_API DashsimStatus dashsim_replay_json(const char *request_json, char **result_json, char **error);
+
+/* `dashsim validate --json`: the model's error on measured kernel traces and timed runs (gpu/ executor traces,
+ * gpu/bwd's traces and kernel-runs files). Keys: traces (required: an array of trace files, kernel-runs files or
+ * directories), predict (true: check the profiles' prediction, no per-trace fit), profile, kernel (a name or a
+ * file, found as the command finds them), tolerance (a fraction; default 0.03, 0.05 with predict),
+ * speedup_tolerance (pp, default 2), latency_matrix, baseline (an earlier report: a regression fails the check),
+ * max_memory_mb, jobs (threads; the report does not depend on them). The result is the report. A model beyond
+ * its tolerance, a run not predicted or a regression is DASHSIM_ERR_CHECK *with* the report in *result_json and,
+ * in *error, the sentences (the verdict, then each regression): a failed check is an answer, not a failed call,
+ * and the only status that comes with a result. O(trace tasks x models). */
+DASHSIM_API DashsimStatus dashsim_validate_json(const char *request_json, char **result_json, char **error);
 
 /* ---- A time budget and a cancel hook ---- */
 

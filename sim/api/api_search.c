@@ -25,13 +25,7 @@ typedef struct {
     bool has_kv, has_q;
 } SearchRequest;
 
-/* One integer option: its range as the command's flag has it. */
-typedef struct {
-    const char *key;
-    int64_t lo, hi;
-} IntKey;
-
-static const IntKey int_keys[] = {
+static const ApiIntKey int_keys[] = {
     { "n", 1, 4096 }, { "heads", 1, 4096 }, { "gqa", 1, 4096 }, { "tiles", 1, 4096 }, { "kv_tiles", 1, 4096 },
     { "q_tiles", 1, 4096 }, { "c_ns", 0, 1000000000 }, { "r_ns", 0, 1000000000 }, { "latency_ns", 0, 1000000000 },
     { "iterations", 0, 100000000 }, { "seed", 0, UINT32_MAX }, { "exact_max_nodes", 0, 100000000 },
@@ -73,15 +67,12 @@ static SimStatus parse_member(SearchRequest *q, const cJSON *item, SimError *err
         q->costs.reduce = strcmp(item->valuestring, "serial") ? REDUCE_ASYNC : REDUCE_SERIAL;
         return SIM_OK;
     }
-    for (size_t i = 0; i < sizeof int_keys / sizeof *int_keys; i++)
-        if (!strcmp(key, int_keys[i].key)) {
-            int64_t v;
-            if (api_json_int(item, int_keys[i].lo, int_keys[i].hi, &v) != SIM_OK)
-                return sim_error_set(err, SIM_ERR_INPUT, "request/%s: must be an integer in %" G_GINT64_FORMAT
-                                     "..%" G_GINT64_FORMAT, key, int_keys[i].lo, int_keys[i].hi);
-            set_int(q, key, v);
-            return SIM_OK;
-        }
+    int64_t v;
+    int k = api_json_int_member(int_keys, (int)G_N_ELEMENTS(int_keys), item, &v, err);
+    if (k >= 0)
+        set_int(q, key, v);
+    if (k != -1)
+        return err->status;
     return sim_error_set(err, SIM_ERR_INPUT, "request/%.64s: unknown key (see docs/api.md, dashsim_search_json)", key);
 }
 

@@ -96,3 +96,16 @@ SimStatus api_budget_start(ApiBudget *b, const char *name, double max_seconds, D
     sim_budget_start(&b->budget);
     return SIM_OK;
 }
+
+int api_json_int_member(const ApiIntKey *keys, int count, const cJSON *item, int64_t *v, SimError *err)
+{
+    for (int k = 0; k < count; k++)
+        if (!strcmp(item->string, keys[k].key)) {
+            if (api_json_int(item, keys[k].lo, keys[k].hi, v) == SIM_OK)
+                return k;
+            sim_error_set(err, SIM_ERR_INPUT, "request/%s: must be an integer in %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT,
+                          item->string, keys[k].lo, keys[k].hi);
+            return -2;
+        }
+    return -1;
+}

@@ -19,6 +19,14 @@ SimStatus api_json_begin(const char *name, const char *request, char **result, c
                          SimError *err);
 /* item as an integer in lo..hi (a JSON number without a fraction), else SIM_ERR_INPUT. */
 SimStatus api_json_int(const cJSON *item, int64_t lo, int64_t hi, int64_t *out);
+/* An integer member of a request, with its range as the command's flag has it. */
+typedef struct {
+    const char *key;
+    int64_t lo, hi;
+} ApiIntKey;
+/* The index in keys (count of them) of item's key, its value into *v; -1 when no key matches; -2 with
+ * "request/KEY: must be an integer in LO..HI" in err when the value is not one. */
+int api_json_int_member(const ApiIntKey *keys, int count, const cJSON *item, int64_t *v, SimError *err);
 /* *error (when error is not NULL) = a malloc'ed copy of err's sentence; returns its status. */
 DashsimStatus api_fail(const SimError *err, char **error);
 /* A stream into memory (f), and its text as a malloc'ed string (freed by dashsim_free) once taken. */

@@ -1,13 +1,13 @@
 /* `sim [--policy NAME] --n N [options]`: one attention schedule through policy -> engine -> DAG, printed
  * as a readable summary or one JSON object. Every input is checked (and the size estimated against the
  * memory cap) before anything is allocated or written. */
-#include <cjson/cJSON.h>
 #include <getopt.h>
 #include <glib.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "attention_out.h"
 #include "cli.h"
 #include "job.h"
 #include "mask_io.h"
@@ -367,62 +367,18 @@ static const char *mask_name(const AttnOptions *o)
     return o->job.wl.mask == MASK_FULL ? "full" : "causal";
 }
 
-/* An integer as its decimal digits (a double would print 2e+16). */
-static void add_int(cJSON *j, const char *key, int64_t v)
+/* The job's report for the JSON writer (sim/io/attention_out.h). */
+static AttnReport report_of(const AttnOptions *o, const AttnResult *r)
 {
-    char text[24];
-    snprintf(text, sizeof text, "%" PRId64, v);
-    cJSON_AddRawToObject(j, key, text);
+    return (AttnReport){ .policy = o->job.policy, .mask = mask_name(o), .wl = &o->job.wl, .costs = &o->job.costs,
+                         .analysis = o->job.analysis, .tasks = r->tasks, .a = &r->a, .has_closed_form = r->has_closed_form,
+                         .is_closed_form_exact = r->is_closed_form_exact, .closed_form_ns = r->closed_form_ns };
 }
 
 static void print_json(FILE *f, const AttnOptions *o, const AttnResult *r)
 {
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "dashsim_version", SIM_VERSION);
-    cJSON_AddStringToObject(j, "policy", o->job.policy);
-    add_int(j, "n", o->job.wl.n_sm);
-    add_int(j, "heads", o->job.wl.heads);
-    add_int(j, "kv_tiles", o->job.wl.kv_tiles);
-    add_int(j, "q_tiles", o->job.wl.q_tiles);
-    cJSON_AddStringToObject(j, "mask", mask_name(o));
-    cJSON_AddStringToObject(j, "reduce", o->job.costs.reduce == REDUCE_SERIAL ? "serial" : "async");
-    add_int(j, "c_ns", o->job.costs.c_ns);
-    add_int(j, "r_ns", o->job.costs.r_ns);
-    add_int(j, "latency_ns", o->job.costs.latency_ns);
-    add_int(j, "tile_ratio", o->job.wl.tile_ratio);
-    add_int(j, "head_swizzle", o->job.wl.head_swizzle);
-    add_int(j, "dq_buffers", o->job.costs.dq_buffers);
-    add_int(j, "tasks", r->tasks);
-    add_int(j, "makespan_ns", r->a.makespan_ns);
-    bool has_dag = o->job.analysis != SIM_ANALYSIS_NONE;
-    if (has_dag)
-        add_int(j, "critical_path_ns", r->a.critical_path_ns);
-    else
-        cJSON_AddNullToObject(j, "critical_path_ns");
-    if (r->has_closed_form)
-        add_int(j, "closed_form_ns", r->closed_form_ns);
-    else
-        cJSON_AddNullToObject(j, "closed_form_ns");
-    cJSON_AddBoolToObject(j, "closed_form_exact", r->has_closed_form && r->is_closed_form_exact);
-    if (!has_dag) { /* --analysis none: nothing past the makespan was computed */
-        char *s = cJSON_PrintUnformatted(j);
-        fprintf(f, "%s\n", s);
-        cJSON_free(s);
-        cJSON_Delete(j);
-        return;
-    }
-    add_int(j, "lemma1_violations", r->a.lemma1_violations);
-    cJSON_AddNumberToObject(j, "busy_fraction", r->a.busy_fraction);
-    add_int(j, "bubble_ns", r->a.bubble_ns);
-    cJSON *b = cJSON_AddObjectToObject(j, "critical_path_breakdown_ns");
-    add_int(b, "compute", r->a.breakdown_ns[BREAK_COMPUTE]);
-    add_int(b, "reduce", r->a.breakdown_ns[BREAK_REDUCE]);
-    add_int(b, "wait", r->a.breakdown_ns[BREAK_WAIT]);
-    add_int(b, "latency", r->a.breakdown_ns[BREAK_LATENCY]);
-    char *s = cJSON_PrintUnformatted(j);
-    fprintf(f, "%s\n", s);
-    cJSON_free(s);
-    cJSON_Delete(j);
+    AttnReport rep = report_of(o, r);
+    sim_attention_write_json(f, &rep);
 }
 
 static void print_summary(FILE *f, const AttnOptions *o, const AttnResult *r)

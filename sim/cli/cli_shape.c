@@ -4,35 +4,40 @@
  * named), and reports each policy's makespan, predicted time with the launch's fixed costs, TFLOPS, and the
  * winner's margin over fa3 and fa3-spt, naming the kernel and hardware profiles it used (model numbers).
  * Outputs (--trace, --csv, ...) show the named policy or the winner. */
-#include <cjson/cJSON.h>
 #include <glib.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
-#include "costing.h"
-#include "datadir.h"
-#include "mask.h"
 #include "output.h"
-#include "kernel_io.h"
-#include "profile_io.h"
 #include "shape.h"
+#include "shape_out.h"
 #include "shape_plot.h"
 
 typedef struct {
     FILE *f;                        /* where the report goes: stdout, or stderr when an output is "-" */
     const ShapeOptions *so;
+    ShapeQuery q;                   /* so as the library's query, resolved (shape.h) */
     const ShapeRanking *r;          /* the ranking (sim/run/shape.h) */
     const AttnJob *job;             /* r's costed job */
     const CostReport *rep;
     const char *profile, *kernel;   /* the files used; NULL: none */
 } ShapeReport;
 
-/* The mask as given: full, causal, or the spec in tokens. */
+/* The options as the library's shape query (shape.h), resolved. */
+static ShapeQuery query_of(const ShapeOptions *so)
+{
+    ShapeQuery q = { .seqlen = so->seqlen, .seqlen_k = so->seqlen_k, .head_dim = so->head_dim, .batch = so->batch,
+                     .kv_heads = so->kv_heads, .token_mask = so->token_mask, .preset = so->preset,
+                     .profile_name = so->profile_path, .kernel_name = so->kernel_path, .is_paper = so->is_paper };
+    sim_shape_query_resolve(&q);
+    return q;
+}
+
 static const char *mask_name(const ShapeReport *s)
 {
-    return s->so->token_mask ? s->so->token_mask : s->job->wl.mask == MASK_FULL ? "full" : "causal";
+    return sim_shape_mask_name(&s->q, s->r);
 }
 
 /* The baselines margins are taken over: FA3's orders (on a block mask, ascending and spt are FA3's). */
@@ -49,27 +54,6 @@ static void print_tie(const ShapeReport *s)
     fprintf(s->f, ": the lead %.2f%% of %s over %s is below the validated error %.2f%% (%s), so the model cannot "
             "order them\n", 100 * ((double)s->r->rows[s->r->tied[1]].total_ns / s->r->rows[s->r->win].total_ns - 1),
             s->r->rows[s->r->win].policy, s->r->rows[s->r->tied[1]].policy, 100 * s->r->error, s->r->error_from);
-}
-
-/* GQA: kv_heads (0 given: the heads) and whether the costing used it, in words; returns whether it did. Only a
- * kernel profile costs it (the dK/dV group sums in its fixed costs, its KV write under GQA); the task graph is
- * the same per query head, so the FLOPs cost model has nothing to change. */
-static bool gqa_note(const ShapeReport *s, int64_t *kv_heads, char *note, size_t len)
-{
-    int64_t heads = s->job->wl.heads / s->so->batch;
-    *kv_heads = s->so->kv_heads ? s->so->kv_heads : heads;
-    if (*kv_heads == heads) {
-        snprintf(note, len, "none: kv_heads = heads = %" PRId64, heads);
-        return false;
-    }
-    if (s->kernel)
-        snprintf(note, len, "kv_heads %" PRId64 " of %" PRId64 " heads, costed by the kernel profile: the dK/dV group "
-                 "sums in the launch's fixed costs and the KV write under GQA", *kv_heads, heads);
-    else
-        snprintf(note, len, "kv_heads %" PRId64 " of %" PRId64 " heads, not costed: the FLOPs cost model has no term "
-                 "for the dK/dV group sums and the task graph is the same per query head (--kernel costs them)",
-                 *kv_heads, heads);
-    return s->kernel != NULL;
 }
 
 static void print_text(const ShapeReport *s)
@@ -98,7 +82,7 @@ static void print_text(const ShapeReport *s)
            s->profile ? s->profile : "none: r and latency from the cost model (--model paper)", s->rep->fixed_ns);
     char gqa[256];
     int64_t kv_heads;
-    gqa_note(s, &kv_heads, gqa, sizeof gqa);
+    sim_shape_gqa_note(&s->q, s->r, s->kernel != NULL, &kv_heads, gqa, sizeof gqa);
     fprintf(s->f, "gqa    %s\n", gqa);
     fprintf(s->f, "TFLOPS = backward FLOPs / time, FLOPs = 2.5 x forward (FA3's convention: 2.5 x 4 x b x h x S x S_k x d,"
            " causal with the average S_k) = %.4g\n", c->bwd_flops);
@@ -124,121 +108,20 @@ static void print_text(const ShapeReport *s)
     fprintf(s->f, " (%" PRId64 " ns)\n", s->r->rows[s->r->win].total_ns);
 }
 
-static cJSON *report_json(const ShapeReport *s)
-{
-    const ShapeOptions *so = s->so;
-    const SimCost *c = &s->rep->cost;
-    const AttnJob *job = s->job;
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "dashsim_version", SIM_VERSION);
-    cJSON *sh = cJSON_AddObjectToObject(j, "shape");
-    cJSON_AddNumberToObject(sh, "seqlen", (double)so->seqlen);
-    cJSON_AddNumberToObject(sh, "head_dim", (double)so->head_dim);
-    cJSON_AddNumberToObject(sh, "batch", (double)so->batch);
-    cJSON_AddNumberToObject(sh, "block_m", c->block_m);
-    cJSON_AddNumberToObject(sh, "block_n", c->block_n);
-    cJSON_AddNumberToObject(sh, "flops", c->bwd_flops);
-    cJSON_AddStringToObject(sh, "hardware", so->preset);
-    if (s->profile)
-        cJSON_AddStringToObject(sh, "profile", s->profile);
-    else
-        cJSON_AddNullToObject(sh, "profile");
-    if (s->kernel)
-        cJSON_AddStringToObject(sh, "kernel", s->kernel);
-    else
-        cJSON_AddNullToObject(sh, "kernel");
-    cJSON_AddStringToObject(sh, "compute_from", s->rep->compute_from);
-    cJSON_AddStringToObject(sh, "reduce_from", s->rep->reduce_from);
-    cJSON_AddStringToObject(sh, "model", "model numbers, not measurements");
-    cJSON_AddStringToObject(j, "mask", mask_name(s));
-    cJSON_AddNumberToObject(sh, "seqlen_k", (double)so->seqlen_k);
-    cJSON_AddStringToObject(j, "reduce", job->costs.reduce == REDUCE_ASYNC ? "async" : "serial");
-    cJSON_AddNumberToObject(j, "n", job->wl.n_sm);
-    cJSON_AddNumberToObject(j, "heads", job->wl.heads);
-    char gqa[256];
-    int64_t kv_heads;
-    cJSON_AddBoolToObject(j, "gqa_costed", gqa_note(s, &kv_heads, gqa, sizeof gqa));
-    cJSON_AddNumberToObject(j, "heads_per_sample", (double)(job->wl.heads / so->batch));
-    cJSON_AddNumberToObject(j, "kv_heads", (double)kv_heads);
-    cJSON_AddStringToObject(j, "gqa", gqa);
-    cJSON_AddNumberToObject(j, "kv_tiles", job->wl.kv_tiles);
-    cJSON_AddNumberToObject(j, "q_tiles", job->wl.q_tiles);
-    if (s->so->token_mask)
-        cJSON_AddNumberToObject(j, "kept_tiles", s->r->kept_tiles);
-    cJSON_AddNumberToObject(j, "tile_ratio", job->wl.tile_ratio);
-    cJSON_AddNumberToObject(j, "head_swizzle", job->wl.head_swizzle);
-    cJSON_AddNumberToObject(j, "dq_buffers", job->costs.dq_buffers);
-    cJSON_AddNumberToObject(j, "c_ns", (double)job->costs.c_ns);
-    cJSON_AddNumberToObject(j, "r_ns", (double)job->costs.r_ns);
-    cJSON_AddNumberToObject(j, "latency_ns", (double)job->costs.latency_ns);
-    cJSON_AddNumberToObject(j, "fixed_ns", (double)s->rep->fixed_ns);
-    cJSON *a = cJSON_AddArrayToObject(j, "policies");
-    for (int i = 0; i < s->r->n; i++) {
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "policy", s->r->rows[i].policy);
-        cJSON_AddNumberToObject(e, "makespan_ns", (double)s->r->rows[i].makespan_ns);
-        cJSON_AddNumberToObject(e, "time_ns", (double)s->r->rows[i].total_ns);
-        cJSON_AddNumberToObject(e, "tflops", s->r->rows[i].tflops);
-        if (s->r->fa3 >= 0)
-            cJSON_AddNumberToObject(e, "speedup", (double)s->r->rows[s->r->fa3].total_ns / s->r->rows[i].total_ns);
-        cJSON_AddItemToArray(a, e);
-    }
-    cJSON *left = cJSON_AddArrayToObject(j, "not_ranked");
-    for (int i = 0; i < s->r->absent_count; i++) {
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "policy", s->r->absent[i].policy);
-        cJSON_AddStringToObject(e, "reason", s->r->absent[i].reason);
-        cJSON_AddItemToArray(left, e);
-    }
-    cJSON_AddStringToObject(j, "winner", s->r->rows[s->r->win].policy);
-    if (s->r->fa3 >= 0)
-        cJSON_AddNumberToObject(j, "margin_over_fa3", sim_shape_margin(s->r, s->r->fa3));
-    if (s->r->spt >= 0)
-        cJSON_AddNumberToObject(j, "margin_over_fa3_spt", sim_shape_margin(s->r, s->r->spt));
-    cJSON_AddNumberToObject(j, "validated_error", s->r->error);
-    cJSON_AddStringToObject(j, "validated_error_from", s->r->error_from);
-    cJSON_AddBoolToObject(j, "is_tie", s->r->tie_count > 1);
-    cJSON *tie = cJSON_AddArrayToObject(j, "tie");
-    for (int t = 0; s->r->tie_count > 1 && t < s->r->tie_count; t++)
-        cJSON_AddItemToArray(tie, cJSON_CreateString(s->r->rows[s->r->tied[t]].policy));
-    return j;
-}
-
-static void print_cjson(FILE *f, cJSON *j)
-{
-    char *text = cJSON_PrintUnformatted(j);
-    fprintf(f, "%s\n", text);
-    cJSON_free(text);
-    cJSON_Delete(j);
-}
-
 static void print_json(const ShapeReport *s)
 {
-    print_cjson(s->f, report_json(s));
-}
-
-/* The profiles the shape is costed with: the hardware profile (unless --model paper) and the kernel profile
- * (when --kernel names one), found from any directory. */
-static SimStatus load_profiles(const ShapeOptions *so, char *hw_path, char *kernel_path, size_t len, HwProfile **hp,
-                               KernelProfile **kp, SimError *err)
-{
-    if (!so->is_paper && (sim_data_find_profile_for(so->profile_path, so->preset, hw_path, len, err) != SIM_OK ||
-                          sim_profile_read(hw_path, hp, err) != SIM_OK))
-        return err->status;
-    if (so->kernel_path && (sim_data_find_kernel_for(so->kernel_path, so->preset, kernel_path, len, err) != SIM_OK ||
-                            sim_kernel_read(kernel_path, kp, err) != SIM_OK))
-        return err->status;
-    return SIM_OK;
+    sim_shape_write_json(s->f, &s->q, s->r, s->profile, s->kernel);
+    fputc('\n', s->f);
 }
 
 /* No output may be a profile the shape is costed with (found from any directory, the default one included):
  * refused before anything is printed, as every input is (sim/io/output.h). */
-static SimStatus check_profile_outputs(const ShapeOptions *so, const AttnJob *j, const char *hw_path,
-                                       const char *kernel_path, SimError *err)
+static SimStatus check_profile_outputs(const ShapeOptions *so, const AttnJob *j, const ShapeProfiles *pf, SimError *err)
 {
     char *gp = sim_output_sibling(j->gantt_path, ".gp"), *dat = sim_output_sibling(j->gantt_path, ".dat");
     char *plot_gp = sim_output_sibling(so->plot_path, ".gp"), *plot_dat = sim_output_sibling(so->plot_path, ".dat");
-    SimPathRole in[] = { { "the hardware profile", hw_path }, { "the kernel profile", kernel_path } };
+    SimPathRole in[] = { { "the hardware profile", pf->hw ? pf->hw_path : NULL },
+                         { "the kernel profile", pf->kernel ? pf->kernel_path : NULL } };
     SimPathRole out[] = { { "--dot", j->dot_path }, { "--emit-plan", j->plan_path }, { "--trace", j->trace_path },
                           { "--csv", j->csv_path }, { "--gantt", j->gantt_path }, { "the Gantt chart's script", gp },
                           { "the Gantt chart's data", dat }, { "--plot", so->plot_path }, { "--plot's script", plot_gp },
@@ -256,18 +139,13 @@ static void show_progress(void *ctx, int done, int total, const char *policy)
     cli_progress_update(ctx, done, total, policy ? note : NULL);
 }
 
-/* One point's ranking with the profiles loaded: the shape of so, heads from given. */
-static SimStatus rank_point(const ShapeOptions *so, const AttnJob *given, const HwProfile *hp, const KernelProfile *kp,
-                            ShapeRanking *rank, SimError *err)
+/* One point's ranking with the profiles loaded: the shape of q, heads from given; progress on a terminal. */
+static SimStatus rank_point(const ShapeQuery *q, const AttnJob *given, const ShapeProfiles *pf, ShapeRanking *rank,
+                            SimError *err)
 {
-    CostQuery q = { .shape = { .batch = so->batch, .heads = given->wl.heads, .kv_heads = so->kv_heads, .seqlen_q = so->seqlen,
-                               .seqlen_k = so->seqlen_k, .head_dim = so->head_dim, .mask = given->wl.mask,
-                               .dtype = DTYPE_BF16 },
-                    .preset = so->preset, .hw = hp, .kernel = kp, .reduce = given->costs.reduce,
-                    .dq_buffers = given->costs.dq_buffers };
     CliProgress progress;
     cli_progress_begin(&progress, "rank", "policies");
-    sim_shape_rank(&q, so->token_mask, given, rank, show_progress, &progress, err);
+    sim_shape_rank_query(q, pf, given, rank, show_progress, &progress, err);
     cli_progress_end(&progress);
     return err->status;
 }
@@ -297,13 +175,45 @@ static int words(const char *from)
     return paren ? (int)(paren - from) : (int)strlen(from);
 }
 
+/* A list point ranked: its plot points, the costs sentence of the first, and its rows in the table (or its
+ * object in the JSON array, json). */
+static void report_point(const ShapeReport *s, int index, GArray *points, char *costs_from, size_t len, FILE *json)
+{
+    const ShapeRanking *rank = s->r;
+    const ShapeOptions *so = s->so;
+    for (int i = 0; i < rank->n; i++) {
+        ShapePlotPoint pt = { so->seqlen, rank->rows[i].policy, { 0, 0 } };
+        for (int k = 0; k < 2; k++) {
+            int base = k ? rank->spt : rank->fa3;
+            pt.over_base[k] = base >= 0 ? (double)rank->rows[base].total_ns / rank->rows[i].total_ns : 0;
+        }
+        g_array_append_val(points, pt);
+    }
+    if (!costs_from[0])
+        snprintf(costs_from, len, "c from the %.*s; r from the %.*s", words(rank->rep.compute_from),
+                 rank->rep.compute_from, words(rank->rep.reduce_from), rank->rep.reduce_from);
+    if (json) {
+        fputs(index ? "," : "[", json);
+        sim_shape_write_json(json, &s->q, rank, s->profile, s->kernel);
+        return;
+    }
+    if (index == 0)
+        printf("model numbers, not measurements: c from the %s; r from the %s; %s reduction, %s mask, head_dim %" PRId64
+               "\n%7s %5s %5s %-16s %14s %8s %8s %8s\n", rank->rep.compute_from, rank->rep.reduce_from,
+               rank->job.costs.reduce == REDUCE_ASYNC ? "async" : "serial", mask_name(s), so->head_dim, "seqlen",
+               "batch", "heads", "policy", "time_ns", "TFLOPS", so->token_mask ? "vs_asc" : "vs_fa3", "vs_spt");
+    print_list_rows(stdout, so, rank, rank->job.wl.heads);
+}
+
 /* --seqlen/--heads/--batch lists: every combination ranked, one table (or one JSON array) in list order,
  * seqlen outermost. The header names where c and r came from at the first point (same profiles throughout). */
-static SimStatus run_list(const ShapeOptions *opts, const AttnJob *given, bool is_json, const HwProfile *hp,
-                          const KernelProfile *kp, const char *hw_path, const char *kernel_path, SimError *err)
+static SimStatus run_list(const ShapeOptions *opts, const AttnJob *given, bool is_json, const ShapeProfiles *pf,
+                          SimError *err)
 {
-    int ns = MAX(opts->seqlen_count, 1), nh = MAX(opts->heads_count, 1), nb = MAX(opts->batch_count, 1);
-    cJSON *all = cJSON_CreateArray();
+    int ns = MAX(opts->seqlen_count, 1), nh = MAX(opts->heads_count, 1), nb = MAX(opts->batch_count, 1), index = 0;
+    struct { FILE *f; char *text; size_t len; } json = { 0 };
+    if (is_json)
+        json.f = open_memstream(&json.text, &json.len);
     GArray *points = g_array_new(FALSE, FALSE, sizeof(ShapePlotPoint));
     char costs_from[600] = "";
     for (int a = 0; a < ns && !err->status; a++)
@@ -316,44 +226,23 @@ static SimStatus run_list(const ShapeOptions *opts, const AttnJob *given, bool i
                 so.batch = opts->batch_count ? opts->batches[b] : opts->batch;
                 g.wl.heads = opts->heads_count ? (int)opts->heads[h] : given->wl.heads;
                 ShapeRanking rank = { 0 };
-                if (rank_point(&so, &g, hp, kp, &rank, err) == SIM_OK) {
-                    ShapeReport s = { .f = stdout, .so = &so, .r = &rank, .job = &rank.job, .rep = &rank.rep,
-                                      .profile = hp ? hw_path : NULL, .kernel = kp ? kernel_path : NULL };
-                    for (int i = 0; i < rank.n; i++) {
-                        ShapePlotPoint pt = { so.seqlen, rank.rows[i].policy, { 0, 0 } };
-                        for (int k = 0; k < 2; k++) {
-                            int base = k ? rank.spt : rank.fa3;
-                            pt.over_base[k] = base >= 0 ? (double)rank.rows[base].total_ns / rank.rows[i].total_ns : 0;
-                        }
-                        g_array_append_val(points, pt);
-                    }
-                    if (!costs_from[0])
-                        snprintf(costs_from, sizeof costs_from, "c from the %.*s; r from the %.*s",
-                                 words(rank.rep.compute_from), rank.rep.compute_from,
-                                 words(rank.rep.reduce_from), rank.rep.reduce_from);
-                    if (is_json)
-                        cJSON_AddItemToArray(all, report_json(&s));
-                    else {
-                        if (a + h + b == 0)
-                            printf("model numbers, not measurements: c from the %s; r from the %s; %s reduction, "
-                                   "%s mask, head_dim %" PRId64 "\n%7s %5s %5s %-16s %14s %8s %8s %8s\n",
-                                   rank.rep.compute_from, rank.rep.reduce_from,
-                                   rank.job.costs.reduce == REDUCE_ASYNC ? "async" : "serial", mask_name(&s), so.head_dim,
-                                   "seqlen", "batch", "heads", "policy", "time_ns", "TFLOPS",
-                                   so.token_mask ? "vs_asc" : "vs_fa3", "vs_spt");
-                        print_list_rows(stdout, &so, &rank, g.wl.heads);
-                    }
-                }
+                ShapeReport s = { .f = stdout, .so = &so, .q = query_of(&so), .r = &rank, .job = &rank.job,
+                                  .rep = &rank.rep, .profile = pf->hw ? pf->hw_path : NULL,
+                                  .kernel = pf->kernel ? pf->kernel_path : NULL };
+                if (rank_point(&s.q, &g, pf, &rank, err) == SIM_OK)
+                    report_point(&s, index++, points, costs_from, sizeof costs_from, json.f);
                 sim_shape_ranking_clear(&rank);
             }
     const char *base[2] = { opts->token_mask ? "ascending" : "fa3", opts->token_mask ? "spt" : "fa3-spt" };
     if (!err->status && opts->plot_path)
         sim_shape_plot((const ShapePlotPoint *)(void *)points->data, (int)points->len, base, costs_from, opts->plot_path,
                        err);
-    if (is_json && !err->status)
-        print_cjson(stdout, all);
-    else
-        cJSON_Delete(all);
+    if (json.f) {
+        fclose(json.f);
+        if (!err->status)
+            printf("%s]\n", json.text);
+        free(json.text);
+    }
     g_array_free(points, TRUE);
     return err->status;
 }
@@ -376,21 +265,17 @@ int cli_shape_run(const ShapeOptions *opts, const AttnJob *given, bool is_json)
                              "(--policy all runs every schedule)", base0, base1, given->policy), cli_fail(&err);
     so.head_dim = so.head_dim ? so.head_dim : 128, so.batch = so.batch ? so.batch : 1;
     so.preset = so.preset ? so.preset : "h100-sxm";
-    char hw_path[4096], kernel_path[4096];
-    HwProfile *hp = NULL;
-    KernelProfile *kp = NULL;
+    ShapeProfiles pf;
+    ShapeQuery q = query_of(&so);
     if (is_list) {
-        if (load_profiles(&so, hw_path, kernel_path, sizeof hw_path, &hp, &kp, &err) == SIM_OK &&
-            check_profile_outputs(&so, given, hp ? hw_path : NULL, kp ? kernel_path : NULL, &err) == SIM_OK)
-            run_list(opts->seqlen_k ? &so : (so.seqlen_k = 0, &so), given, is_json, hp, kp, hw_path, kernel_path, &err);
-        sim_profile_free(hp);
-        sim_kernel_free(kp);
+        if (sim_shape_profiles_load(&q, &pf, &err) == SIM_OK && check_profile_outputs(&so, given, &pf, &err) == SIM_OK)
+            run_list(opts->seqlen_k ? &so : (so.seqlen_k = 0, &so), given, is_json, &pf, &err);
+        sim_shape_profiles_clear(&pf);
         return err.status ? cli_fail(&err) : 0;
     }
     ShapeRanking rank = { 0 }; /* about 40 KB: the absent reasons */
-    if (load_profiles(&so, hw_path, kernel_path, sizeof hw_path, &hp, &kp, &err) == SIM_OK &&
-        check_profile_outputs(&so, given, hp ? hw_path : NULL, kp ? kernel_path : NULL, &err) == SIM_OK)
-        rank_point(&so, given, hp, kp, &rank, &err);
+    if (sim_shape_profiles_load(&q, &pf, &err) == SIM_OK && check_profile_outputs(&so, given, &pf, &err) == SIM_OK)
+        rank_point(&q, given, &pf, &rank, &err);
     const AttnJob *job = &rank.job;
     AttnJob out = *job; /* the outputs asked for, of the ranked winner (or the one policy named) */
     AttnResult r;
@@ -399,13 +284,12 @@ int cli_shape_run(const ShapeOptions *opts, const AttnJob *given, bool is_json)
         if (sim_job_run(&out, &r, &err) == SIM_OK)
             sim_job_result_clear(&r);
     }
-    ShapeReport s = { .so = &so, .r = &rank, .job = job, .rep = &rank.rep, .profile = hp ? hw_path : NULL,
-                      .kernel = kp ? kernel_path : NULL };
+    ShapeReport s = { .so = &so, .q = q, .r = &rank, .job = job, .rep = &rank.rep,
+                      .profile = pf.hw ? pf.hw_path : NULL, .kernel = pf.kernel ? pf.kernel_path : NULL };
     s.f = cli_report_file((const char *[]){ job->dot_path, job->plan_path, job->trace_path, job->csv_path }, 4);
     if (!err.status)
         (is_json ? print_json : print_text)(&s);
     sim_shape_ranking_clear(&rank);
-    sim_profile_free(hp);
-    sim_kernel_free(kp);
+    sim_shape_profiles_clear(&pf);
     return err.status ? cli_fail(&err) : 0;
 }

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "costmodel.h"
 #include "datadir.h"
 #include "mask.h"
 

@@ -1,5 +1,6 @@
-/* Hardware profiles: built from gpu-calib's raw profile, written and read back. Every number read is
- * checked for type and range, with its JSON path in the error; nothing is cast before it is checked. */
+/* Hardware profiles: gpu-calib's raw files read into rows for the calibration fit (sim/model/cost/calibrate.c,
+ * which does the fitting), and profile files written and read back. Every number read is checked for type and
+ * range, with its JSON path in the error; nothing is cast before it is checked. */
 #include "profile_io.h"
 
 #include <glib.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibrate.h"
 #include "format.h"
 #include "json_file.h"
 #include "json_read.h"
@@ -45,7 +47,8 @@ static SimStatus load_json(const char *path, int64_t max_bytes, cJSON **root, ui
 
 /* ---- from gpu-calib --profile (format dashsim-calib-profile-raw) ---- */
 
-/* Least squares of cycles = a + b * iters over the points, cycles = ns * clock / 1000 at each point. */
+/* cycles = a + b * iters over a row's points (cycles = ns * clock / 1000 at each point), fitted by
+ * sim_calib_line_fit; the row's staging, the median of its points. */
 static void fit_cycles(JsonIn *in, const cJSON *row, const char *path, double *fixed, double *per_iter, int64_t *stage)
 {
     const cJSON *iters = sim_json_array(in, row, path, "iters", 64), *ns = sim_json_array(in, row, path, "median_ns", 64);
@@ -56,31 +59,18 @@ static void fit_cycles(JsonIn *in, const cJSON *row, const char *path, double *f
                       "have the same length, at least 2", in->file, path);
         return;
     }
-    double sx = 0, sy = 0, sxx = 0, sxy = 0, stage_v[64];
+    double x[64], y[64], stage_v[64];
     for (int i = 0; i < n && !in->err->status; i++) {
-        double x = cell(in, iters, path, "iters", i, 0, 1 << 20);
-        double y = cell(in, ns, path, "median_ns", i, 0, 1e9) * cell(in, mhz, path, "sm_clock_mhz", i, 100, 10000) / 1000.0;
-        sx += x, sy += y, sxx += x * x, sxy += x * y;
+        x[i] = cell(in, iters, path, "iters", i, 0, 1 << 20);
+        y[i] = cell(in, ns, path, "median_ns", i, 0, 1e9) * cell(in, mhz, path, "sm_clock_mhz", i, 100, 10000) / 1000.0;
         stage_v[i] = cell(in, st, path, "stage_serial_median_ns", i, 0, 1e9);
     }
-    if (!in->err->status && n * sxx - sx * sx == 0)
+    if (!in->err->status && !sim_calib_line_fit(x, y, n, fixed, per_iter))
         sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/iters: needs two different iteration counts for a fit", in->file,
                       path);
     if (in->err->status)
         return;
-    *per_iter = (n * sxy - sx * sy) / (n * sxx - sx * sx);
-    *fixed = (sy - *per_iter * sx) / n;
     *stage = llround(sim_median_f64(stage_v, n));
-}
-
-static ProfileTile *tile_of(HwProfile *p, int tile_m, int head_dim)
-{
-    for (int i = 0; i < p->tile_count; i++)
-        if (p->tiles[i].tile_m == tile_m && p->tiles[i].head_dim == head_dim)
-            return &p->tiles[i];
-    p->tiles = g_renew(ProfileTile, p->tiles, p->tile_count + 1);
-    p->tiles[p->tile_count] = (ProfileTile){ .tile_m = tile_m, .head_dim = head_dim };
-    return &p->tiles[p->tile_count++];
 }
 
 /* compute: the all-SM rows (a kernel's condition); clock = median of their measured clocks. */
@@ -94,7 +84,7 @@ static void raw_compute(JsonIn *in, const cJSON *root, HwProfile *p)
         snprintf(path, sizeof path, "/compute/rows/%d", i);
         if (sim_json_int(in, row, path, "sms", 1, 1 << 16) != p->sm_count)
             continue;
-        ProfileTile *t = tile_of(p, (int)sim_json_int(in, row, path, "tile_m", 1, 1024),
+        ProfileTile *t = sim_calib_tile(p, (int)sim_json_int(in, row, path, "tile_m", 1, 1024),
                                  (int)sim_json_int(in, row, path, "head_dim", 1, 1024));
         sim_json_text(in, row, path, "store_warp", warp, sizeof warp);
         bool is_store = strcmp(warp, "spinning") == 0;
@@ -107,23 +97,6 @@ static void raw_compute(JsonIn *in, const cJSON *root, HwProfile *p)
     if (!in->err->status && n_clock == 0)
         none_found(in, "/compute/rows", "no row runs on every SM (sms = /metadata/sm_count)");
     p->clock_mhz = (int)llround(sim_median_f64(clocks, n_clock));
-}
-
-/* Adds (iters, ns) to a tile's reduction beside compute by rounds, kept ascending; a repeated round count
- * keeps its first row. */
-static void add_reduce_by_iters(ProfileTile *t, int iters, int64_t ns)
-{
-    int i = 0;
-    while (i < t->reduce_async_points && t->reduce_async_iters[i] < iters)
-        i++;
-    int after = t->reduce_async_points - i;
-    if ((after > 0 && t->reduce_async_iters[i] == iters) || t->reduce_async_points == SIM_PROFILE_MAX_POINTS)
-        return;
-    memmove(t->reduce_async_iters + i + 1, t->reduce_async_iters + i, sizeof *t->reduce_async_iters * after);
-    memmove(t->reduce_async_by_iters_ns + i + 1, t->reduce_async_by_iters_ns + i,
-            sizeof *t->reduce_async_by_iters_ns * after);
-    t->reduce_async_iters[i] = iters, t->reduce_async_by_iters_ns[i] = ns;
-    t->reduce_async_points++;
 }
 
 /* staging: the async deposit with every SM computing a long task (32 rounds), so that no reduction of
@@ -147,13 +120,13 @@ static void raw_staging(JsonIn *in, const cJSON *root, HwProfile *p)
         if ((iters != 32 && sms != 1) || (sms != p->sm_count && sms != 1) ||
             (op && (!cJSON_IsString(op) || strcmp(op->valuestring, "bulk") != 0)))
             continue;
-        ProfileTile *t = tile_of(p, (int)sim_json_int(in, row, path, "tile_m", 1, 1024), (int)sim_json_int(in, row, path, "head_dim", 1, 1024));
+        ProfileTile *t = sim_calib_tile(p, (int)sim_json_int(in, row, path, "tile_m", 1, 1024), (int)sim_json_int(in, row, path, "head_dim", 1, 1024));
         if (sms == 1) {
             const char *key = cJSON_HasObjectItem(row, "reduce_median_ns") ? "reduce_median_ns" : "reduce_bulk_median_ns";
             double wake = sim_json_num(in, row, path, "store_wake_median_ns", -1e9, 1e9);
             int64_t ns = llround(sim_json_num(in, row, path, key, 0, 1e9) + MIN(wake, 0.0));
             if (iters >= 1)
-                add_reduce_by_iters(t, iters, ns);
+                sim_calib_add_reduce_by_iters(t, iters, ns);
             if (iters != 32)
                 continue;
             t->reduce_async_ns = ns;
@@ -164,20 +137,6 @@ static void raw_staging(JsonIn *in, const cJSON *root, HwProfile *p)
     }
     if (!in->err->status && !used)
         none_found(in, "/staging/async", "no bulk row with compute_iters 32 on one SM or on every SM");
-}
-
-static ProfileReduce *reduce_of(HwProfile *p, int tile_m, int head_dim, const char *op, int threads)
-{
-    for (int i = 0; i < p->reduce_count; i++) {
-        ProfileReduce *r = &p->reduces[i];
-        if (r->tile_m == tile_m && r->head_dim == head_dim && strcmp(r->op, op) == 0 && r->threads == threads)
-            return r;
-    }
-    p->reduces = g_renew(ProfileReduce, p->reduces, p->reduce_count + 1);
-    ProfileReduce *r = &p->reduces[p->reduce_count++];
-    *r = (ProfileReduce){ .tile_m = tile_m, .head_dim = head_dim, .threads = threads };
-    snprintf(r->op, sizeof r->op, "%s", op);
-    return r;
 }
 
 /* reduce_inflight: rows per (tile, method, k); the method's name loses its -warp/-cta suffix (threads say it). */
@@ -195,7 +154,7 @@ static void raw_reduce(JsonIn *in, const cJSON *root, HwProfile *p)
         int64_t ns = llround(sim_json_num(in, row, path, "median_ns", 1, 1e9));
         if (in->err->status)
             return;
-        ProfileReduce *r = reduce_of(p, tm, hd, op, threads);
+        ProfileReduce *r = sim_calib_reduce(p, tm, hd, op, threads);
         if (r->points == SIM_PROFILE_MAX_POINTS || (r->points && k <= r->k[r->points - 1]) || (!r->points && k != 1)) {
             sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s: k must start at 1 and ascend, at most %d points per "
                           "method", in->file, path, SIM_PROFILE_MAX_POINTS);
@@ -283,7 +242,7 @@ static void raw_task_loop(JsonIn *in, const cJSON *root, HwProfile *p)
         char path[64], mode[16], op[16];
         snprintf(path, sizeof path, "/task_loop/rows/%d", i);
         sim_json_text(in, row, path, "mode", mode, sizeof mode), sim_json_text(in, row, path, "op", op, sizeof op);
-        ProfileTile *t = tile_of(p, (int)sim_json_int(in, row, path, "tile_m", 1, 1024), (int)sim_json_int(in, row, path, "head_dim", 1, 1024));
+        ProfileTile *t = sim_calib_tile(p, (int)sim_json_int(in, row, path, "tile_m", 1, 1024), (int)sim_json_int(in, row, path, "head_dim", 1, 1024));
         int iters = (int)sim_json_int(in, row, path, "iters", 0, 1 << 20), is_async = strcmp(mode, "async") == 0, k = (int)(t - p->tiles);
         double mhz = sim_json_num(in, row, path, "sm_clock_mhz", 100, 10000), comp = sim_json_num(in, row, path, "compute_mean_ns", 0, 1e9);
         double gap = sim_json_num(in, row, path, "loop_gap_mean_ns", 0, 1e9), stage = sim_json_num(in, row, path, "stage_mean_ns", 0, 1e9);
@@ -299,17 +258,13 @@ static void raw_task_loop(JsonIn *in, const cJSON *root, HwProfile *p)
     }
     for (int k = 0; k < p->tile_count && k < 16 && !in->err->status; k++)
         for (int a = 0; a < 2; a++) {
-            int n = pts[a][k];
-            double sx = 0, sy = 0, sxx = 0, sxy = 0;
-            for (int j = 0; j < n; j++)
-                sx += x[a][k][j], sy += y[a][k][j], sxx += x[a][k][j] * x[a][k][j], sxy += x[a][k][j] * y[a][k][j];
-            if (n < 2)
+            double per, fixed;
+            if (pts[a][k] < 2)
                 continue;
-            if (n * sxx - sx * sx == 0) {
+            if (!sim_calib_line_fit(x[a][k], y[a][k], pts[a][k], &fixed, &per)) {
                 none_found(in, "/task_loop/rows", "the bulk rows of a tile and mode need two different iters for a fit");
                 return;
             }
-            double per = (n * sxy - sx * sy) / (n * sxx - sx * sx), fixed = (sy - per * sx) / n;
             *(a ? &p->tiles[k].fixed_cycles_store : &p->tiles[k].fixed_cycles) = fixed;
             *(a ? &p->tiles[k].per_iter_cycles_store : &p->tiles[k].per_iter_cycles) = per;
         }
@@ -345,12 +300,8 @@ static void raw_idle_handoff(JsonIn *in, const cJSON *root, const char *matrix_p
         bool is_legacy;
         if (sim_latency_matrix_load(matrix_path, p->sm_count, &m, &is_legacy, in->err) != SIM_OK)
             return;
-        int64_t *cells = g_new(int64_t, (int64_t)p->sm_count * p->sm_count), k = 0;
-        for (int64_t c = 0; c < (int64_t)p->sm_count * p->sm_count; c++)
-            if (m[c] >= 0)
-                cells[k++] = m[c];
-        p->handoff_ns = sim_median_i64(cells, k);
-        g_free(cells), free(m);
+        p->handoff_ns = sim_calib_matrix_median(m, p->sm_count);
+        free(m);
         snprintf(p->handoff_source, sizeof p->handoff_source, "median one-way of %s (st.release / ld.acquire "
                  "ping-pong)", matrix_path);
         return;
@@ -391,20 +342,8 @@ static void raw_staggered(JsonIn *in, const cJSON *root, const HwProfile *curves
         if (!in->err->status && !runs[i].reduce)
             none_found(in, path, "no reduce_inflight curve for this method and tile in the same file");
     }
-    for (int family = 0; family < 2 && !in->err->status; family++) {
-        StaggerRun *mine = g_new(StaggerRun, MAX(n, 1));
-        int m = 0;
-        for (int i = 0; i < n; i++)
-            if (is_bulk[i] == (family == 0))
-                mine[m++] = runs[i];
-        if (m > 0) {
-            ProfileQueue *q = &p->queues[p->queue_count++];
-            *q = (ProfileQueue){ 0 };
-            snprintf(q->op, sizeof q->op, "%s", family == 0 ? "bulk" : "ldst");
-            sim_profile_fit_queue(mine, m, q);
-        }
-        g_free(mine);
-    }
+    if (!in->err->status)
+        sim_calib_fit_queues(runs, is_bulk, n, p);
     if (!in->err->status && p->queue_count == 0)
         none_found(in, "/reduce_staggered/rows", "no staggered runs to fit the load rule's queue to");
     g_free(runs);
@@ -458,13 +397,9 @@ static void raw_clock(JsonIn *in, const cJSON *root, HwProfile *p)
         cr[i].cycles = sim_json_num(in, row, path, "median_cycles", 1, 1e9);
         cr[i].mhz = sim_json_num(in, row, path, "measured_mhz", 100, 10000);
     }
-    static const char *families[] = { "bulk", "ldst" };
     p->clock_count = 0;
-    for (int f = 0; f < 2 && !in->err->status; f++) {
-        double ref = 0;
-        if (sim_profile_fit_clock(cr, n, families[f], &p->clocks[p->clock_count], &ref))
-            p->clock_count++, p->clock_ref_mhz = round(ref);
-    }
+    if (!in->err->status)
+        sim_calib_fit_clocks(cr, n, p);
     if (!in->err->status && p->clock_count == 0)
         none_found(in, "/reduce_clock/rows", "no method measured at both the idle clock (n_compute 0) and a lower one");
     g_free(cr);
@@ -486,17 +421,6 @@ SimStatus sim_profile_fit_clock_rule(HwProfile *p, const char *raw_path, int64_t
     if (err->status)
         p->clock_count = 0;
     return err->status;
-}
-
-/* A steady curve's median at k reductions in flight: linear between its bins' mean k, flat beyond them. */
-static double steady_at(const double *k, const double *ns, int n, double at)
-{
-    if (at <= k[0])
-        return ns[0];
-    for (int i = 1; i < n; i++)
-        if (at <= k[i])
-            return ns[i - 1] + (at - k[i - 1]) / (k[i] - k[i - 1]) * (ns[i] - ns[i - 1]);
-    return ns[n - 1];
 }
 
 /* One reduce_steady row onto the profile's method of the same tile, op and threads (if it has one). */
@@ -522,9 +446,7 @@ static void steady_row(JsonIn *in, const cJSON *row, const char *path, HwProfile
         ProfileReduce *r = &p->reduces[i];
         if (r->tile_m != tm || r->head_dim != hd || r->threads != threads || strcmp(r->op, op) != 0)
             continue;
-        double alone = steady_at(k, ns, n, 1);
-        for (int j = 1; j < r->points; j++)
-            r->ns[j] = llround((double)r->ns[0] * steady_at(k, ns, n, r->k[j]) / alone);
+        sim_calib_apply_steady(r, k, ns, n);
         p->steady_rows++;
     }
 }
@@ -615,16 +537,10 @@ static void write_values(FILE *f, const char *name, const int64_t *y, int n)
     fputc(']', f);
 }
 
-bool sim_profile_write(const HwProfile *p, FILE *f)
+/* The "compute" and "reduce" arrays: per tile, per reduction method. */
+static void write_tiles_and_reduces(const HwProfile *p, FILE *f)
 {
-    fprintf(f, "{\n  \"format\": \"dashsim-profile\",\n  \"version\": %d,\n  \"gpu\": {\"name\": ", p->version);
-    sim_write_json_string(f, p->gpu_name);
-    fprintf(f, ", \"sm_count\": %d, \"clock_mhz\": %d, \"driver\": ", p->sm_count, p->clock_mhz);
-    sim_write_json_string(f, p->driver);
-    fputs(", \"cuda\": ", f), sim_write_json_string(f, p->cuda);
-    fputs(", \"date\": ", f), sim_write_json_string(f, p->date);
-    fputs("},\n  \"source\": {\"file\": ", f), sim_write_json_string(f, p->source);
-    fprintf(f, ", \"fnv1a64\": \"%016" PRIx64 "\"},\n  \"compute\": [", p->source_hash);
+    fputs("  \"compute\": [", f);
     for (int i = 0; i < p->tile_count; i++) {
         const ProfileTile *t = &p->tiles[i];
         fprintf(f, "%s\n    {\"tile_m\": %d, \"head_dim\": %d, \"fixed_cycles\": %.1f, \"per_iter_cycles\": %.3f, "
@@ -644,15 +560,12 @@ bool sim_profile_write(const HwProfile *p, FILE *f)
                 r->tile_m, r->head_dim, r->op, r->threads);
         write_curve(f, "k", r->k, r->points), fputs(", ", f), write_values(f, "ns", r->ns, r->points), fputc('}', f);
     }
-    fprintf(f, "\n  ],\n  \"handoff\": {\"idle_ns\": %" PRId64 ", \"source\": ", p->handoff_ns);
-    sim_write_json_string(f, p->handoff_source);
-    fputs(", ", f), write_curve(f, "k", p->handoff_k, p->handoff_points), fputs(", ", f);
-    write_values(f, "extra_ns", p->handoff_extra_ns, p->handoff_points);
-    fprintf(f, "},\n  \"acquire_ns\": %" PRId64 ",\n  \"loop_gap_ns\": %" PRId64 ",\n  \"launch\": {\"kernel_to_first_cta_ns\": %" PRId64
-            ", \"cta_gap_ns\": %" PRId64 ", ", p->acquire_ns, p->loop_gap_ns, p->kernel_to_first_cta_ns, p->cta_gap_ns);
-    write_curve(f, "prologue_tasks", p->prologue_tasks, p->prologue_points), fputs(", ", f);
-    write_values(f, "prologue_ns", p->prologue_ns, p->prologue_points);
-    fputc('}', f);
+    fputs("\n  ]", f);
+}
+
+/* The "load", "reduce_clock" and "reduce_curve" rules, each when p has one. */
+static void write_rules(const HwProfile *p, FILE *f)
+{
     if (p->queue_count > 0) {
         fputs(",\n  \"load\": {\"rule\": \"queue\", \"source\": {\"file\": ", f);
         sim_write_json_string(f, p->queue_source);
@@ -682,6 +595,29 @@ bool sim_profile_write(const HwProfile *p, FILE *f)
         sim_write_json_string(f, p->steady_source);
         fprintf(f, ", \"fnv1a64\": \"%016" PRIx64 "\"}, \"methods\": %d}", p->steady_source_hash, p->steady_rows);
     }
+}
+
+bool sim_profile_write(const HwProfile *p, FILE *f)
+{
+    fprintf(f, "{\n  \"format\": \"dashsim-profile\",\n  \"version\": %d,\n  \"gpu\": {\"name\": ", p->version);
+    sim_write_json_string(f, p->gpu_name);
+    fprintf(f, ", \"sm_count\": %d, \"clock_mhz\": %d, \"driver\": ", p->sm_count, p->clock_mhz);
+    sim_write_json_string(f, p->driver);
+    fputs(", \"cuda\": ", f), sim_write_json_string(f, p->cuda);
+    fputs(", \"date\": ", f), sim_write_json_string(f, p->date);
+    fputs("},\n  \"source\": {\"file\": ", f), sim_write_json_string(f, p->source);
+    fprintf(f, ", \"fnv1a64\": \"%016" PRIx64 "\"},\n", p->source_hash);
+    write_tiles_and_reduces(p, f);
+    fprintf(f, ",\n  \"handoff\": {\"idle_ns\": %" PRId64 ", \"source\": ", p->handoff_ns);
+    sim_write_json_string(f, p->handoff_source);
+    fputs(", ", f), write_curve(f, "k", p->handoff_k, p->handoff_points), fputs(", ", f);
+    write_values(f, "extra_ns", p->handoff_extra_ns, p->handoff_points);
+    fprintf(f, "},\n  \"acquire_ns\": %" PRId64 ",\n  \"loop_gap_ns\": %" PRId64 ",\n  \"launch\": {\"kernel_to_first_cta_ns\": %" PRId64
+            ", \"cta_gap_ns\": %" PRId64 ", ", p->acquire_ns, p->loop_gap_ns, p->kernel_to_first_cta_ns, p->cta_gap_ns);
+    write_curve(f, "prologue_tasks", p->prologue_tasks, p->prologue_points), fputs(", ", f);
+    write_values(f, "prologue_ns", p->prologue_ns, p->prologue_points);
+    fputc('}', f);
+    write_rules(p, f);
     fputs("\n}\n", f);
     return !ferror(f);
 }

@@ -1,10 +1,15 @@
 /* The shape ranking (shape.h): cost the shape once, run every policy for its mask on the same job, and read
- * the fastest, the baselines and the tie off the rows. Invariant: every row is costed by the same CostReport,
- * so rows differ only in their schedule. */
+ * the fastest, the baselines and the tie off the rows; and a front end's query of one shape, with its profiles
+ * found and read, as that ranking. Invariant: every row is costed by the same CostReport, so rows differ only
+ * in their schedule. */
 #include <stdio.h>
 #include <string.h>
 
 #include "shape.h"
+
+#include "datadir.h"
+#include "kernel_io.h"
+#include "profile_io.h"
 
 static AttnJob bare_job(const AttnJob *job)
 {
@@ -144,4 +149,44 @@ void sim_shape_ranking_clear(ShapeRanking *s)
 double sim_shape_margin(const ShapeRanking *s, int base)
 {
     return base >= 0 ? (double)s->rows[base].total_ns / (double)s->rows[s->win].total_ns : 0;
+}
+
+void sim_shape_query_resolve(ShapeQuery *q)
+{
+    q->seqlen_k = q->seqlen_k ? q->seqlen_k : q->seqlen;
+    q->head_dim = q->head_dim ? q->head_dim : 128;
+    q->batch = q->batch ? q->batch : 1;
+    q->preset = q->preset ? q->preset : "h100-sxm";
+}
+
+SimStatus sim_shape_profiles_load(const ShapeQuery *q, ShapeProfiles *pf, SimError *err)
+{
+    memset(pf, 0, sizeof *pf);
+    if (!q->is_paper &&
+        (sim_data_find_profile_for(q->profile_name, q->preset, pf->hw_path, sizeof pf->hw_path, err) != SIM_OK ||
+         sim_profile_read(pf->hw_path, &pf->hw, err) != SIM_OK))
+        return err->status;
+    if (q->kernel_name &&
+        (sim_data_find_kernel_for(q->kernel_name, q->preset, pf->kernel_path, sizeof pf->kernel_path, err) != SIM_OK ||
+         sim_kernel_read(pf->kernel_path, &pf->kernel, err) != SIM_OK))
+        return err->status;
+    return SIM_OK;
+}
+
+void sim_shape_profiles_clear(ShapeProfiles *pf)
+{
+    sim_profile_free(pf->hw);
+    sim_kernel_free(pf->kernel);
+    pf->hw = NULL, pf->kernel = NULL;
+}
+
+SimStatus sim_shape_rank_query(const ShapeQuery *q, const ShapeProfiles *pf, const AttnJob *given, ShapeRanking *out,
+                               SimShapeProgress progress, void *progress_ctx, SimError *err)
+{
+    CostQuery cq = { .shape = { .batch = q->batch, .heads = given->wl.heads, .kv_heads = q->kv_heads,
+                                .seqlen_q = q->seqlen, .seqlen_k = q->seqlen_k, .head_dim = q->head_dim,
+                                .mask = given->wl.mask, .dtype = DTYPE_BF16 },
+                     .preset = q->preset, .hw = pf->hw, .kernel = pf->kernel, .reduce = given->costs.reduce,
+                     .dq_buffers = given->costs.dq_buffers };
+    return sim_shape_rank(&cq, q->token_mask, given, out, progress, progress_ctx, err);
 }

@@ -7,7 +7,9 @@
 
 #include "costing.h"
 #include "job.h"
+#include "kernel.h"
 #include "mask.h"
+#include "profile.h"
 
 #define SIM_SHAPE_MAX_ROWS 64
 
@@ -60,6 +62,36 @@ typedef void (*SimShapeProgress)(void *ctx, int done, int total, const char *pol
 SimStatus sim_shape_rank(const CostQuery *q, const char *token_mask, const AttnJob *given, ShapeRanking *out,
                          SimShapeProgress progress, void *progress_ctx, SimError *err);
 void sim_shape_ranking_clear(ShapeRanking *r);
+/* A shape as its front ends give it (sim --seqlen ..., dashsim_shape_json); sim_shape_query_resolve fills the
+ * defaults. Borrowed strings. */
+typedef struct {
+    int64_t seqlen, seqlen_k;       /* tokens per sequence (Q, K); seqlen_k 0: seqlen */
+    int64_t head_dim, batch;        /* 0: 128, 1 */
+    int64_t kv_heads;               /* GQA: KV heads per sample; 0: as many as heads */
+    const char *token_mask;         /* window:W, document:L1,..., prefix:P in tokens; NULL: the job's full/causal */
+    const char *preset;             /* hardware preset; NULL: h100-sxm */
+    const char *profile_name;       /* hardware profile, a name or a file; NULL: the preset's own or the default */
+    const char *kernel_name;        /* kernel profile, a name or a file; NULL: none (FA3's tiles, FLOPs compute) */
+    bool is_paper;                  /* the paper's model: no hardware profile */
+} ShapeQuery;
+
+/* q's defaults filled in (seqlen_k, head_dim, batch, preset). */
+void sim_shape_query_resolve(ShapeQuery *q);
+
+/* The profiles a shape is costed with, found from any directory (sim/io/datadir.h) and read. Caller-owned;
+ * sim_shape_profiles_clear frees them. */
+typedef struct {
+    HwProfile *hw;                  /* NULL under the paper's model */
+    KernelProfile *kernel;          /* NULL: none named */
+    char hw_path[4096], kernel_path[4096]; /* where they were found */
+} ShapeProfiles;
+SimStatus sim_shape_profiles_load(const ShapeQuery *q, ShapeProfiles *pf, SimError *err);
+void sim_shape_profiles_clear(ShapeProfiles *pf);
+/* sim_shape_rank of a resolved query with its profiles: the shape of q, heads, mask, reduction, dQ buffers and
+ * policy from given. */
+SimStatus sim_shape_rank_query(const ShapeQuery *q, const ShapeProfiles *pf, const AttnJob *given, ShapeRanking *out,
+                               SimShapeProgress progress, void *progress_ctx, SimError *err);
+
 /* The speedup of row `base` over the fastest (1.0: it is the fastest); 0 when base is -1. */
 double sim_shape_margin(const ShapeRanking *r, int base);
 

@@ -16,7 +16,7 @@ trap 'rm -rf "$outs"' EXIT
 scripts=("$here"/cli_*.sh)
 # The pool's order: the jobs of most CPU time first (measured 2026-11-29), then the rest in name order; a long
 # job started last would run alone on one core at the end.
-first=(cli_gpu.sh cli_docs.sh checks cli_rank.sh cli_extend.sh cli_output_layer_and_readers.sh cli_search.sh)
+first=(cli_gpu.sh cli_docs.sh checks cli_kernel.sh cli_rank.sh cli_api.sh cli_output_layer_and_readers.sh cli_resource.sh cli_extend.sh cli_predict.sh cli_search.sh)
 order=()
 for j in "${first[@]}"; do
     if [ "$j" = checks ]; then $all && order+=(checks validate); elif [ -f "$here/$j" ]; then order+=("$here/$j"); fi

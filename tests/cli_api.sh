@@ -37,7 +37,7 @@ requests+=(
     "replay|{\"plan\": \"$tmp/sym.plan\"}|--plan $tmp/sym.plan"
     "replay|{\"plan\": \"tests/golden/plans/window-search.plan\", \"c_ns\": 700, \"reduce\": \"async\", \"dq_buffers\": 2}|--plan tests/golden/plans/window-search.plan --c 700 --reduce async --dq-buffers 2"
     'shape|{"seqlen": 2048, "heads": 8, "mask": "causal"}|--seqlen 2048 --heads 8 --mask causal'
-    'shape|{"seqlen": 8192, "heads": 32, "kv_heads": 8, "kernel": "gpu-bwd-wgmma", "hardware": "h200-sxm", "mask": "window:1024"}|--seqlen 8192 --heads 32 --kv-heads 8 --kernel gpu-bwd-wgmma --hardware h200-sxm --mask window:1024'
+    'shape|{"seqlen": 4096, "heads": 16, "kv_heads": 4, "kernel": "gpu-bwd-wgmma", "hardware": "h200-sxm", "mask": "window:1024"}|--seqlen 4096 --heads 16 --kv-heads 4 --kernel gpu-bwd-wgmma --hardware h200-sxm --mask window:1024'
     'validate|{"traces": ["tests/golden/validate"], "jobs": 1}|tests/golden/validate --jobs 1'
     'validate|{"traces": ["traces/kernel-wg/h100/traces"], "predict": true}|traces/kernel-wg/h100/traces --predict'
 )

@@ -78,14 +78,22 @@ assert p["n"] == 31 and p["median_abs"] <= 2, p
 assert s["best_picked_right"] == s["decisive_shapes"] == 11, s
 ' "$tmp/m128.out" && ok m128-evidence || fail m128-evidence "$(head -c 400 "$tmp/m128.out")"
 # The H100 Hopper profile (fixed costs from gpu-bwd.json, the same GPU's shared pre/post kernels) on issue 23's H100
-# grid, which it was not made from (docs/profile.md): seqlen >= 2048, 112 runs, time median <= 2%, max <= 5%, speedup
-# over fa3 median <= 2 pp, the best schedule within 1% of the measured best at 31 of 32 shapes
-python3 scripts/bench-to-runs.py traces/kernel-wg/h100/bench.json.gz h100-grid >"$tmp/h100-grid.json" &&
+# grid, which it was not made from (docs/profile.md has all 112 runs at seqlen >= 2048: 1.27% / 4.51%). For test time
+# the shapes of at most 32k tokens (98 runs, 28 shapes; b4 x 16384 alone takes 8 s): time median <= 2%, max <= 5%,
+# speedup over fa3 median <= 2 pp, the best schedule within 1% of the measured best at 27 of 28 shapes
+python3 scripts/bench-to-runs.py traces/kernel-wg/h100/bench.json.gz h100-grid >"$tmp/h100-grid-all.json" &&
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+keep = lambda r: r["seqlen"] >= 2048 and r["seqlen"] * r["batch"] <= 32768
+d["records"], d["shapes"] = [r for r in d["records"] if keep(r)], [s for s in d["shapes"] if keep(s)]
+json.dump(d, open(sys.argv[2], "w"))
+' "$tmp/h100-grid-all.json" "$tmp/h100-grid.json" &&
     "$sim" validate "$tmp/h100-grid.json" --predict --json >"$tmp/h100-grid.out" 2>/dev/null
 python3 -c '
 import json, statistics, sys
 runs = [r for r in json.load(open(sys.argv[1]))["kernel_runs"][0]["runs"]
-        if r["mode"] == "deterministic" and r["seqlen"] >= 2048]
+        if r["mode"] == "deterministic"]
 e = sorted(abs(r["error"]) for r in runs)
 shapes = {}
 for r in runs:
@@ -94,8 +102,8 @@ pp = [100 * abs(v["fa3"]["measured_ns"] / r["measured_ns"] - v["fa3"]["predicted
       for v in shapes.values() for p, r in v.items() if p != "fa3"]
 right = sum(min(v.values(), key=lambda r: r["predicted_ns"])["measured_ns"] <=
             1.01 * min(r["measured_ns"] for r in v.values()) for v in shapes.values())
-assert len(e) == 112 and statistics.median(e) <= 0.02 and e[-1] <= 0.05, (len(e), statistics.median(e), e[-1])
-assert statistics.median(pp) <= 2 and right >= 31 and len(shapes) == 32, (statistics.median(pp), right)
+assert len(e) == 98 and statistics.median(e) <= 0.02 and e[-1] <= 0.05, (len(e), statistics.median(e), e[-1])
+assert statistics.median(pp) <= 2 and right >= 27 and len(shapes) == 28, (statistics.median(pp), right)
 ' "$tmp/h100-grid.out" && ok h100-grid-targets || fail h100-grid-targets "$(head -c 300 "$tmp/h100-grid.out")"
 
 # The shape front end stages dQ in the kernel profile's buffers unless --dq-buffers says otherwise (it used 1,

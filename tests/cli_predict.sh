@@ -65,6 +65,13 @@ import json, statistics, sys
 e = sorted(abs(x["predicted"]["makespan_error"]) for x in json.load(open(sys.argv[1]))["traces"] if x.get("predicted"))
 assert len(e) == 62 and statistics.median(e) <= 0.035 and e[-1] <= 0.12 and sum(x <= 0.05 for x in e) >= 47, e[-5:]
 ' "$tmp/h2.json" && ok h200-executor-grid || fail h200-executor-grid "$(head -c 300 "$tmp/h2.json")"
+# the H200's traces predicted from the default (H100) profile: said on stderr, never silent; not said with its own
+"$sim" validate traces/h200-predict/fa3-full-q8-h2-cr1-async.json.gz --predict >/dev/null 2>"$tmp/other.err"
+grep -q "1 executor trace was measured on NVIDIA H200, predicted from .*h100-sxm.json, measured on NVIDIA H100 80GB HBM3: another GPU's numbers" \
+    "$tmp/other.err" && ok validate-other-gpu-said || fail validate-other-gpu-said "$(cat "$tmp/other.err")"
+"$sim" validate traces/h200-predict/fa3-full-q8-h2-cr1-async.json.gz --predict --profile configs/profiles/h200-sxm.json \
+    >/dev/null 2>"$tmp/same.err"
+grep -q "another GPU" "$tmp/same.err" && fail validate-same-gpu-quiet "$(cat "$tmp/same.err")" || ok validate-same-gpu-quiet
 expect_error calibrate-clock-no-rows "/reduce_clock: missing" "$sim" calibrate "$raw" --clock "$load"
 expect_error calibrate-clock-kernel "--load, --clock and --steady go with a raw calibration file" "$sim" calibrate --kernel \
     --clock "$clock" x.json

@@ -306,6 +306,23 @@ static int check_runs_files(const ValidateSettings *s, const GPtrArray *runs, co
     return rc;
 }
 
+/* A hardware profile measured on another GPU than executor traces it predicts is said, never used silently. */
+static void note_other_gpu(const HwProfile *profile, const char *profile_path, const ValidateOutcome *out,
+                           GPtrArray *notes)
+{
+    int other = 0;
+    const char *gpu = NULL;
+    for (int i = 0; profile && i < out->count; i++) {
+        const Trace *t = out->traces[i];
+        if (t && !t->kernel.name[0] && t->gpu_name && strcmp(t->gpu_name, profile->gpu_name) != 0)
+            other++, gpu = gpu ? gpu : t->gpu_name;
+    }
+    if (other)
+        g_ptr_array_add(notes, g_strdup_printf("note: %d executor trace%s measured on %s, predicted from %s, measured on "
+                                               "%s: another GPU's numbers (--profile names that GPU's profile)", other,
+                                               other == 1 ? " was" : "s were", gpu, profile_path, profile->gpu_name));
+}
+
 SimStatus sim_validate_run(const ValidateSettings *s, char *const *paths, int path_count, ValidateOutcome *out,
                            SimValidateProgress progress, void *progress_ctx, SimError *err)
 {
@@ -325,6 +342,8 @@ SimStatus sim_validate_run(const ValidateSettings *s, char *const *paths, int pa
     ValidateModels models = { profile, kernels, kernel_count, s->want_phases };
     if (!err->status)
         check_traces(s, (char *const *)traces->pdata, &models, out, notes, progress, progress_ctx, err);
+    if (!err->status && s->is_predict)
+        note_other_gpu(profile, s->profile_path, out, notes);
     if (!err->status)
         runs_rc = check_runs_files(s, runs, &models, out, err);
     if (!err->status && out->count > 0)

@@ -563,13 +563,20 @@ static void write_tiles_and_reduces(const HwProfile *p, FILE *f)
     fputs("\n  ]", f);
 }
 
+/* "source": {"file": ..., "fnv1a64": ...}: the raw calibration file a part of the profile was made from. */
+static void write_source(FILE *f, const char *file, uint64_t hash)
+{
+    fputs("\"source\": {\"file\": ", f);
+    sim_write_json_string(f, file);
+    fprintf(f, ", \"fnv1a64\": \"%016" PRIx64 "\"}", hash);
+}
+
 /* The "load", "reduce_clock" and "reduce_curve" rules, each when p has one. */
 static void write_rules(const HwProfile *p, FILE *f)
 {
     if (p->queue_count > 0) {
-        fputs(",\n  \"load\": {\"rule\": \"queue\", \"source\": {\"file\": ", f);
-        sim_write_json_string(f, p->queue_source);
-        fprintf(f, ", \"fnv1a64\": \"%016" PRIx64 "\"}, \"families\": [", p->queue_source_hash);
+        fputs(",\n  \"load\": {\"rule\": \"queue\", ", f), write_source(f, p->queue_source, p->queue_source_hash);
+        fputs(", \"families\": [", f);
         for (int i = 0; i < p->queue_count; i++) {
             const ProfileQueue *q = &p->queues[i];
             fprintf(f, "%s\n    {\"op\": \"%s\", \"issue_share\": %.2f, \"fit_runs\": %d, "
@@ -579,10 +586,8 @@ static void write_rules(const HwProfile *p, FILE *f)
         fputs("\n  ]}", f);
     }
     if (p->clock_count > 0) {
-        fputs(",\n  \"reduce_clock\": {\"source\": {\"file\": ", f);
-        sim_write_json_string(f, p->clock_source);
-        fprintf(f, ", \"fnv1a64\": \"%016" PRIx64 "\"}, \"ref_mhz\": %.0f, \"families\": [", p->clock_source_hash,
-                p->clock_ref_mhz);
+        fputs(",\n  \"reduce_clock\": {", f), write_source(f, p->clock_source, p->clock_source_hash);
+        fprintf(f, ", \"ref_mhz\": %.0f, \"families\": [", p->clock_ref_mhz);
         for (int i = 0; i < p->clock_count; i++) {
             const ProfileClock *c = &p->clocks[i];
             fprintf(f, "%s\n    {\"op\": \"%s\", \"clock_share\": %.2f, \"fit_rows\": %d, \"fit_max_error\": %.4f}",
@@ -591,9 +596,8 @@ static void write_rules(const HwProfile *p, FILE *f)
         fputs("\n  ]}", f);
     }
     if (p->steady_rows > 0) {
-        fputs(",\n  \"reduce_curve\": {\"rule\": \"steady\", \"source\": {\"file\": ", f);
-        sim_write_json_string(f, p->steady_source);
-        fprintf(f, ", \"fnv1a64\": \"%016" PRIx64 "\"}, \"methods\": %d}", p->steady_source_hash, p->steady_rows);
+        fputs(",\n  \"reduce_curve\": {\"rule\": \"steady\", ", f), write_source(f, p->steady_source, p->steady_source_hash);
+        fprintf(f, ", \"methods\": %d}", p->steady_rows);
     }
 }
 
@@ -605,8 +609,7 @@ bool sim_profile_write(const HwProfile *p, FILE *f)
     sim_write_json_string(f, p->driver);
     fputs(", \"cuda\": ", f), sim_write_json_string(f, p->cuda);
     fputs(", \"date\": ", f), sim_write_json_string(f, p->date);
-    fputs("},\n  \"source\": {\"file\": ", f), sim_write_json_string(f, p->source);
-    fprintf(f, ", \"fnv1a64\": \"%016" PRIx64 "\"},\n", p->source_hash);
+    fputs("},\n  ", f), write_source(f, p->source, p->source_hash), fputs(",\n", f);
     write_tiles_and_reduces(p, f);
     fprintf(f, ",\n  \"handoff\": {\"idle_ns\": %" PRId64 ", \"source\": ", p->handoff_ns);
     sim_write_json_string(f, p->handoff_source);
@@ -695,18 +698,28 @@ static void read_reduces(JsonIn *in, const cJSON *root, HwProfile *p)
     }
 }
 
-/* The profile in root (named path in errors); *out owned by the caller. */
+/* obj's "source" (the raw file and its hash) and, when rule is given, its "rule", which must be that word. */
+static void read_source(JsonIn *in, const cJSON *obj, const char *path, const char *rule, char *file, size_t len,
+                        uint64_t *hash)
+{
+    char text[32] = "", src_path[48];
+    if (rule) {
+        sim_json_text(in, obj, path, "rule", text, sizeof text);
+        if (!in->err->status && strcmp(text, rule) != 0)
+            sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/rule: must be \"%s\"", in->file, path, rule);
+    }
+    snprintf(src_path, sizeof src_path, "%s/source", path);
+    const cJSON *src = sim_json_get(in, obj, path, "source");
+    sim_json_text(in, src, src_path, "file", file, len);
+    sim_json_text(in, src, src_path, "fnv1a64", text, sizeof text);
+    *hash = strtoull(text, NULL, 16);
+}
+
 /* The optional load rule: the queue of each family of methods. */
 static void read_load(JsonIn *in, const cJSON *root, HwProfile *p)
 {
-    const cJSON *load = sim_json_get(in, root, "", "load"), *src = sim_json_get(in, load, "/load", "source");
-    char rule[16] = "", hash_text[32] = "";
-    sim_json_text(in, load, "/load", "rule", rule, sizeof rule);
-    if (!in->err->status && strcmp(rule, "queue") != 0)
-        sim_error_set(in->err, SIM_ERR_INPUT, "%s: /load/rule: must be \"queue\"", in->file);
-    sim_json_text(in, src, "/load/source", "file", p->queue_source, sizeof p->queue_source);
-    sim_json_text(in, src, "/load/source", "fnv1a64", hash_text, sizeof hash_text);
-    p->queue_source_hash = strtoull(hash_text, NULL, 16);
+    const cJSON *load = sim_json_get(in, root, "", "load");
+    read_source(in, load, "/load", "queue", p->queue_source, sizeof p->queue_source, &p->queue_source_hash);
     const cJSON *rows = sim_json_array(in, load, "/load", "families", SIM_PROFILE_MAX_QUEUES);
     for (const cJSON *r = rows ? rows->child : NULL; r && !in->err->status; r = r->next) {
         ProfileQueue *q = &p->queues[p->queue_count];
@@ -726,11 +739,8 @@ static void read_load(JsonIn *in, const cJSON *root, HwProfile *p)
 /* The optional clock rule: the share of each family's reduction that scales with the SM clock. */
 static void read_clock(JsonIn *in, const cJSON *root, HwProfile *p)
 {
-    const cJSON *rc = sim_json_get(in, root, "", "reduce_clock"), *src = sim_json_get(in, rc, "/reduce_clock", "source");
-    char hash_text[32] = "";
-    sim_json_text(in, src, "/reduce_clock/source", "file", p->clock_source, sizeof p->clock_source);
-    sim_json_text(in, src, "/reduce_clock/source", "fnv1a64", hash_text, sizeof hash_text);
-    p->clock_source_hash = strtoull(hash_text, NULL, 16);
+    const cJSON *rc = sim_json_get(in, root, "", "reduce_clock");
+    read_source(in, rc, "/reduce_clock", NULL, p->clock_source, sizeof p->clock_source, &p->clock_source_hash);
     p->clock_ref_mhz = sim_json_num(in, rc, "/reduce_clock", "ref_mhz", 100, 10000);
     const cJSON *rows = sim_json_array(in, rc, "/reduce_clock", "families", SIM_PROFILE_MAX_QUEUES);
     for (const cJSON *r = rows ? rows->child : NULL; r && !in->err->status; r = r->next) {
@@ -749,14 +759,8 @@ static void read_clock(JsonIn *in, const cJSON *root, HwProfile *p)
 /* The optional record of the steady load curves: their source and how many methods use them. */
 static void read_steady(JsonIn *in, const cJSON *root, HwProfile *p)
 {
-    const cJSON *rc = sim_json_get(in, root, "", "reduce_curve"), *src = sim_json_get(in, rc, "/reduce_curve", "source");
-    char rule[16] = "", hash_text[32] = "";
-    sim_json_text(in, rc, "/reduce_curve", "rule", rule, sizeof rule);
-    if (!in->err->status && strcmp(rule, "steady") != 0)
-        sim_error_set(in->err, SIM_ERR_INPUT, "%s: /reduce_curve/rule: must be \"steady\"", in->file);
-    sim_json_text(in, src, "/reduce_curve/source", "file", p->steady_source, sizeof p->steady_source);
-    sim_json_text(in, src, "/reduce_curve/source", "fnv1a64", hash_text, sizeof hash_text);
-    p->steady_source_hash = strtoull(hash_text, NULL, 16);
+    const cJSON *rc = sim_json_get(in, root, "", "reduce_curve");
+    read_source(in, rc, "/reduce_curve", "steady", p->steady_source, sizeof p->steady_source, &p->steady_source_hash);
     p->steady_rows = (int)sim_json_int(in, rc, "/reduce_curve", "methods", 1, 1 << 16);
 }
 
@@ -764,12 +768,12 @@ static SimStatus read_root(const char *path, const cJSON *root, HwProfile **out,
 {
     JsonIn in = { path, err };
     HwProfile *p = g_new0(HwProfile, 1);
-    char format[64] = "", hash_text[32] = "";
+    char format[64] = "";
     sim_json_text(&in, root, "", "format", format, sizeof format);
     p->version = (int)sim_json_int(&in, root, "", "version", 1, 1);
     if (!err->status && strcmp(format, "dashsim-profile") != 0)
         sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-profile\" (sim calibrate writes one)", path);
-    const cJSON *gpu = sim_json_get(&in, root, "", "gpu"), *src = sim_json_get(&in, root, "", "source");
+    const cJSON *gpu = sim_json_get(&in, root, "", "gpu");
     const cJSON *handoff = sim_json_get(&in, root, "", "handoff"), *launch = sim_json_get(&in, root, "", "launch");
     sim_json_text(&in, gpu, "/gpu", "name", p->gpu_name, sizeof p->gpu_name);
     sim_json_text(&in, gpu, "/gpu", "driver", p->driver, sizeof p->driver);
@@ -777,9 +781,7 @@ static SimStatus read_root(const char *path, const cJSON *root, HwProfile **out,
     sim_json_text(&in, gpu, "/gpu", "date", p->date, sizeof p->date);
     p->sm_count = (int)sim_json_int(&in, gpu, "/gpu", "sm_count", 1, 4096);
     p->clock_mhz = (int)sim_json_int(&in, gpu, "/gpu", "clock_mhz", 100, 10000);
-    sim_json_text(&in, src, "/source", "file", p->source, sizeof p->source);
-    sim_json_text(&in, src, "/source", "fnv1a64", hash_text, sizeof hash_text);
-    p->source_hash = strtoull(hash_text, NULL, 16);
+    read_source(&in, root, "", NULL, p->source, sizeof p->source, &p->source_hash);
     read_tiles(&in, root, p);
     read_reduces(&in, root, p);
     p->handoff_ns = sim_json_int(&in, handoff, "/handoff", "idle_ns", 0, 1000000000);

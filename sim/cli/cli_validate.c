@@ -44,6 +44,23 @@ static const char usage[] =
     "                           output is the same for any N\n"
     "Exit status: 0 within tolerance, 1 beyond it (or a regression), 2 bad usage or input.\n";
 
+/* The hardware and kernel profiles named, found from any directory; --predict alone takes the installed default
+ * hardware profile (and, in sim_validate_run, each trace's own GPU's beside it). */
+static SimStatus find_profiles(ValidateOptions *o, SimError *err)
+{
+    o->is_profile_default = o->is_predict && !o->profile_path;
+    if ((o->is_profile_default || o->profile_path) &&
+        cli_find_profile(o->profile_path, o->installed_profile, sizeof o->installed_profile, err) != SIM_OK)
+        return err->status;
+    if (o->is_profile_default || o->profile_path)
+        o->profile_path = o->installed_profile;
+    if (o->kernel_path && cli_find_kernel(o->kernel_path, o->installed_kernel, sizeof o->installed_kernel, err) != SIM_OK)
+        return err->status;
+    if (o->kernel_path)
+        o->kernel_path = o->installed_kernel;
+    return SIM_OK;
+}
+
 static int parse_args(ValidateOptions *o, int argc, char **argv, SimError *err)
 {
     static const struct option opts[] = {
@@ -92,17 +109,8 @@ static int parse_args(ValidateOptions *o, int argc, char **argv, SimError *err)
     }
     if (optind == argc)
         return sim_error_set(err, SIM_ERR_USAGE, "sim validate needs a trace file or directory (see --help)"), cli_fail(err);
-    o->is_profile_default = o->is_predict && !o->profile_path;
-    if (o->is_profile_default || o->profile_path) { /* found from any directory */
-        if (cli_find_profile(o->profile_path, o->installed_profile, sizeof o->installed_profile, err) != SIM_OK)
-            return cli_fail(err);
-        o->profile_path = o->installed_profile;
-    }
-    if (o->kernel_path) {
-        if (cli_find_kernel(o->kernel_path, o->installed_kernel, sizeof o->installed_kernel, err) != SIM_OK)
-            return cli_fail(err);
-        o->kernel_path = o->installed_kernel;
-    }
+    if (find_profiles(o, err) != SIM_OK)
+        return cli_fail(err);
     if (o->is_predict && !o->has_tolerance)
         o->tolerance = 0.05;
     sim_validate_find((const char *const *)argv + optind, argc - optind, &o->paths, &o->path_count, err);

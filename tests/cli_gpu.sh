@@ -54,11 +54,6 @@ grep -q "bit-identical to wgmma" "$tmp/out" && ok emu-wgmma-m128-bits \
     || fail emu-wgmma-m128-bits "$(cat "$tmp/out")"
 expect_error emu-wgmma-m128-needs-its-plan "needs tile_ratio 1" "$emu" "$tmp/wg-full.plan" --head-dim 64 \
     --kernel wgmma-s2b2o1p0w2m128 --runs 1 --atomic-runs 0
-# the decoupled consumer warpgroups (wgmma-...l2: each dQ a task later, S^T/dP^T in turns; docs/kernel.md, "Variants"):
-# every partial dQ is the default's, added in the same order, so the same bits
-expect_exit emu-wgmma-lag-gqa 0 "$emu" "$tmp/wg-full.plan" --head-dim 64 --heads 2 --kv-heads 1 \
-    --kernel wgmma-s2b2o1p0w2l2 --same-as wgmma --runs 1 --atomic-runs 0 --jitter-us 20
-grep -q "bit-identical to wgmma" "$tmp/out" && ok emu-wgmma-lag-bits || fail emu-wgmma-lag-bits "$(cat "$tmp/out")"
 expect_exit emu-inflight-write-caught 1 "$emu" "$tmp/wg-full.plan" --head-dim 64 --kernel wgmma --runs 1 \
     --atomic-runs 0 --inject-inflight-write
 grep -q "changed while it was in flight" "$tmp/err" && ok emu-inflight-write-message \

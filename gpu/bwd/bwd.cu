@@ -377,11 +377,10 @@ int bwd_check(BwdHandle *h)
     GPU_CHECK(cudaMemcpy(&err, h->d_err, sizeof err, cudaMemcpyDeviceToHost));
     if (!err.flag)
         return 0;
-    static const char *const barrier[] = {"Q-full", "Q-empty", "KV-full", "KV-empty", "dS-full", "dS-empty",
-                                          "?", "?"}; /* wg/wg_mainloop_sm90.cuh, WG_WAIT_* */
+    static const char *const barrier[] = {"Q-full", "Q-empty", "KV-full", "KV-empty"}; /* wg/wg_mainloop_sm90.cuh, WG_WAIT_* */
     if (err.rank < 0)
         fail(h, "timeout: GPU block %d waited on its %s barrier (parity %u) at task (head %d, q tile %d)", err.block,
-             barrier[(-1 - err.rank) & 7], err.seen, err.head, err.q);
+             barrier[(-1 - err.rank) & 3], err.seen, err.head, err.q);
     else
         fail(h, "timeout: GPU block %d waited on dQ row (head %d, q tile %d) for rank %d; the semaphore stayed at %u",
              err.block, err.head, err.q, err.rank, err.seen);

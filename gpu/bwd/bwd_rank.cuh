@@ -30,9 +30,8 @@ __device__ static inline void bwd_wait_rank(const BwdArgs &a, const unsigned *se
  * NB buffers: stage0 + b tile, barriers full0 + b bar_step and empty0 + b bar_step, `threads` taking part),
  * (deterministic) spin until the row semaphore equals the task's rank, add the tile with one bulk reduce,
  * free the buffer once read (EMPTY), complete, fence and release the row. Stamps r_ready, r_start, r_read,
- * r_end. With SW = 2 each of two warps owns one buffer (b = first). EMPTY_W1 > 0 (the Hopper kernel's LAG): each
- * of the two consumer warpgroups has its own EMPTY barrier, empty0 + b bar_step and EMPTY_W1 + b. */
-template <int NB, int SW, int EMPTY_W1 = 0>
+ * r_end. With SW = 2 each of two warps owns one buffer (b = first). */
+template <int NB, int SW>
 __device__ static void bwd_store_tasks(const BwdArgs &a, float *stage0, int tile, int full0, int empty0, int bar_step,
                                        int threads, int begin, int end, int first, long long deadline)
 {
@@ -56,12 +55,8 @@ __device__ static void bwd_store_tasks(const BwdArgs &a, float *stage0, int tile
                 rec[6] = gpu_globaltimer();
         }
         __syncwarp();
-        if (i + NB < end && EMPTY_W1 != 0) { /* one EMPTY barrier per consumer warpgroup: 128 + 32 threads each */
-            gpu_bar_arrive(empty0 + b * bar_step, threads - 128);
-            gpu_bar_arrive(EMPTY_W1 + b, threads - 128);
-        } else if (i + NB < end) {
+        if (i + NB < end)
             gpu_bar_arrive(empty0 + b * bar_step, threads);
-        }
         if (lane == 0) {
             if (!a.is_atomic) {
                 gpu_bulk_wait_done();

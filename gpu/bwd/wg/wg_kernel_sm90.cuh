@@ -28,14 +28,6 @@ __global__ void __launch_bounds__(BWD_WG_THREADS, 1) bwd_wg_kernel(const BwdArgs
         }
         wg_mbar_init(&sm.kv_full, 1);
         wg_mbar_init(&sm.kv_empty, BWD_WG_CONSUMERS);
-        if (C::LAG != 0) { /* LAG's mbarriers, after the block's BwdWgSmem */
-            BwdWgLagBars &lb = *(BwdWgLagBars *)(&sm + 1);
-            for (int b = 0; b < 2; b++)
-                for (int w = 0; w < 2; w++) {
-                    wg_mbar_init(&lb.ds_full[b][w], 128);
-                    wg_mbar_init(&lb.ds_empty[b][w], 128);
-                }
-        }
         wg_mbar_fence_init();
     }
     __syncthreads();
@@ -51,17 +43,13 @@ __global__ void __launch_bounds__(BWD_WG_THREADS, 1) bwd_wg_kernel(const BwdArgs
             wg_produce<C>(sm, a, m, begin, end, deadline);
         } else if (threadIdx.x >= 32 && threadIdx.x < 32 + 32 * C::SW) {
             /* the store warp(s): bwd_rank.cuh's protocol, staging buffer b = task % NB */
-            bwd_store_tasks<C::NB, C::SW, C::LAG != 0 ? BWD_WG_BAR_EMPTY_W1(0) : 0>(
-                a, sm.stage[0], C::BM * C::D, BWD_WG_BAR_FULL(0), BWD_WG_BAR_EMPTY(0),
-                BWD_WG_BAR_FULL(1) - BWD_WG_BAR_FULL(0), BWD_WG_HANDOFF, begin, end,
-                C::SW == 1 ? 0 : (threadIdx.x >> 5) - 1, deadline);
+            bwd_store_tasks<C::NB, C::SW>(a, sm.stage[0], C::BM * C::D, BWD_WG_BAR_FULL(0), BWD_WG_BAR_EMPTY(0),
+                                          BWD_WG_BAR_FULL(1) - BWD_WG_BAR_FULL(0), BWD_WG_HANDOFF, begin, end,
+                                          C::SW == 1 ? 0 : (threadIdx.x >> 5) - 1, deadline);
         }
     } else {
         wg_setmaxnreg_inc<C::REG_C>();
-        if constexpr (C::LAG != 0)
-            wg_consume_lag<C>(sm, *(BwdWgLagBars *)(&sm + 1), a, begin, end, deadline);
-        else
-            wg_consume<C>(sm, a, begin, end, deadline);
+        wg_consume<C>(sm, a, begin, end, deadline);
     }
     if ((threadIdx.x >= 32 && threadIdx.x < 32 + 32 * C::SW) || threadIdx.x >= BWD_WG_CONSUMER0) {
         gpu_bar_sync(BWD_WG_BAR_END, BWD_WG_CONSUMERS + 32 * C::SW);

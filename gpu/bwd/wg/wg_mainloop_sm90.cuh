@@ -22,33 +22,27 @@
 #define BWD_WG_BAR_END 5     /* consumers and the store warp are done (the block's exit stamp) */
 #define BWD_WG_BAR_FULL(b) (6 + 2 * (b))  /* staging buffer b holds a tile for the store warp */
 #define BWD_WG_BAR_EMPTY(b) (7 + 2 * (b)) /* the store warp has read staging buffer b */
-#define BWD_WG_BAR_EMPTY_W1(b) (10 + (b)) /* LAG: EMPTY(b) is warpgroup 0's alone, this warpgroup 1's (128 + 32) */
-#define BWD_WG_BAR_TURN(w) (12 + (w))     /* LAG 2: warpgroup w may issue its S^T and dP^T (w's turn) */
 
 /* A variant of the kernel (docs/kernel.md, "Variants"): head dim; ST stages of Q/dO/LSE/Delta; NB dQ staging
  * buffers; OVL: P^T computed while dP^T's wgmma runs; PIPE: the next task's S^T and dP^T wgmma issued
  * before this task's dQ is staged (within a KV tile); SW store warps (2: one per staging buffer, taking
  * alternate tasks, so that two bulk adds and their row releases overlap); BM Q rows per tile (128: head dim
- * 64 only, on plans of tile_ratio 1; each consumer warpgroup then computes dQ of its 64 Q rows, all columns);
- * LAG (BM 64, no PIPE): 1, each task's dQ computed during the next task of the KV tile (after its dS^T), so the
- * two consumer warpgroups meet only through mbarriers on the dS^T buffers and drift apart freely (wg_consume_lag);
- * 2, also their S^T/dP^T issued in turns (ping-pong: one warpgroup's softmax under the other's wgmma). */
-template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int LAG_ = 0> struct BwdWgCfg {
+ * 64 only, on plans of tile_ratio 1; each consumer warpgroup then computes dQ of its 64 Q rows, all columns). */
+template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_> struct BwdWgCfg {
     /* PIPE holds the next task's 64 score registers across the staging, and a second store warp needs more than
      * the producer warpgroup's 24 registers at head dim 128: both are head dim 64 only (128 has no registers),
      * as is BM 128 (128 score and dP registers). Registers: consumers REG_C, producer warpgroup REG_P, 256 REG_C
      * + 128 REG_P = 384 x 168. NDS dS^T buffers (one at BM 128: shared memory); DQ dQ floats per thread. */
     enum { D = D_, ST = ST_, NB = NB_, OVL = OVL_, BM = D_ == 64 ? BM_ : 64, PIPE = PIPE_ && D_ == 64 && BM == 64,
            SW = D_ == 64 ? SW_ : 1, REG_C = D_ == 128 ? 240 : 232, REG_P = D_ == 128 ? 24 : 40,
-           NDS = BM == 64 ? 2 : 1, DQ = BM == 64 ? D_ / 4 : D_ / 2, LAG = BM == 64 && !PIPE ? LAG_ : 0 };
+           NDS = BM == 64 ? 2 : 1, DQ = BM == 64 ? D_ / 4 : D_ / 2 };
     static_assert(NB_ == 1 || NB_ == 2, "one or two dQ staging buffers");
     static_assert(SW_ == 1 || (SW_ == 2 && NB_ == 2), "two store warps need two staging buffers");
     static_assert(BM_ == 64 || BM_ == 128, "Q tiles of 64 or 128 rows");
-    static_assert(LAG_ >= 0 && LAG_ <= 2 && (LAG_ == 0 || NB_ == 2), "LAG 0, 1 or 2, with two staging buffers");
 };
 
 /* The variants a host can select by name (bwd_set_kernel, gpu-bwd --kernel, gpu-bwd-emu --kernel): name,
- * then ST, NB, OVL, PIPE, SW, BM, LAG. "wgmma" is the default; the others are the variant table's rows. */
+ * then ST, NB, OVL, PIPE, SW, BM. "wgmma" is the default; the others are the variant table's rows. */
 #define BWD_WG_VARIANTS(X)                                                                                         \
     X("wgmma", 2, 2, 1, 0, 2, 64)                                                                                  \
     X("wgmma-s2b1o1p0w1", 2, 1, 1, 0, 1, 64)                                                                       \
@@ -57,9 +51,7 @@ template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int L
     X("wgmma-s2b2o1p0w1", 2, 2, 1, 0, 1, 64)                                                                       \
     X("wgmma-s2b1o1p1w1", 2, 1, 1, 1, 1, 64)                                                                       \
     X("wgmma-s2b2o1p1w2", 2, 2, 1, 1, 2, 64)                                                                       \
-    X("wgmma-s2b2o1p0w2m128", 2, 2, 1, 0, 2, 128)                                                                  \
-    X("wgmma-s2b2o1p0w2l1", 2, 2, 1, 0, 2, 64, 1)                                                                  \
-    X("wgmma-s2b2o1p0w2l2", 2, 2, 1, 0, 2, 64, 2)
+    X("wgmma-s2b2o1p0w2m128", 2, 2, 1, 0, 2, 128)
 
 /* Shared memory (after rounding the base up to 1024 bytes). bf16 tiles are [D/64][rows][64] stacks of
  * 128-byte-swizzled rows (wg_swz), as TMA writes them: element (r, c) at byte (c / 64) rows 128 +
@@ -72,14 +64,9 @@ template <class C> struct BwdWgSmem {
     float lse2[C::ST][C::BM], delta[C::ST][C::BM];
     uint64_t q_full[C::ST], q_empty[C::ST], kv_full, kv_empty;
 };
-/* LAG's mbarriers, after BwdWgSmem (so that the other variants' layout and size stay as they were): per dS^T
- * buffer and consumer warpgroup, its rows stored (full) and its dQ wgmma done reading the buffer (empty). */
-typedef struct {
-    uint64_t ds_full[2][2], ds_empty[2][2]; /* [buffer][warpgroup], 128 arrivals each */
-} BwdWgLagBars;
 template <class C> constexpr size_t bwd_wg_smem_bytes(void)
 {
-    return sizeof(BwdWgSmem<C>) + 1024 + (C::LAG != 0 ? sizeof(BwdWgLagBars) : 0); /* + the rounding of the base */
+    return sizeof(BwdWgSmem<C>) + 1024; /* + the rounding of the base */
 }
 
 typedef struct {
@@ -292,7 +279,7 @@ __device__ static inline int wg_wait_phase(uint64_t *bar, unsigned parity, const
     }
 }
 
-enum { WG_WAIT_Q_FULL, WG_WAIT_Q_EMPTY, WG_WAIT_KV_FULL, WG_WAIT_KV_EMPTY, WG_WAIT_DS_FULL, WG_WAIT_DS_EMPTY };
+enum { WG_WAIT_Q_FULL, WG_WAIT_Q_EMPTY, WG_WAIT_KV_FULL, WG_WAIT_KV_EMPTY };
 
 __device__ static inline bool wg_same_kv(int4 x, int4 y)
 {
@@ -506,136 +493,6 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
         }
         if (C::PIPE)
             wg_wait<0>(); /* the next task's scores, carried across the loop: ptxas waits here anyway */
-        prev = t;
-    }
-}
-
-/* ---- LAG: the consumer warpgroups decoupled (BwdWgCfg::LAG; docs/kernel.md, "Variants") ---- */
-
-/* The dS^T buffers' mbarrier waits: a spin on the other consumer warpgroup, whose every other wait is bounded by
- * the deadline (and runs on once any wait has given up: its arrivals still come), capped at 2^31 tries all the
- * same, then recorded as a timeout. Registers are short here (dK, dV, P^T, dS^T and dQ in flight): ptxas spilled
- * 8 bytes with wg_wait_phase's deadline and error-flag checks, or this record, in the loop. */
-__device__ static inline void wg_wait_lag(uint64_t *bar, unsigned parity, const BwdArgs &a, int which)
-{
-    unsigned n = 0;
-    while (!wg_mbar_try_wait(bar, parity) && ++n != 0x80000000u) {
-    }
-    if (n == 0x80000000u && atomicCAS(&a.err->flag, 0, 1) == 0) {
-        a.err->block = (int)blockIdx.x;
-        a.err->head = a.err->q = -1;
-        a.err->rank = -1 - which;
-        a.err->seen = parity;
-    }
-}
-
-/* dQ of CTA task m: once the other warpgroup's dS^T(m) is stored, dQ[:, w D/2 ..] = dS K from dS^T buffer m % 2,
- * issued and committed (the caller waits). is_real false: a product of K with itself (read-only for the KV tile),
- * discarded: ptxas spills and serialises the wgmma when the issue itself is conditional. */
-template <class C>
-__device__ static inline void wg_lag_issue_dq(BwdWgSmem<C> &sm, BwdWgLagBars &lb, const BwdArgs &a, int m, int w,
-                                              bool is_real, float (&dq)[C::DQ])
-{
-    if (is_real)
-        wg_wait_lag(&lb.ds_full[m & 1][w ^ 1], (m >> 1) & 1, a, WG_WAIT_DS_FULL);
-    wg_fence(); /* the wait's threads diverge: the wgmma that follows needs the warpgroup converged */
-    wg_gemm_dq<C::D, 64>(dq, is_real ? sm.ds[m & 1] : sm.k, sm.k, w);
-}
-
-/* After dQ(m)'s wgmma is done (the caller's wait): frees dS^T buffer m % 2 for this warpgroup and hands its half
- * of the partial dQ to the store warp through staging buffer m % NB (this warpgroup's EMPTY barrier, the
- * shared FULL one). Stamps c_end and s_end of task m. */
-template <class C>
-__device__ static inline void wg_lag_stage(BwdWgSmem<C> &sm, BwdWgLagBars &lb, int m, int w, const float (&dq)[C::DQ],
-                                           long long *rec)
-{
-    const int b = m % C::NB;
-    wg_mbar_arrive(&lb.ds_empty[m & 1][w]);
-    if (rec) {
-        rec[1] = gpu_globaltimer();
-        rec[9] = clock64();
-    }
-    if (m >= C::NB)
-        gpu_bar_sync(w ? BWD_WG_BAR_EMPTY_W1(b) : BWD_WG_BAR_EMPTY(b), BWD_WG_HANDOFF - 128);
-    wg_stage_dq<C::D, 64>(dq, sm.stage[b], w);
-    gpu_fence_proxy_smem();
-    gpu_bar_arrive(BWD_WG_BAR_FULL(b), BWD_WG_HANDOFF);
-    if (rec)
-        rec[5] = rec[7] = gpu_globaltimer();
-}
-
-/* Task n's S^T/dP^T issued (LAG 2: in turns, warpgroup 0 first; the turn passes as soon as they are issued),
- * its P^T, dS^T, dV and dK; dS^T stored into buffer n % 2 once the other warpgroup's dQ(n - 2) has read it. */
-template <class C>
-__device__ static inline void wg_lag_task(BwdWgSmem<C> &sm, BwdWgLagBars &lb, const BwdArgs &a, int4 t, int n,
-                                          int last, int w, float (&sc)[32], float (&dp)[32], float (&dk)[C::D / 2],
-                                          float (&dv)[C::D / 2], uint32_t (&pa)[1][4][4], uint32_t (&dsa)[1][4][4],
-                                          long long deadline)
-{
-    const int s = n % C::ST;
-    wg_wait_phase(&sm.q_full[s], (n / C::ST) & 1, a, deadline, t, WG_WAIT_Q_FULL);
-    if (C::LAG == 2 && (w == 1 || n > 0))
-        gpu_bar_sync(BWD_WG_BAR_TURN(w), BWD_WG_CONSUMERS);
-    wg_issue_scores<C>(sm, s, w, sc, dp);
-    if (C::LAG == 2 && (w == 0 || n < last))
-        gpu_bar_arrive(BWD_WG_BAR_TURN(w ^ 1), BWD_WG_CONSUMERS);
-    wg_task_grads<C>(sm, a, t, s, w, sc, dp, dk, dv, pa, dsa);
-    if (n >= 2)
-        wg_wait_lag(&lb.ds_empty[n & 1][w ^ 1], ((n >> 1) - 1) & 1, a, WG_WAIT_DS_EMPTY);
-    wg_store_ds(dsa[0], sm.ds[n & 1], w);
-    gpu_fence_proxy_smem(); /* generic stores, read next by wgmma (async proxy) */
-    wg_mbar_arrive(&lb.ds_full[n & 1][w]);
-}
-
-/* LAG's task loop: per task, S^T/dP^T, P^T, dS^T, dV and dK, dS^T stored (wg_lag_task), then the previous task's
- * dQ (same KV tile) issued under dV and dK, all waited for, Q's stage freed and the previous dQ staged; at the end
- * of a KV tile this task's dQ at once, then dK/dV. Each partial dQ is the default's, staged in task order. */
-template <class C>
-__device__ static void wg_consume_lag(BwdWgSmem<C> &sm, BwdWgLagBars &lb, const BwdArgs &a, int begin, int end,
-                                      long long deadline)
-{
-    constexpr int D = C::D;
-    const int ct = threadIdx.x - BWD_WG_CONSUMER0, w = ct >> 7;
-    float dk[D / 2], dv[D / 2], dq[C::DQ], sc[32], dp[32];
-    uint32_t pa[1][4][4], dsa[1][4][4];
-    int4 prev = make_int4(-1, -1, -1, -1);
-    for (int i = begin, n = 0, kv_n = 0; i < end; i++, n++) {
-        const int4 t = a.tasks[i], next = i + 1 < end ? a.tasks[i + 1] : make_int4(-1, -1, -1, -1);
-        const bool is_kv_start = !wg_same_kv(t, prev), is_kv_end = !wg_same_kv(t, next);
-        long long *rec = a.rec && ct == 0 ? a.rec + (size_t)i * BWD_REC_FIELDS : NULL;
-        wg_stamp_start(rec);
-        if (is_kv_start) {
-            wg_wait_phase(&sm.kv_full, kv_n & 1, a, deadline, t, WG_WAIT_KV_FULL);
-            kv_n++;
-            wg_zero(dk);
-            wg_zero(dv);
-        }
-        wg_lag_task<C>(sm, lb, a, t, n, end - begin - 1, w, sc, dp, dk, dv, pa, dsa, deadline);
-        wg_lag_issue_dq<C>(sm, lb, a, n - 1, w, !is_kv_start, dq); /* the previous task's dQ */
-        wg_wait<0>();
-        wg_keep_all(dq);
-        wg_keep_all(dk);
-        wg_keep_all(dv);
-#pragma unroll
-        for (int k = 0; k < 4; k++)
-#pragma unroll
-            for (int r = 0; r < 4; r++) {
-                wg_keep(pa[0][k][r]);
-                wg_keep(dsa[0][k][r]);
-            }
-        wg_mbar_arrive(&sm.q_empty[n % C::ST]);
-        if (!is_kv_start)
-            wg_lag_stage<C>(sm, lb, n - 1, w, dq, rec ? rec - BWD_REC_FIELDS : NULL);
-        if (is_kv_end) { /* this task's dQ now: K is replaced next */
-            wg_lag_issue_dq<C>(sm, lb, a, n, w, true, dq);
-            wg_wait<0>();
-            wg_keep_all(dq);
-            wg_mbar_arrive(&sm.kv_empty);
-            wg_lag_stage<C>(sm, lb, n, w, dq, rec);
-            wg_write_dkv<D>(dk, dv, a, t.x, t.y, w);
-            if (rec)
-                rec[7] = gpu_globaltimer();
-        }
         prev = t;
     }
 }

@@ -40,7 +40,6 @@ typedef struct {
     const SimLoadModel *load;         /* NULL: every duration fixed */
     ReduceQueue rq;
     int64_t *issue_mark;              /* per op, with a load model */
-    int64_t now;                      /* the time of the events being processed */
     /* The overlap rule (program.h), when the program has one: per unit, the latest start of a REDUCE on
      * engine 1, and the latest COMPUTE on engine 0 with whether it already paid the penalty. */
     int64_t *unit_reduce_start;
@@ -52,7 +51,14 @@ typedef struct {
     /* The waited-reduction rule (program.h), when the program has one: per op, whether its ready time was
      * set by an ACCUM edge (it waited for its turn) */
     bool *is_accum_bound;
+    /* The plain path (is_plain: no load model, no rule, every op takes its program duration, and at most
+     * PENDING_MAX - 1 in-edges an op): pending[op] counts its predecessors still to come, an op's end is
+     * start + duration (s->end_ns stays NULL), and s->order is kept only where an edge runs backward. */
+    bool is_plain;
+    uint8_t *pending;
 } Engine;
+
+enum { PENDING_MAX = 255, AHEAD = 16 };
 
 /* Latency of edge from op 'from' on from_unit to to_unit, with the hand-off growth it got at its release
  * (sim_program_edge_latency and sim_engine_edge_latency, inlined for the hot loop). */
@@ -215,6 +221,26 @@ static inline void release(Engine *e, int64_t op, int64_t at, bool is_accum)
     }
 }
 
+/* release on the plain path: one predecessor of op is satisfied no earlier than at; op starts when it
+ * was the last one, and ends its duration later. */
+static inline void release_plain(Engine *e, int64_t op, int64_t at)
+{
+    int64_t *ready = &e->s->start_ns[op];
+    *ready = MAX(*ready, at);
+    if (--e->pending[op] == 0)
+        sim_event_queue_push(&e->queue, *ready + sim_op_duration_ns(e->p, op), (int32_t)op);
+}
+
+/* When op, a source folded in at a placement, ends: -1 while it has not started or its end is not known
+ * yet (a reduction under a load model until its issue ends). */
+static inline int64_t known_end(const Engine *e, int64_t op)
+{
+    if (e->is_plain)
+        return e->pending[op] == 0 ? e->s->start_ns[op] + sim_op_duration_ns(e->p, op) : -1;
+    int64_t end = e->s->end_ns[op];
+    return end != ENDS_UNKNOWN ? end : -1;
+}
+
 static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
 {
     const SimProgram *p = e->p;
@@ -222,7 +248,8 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
     int64_t *ready = e->s->start_ns;
     e->s->cta_unit[c] = unit;
     e->s->cta_dispatch_ns[c] = now;
-    e->s->order[e->order_len++] = (int32_t)(p->op_count + c);
+    if (e->s->order)
+        e->s->order[e->order_len++] = (int32_t)(p->op_count + c);
     e->free_units[unit / 64] &= ~(UINT64_C(1) << (unit % 64));
     /* Sources that have started with a known end: those done released op while its CTA had no unit (see
      * complete), the others will release it again with the same time, which changes nothing. The CTA's
@@ -230,8 +257,8 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
     int64_t op_end = cta->op_begin + cta->op_count;
     for (int64_t k = sim_program_in_begin(p, cta->op_begin); k < sim_program_in_begin(p, op_end); k++) {
         int64_t edge = sim_program_in_edge(p, k), from = sim_edge_from(p, edge), to = sim_edge_to(p, edge);
-        int64_t end = e->s->end_ns[from];
-        if (end >= 0 && end != ENDS_UNKNOWN) {
+        int64_t end = known_end(e, from);
+        if (end >= 0) {
             int32_t from_unit = e->s->cta_unit[sim_op_cta(p, from)];
             int64_t at = end + edge_latency(e, edge, from, from_unit, unit);
             if (at > ready[to] && e->is_accum_bound)
@@ -239,13 +266,16 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
             ready[to] = MAX(ready[to], at);
         }
     }
-    if (p->engines_per_unit == 1) { /* one engine: the CTA's first op is the only one first on it */
-        release(e, cta->op_begin, now, false);
-        return;
-    }
-    for (int64_t op = cta->op_begin; op < op_end; op++)
-        if (sim_program_is_first_on_engine(p, op))
+    for (int64_t op = cta->op_begin; op < op_end; op++) {
+        if (!sim_program_is_first_on_engine_in(p, op, c))
+            continue;
+        if (e->is_plain)
+            release_plain(e, op, now);
+        else
             release(e, op, now, false);
+        if (p->engines_per_unit == 1) /* one engine: the CTA's first op is the only one first on it */
+            break;
+    }
 }
 
 /* Free units take their next pinned CTA, else the next CTA in launch order; lowest unit first. A free
@@ -302,6 +332,47 @@ static void complete(Engine *e, int64_t op, int64_t now)
         release(e, next, now, false);
     if (--e->cta_left[c] == 0) {
         e->s->cta_end_ns[c] = now;
+        e->free_units[unit / 64] |= UINT64_C(1) << (unit % 64);
+        e->has_free_unit = true;
+    }
+}
+
+/* complete on the plain path: the same steps, with nothing but the program's durations to apply. */
+static void complete_plain(Engine *e, int64_t op, int64_t now)
+{
+    const SimProgram *p = e->p;
+    SimSchedule *s = e->s;
+    int32_t c = sim_op_cta(p, op), unit = s->cta_unit[c];
+    if (s->order)
+        s->order[e->order_len++] = (int32_t)op;
+    e->ops_done++;
+    int64_t k_begin = sim_program_out_begin(p, op), k_end = sim_program_out_end(p, op);
+    if (op + AHEAD < p->op_count) {
+        int64_t a = op + AHEAD;
+        __builtin_prefetch(&s->start_ns[a], 1);
+        __builtin_prefetch(&e->pending[a], 1);
+        __builtin_prefetch(p->op_duration_ns ? (const void *)&p->op_duration_ns[a] : (const void *)&p->op_duration_wide_ns[a]);
+        __builtin_prefetch(&p->op_cta_delta[a]);
+        __builtin_prefetch(&p->first_out.rel[a]);
+        __builtin_prefetch(&p->edge_to[MIN(k_end + AHEAD, p->edge_count)]);
+    }
+    for (int64_t k = k_begin; k < k_end; k++) {
+        int64_t edge = sim_program_out_edge(p, k), to = sim_edge_to(p, edge);
+        if (to + 4 < p->op_count) { /* as in complete */
+            __builtin_prefetch(&p->op_cta_delta[to + 4]);
+            __builtin_prefetch(&s->start_ns[to + 4], 1);
+        }
+        int32_t to_unit = s->cta_unit[sim_op_cta(p, to)];
+        if (to_unit >= 0)
+            release_plain(e, to, now + edge_latency(e, edge, op, unit, to_unit));
+        else
+            e->pending[to]--; /* its time is folded into ready when its CTA is placed */
+    }
+    int64_t next = sim_program_next_on_engine_in(p, op, c);
+    if (next >= 0)
+        release_plain(e, next, now);
+    if (--e->cta_left[c] == 0) {
+        s->cta_end_ns[c] = now;
         e->free_units[unit / 64] |= UINT64_C(1) << (unit % 64);
         e->has_free_unit = true;
     }
@@ -368,10 +439,68 @@ static int64_t longest_queued(const SimProgram *p, int64_t longest)
     return wait > INT64_MAX / 4 ? INT64_MAX / 4 : extra + 1 + (int64_t)wait; /* too large: the heap */
 }
 
+/* The interference rules' per-unit state, where the program has them (several engines a unit). */
+static void init_overlap(Engine *e)
+{
+    const SimProgram *p = e->p;
+    if ((p->overlap.penalty_ns <= 0 && p->overlap.write_extra_ns <= 0 && p->overlap.write_slope_ns <= 0) ||
+        p->engines_per_unit == 1)
+        return;
+    int32_t n_units = p->n_units;
+    e->unit_reduce_start = g_new(int64_t, n_units);
+    e->unit_compute = g_new(int32_t, n_units);
+    e->is_unit_compute_slowed = g_new0(bool, n_units);
+    e->unit_write_start = g_new(int64_t, n_units);
+    e->unit_write_end = g_new(int64_t, n_units);
+    e->unit_store_op = g_new(int32_t, n_units);
+    e->has_unit_reduction_paid = g_new0(bool, n_units);
+    for (int32_t u = 0; u < n_units; u++) {
+        e->unit_reduce_start[u] = e->unit_write_start[u] = e->unit_write_end[u] = INT64_MIN / 4;
+        e->unit_compute[u] = e->unit_store_op[u] = -1;
+    }
+}
+
+/* Whether every program edge runs from a lower op to a higher one: CTA order is then a topological order
+ * of the realised DAG, and the plain path keeps no completion order (engine.h). */
+static bool is_edge_order_forward(const SimProgram *p)
+{
+    for (int64_t k = 0; k < p->edge_count; k++)
+        if (sim_edge_from(p, k) >= sim_edge_to(p, k))
+            return false;
+    return true;
+}
+
+/* Each op's pending count: its incoming edges and the op before it (or the dispatch); on the plain path in
+ * pending, else as minus that in s->end_ns. Takes the plain path away from an op with too many. Returns
+ * the longest duration. */
+static int64_t init_pending(Engine *e)
+{
+    const SimProgram *p = e->p;
+    int64_t n = p->op_count, longest = 0;
+    if (e->is_plain) {
+        e->pending = SIM_PREFAULT_NEW(uint8_t, n);
+        for (int64_t op = 0; op < n && e->is_plain; op++) {
+            int64_t count = sim_program_in_end(p, op) - sim_program_in_begin(p, op) + 1;
+            e->pending[op] = (uint8_t)count;
+            e->is_plain = count < PENDING_MAX;
+            longest = MAX(longest, sim_op_duration_ns(p, op));
+        }
+        if (e->is_plain)
+            return longest;
+        g_free(e->pending), e->pending = NULL;
+    }
+    e->s->end_ns = SIM_PREFAULT_NEW(int64_t, n);
+    for (int64_t op = 0; op < n; op++) {
+        e->s->end_ns[op] = -(sim_program_in_end(p, op) - sim_program_in_begin(p, op) + 1);
+        longest = MAX(longest, sim_op_duration_ns(p, op));
+    }
+    return longest;
+}
+
 static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
 {
     *e = (Engine){ .p = p, .s = s, .load = p->load };
-    s->handoff_extra_ns = NULL;
+    *s = (SimSchedule){ 0 };
     int64_t n = p->op_count;
     g_assert(n < INT32_MAX && n + p->cta_count < INT32_MAX);
     if (e->load) {
@@ -380,18 +509,17 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
         if (e->load->handoff_extra_ns)
             s->handoff_extra_ns = g_new0(int32_t, n);
     }
+    init_overlap(e);
+    if (p->waited.read_delta_ns != 0 || p->waited.tail_delta_ns != 0)
+        e->is_accum_bound = g_new0(bool, n);
+    e->is_plain = !e->load && !e->unit_compute && !e->is_accum_bound;
     s->start_ns = SIM_PREFAULT_NEW0(int64_t, n); /* ready times until each op starts */
-    s->end_ns = SIM_PREFAULT_NEW(int64_t, n);
-    s->order = SIM_PREFAULT_NEW(int32_t, n + p->cta_count);
+    int64_t longest = init_pending(e);
+    if (!e->is_plain || !is_edge_order_forward(p))
+        s->order = SIM_PREFAULT_NEW(int32_t, n + p->cta_count);
     s->cta_unit = g_new(int32_t, p->cta_count);
     s->cta_dispatch_ns = g_new(int64_t, p->cta_count);
     s->cta_end_ns = g_new(int64_t, p->cta_count);
-    s->makespan_ns = 0;
-    int64_t longest = 0;
-    for (int64_t op = 0; op < n; op++) { /* pending: the incoming edges and the op before it (or the dispatch) */
-        s->end_ns[op] = -(sim_program_in_end(p, op) - sim_program_in_begin(p, op) + 1);
-        longest = MAX(longest, sim_op_duration_ns(p, op));
-    }
     sim_event_queue_init(&e->queue, longest + longest_extra(p) + longest_queued(p, longest),
                          2 * (int64_t)p->n_units * p->engines_per_unit);
     e->cta_left = g_new(int32_t, p->cta_count);
@@ -400,23 +528,6 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
     e->pinned = g_new(int32_t, p->cta_count);
     e->pinned_next = g_new(int32_t, p->n_units);
     e->free_units = g_new0(uint64_t, (p->n_units + 63) / 64);
-    if ((p->overlap.penalty_ns > 0 || p->overlap.write_extra_ns > 0 || p->overlap.write_slope_ns > 0) &&
-        p->engines_per_unit > 1) {
-        int32_t n_units = p->n_units;
-        e->unit_reduce_start = g_new(int64_t, n_units);
-        e->unit_compute = g_new(int32_t, n_units);
-        e->is_unit_compute_slowed = g_new0(bool, n_units);
-        e->unit_write_start = g_new(int64_t, n_units);
-        e->unit_write_end = g_new(int64_t, n_units);
-        e->unit_store_op = g_new(int32_t, n_units);
-        e->has_unit_reduction_paid = g_new0(bool, n_units);
-        for (int32_t u = 0; u < n_units; u++) {
-            e->unit_reduce_start[u] = e->unit_write_start[u] = e->unit_write_end[u] = INT64_MIN / 4;
-            e->unit_compute[u] = e->unit_store_op[u] = -1;
-        }
-    }
-    if (p->waited.read_delta_ns != 0 || p->waited.tail_delta_ns != 0)
-        e->is_accum_bound = g_new0(bool, n);
     init_ctas(e);
 }
 
@@ -438,6 +549,7 @@ static void engine_clear(Engine *e)
     g_free(e->unit_store_op);
     g_free(e->has_unit_reduction_paid);
     g_free(e->is_accum_bound);
+    g_free(e->pending);
 }
 
 /* Names the first CTA that never got a unit if there is one (every unit is held by a CTA waiting on
@@ -464,12 +576,27 @@ static SimStatus report_deadlock(const Engine *e, SimError *err)
                          stuck, e->s->cta_unit[stuck], e->ops_done, p->op_count);
 }
 
-/* Fixed durations: every event is a completion. The loop the engine spends its time in. */
+/* The plain path: every event is a completion, never stale. */
+static void run_plain(Engine *e)
+{
+    SimEventQueue *q = &e->queue;
+    while (!sim_event_queue_is_empty(q)) {
+        int64_t now = sim_event_queue_min_time(q);
+        do
+            complete_plain(e, sim_event_queue_pop_at(q, now), now);
+        while (sim_event_queue_has_at(q, now));
+        e->s->makespan_ns = now;
+        if (e->has_free_unit)
+            dispatch(e, now);
+    }
+}
+
+/* Fixed durations: every event is a completion. */
 static void run_fixed(Engine *e)
 {
     SimEventQueue *q = &e->queue;
     while (!sim_event_queue_is_empty(q)) {
-        int64_t now = e->now = sim_event_queue_min_time(q);
+        int64_t now = sim_event_queue_min_time(q);
         do {
             int64_t at;
             int32_t op = sim_event_queue_pop(q, &at);
@@ -487,7 +614,7 @@ static void run_shared(Engine *e)
 {
     SimEventQueue *q = &e->queue;
     while (!sim_event_queue_is_empty(q)) {
-        int64_t now = e->now = sim_event_queue_min_time(q);
+        int64_t now = sim_event_queue_min_time(q);
         do {
             int64_t at;
             int32_t op = sim_event_queue_pop(q, &at);
@@ -509,21 +636,37 @@ SimStatus sim_engine_run(const SimProgram *p, SimSchedule *out, SimError *err)
     return sim_engine_run_events(p, out, err);
 }
 
+/* After a deadlock: the ops that never started get -1 for their start and end (on the plain path, an
+ * end_ns array is made for it: the schedule is not one the outputs read). */
+static void mark_unstarted(const Engine *e)
+{
+    const SimProgram *p = e->p;
+    SimSchedule *s = e->s;
+    if (e->is_plain) {
+        s->end_ns = g_new(int64_t, p->op_count);
+        for (int64_t op = 0; op < p->op_count; op++)
+            s->end_ns[op] = e->pending[op] > 0 ? -1 : s->start_ns[op] + sim_op_duration_ns(p, op);
+    }
+    for (int64_t op = 0; op < p->op_count; op++) /* never started: start_ns held a ready time */
+        if (s->end_ns[op] < 0)
+            s->start_ns[op] = s->end_ns[op] = -1;
+}
+
 SimStatus sim_engine_run_events(const SimProgram *p, SimSchedule *out, SimError *err)
 {
     Engine e;
     engine_init(&e, p, out);
     dispatch(&e, 0);
-    if (e.load)
+    if (e.is_plain)
+        run_plain(&e);
+    else if (e.load)
         run_shared(&e);
     else
         run_fixed(&e);
     SimStatus st = SIM_OK;
     if (e.ops_done != p->op_count) {
         st = report_deadlock(&e, err);
-        for (int64_t op = 0; op < p->op_count; op++) /* never started: start_ns held a ready time */
-            if (out->end_ns[op] < 0)
-                out->start_ns[op] = out->end_ns[op] = -1;
+        mark_unstarted(&e);
     }
     engine_clear(&e);
     return st;

@@ -89,6 +89,28 @@ static inline int64_t sim_event_queue_min_time(SimEventQueue *q)
     return sim_event_queue_ring_advance(q);
 }
 
+/* Whether an event at now, the earliest queued time (min_time's last answer), is still queued. O(1). */
+static inline bool sim_event_queue_has_at(const SimEventQueue *q, int64_t now)
+{
+    if (!q->ring_mask)
+        return q->len > 0 && q->heap[0].time == now;
+    return q->first[now & q->ring_mask] >= 0; /* the bucket holds time now only (event_queue.c) */
+}
+
+/* Removes the first event of time now, the earliest queued time (has_at(q, now) holds), and returns its op. */
+static inline int32_t sim_event_queue_pop_at(SimEventQueue *q, int64_t now)
+{
+    if (!q->ring_mask)
+        return sim_event_queue_heap_pop(q).op;
+    int32_t b = (int32_t)(now & q->ring_mask), n = q->first[b], op = q->node_op[n];
+    q->first[b] = q->node_next[n];
+    if (q->first[b] < 0)
+        q->is_full[b >> 6] &= ~(UINT64_C(1) << (b & 63));
+    q->node_next[n] = q->free_node, q->free_node = n;
+    q->len--;
+    return op;
+}
+
 /* Removes the first event in (time, seq) order and returns its op; *time gets its time. */
 static inline int32_t sim_event_queue_pop(SimEventQueue *q, int64_t *time)
 {
@@ -98,13 +120,7 @@ static inline int32_t sim_event_queue_pop(SimEventQueue *q, int64_t *time)
         return ev.op;
     }
     *time = sim_event_queue_min_time(q);
-    int32_t b = (int32_t)(*time & q->ring_mask), n = q->first[b], op = q->node_op[n];
-    q->first[b] = q->node_next[n];
-    if (q->first[b] < 0)
-        q->is_full[b >> 6] &= ~(UINT64_C(1) << (b & 63));
-    q->node_next[n] = q->free_node, q->free_node = n;
-    q->len--;
-    return op;
+    return sim_event_queue_pop_at(q, *time);
 }
 
 #endif

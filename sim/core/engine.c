@@ -3,7 +3,9 @@
  * pending reaches 0, at ready = max over those predecessors' ends plus edge latency. Latency depends on
  * where both ends run, so edges into a CTA not yet placed are folded in when it is dispatched. Events are
  * op completions (and, with a load model, a reduction's issue start and end); dispatch runs once per time
- * step. Load-dependent reductions: see "The reductions' queue" below. */
+ * step. Two loops: the plain path (fixed durations, no rule: every event a completion, no per-op ends) and
+ * the full one (a rule may lengthen a running op, a load model times reductions). Load-dependent
+ * reductions: see "The reductions' queue" below. */
 #include "engine.h"
 
 #include <glib.h>
@@ -221,14 +223,95 @@ static inline void release(Engine *e, int64_t op, int64_t at, bool is_accum)
     }
 }
 
+/* The plain path's hot loop reads the program and the schedule through this copy of their array pointers,
+ * a local of run_plain's: stores to the arrays (pending is bytes, which may alias anything) then cannot
+ * make the compiler load the pointers again through e->p and e->s at every op. */
+typedef struct {
+    int64_t *start;                   /* s->start_ns */
+    uint8_t *pending;
+    int32_t *cta_unit, *cta_left, *order;
+    const int32_t *duration;          /* NULL: p->op_duration_wide_ns */
+    const int32_t *cta_base, *out_full, *out_base, *edge_to, *next_on_engine;
+    const uint8_t *cta_delta, *out_rel;
+    int64_t op_count, edge_count;
+} PlainView;
+
+static PlainView plain_view(const Engine *e)
+{
+    const SimProgram *p = e->p;
+    return (PlainView){ .start = e->s->start_ns, .pending = e->pending, .cta_unit = e->s->cta_unit,
+                        .cta_left = e->cta_left, .order = e->s->order, .duration = p->op_duration_ns,
+                        .cta_base = p->op_cta_base, .out_full = p->first_out.full, .out_base = p->first_out.base,
+                        .edge_to = p->edge_to, .next_on_engine = p->next_on_engine, .cta_delta = p->op_cta_delta,
+                        .out_rel = p->first_out.rel, .op_count = p->op_count, .edge_count = p->edge_count };
+}
+
+static inline int64_t plain_out_at(const PlainView *v, int64_t op)
+{
+    return v->out_full ? v->out_full[op] : (int64_t)v->out_base[op >> 5] + v->out_rel[op];
+}
+
+/* Fetches the lines a CTA's op AHEAD ops on will read: the running CTAs' ops are as many streams as CTAs
+ * (132 and more), which no hardware prefetcher follows; the next visit to the CTA is an event of each
+ * other running CTA later. (524k fa3 tasks: the engine 28 -> 23 ms.) Out of range is harmless: a prefetch
+ * never faults; the pointers are formed only in range. */
+static inline void plain_prefetch(const Engine *e, const PlainView *v, int64_t op, int64_t k_end)
+{
+    int64_t a = op + AHEAD;
+    if (a >= v->op_count)
+        return;
+    __builtin_prefetch(&v->start[a], 1);
+    __builtin_prefetch(&v->pending[a], 1);
+    __builtin_prefetch(v->duration ? (const void *)&v->duration[a] : (const void *)&e->p->op_duration_wide_ns[a]);
+    __builtin_prefetch(&v->cta_delta[a]);
+    if (!v->out_full)
+        __builtin_prefetch(&v->out_rel[a]);
+    if (k_end + AHEAD < v->edge_count)
+        __builtin_prefetch(&v->edge_to[k_end + AHEAD]);
+}
+
 /* release on the plain path: one predecessor of op is satisfied no earlier than at; op starts when it
  * was the last one, and ends its duration later. */
-static inline void release_plain(Engine *e, int64_t op, int64_t at)
+static inline void plain_release(const Engine *e, const PlainView *v, SimEventQueue *q, int64_t op, int64_t at)
 {
-    int64_t *ready = &e->s->start_ns[op];
-    *ready = MAX(*ready, at);
-    if (--e->pending[op] == 0)
-        sim_event_queue_push(&e->queue, *ready + sim_op_duration_ns(e->p, op), (int32_t)op);
+    int64_t ready = MAX(v->start[op], at);
+    v->start[op] = ready;
+    if (--v->pending[op] == 0)
+        sim_event_queue_push(q, ready + (v->duration ? v->duration[op] : e->p->op_duration_wide_ns[op]), (int32_t)op);
+}
+
+/* complete on the plain path: the same steps, with nothing but the program's durations to apply. Program
+ * edges are in CSR order here (out_edge NULL) or read through it. */
+static inline void plain_complete(Engine *e, PlainView *v, SimEventQueue *q, int64_t op, int64_t now)
+{
+    const SimProgram *p = e->p;
+    int32_t c = v->cta_base[op >> 8] + v->cta_delta[op], unit = v->cta_unit[c];
+    if (v->order)
+        v->order[e->order_len++] = (int32_t)op;
+    int64_t k_end = plain_out_at(v, op + 1);
+    plain_prefetch(e, v, op, k_end);
+    for (int64_t k = plain_out_at(v, op); k < k_end; k++) {
+        int64_t edge = sim_program_out_edge(p, k), to = v->edge_to[edge];
+        if (to + 4 < v->op_count) { /* as in complete */
+            __builtin_prefetch(&v->cta_delta[to + 4]);
+            __builtin_prefetch(&v->start[to + 4], 1);
+        }
+        int32_t to_unit = v->cta_unit[v->cta_base[to >> 8] + v->cta_delta[to]];
+        if (to_unit >= 0)
+            plain_release(e, v, q, to, now + edge_latency(e, edge, op, unit, to_unit));
+        else
+            v->pending[to]--; /* its time is folded into ready when its CTA is placed */
+    }
+    /* one engine: a CTA's ops complete in program order, so op is its last one when it is the last left */
+    int32_t left = --v->cta_left[c];
+    int64_t next = v->next_on_engine ? v->next_on_engine[op] : left > 0 ? op + 1 : -1;
+    if (next >= 0)
+        plain_release(e, v, q, next, now);
+    if (left == 0) {
+        e->s->cta_end_ns[c] = now;
+        e->free_units[unit / 64] |= UINT64_C(1) << (unit % 64);
+        e->has_free_unit = true;
+    }
 }
 
 /* When op, a source folded in at a placement, ends: -1 while it has not started or its end is not known
@@ -269,9 +352,10 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
     for (int64_t op = cta->op_begin; op < op_end; op++) {
         if (!sim_program_is_first_on_engine_in(p, op, c))
             continue;
-        if (e->is_plain)
-            release_plain(e, op, now);
-        else
+        if (e->is_plain) {
+            PlainView v = plain_view(e);
+            plain_release(e, &v, &e->queue, op, now);
+        } else
             release(e, op, now, false);
         if (p->engines_per_unit == 1) /* one engine: the CTA's first op is the only one first on it */
             break;
@@ -332,47 +416,6 @@ static void complete(Engine *e, int64_t op, int64_t now)
         release(e, next, now, false);
     if (--e->cta_left[c] == 0) {
         e->s->cta_end_ns[c] = now;
-        e->free_units[unit / 64] |= UINT64_C(1) << (unit % 64);
-        e->has_free_unit = true;
-    }
-}
-
-/* complete on the plain path: the same steps, with nothing but the program's durations to apply. */
-static void complete_plain(Engine *e, int64_t op, int64_t now)
-{
-    const SimProgram *p = e->p;
-    SimSchedule *s = e->s;
-    int32_t c = sim_op_cta(p, op), unit = s->cta_unit[c];
-    if (s->order)
-        s->order[e->order_len++] = (int32_t)op;
-    e->ops_done++;
-    int64_t k_begin = sim_program_out_begin(p, op), k_end = sim_program_out_end(p, op);
-    if (op + AHEAD < p->op_count) {
-        int64_t a = op + AHEAD;
-        __builtin_prefetch(&s->start_ns[a], 1);
-        __builtin_prefetch(&e->pending[a], 1);
-        __builtin_prefetch(p->op_duration_ns ? (const void *)&p->op_duration_ns[a] : (const void *)&p->op_duration_wide_ns[a]);
-        __builtin_prefetch(&p->op_cta_delta[a]);
-        __builtin_prefetch(&p->first_out.rel[a]);
-        __builtin_prefetch(&p->edge_to[MIN(k_end + AHEAD, p->edge_count)]);
-    }
-    for (int64_t k = k_begin; k < k_end; k++) {
-        int64_t edge = sim_program_out_edge(p, k), to = sim_edge_to(p, edge);
-        if (to + 4 < p->op_count) { /* as in complete */
-            __builtin_prefetch(&p->op_cta_delta[to + 4]);
-            __builtin_prefetch(&s->start_ns[to + 4], 1);
-        }
-        int32_t to_unit = s->cta_unit[sim_op_cta(p, to)];
-        if (to_unit >= 0)
-            release_plain(e, to, now + edge_latency(e, edge, op, unit, to_unit));
-        else
-            e->pending[to]--; /* its time is folded into ready when its CTA is placed */
-    }
-    int64_t next = sim_program_next_on_engine_in(p, op, c);
-    if (next >= 0)
-        release_plain(e, next, now);
-    if (--e->cta_left[c] == 0) {
-        s->cta_end_ns[c] = now;
         e->free_units[unit / 64] |= UINT64_C(1) << (unit % 64);
         e->has_free_unit = true;
     }
@@ -476,24 +519,24 @@ static bool is_edge_order_forward(const SimProgram *p)
 static int64_t init_pending(Engine *e)
 {
     const SimProgram *p = e->p;
-    int64_t n = p->op_count, longest = 0;
+    int64_t n = p->op_count, longest = 0, in_begin = sim_program_in_begin(p, 0);
+    for (int64_t op = 0; op < n; op++)
+        longest = MAX(longest, sim_op_duration_ns(p, op));
     if (e->is_plain) {
         e->pending = SIM_PREFAULT_NEW(uint8_t, n);
         for (int64_t op = 0; op < n && e->is_plain; op++) {
-            int64_t count = sim_program_in_end(p, op) - sim_program_in_begin(p, op) + 1;
+            int64_t in_end = sim_program_in_end(p, op), count = in_end - in_begin + 1;
             e->pending[op] = (uint8_t)count;
             e->is_plain = count < PENDING_MAX;
-            longest = MAX(longest, sim_op_duration_ns(p, op));
+            in_begin = in_end;
         }
         if (e->is_plain)
             return longest;
         g_free(e->pending), e->pending = NULL;
     }
     e->s->end_ns = SIM_PREFAULT_NEW(int64_t, n);
-    for (int64_t op = 0; op < n; op++) {
+    for (int64_t op = 0; op < n; op++)
         e->s->end_ns[op] = -(sim_program_in_end(p, op) - sim_program_in_begin(p, op) + 1);
-        longest = MAX(longest, sim_op_duration_ns(p, op));
-    }
     return longest;
 }
 
@@ -576,19 +619,26 @@ static SimStatus report_deadlock(const Engine *e, SimError *err)
                          stuck, e->s->cta_unit[stuck], e->ops_done, p->op_count);
 }
 
-/* The plain path: every event is a completion, never stale. */
-static void run_plain(Engine *e)
+/* The plain path: every event is a completion, never stale. The queue is a local copy between dispatches
+ * (place_cta pushes on e->queue), for the reason PlainView is. */
+G_GNUC_NO_INLINE static void run_plain(Engine *e)
 {
-    SimEventQueue *q = &e->queue;
-    while (!sim_event_queue_is_empty(q)) {
-        int64_t now = sim_event_queue_min_time(q);
-        do
-            complete_plain(e, sim_event_queue_pop_at(q, now), now);
-        while (sim_event_queue_has_at(q, now));
+    PlainView v = plain_view(e);
+    SimEventQueue q = e->queue;
+    while (!sim_event_queue_is_empty(&q)) {
+        int64_t now = sim_event_queue_min_time(&q);
+        do {
+            plain_complete(e, &v, &q, sim_event_queue_pop_at(&q, now), now);
+            e->ops_done++;
+        } while (sim_event_queue_has_at(&q, now));
         e->s->makespan_ns = now;
-        if (e->has_free_unit)
+        if (e->has_free_unit) {
+            e->queue = q;
             dispatch(e, now);
+            q = e->queue;
+        }
     }
+    e->queue = q;
 }
 
 /* Fixed durations: every event is a completion. */

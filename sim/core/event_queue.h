@@ -63,19 +63,24 @@ static inline void sim_event_queue_push(SimEventQueue *q, int64_t time, int32_t 
     }
     if (q->free_node < 0)
         sim_event_queue_grow(q);
+    /* every field read before the first store: the stores (int32) may alias them, and the compiler would
+     * load them again after each */
+    int32_t *first = q->first, *last = q->last, *next = q->node_next, n = q->free_node;
+    int64_t b = time & q->ring_mask;
+    int32_t free_next = next[n], tail = last[b];
+    bool is_empty = first[b] < 0;
     if (q->len == 0 || time < q->cursor)
         q->cursor = time;
-    int32_t n = q->free_node, b = (int32_t)(time & q->ring_mask);
-    q->free_node = q->node_next[n];
-    q->node_op[n] = op, q->node_next[n] = -1;
-    if (q->first[b] < 0) {
-        q->first[b] = n;
+    q->len++;
+    q->free_node = free_next;
+    q->node_op[n] = op, next[n] = -1;
+    last[b] = n;
+    if (is_empty) {
+        first[b] = n;
         q->is_full[b >> 6] |= UINT64_C(1) << (b & 63);
     } else {
-        q->node_next[q->last[b]] = n;
+        next[tail] = n;
     }
-    q->last[b] = n;
-    q->len++;
 }
 
 /* The earliest queued time; the queue must not be empty. O(1) while that time's bucket holds events,
@@ -102,12 +107,15 @@ static inline int32_t sim_event_queue_pop_at(SimEventQueue *q, int64_t now)
 {
     if (!q->ring_mask)
         return sim_event_queue_heap_pop(q).op;
-    int32_t b = (int32_t)(now & q->ring_mask), n = q->first[b], op = q->node_op[n];
-    q->first[b] = q->node_next[n];
-    if (q->first[b] < 0)
-        q->is_full[b >> 6] &= ~(UINT64_C(1) << (b & 63));
-    q->node_next[n] = q->free_node, q->free_node = n;
+    int32_t *first = q->first, *next = q->node_next, free_node = q->free_node;
+    int64_t b = now & q->ring_mask;
+    int32_t n = first[b], op = q->node_op[n], after = next[n];
     q->len--;
+    q->free_node = n;
+    next[n] = free_node;
+    first[b] = after;
+    if (after < 0)
+        q->is_full[b >> 6] &= ~(UINT64_C(1) << (b & 63));
     return op;
 }
 

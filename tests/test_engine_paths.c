@@ -325,14 +325,15 @@ START_TEST(ring_pops_in_heap_order)
 }
 END_TEST
 
-/* Events of one time drained with has_at and pop_at, ring and heap, against pop's (time, op) order: pushes
- * at the time being drained (zero-length ops) join its end. */
+/* Events of one time drained with has_at and pop_at, ring, heap and a ring of slots (each op its own slot),
+ * against pop's (time, op) order: pushes at the time being drained (zero-length ops) join its end. */
 START_TEST(pop_at_drains_a_time_in_push_order)
 {
     GRand *rng = g_rand_new_with_seed(11);
     for (int round = 0; round < 20; round++) {
         int64_t horizon = g_rand_int_range(rng, 0, 200);
-        SimEventQueue ring, heap, ref;
+        SimEventQueue ring, heap, ref, slots;
+        sim_event_queue_init_slots(&slots, horizon, 5100);
         sim_event_queue_init(&ring, horizon, 4);
         sim_event_queue_init(&heap, -1, 4);
         sim_event_queue_init(&ref, -1, 4);
@@ -340,28 +341,32 @@ START_TEST(pop_at_drains_a_time_in_push_order)
         for (int k = 0; k < 50; k++, next_op++) {
             int64_t t = g_rand_int_range(rng, 0, (int32_t)horizon + 1);
             sim_event_queue_push(&ring, t, next_op), sim_event_queue_push(&heap, t, next_op);
-            sim_event_queue_push(&ref, t, next_op);
+            sim_event_queue_push(&ref, t, next_op), sim_event_queue_push_slot(&slots, t, next_op);
         }
         while (!sim_event_queue_is_empty(&ref)) {
             int64_t now = sim_event_queue_min_time(&ref), t_ref;
             ck_assert_int_eq(sim_event_queue_min_time(&ring), now);
             ck_assert_int_eq(sim_event_queue_min_time(&heap), now);
+            ck_assert_int_eq(sim_event_queue_min_time(&slots), now);
             do {
                 int32_t want = sim_event_queue_pop(&ref, &t_ref);
                 ck_assert_int_eq(t_ref, now);
                 ck_assert_int_eq(sim_event_queue_pop_at(&ring, now), want);
                 ck_assert_int_eq(sim_event_queue_pop_at(&heap, now), want);
+                ck_assert_int_eq(sim_event_queue_pop_at(&slots, now), want);
                 if (next_op < 5000 && g_rand_int_range(rng, 0, 4) == 0) { /* a push within the horizon */
                     int64_t t = now + (g_rand_boolean(rng) ? 0 : g_rand_int_range(rng, 0, (int32_t)horizon + 1));
                     sim_event_queue_push(&ring, t, next_op), sim_event_queue_push(&heap, t, next_op);
-                    sim_event_queue_push(&ref, t, next_op++);
+                    sim_event_queue_push_slot(&slots, t, next_op), sim_event_queue_push(&ref, t, next_op++);
                 }
                 ck_assert_int_eq(sim_event_queue_has_at(&ring, now), sim_event_queue_has_at(&ref, now));
                 ck_assert_int_eq(sim_event_queue_has_at(&heap, now), sim_event_queue_has_at(&ref, now));
+                ck_assert_int_eq(sim_event_queue_has_at(&slots, now), sim_event_queue_has_at(&ref, now));
             } while (sim_event_queue_has_at(&ref, now));
         }
-        ck_assert(sim_event_queue_is_empty(&ring) && sim_event_queue_is_empty(&heap));
+        ck_assert(sim_event_queue_is_empty(&ring) && sim_event_queue_is_empty(&heap) && sim_event_queue_is_empty(&slots));
         sim_event_queue_clear(&ring), sim_event_queue_clear(&heap), sim_event_queue_clear(&ref);
+        sim_event_queue_clear(&slots);
     }
     g_rand_free(rng);
 }

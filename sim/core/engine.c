@@ -58,6 +58,8 @@ typedef struct {
      * start + duration (s->end_ns stays NULL), and s->order is kept only where an edge runs backward. */
     bool is_plain;
     uint8_t *pending;
+    int32_t *slot_op;                 /* the queue's events are slots, unit x engines + engine: the op each runs */
+    int32_t *unit_cta;                /* per unit: the CTA it runs (its last placed) */
 } Engine;
 
 enum { PENDING_MAX = 255, AHEAD = 16 };
@@ -229,7 +231,9 @@ static inline void release(Engine *e, int64_t op, int64_t at, bool is_accum)
 typedef struct {
     int64_t *start;                   /* s->start_ns */
     uint8_t *pending;
-    int32_t *cta_unit, *cta_left, *order;
+    int32_t *cta_unit, *cta_left, *order, *slot_op, *unit_cta;
+    const uint8_t *op_engine;         /* NULL: one engine a unit */
+    int32_t engines;
     const int32_t *duration;          /* NULL: p->op_duration_wide_ns */
     const int32_t *cta_base, *out_full, *out_base, *edge_to, *next_on_engine;
     const uint8_t *cta_delta, *out_rel;
@@ -240,6 +244,8 @@ static PlainView plain_view(const Engine *e)
 {
     const SimProgram *p = e->p;
     return (PlainView){ .start = e->s->start_ns, .pending = e->pending, .cta_unit = e->s->cta_unit,
+                        .slot_op = e->slot_op, .unit_cta = e->unit_cta, .op_engine = p->op_engine,
+                        .engines = p->engines_per_unit,
                         .cta_left = e->cta_left, .order = e->s->order, .duration = p->op_duration_ns,
                         .cta_base = p->op_cta_base, .out_full = p->first_out.full, .out_base = p->first_out.base,
                         .edge_to = p->edge_to, .next_on_engine = p->next_on_engine, .cta_delta = p->op_cta_delta,
@@ -272,20 +278,25 @@ static inline void plain_prefetch(const Engine *e, const PlainView *v, int64_t o
 
 /* release on the plain path: one predecessor of op is satisfied no earlier than at; op starts when it
  * was the last one, and ends its duration later. */
-static inline void plain_release(const Engine *e, const PlainView *v, SimEventQueue *q, int64_t op, int64_t at)
+static inline void plain_release(const Engine *e, const PlainView *v, SimEventQueue *q, int64_t op, int32_t unit,
+                                 int64_t at)
 {
     int64_t ready = MAX(v->start[op], at);
     v->start[op] = ready;
-    if (--v->pending[op] == 0)
-        sim_event_queue_push(q, ready + (v->duration ? v->duration[op] : e->p->op_duration_wide_ns[op]), (int32_t)op);
+    if (--v->pending[op] == 0) {
+        int32_t slot = v->op_engine ? unit * v->engines + v->op_engine[op] : unit;
+        v->slot_op[slot] = (int32_t)op;
+        sim_event_queue_push_slot(q, ready + (v->duration ? v->duration[op] : e->p->op_duration_wide_ns[op]), slot);
+    }
 }
 
 /* complete on the plain path: the same steps, with nothing but the program's durations to apply. Program
  * edges are in CSR order here (out_edge NULL) or read through it. */
-static inline void plain_complete(Engine *e, PlainView *v, SimEventQueue *q, int64_t op, int64_t now)
+static inline void plain_complete(Engine *e, PlainView *v, SimEventQueue *q, int32_t slot, int64_t now)
 {
     const SimProgram *p = e->p;
-    int32_t c = v->cta_base[op >> 8] + v->cta_delta[op], unit = v->cta_unit[c];
+    int64_t op = v->slot_op[slot];
+    int32_t unit = v->op_engine ? slot / v->engines : slot, c = v->unit_cta[unit];
     if (v->order)
         v->order[e->order_len++] = (int32_t)op;
     int64_t k_end = plain_out_at(v, op + 1);
@@ -298,7 +309,7 @@ static inline void plain_complete(Engine *e, PlainView *v, SimEventQueue *q, int
         }
         int32_t to_unit = v->cta_unit[v->cta_base[to >> 8] + v->cta_delta[to]];
         if (to_unit >= 0)
-            plain_release(e, v, q, to, now + edge_latency(e, edge, op, unit, to_unit));
+            plain_release(e, v, q, to, to_unit, now + edge_latency(e, edge, op, unit, to_unit));
         else
             v->pending[to]--; /* its time is folded into ready when its CTA is placed */
     }
@@ -306,7 +317,7 @@ static inline void plain_complete(Engine *e, PlainView *v, SimEventQueue *q, int
     int32_t left = --v->cta_left[c];
     int64_t next = v->next_on_engine ? v->next_on_engine[op] : left > 0 ? op + 1 : -1;
     if (next >= 0)
-        plain_release(e, v, q, next, now);
+        plain_release(e, v, q, next, unit, now);
     if (left == 0) {
         e->s->cta_end_ns[c] = now;
         e->free_units[unit / 64] |= UINT64_C(1) << (unit % 64);
@@ -354,7 +365,8 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
             continue;
         if (e->is_plain) {
             PlainView v = plain_view(e);
-            plain_release(e, &v, &e->queue, op, now);
+            e->unit_cta[unit] = c;
+            plain_release(e, &v, &e->queue, op, unit, now);
         } else
             release(e, op, now, false);
         if (p->engines_per_unit == 1) /* one engine: the CTA's first op is the only one first on it */
@@ -563,8 +575,15 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
     s->cta_unit = g_new(int32_t, p->cta_count);
     s->cta_dispatch_ns = g_new(int64_t, p->cta_count);
     s->cta_end_ns = g_new(int64_t, p->cta_count);
-    sim_event_queue_init(&e->queue, longest + longest_extra(p) + longest_queued(p, longest),
-                         2 * (int64_t)p->n_units * p->engines_per_unit);
+    int64_t horizon = longest + longest_extra(p) + longest_queued(p, longest);
+    if (e->is_plain) {
+        int32_t slots = p->n_units * p->engines_per_unit;
+        sim_event_queue_init_slots(&e->queue, horizon, slots);
+        e->slot_op = g_new(int32_t, slots);
+        e->unit_cta = g_new(int32_t, p->n_units);
+    } else {
+        sim_event_queue_init(&e->queue, horizon, 2 * (int64_t)p->n_units * p->engines_per_unit);
+    }
     e->cta_left = g_new(int32_t, p->cta_count);
     e->dynamic = g_new(int32_t, p->cta_count);
     e->pinned_first = g_new0(int32_t, p->n_units + 1);
@@ -593,6 +612,8 @@ static void engine_clear(Engine *e)
     g_free(e->has_unit_reduction_paid);
     g_free(e->is_accum_bound);
     g_free(e->pending);
+    g_free(e->slot_op);
+    g_free(e->unit_cta);
 }
 
 /* Names the first CTA that never got a unit if there is one (every unit is held by a CTA waiting on

@@ -28,7 +28,8 @@ typedef struct {
     int64_t cursor;               /* a lower bound of every queued time, and above the largest minus the ring */
     int32_t *first, *last;        /* per bucket: its FIFO list (node ids), -1 when empty */
     uint64_t *is_full;            /* bit b: bucket b holds events */
-    int32_t *node_op, *node_next; /* the list nodes; free ones chained from free_node */
+    int32_t *node_op, *node_next; /* the list nodes; free ones chained from free_node (slots: no node_op,
+                                   * the nodes are the slots) */
     int32_t free_node, node_cap;
 } SimEventQueue;
 
@@ -36,6 +37,10 @@ typedef struct {
  * popped, or any earlier time pushed since); a horizon too large for a ring of at most 2^17 buckets (or
  * negative: unknown) takes the heap. in_flight: the expected events queued at once (a hint). */
 void sim_event_queue_init(SimEventQueue *q, int64_t horizon_ns, int64_t in_flight);
+/* The same for events that are slots below slots, each queued at most once at a time (the engine's plain
+ * path: one per engine of each unit, which runs one op at a time): push them with push_slot; pop_at returns
+ * them. */
+void sim_event_queue_init_slots(SimEventQueue *q, int64_t horizon_ns, int32_t slots);
 void sim_event_queue_clear(SimEventQueue *q);
 /* Whether the ring was chosen (for tests). */
 static inline bool sim_event_queue_is_ring(const SimEventQueue *q)
@@ -53,8 +58,29 @@ static inline bool sim_event_queue_is_empty(const SimEventQueue *q)
     return q->len == 0;
 }
 
+/* Appends list node n to the bucket of time (ring). Every field is read before the first store: the
+ * stores (int32) may alias them, and the compiler would load them again after each. */
+static inline void sim_event_queue_link(SimEventQueue *q, int64_t time, int32_t n)
+{
+    int32_t *first = q->first, *last = q->last, *next = q->node_next;
+    int64_t b = time & q->ring_mask;
+    int32_t tail = last[b];
+    bool is_empty = first[b] < 0;
+    if (q->len == 0 || time < q->cursor)
+        q->cursor = time;
+    q->len++;
+    next[n] = -1;
+    last[b] = n;
+    if (is_empty) {
+        first[b] = n;
+        q->is_full[b >> 6] |= UINT64_C(1) << (b & 63);
+    } else {
+        next[tail] = n;
+    }
+}
+
 /* Schedules op at time: no earlier than the current time, at most the horizon after it. O(1) (ring),
- * O(log len) (heap). */
+ * O(log len) (heap). Not on a queue of slots. */
 static inline void sim_event_queue_push(SimEventQueue *q, int64_t time, int32_t op)
 {
     if (!q->ring_mask) {
@@ -63,24 +89,20 @@ static inline void sim_event_queue_push(SimEventQueue *q, int64_t time, int32_t 
     }
     if (q->free_node < 0)
         sim_event_queue_grow(q);
-    /* every field read before the first store: the stores (int32) may alias them, and the compiler would
-     * load them again after each */
-    int32_t *first = q->first, *last = q->last, *next = q->node_next, n = q->free_node;
-    int64_t b = time & q->ring_mask;
-    int32_t free_next = next[n], tail = last[b];
-    bool is_empty = first[b] < 0;
-    if (q->len == 0 || time < q->cursor)
-        q->cursor = time;
-    q->len++;
-    q->free_node = free_next;
-    q->node_op[n] = op, next[n] = -1;
-    last[b] = n;
-    if (is_empty) {
-        first[b] = n;
-        q->is_full[b >> 6] |= UINT64_C(1) << (b & 63);
-    } else {
-        next[tail] = n;
-    }
+    int32_t n = q->free_node;
+    q->free_node = q->node_next[n];
+    q->node_op[n] = op;
+    sim_event_queue_link(q, time, n);
+}
+
+/* On a queue of slots (sim_event_queue_init_slots): schedules slot, not queued now, at time (as push).
+ * The ring's list node is the slot itself: no node to take from a pool and give back. */
+static inline void sim_event_queue_push_slot(SimEventQueue *q, int64_t time, int32_t slot)
+{
+    if (!q->ring_mask)
+        sim_event_queue_heap_push(q, time, slot);
+    else
+        sim_event_queue_link(q, time, slot);
 }
 
 /* The earliest queued time; the queue must not be empty. O(1) while that time's bucket holds events,
@@ -102,20 +124,30 @@ static inline bool sim_event_queue_has_at(const SimEventQueue *q, int64_t now)
     return q->first[now & q->ring_mask] >= 0; /* the bucket holds time now only (event_queue.c) */
 }
 
-/* Removes the first event of time now, the earliest queued time (has_at(q, now) holds), and returns its op. */
+/* Removes the first list node of the bucket of now (ring, not empty) and returns it. */
+static inline int32_t sim_event_queue_unlink(SimEventQueue *q, int64_t now)
+{
+    int32_t *first = q->first, *next = q->node_next;
+    int64_t b = now & q->ring_mask;
+    int32_t n = first[b], after = next[n];
+    q->len--;
+    first[b] = after;
+    if (after < 0)
+        q->is_full[b >> 6] &= ~(UINT64_C(1) << (b & 63));
+    return n;
+}
+
+/* Removes the first event of time now, the earliest queued time (has_at(q, now) holds), and returns its op
+ * (a queue of slots: its slot). */
 static inline int32_t sim_event_queue_pop_at(SimEventQueue *q, int64_t now)
 {
     if (!q->ring_mask)
         return sim_event_queue_heap_pop(q).op;
-    int32_t *first = q->first, *next = q->node_next, free_node = q->free_node;
-    int64_t b = now & q->ring_mask;
-    int32_t n = first[b], op = q->node_op[n], after = next[n];
-    q->len--;
-    q->free_node = n;
-    next[n] = free_node;
-    first[b] = after;
-    if (after < 0)
-        q->is_full[b >> 6] &= ~(UINT64_C(1) << (b & 63));
+    int32_t n = sim_event_queue_unlink(q, now);
+    if (!q->node_op)
+        return n;
+    int32_t op = q->node_op[n];
+    q->node_next[n] = q->free_node, q->free_node = n;
     return op;
 }
 

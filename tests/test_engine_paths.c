@@ -325,8 +325,8 @@ START_TEST(ring_pops_in_heap_order)
 }
 END_TEST
 
-/* Events of one time drained with has_at and pop_at, ring, heap and a ring of slots (each op its own slot),
- * against pop's (time, op) order: pushes at the time being drained (zero-length ops) join its end. */
+/* Events of one time drained with has_at, peek_at and pop_at, ring, heap and a ring of slots (each op its
+ * own slot), against pop's (time, op) order: pushes at the time being drained (zero-length ops) join its end. */
 START_TEST(pop_at_drains_a_time_in_push_order)
 {
     GRand *rng = g_rand_new_with_seed(11);
@@ -351,6 +351,8 @@ START_TEST(pop_at_drains_a_time_in_push_order)
             do {
                 int32_t want = sim_event_queue_pop(&ref, &t_ref);
                 ck_assert_int_eq(t_ref, now);
+                ck_assert(sim_event_queue_peek_at(&ring, now) == want && sim_event_queue_peek_at(&heap, now) == want &&
+                          sim_event_queue_peek_at(&slots, now) == want);
                 ck_assert_int_eq(sim_event_queue_pop_at(&ring, now), want);
                 ck_assert_int_eq(sim_event_queue_pop_at(&heap, now), want);
                 ck_assert_int_eq(sim_event_queue_pop_at(&slots, now), want);
@@ -363,8 +365,10 @@ START_TEST(pop_at_drains_a_time_in_push_order)
                 ck_assert_int_eq(sim_event_queue_has_at(&heap, now), sim_event_queue_has_at(&ref, now));
                 ck_assert_int_eq(sim_event_queue_has_at(&slots, now), sim_event_queue_has_at(&ref, now));
             } while (sim_event_queue_has_at(&ref, now));
+            ck_assert(sim_event_queue_peek_at(&ring, now) == -1 && sim_event_queue_peek_at(&slots, now) == -1);
         }
-        ck_assert(sim_event_queue_is_empty(&ring) && sim_event_queue_is_empty(&heap) && sim_event_queue_is_empty(&slots));
+        ck_assert(sim_event_queue_is_empty(&ring) && sim_event_queue_is_empty(&heap));
+        ck_assert(sim_event_queue_is_empty(&slots));
         sim_event_queue_clear(&ring), sim_event_queue_clear(&heap), sim_event_queue_clear(&ref);
         sim_event_queue_clear(&slots);
     }

@@ -649,7 +649,17 @@ G_GNUC_NO_INLINE static void run_plain(Engine *e)
     while (!sim_event_queue_is_empty(&q)) {
         int64_t now = sim_event_queue_min_time(&q);
         do {
-            plain_complete(e, &v, &q, sim_event_queue_pop_at(&q, now), now);
+            int32_t slot = sim_event_queue_pop_at(&q, now), ahead = sim_event_queue_peek_at(&q, now);
+            if (ahead >= 0) { /* the next completion's first lines, fetched while this one runs */
+                int64_t op = v.slot_op[ahead];
+                __builtin_prefetch(&v.start[op + 1], 1);
+                __builtin_prefetch(&v.pending[op + 1], 1);
+                if (v.duration)
+                    __builtin_prefetch(&v.duration[op + 1]);
+                if (!v.out_full)
+                    __builtin_prefetch(&v.out_rel[op]);
+            }
+            plain_complete(e, &v, &q, slot, now);
             e->ops_done++;
         } while (sim_event_queue_has_at(&q, now));
         e->s->makespan_ns = now;

@@ -124,6 +124,16 @@ static inline bool sim_event_queue_has_at(const SimEventQueue *q, int64_t now)
     return q->first[now & q->ring_mask] >= 0; /* the bucket holds time now only (event_queue.c) */
 }
 
+/* The event pop_at(q, now) would return next (an op, or a slot), or -1 when none of time now is queued.
+ * O(1). */
+static inline int32_t sim_event_queue_peek_at(const SimEventQueue *q, int64_t now)
+{
+    if (!q->ring_mask)
+        return q->len > 0 && q->heap[0].time == now ? q->heap[0].op : -1;
+    int32_t n = q->first[now & q->ring_mask];
+    return n < 0 || !q->node_op ? n : q->node_op[n];
+}
+
 /* Removes the first list node of the bucket of now (ring, not empty) and returns it. */
 static inline int32_t sim_event_queue_unlink(SimEventQueue *q, int64_t now)
 {

@@ -2,7 +2,9 @@
  * fire in the order they were scheduled. Where every event is pushed at most horizon_ns after the time
  * being processed (durations plus latencies bound it), a ring of 1 ns buckets (a calendar queue) holds
  * them: a bucket then holds one time only, and its FIFO list is push order, the heap's order exactly.
- * Elsewhere a binary heap. Internal to sim/core; the struct is here so that push and pop inline. */
+ * Elsewhere a binary heap. Where each event is a slot queued at most once (the engine's plain path), the
+ * ring's list nodes are the slots themselves. Internal to sim/core; the struct is here so that push and pop
+ * inline. */
 #ifndef SIM_EVENT_QUEUE_H
 #define SIM_EVENT_QUEUE_H
 

@@ -420,6 +420,10 @@ START_TEST(event_engine_keeps_ends_and_order_only_where_needed)
             ck_assert(s.start_ns[0] == 16 && sim_schedule_end_ns(p, &s, 0) == 26 && s.order[0] == 2 && s.order[2] == 1);
         if (k != 2)
             compare_paths(p, "plain or full path");
+        if (k < 2) { /* a duration past the ring's horizon: the plain path's slots go through the heap */
+            sim_program_set_duration(p, 1, 1 << 20);
+            compare_paths(p, "plain path on the heap");
+        }
         sim_schedule_clear(&s);
         sim_program_free(p);
     }

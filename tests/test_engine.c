@@ -259,6 +259,9 @@ START_TEST(waiting_on_an_unplaced_cta_deadlocks)
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_ERR_SCHEDULE);
     ck_assert_ptr_nonnull(strstr(err.msg, "deadlocks"));
     ck_assert_ptr_nonnull(strstr(err.msg, "never placed"));
+    /* neither op started: -1 for both times (the plain path makes ends for it) */
+    for (int64_t op = a; op <= b; op++)
+        ck_assert(s.start_ns[op] == -1 && sim_schedule_end_ns(p, &s, op) == -1);
     sim_schedule_clear(&s);
     sim_program_free(p);
 }

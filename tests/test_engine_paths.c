@@ -325,11 +325,118 @@ START_TEST(ring_pops_in_heap_order)
 }
 END_TEST
 
+/* Events of one time drained with has_at, peek_at and pop_at, ring, heap and a ring of slots (each op its
+ * own slot), against pop's (time, op) order: pushes at the time being drained (zero-length ops) join its end. */
+START_TEST(pop_at_drains_a_time_in_push_order)
+{
+    GRand *rng = g_rand_new_with_seed(11);
+    for (int round = 0; round < 20; round++) {
+        int64_t horizon = g_rand_int_range(rng, 0, 200);
+        SimEventQueue ring, heap, ref, slots;
+        sim_event_queue_init_slots(&slots, horizon, 5100);
+        sim_event_queue_init(&ring, horizon, 4);
+        sim_event_queue_init(&heap, -1, 4);
+        sim_event_queue_init(&ref, -1, 4);
+        int32_t next_op = 0;
+        for (int k = 0; k < 50; k++, next_op++) {
+            int64_t t = g_rand_int_range(rng, 0, (int32_t)horizon + 1);
+            sim_event_queue_push(&ring, t, next_op), sim_event_queue_push(&heap, t, next_op);
+            sim_event_queue_push(&ref, t, next_op), sim_event_queue_push_slot(&slots, t, next_op);
+        }
+        while (!sim_event_queue_is_empty(&ref)) {
+            int64_t now = sim_event_queue_min_time(&ref), t_ref;
+            ck_assert_int_eq(sim_event_queue_min_time(&ring), now);
+            ck_assert_int_eq(sim_event_queue_min_time(&heap), now);
+            ck_assert_int_eq(sim_event_queue_min_time(&slots), now);
+            do {
+                int32_t want = sim_event_queue_pop(&ref, &t_ref);
+                ck_assert_int_eq(t_ref, now);
+                ck_assert(sim_event_queue_peek_at(&ring, now) == want && sim_event_queue_peek_at(&heap, now) == want &&
+                          sim_event_queue_peek_at(&slots, now) == want);
+                ck_assert_int_eq(sim_event_queue_pop_at(&ring, now), want);
+                ck_assert_int_eq(sim_event_queue_pop_at(&heap, now), want);
+                ck_assert_int_eq(sim_event_queue_pop_at(&slots, now), want);
+                if (next_op < 5000 && g_rand_int_range(rng, 0, 4) == 0) { /* a push within the horizon */
+                    int64_t t = now + (g_rand_boolean(rng) ? 0 : g_rand_int_range(rng, 0, (int32_t)horizon + 1));
+                    sim_event_queue_push(&ring, t, next_op), sim_event_queue_push(&heap, t, next_op);
+                    sim_event_queue_push_slot(&slots, t, next_op), sim_event_queue_push(&ref, t, next_op++);
+                }
+                ck_assert_int_eq(sim_event_queue_has_at(&ring, now), sim_event_queue_has_at(&ref, now));
+                ck_assert_int_eq(sim_event_queue_has_at(&heap, now), sim_event_queue_has_at(&ref, now));
+                ck_assert_int_eq(sim_event_queue_has_at(&slots, now), sim_event_queue_has_at(&ref, now));
+            } while (sim_event_queue_has_at(&ref, now));
+            ck_assert(sim_event_queue_peek_at(&ring, now) == -1 && sim_event_queue_peek_at(&slots, now) == -1);
+        }
+        ck_assert(sim_event_queue_is_empty(&ring) && sim_event_queue_is_empty(&heap));
+        ck_assert(sim_event_queue_is_empty(&slots));
+        sim_event_queue_clear(&ring), sim_event_queue_clear(&heap), sim_event_queue_clear(&ref);
+        sim_event_queue_clear(&slots);
+    }
+    g_rand_free(rng);
+}
+END_TEST
+
+/* Two CTAs of one op each, pinned to units 0 and 1, an edge between their ops (forward: 0 -> 1). */
+static SimProgram *two_pinned(bool is_forward)
+{
+    SimProgram *p = sim_program_new(2, 1);
+    for (int32_t c = 0; c < 2; c++) {
+        sim_program_add_cta(p, c);
+        sim_program_add_op(p, 0, SIM_OP_COMPUTE, 10 + c, c);
+    }
+    sim_program_add_edge(p, is_forward ? 0 : 1, is_forward ? 1 : 0, 5, SIM_EDGE_DATA);
+    return p;
+}
+
+/* The event engine's plain path (fixed durations, no rule, fewer than 255 predecessors an op) keeps what
+ * the outputs need only: no ends (start + duration), and a completion order only where an edge runs
+ * backward (else CTA order is topological: analyze_order.c). A rule, or an op with 300 predecessors, takes
+ * the full path, which keeps both; the schedule is the fast path's either way. */
+START_TEST(event_engine_keeps_ends_and_order_only_where_needed)
+{
+    for (int k = 0; k < 4; k++) {
+        SimProgram *p;
+        if (k < 3) {
+            p = two_pinned(k != 1);
+            if (k == 2)
+                p->waited = (SimWaitedReduce){ .read_delta_ns = 2 };
+        } else { /* one op waits on 300 others, each a CTA of its own */
+            p = sim_program_new(4, 1);
+            for (int32_t c = 0; c <= 300; c++) {
+                sim_program_add_cta(p, c % 4);
+                sim_program_add_op(p, 0, SIM_OP_COMPUTE, 1 + c % 7, c);
+            }
+            for (int32_t c = 0; c < 300; c++)
+                sim_program_add_edge(p, c, 300, 3, SIM_EDGE_DATA);
+        }
+        sim_program_seal(p);
+        SimSchedule s = { 0 };
+        SimError err = { 0 };
+        ck_assert_int_eq(sim_engine_run_events(p, &s, &err), SIM_OK);
+        bool is_plain = k < 2;
+        ck_assert(is_plain == (s.end_ns == NULL));
+        ck_assert((k == 0) == (s.order == NULL));
+        if (k == 1) /* the backward edge: op 1 ends at 11, op 0 starts 5 later on the other unit */
+            ck_assert(s.start_ns[0] == 16 && sim_schedule_end_ns(p, &s, 0) == 26 && s.order[0] == 2 && s.order[2] == 1);
+        if (k != 2)
+            compare_paths(p, "plain or full path");
+        if (k < 2) { /* a duration past the ring's horizon: the plain path's slots go through the heap */
+            sim_program_set_duration(p, 1, 1 << 20);
+            compare_paths(p, "plain path on the heap");
+        }
+        sim_schedule_clear(&s);
+        sim_program_free(p);
+    }
+}
+END_TEST
+
 Suite *suite_engine_paths(void)
 {
     Suite *s = suite_create("engine_paths");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, ring_pops_in_heap_order);
+    tcase_add_test(tc, pop_at_drains_a_time_in_push_order);
+    tcase_add_test(tc, event_engine_keeps_ends_and_order_only_where_needed);
     tcase_add_test(tc, every_policy_and_mask_same_schedule);
     tcase_add_test(tc, block_mask_plans_same_schedule);
     tcase_add_test(tc, pipeline_policies_same_schedule);

@@ -3,7 +3,9 @@
  * pending reaches 0, at ready = max over those predecessors' ends plus edge latency. Latency depends on
  * where both ends run, so edges into a CTA not yet placed are folded in when it is dispatched. Events are
  * op completions (and, with a load model, a reduction's issue start and end); dispatch runs once per time
- * step. Load-dependent reductions: see "The reductions' queue" below. */
+ * step. Two loops: the plain path (fixed durations, no rule: every event a completion, no per-op ends) and
+ * the full one (a rule may lengthen a running op, a load model times reductions). Load-dependent
+ * reductions: see "The reductions' queue" below. */
 #include "engine.h"
 
 #include <glib.h>
@@ -40,7 +42,6 @@ typedef struct {
     const SimLoadModel *load;         /* NULL: every duration fixed */
     ReduceQueue rq;
     int64_t *issue_mark;              /* per op, with a load model */
-    int64_t now;                      /* the time of the events being processed */
     /* The overlap rule (program.h), when the program has one: per unit, the latest start of a REDUCE on
      * engine 1, and the latest COMPUTE on engine 0 with whether it already paid the penalty. */
     int64_t *unit_reduce_start;
@@ -52,7 +53,16 @@ typedef struct {
     /* The waited-reduction rule (program.h), when the program has one: per op, whether its ready time was
      * set by an ACCUM edge (it waited for its turn) */
     bool *is_accum_bound;
+    /* The plain path (is_plain: no load model, no rule, every op takes its program duration, and at most
+     * PENDING_MAX - 1 in-edges an op): pending[op] counts its predecessors still to come, an op's end is
+     * start + duration (s->end_ns stays NULL), and s->order is kept only where an edge runs backward. */
+    bool is_plain;
+    uint8_t *pending;
+    int32_t *slot_op;                 /* the queue's events are slots, unit x engines + engine: the op each runs */
+    int32_t *unit_cta;                /* per unit: the CTA it runs (its last placed) */
 } Engine;
+
+enum { PENDING_MAX = 255, AHEAD = 16 };
 
 /* Latency of edge from op 'from' on from_unit to to_unit, with the hand-off growth it got at its release
  * (sim_program_edge_latency and sim_engine_edge_latency, inlined for the hot loop). */
@@ -215,6 +225,116 @@ static inline void release(Engine *e, int64_t op, int64_t at, bool is_accum)
     }
 }
 
+/* The plain path's hot loop reads the program and the schedule through this copy of their array pointers,
+ * a local of run_plain's: stores to the arrays (pending is bytes, which may alias anything) then cannot
+ * make the compiler load the pointers again through e->p and e->s at every op. */
+typedef struct {
+    int64_t *start;                   /* s->start_ns */
+    uint8_t *pending;
+    int32_t *cta_unit, *cta_left, *order, *slot_op, *unit_cta;
+    const uint8_t *op_engine;         /* NULL: one engine a unit */
+    int32_t engines;
+    const int32_t *duration;          /* NULL: p->op_duration_wide_ns */
+    const int32_t *cta_base, *out_full, *out_base, *edge_to, *next_on_engine;
+    const uint8_t *cta_delta, *out_rel;
+    int64_t op_count, edge_count;
+} PlainView;
+
+static PlainView plain_view(const Engine *e)
+{
+    const SimProgram *p = e->p;
+    return (PlainView){ .start = e->s->start_ns, .pending = e->pending, .cta_unit = e->s->cta_unit,
+                        .slot_op = e->slot_op, .unit_cta = e->unit_cta, .op_engine = p->op_engine,
+                        .engines = p->engines_per_unit,
+                        .cta_left = e->cta_left, .order = e->s->order, .duration = p->op_duration_ns,
+                        .cta_base = p->op_cta_base, .out_full = p->first_out.full, .out_base = p->first_out.base,
+                        .edge_to = p->edge_to, .next_on_engine = p->next_on_engine, .cta_delta = p->op_cta_delta,
+                        .out_rel = p->first_out.rel, .op_count = p->op_count, .edge_count = p->edge_count };
+}
+
+static inline int64_t plain_out_at(const PlainView *v, int64_t op)
+{
+    return v->out_full ? v->out_full[op] : (int64_t)v->out_base[op >> 5] + v->out_rel[op];
+}
+
+/* Fetches the lines a CTA's op AHEAD ops on will read: the running CTAs' ops are as many streams as CTAs
+ * (132 and more), which no hardware prefetcher follows; the next visit to the CTA is an event of each
+ * other running CTA later. (524k fa3 tasks: the engine 28 -> 23 ms.) Out of range is harmless: a prefetch
+ * never faults; the pointers are formed only in range. */
+static inline void plain_prefetch(const Engine *e, const PlainView *v, int64_t op, int64_t k_end)
+{
+    int64_t a = op + AHEAD;
+    if (a >= v->op_count)
+        return;
+    __builtin_prefetch(&v->start[a], 1);
+    __builtin_prefetch(&v->pending[a], 1);
+    __builtin_prefetch(v->duration ? (const void *)&v->duration[a] : (const void *)&e->p->op_duration_wide_ns[a]);
+    __builtin_prefetch(&v->cta_delta[a]);
+    if (!v->out_full)
+        __builtin_prefetch(&v->out_rel[a]);
+    if (k_end + AHEAD < v->edge_count)
+        __builtin_prefetch(&v->edge_to[k_end + AHEAD]);
+}
+
+/* release on the plain path: one predecessor of op is satisfied no earlier than at; op starts when it
+ * was the last one, and ends its duration later. */
+static inline void plain_release(const Engine *e, const PlainView *v, SimEventQueue *q, int64_t op, int32_t unit,
+                                 int64_t at)
+{
+    int64_t ready = MAX(v->start[op], at);
+    v->start[op] = ready;
+    if (--v->pending[op] == 0) {
+        int32_t slot = v->op_engine ? unit * v->engines + v->op_engine[op] : unit;
+        v->slot_op[slot] = (int32_t)op;
+        sim_event_queue_push_slot(q, ready + (v->duration ? v->duration[op] : e->p->op_duration_wide_ns[op]), slot);
+    }
+}
+
+/* complete on the plain path: the same steps, with nothing but the program's durations to apply. Program
+ * edges are in CSR order here (out_edge NULL) or read through it. */
+static inline void plain_complete(Engine *e, PlainView *v, SimEventQueue *q, int32_t slot, int64_t now)
+{
+    const SimProgram *p = e->p;
+    int64_t op = v->slot_op[slot];
+    int32_t unit = v->op_engine ? slot / v->engines : slot, c = v->unit_cta[unit];
+    if (v->order)
+        v->order[e->order_len++] = (int32_t)op;
+    int64_t k_end = plain_out_at(v, op + 1);
+    plain_prefetch(e, v, op, k_end);
+    for (int64_t k = plain_out_at(v, op); k < k_end; k++) {
+        int64_t edge = sim_program_out_edge(p, k), to = v->edge_to[edge];
+        if (to + 4 < v->op_count) { /* as in complete */
+            __builtin_prefetch(&v->cta_delta[to + 4]);
+            __builtin_prefetch(&v->start[to + 4], 1);
+        }
+        int32_t to_unit = v->cta_unit[v->cta_base[to >> 8] + v->cta_delta[to]];
+        if (to_unit >= 0)
+            plain_release(e, v, q, to, to_unit, now + edge_latency(e, edge, op, unit, to_unit));
+        else
+            v->pending[to]--; /* its time is folded into ready when its CTA is placed */
+    }
+    /* one engine: a CTA's ops complete in program order, so op is its last one when it is the last left */
+    int32_t left = --v->cta_left[c];
+    int64_t next = v->next_on_engine ? v->next_on_engine[op] : left > 0 ? op + 1 : -1;
+    if (next >= 0)
+        plain_release(e, v, q, next, unit, now);
+    if (left == 0) {
+        e->s->cta_end_ns[c] = now;
+        e->free_units[unit / 64] |= UINT64_C(1) << (unit % 64);
+        e->has_free_unit = true;
+    }
+}
+
+/* When op, a source folded in at a placement, ends: -1 while it has not started or its end is not known
+ * yet (a reduction under a load model until its issue ends). */
+static inline int64_t known_end(const Engine *e, int64_t op)
+{
+    if (e->is_plain)
+        return e->pending[op] == 0 ? e->s->start_ns[op] + sim_op_duration_ns(e->p, op) : -1;
+    int64_t end = e->s->end_ns[op];
+    return end != ENDS_UNKNOWN ? end : -1;
+}
+
 static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
 {
     const SimProgram *p = e->p;
@@ -222,7 +342,8 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
     int64_t *ready = e->s->start_ns;
     e->s->cta_unit[c] = unit;
     e->s->cta_dispatch_ns[c] = now;
-    e->s->order[e->order_len++] = (int32_t)(p->op_count + c);
+    if (e->s->order)
+        e->s->order[e->order_len++] = (int32_t)(p->op_count + c);
     e->free_units[unit / 64] &= ~(UINT64_C(1) << (unit % 64));
     /* Sources that have started with a known end: those done released op while its CTA had no unit (see
      * complete), the others will release it again with the same time, which changes nothing. The CTA's
@@ -230,8 +351,8 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
     int64_t op_end = cta->op_begin + cta->op_count;
     for (int64_t k = sim_program_in_begin(p, cta->op_begin); k < sim_program_in_begin(p, op_end); k++) {
         int64_t edge = sim_program_in_edge(p, k), from = sim_edge_from(p, edge), to = sim_edge_to(p, edge);
-        int64_t end = e->s->end_ns[from];
-        if (end >= 0 && end != ENDS_UNKNOWN) {
+        int64_t end = known_end(e, from);
+        if (end >= 0) {
             int32_t from_unit = e->s->cta_unit[sim_op_cta(p, from)];
             int64_t at = end + edge_latency(e, edge, from, from_unit, unit);
             if (at > ready[to] && e->is_accum_bound)
@@ -239,13 +360,18 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
             ready[to] = MAX(ready[to], at);
         }
     }
-    if (p->engines_per_unit == 1) { /* one engine: the CTA's first op is the only one first on it */
-        release(e, cta->op_begin, now, false);
-        return;
-    }
-    for (int64_t op = cta->op_begin; op < op_end; op++)
-        if (sim_program_is_first_on_engine(p, op))
+    for (int64_t op = cta->op_begin; op < op_end; op++) {
+        if (!sim_program_is_first_on_engine_in(p, op, c))
+            continue;
+        if (e->is_plain) {
+            PlainView v = plain_view(e);
+            e->unit_cta[unit] = c;
+            plain_release(e, &v, &e->queue, op, unit, now);
+        } else
             release(e, op, now, false);
+        if (p->engines_per_unit == 1) /* one engine: the CTA's first op is the only one first on it */
+            break;
+    }
 }
 
 /* Free units take their next pinned CTA, else the next CTA in launch order; lowest unit first. A free
@@ -368,10 +494,68 @@ static int64_t longest_queued(const SimProgram *p, int64_t longest)
     return wait > INT64_MAX / 4 ? INT64_MAX / 4 : extra + 1 + (int64_t)wait; /* too large: the heap */
 }
 
+/* The interference rules' per-unit state, where the program has them (several engines a unit). */
+static void init_overlap(Engine *e)
+{
+    const SimProgram *p = e->p;
+    if ((p->overlap.penalty_ns <= 0 && p->overlap.write_extra_ns <= 0 && p->overlap.write_slope_ns <= 0) ||
+        p->engines_per_unit == 1)
+        return;
+    int32_t n_units = p->n_units;
+    e->unit_reduce_start = g_new(int64_t, n_units);
+    e->unit_compute = g_new(int32_t, n_units);
+    e->is_unit_compute_slowed = g_new0(bool, n_units);
+    e->unit_write_start = g_new(int64_t, n_units);
+    e->unit_write_end = g_new(int64_t, n_units);
+    e->unit_store_op = g_new(int32_t, n_units);
+    e->has_unit_reduction_paid = g_new0(bool, n_units);
+    for (int32_t u = 0; u < n_units; u++) {
+        e->unit_reduce_start[u] = e->unit_write_start[u] = e->unit_write_end[u] = INT64_MIN / 4;
+        e->unit_compute[u] = e->unit_store_op[u] = -1;
+    }
+}
+
+/* Whether every program edge runs from a lower op to a higher one: CTA order is then a topological order
+ * of the realised DAG, and the plain path keeps no completion order (engine.h). */
+static bool is_edge_order_forward(const SimProgram *p)
+{
+    for (int64_t k = 0; k < p->edge_count; k++)
+        if (sim_edge_from(p, k) >= sim_edge_to(p, k))
+            return false;
+    return true;
+}
+
+/* Each op's pending count: its incoming edges and the op before it (or the dispatch); on the plain path in
+ * pending, else as minus that in s->end_ns. Takes the plain path away from an op with too many. Returns
+ * the longest duration. */
+static int64_t init_pending(Engine *e)
+{
+    const SimProgram *p = e->p;
+    int64_t n = p->op_count, longest = 0, in_begin = sim_program_in_begin(p, 0);
+    for (int64_t op = 0; op < n; op++)
+        longest = MAX(longest, sim_op_duration_ns(p, op));
+    if (e->is_plain) {
+        e->pending = SIM_PREFAULT_NEW(uint8_t, n);
+        for (int64_t op = 0; op < n && e->is_plain; op++) {
+            int64_t in_end = sim_program_in_end(p, op), count = in_end - in_begin + 1;
+            e->pending[op] = (uint8_t)count;
+            e->is_plain = count < PENDING_MAX;
+            in_begin = in_end;
+        }
+        if (e->is_plain)
+            return longest;
+        g_free(e->pending), e->pending = NULL;
+    }
+    e->s->end_ns = SIM_PREFAULT_NEW(int64_t, n);
+    for (int64_t op = 0; op < n; op++)
+        e->s->end_ns[op] = -(sim_program_in_end(p, op) - sim_program_in_begin(p, op) + 1);
+    return longest;
+}
+
 static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
 {
     *e = (Engine){ .p = p, .s = s, .load = p->load };
-    s->handoff_extra_ns = NULL;
+    *s = (SimSchedule){ 0 };
     int64_t n = p->op_count;
     g_assert(n < INT32_MAX && n + p->cta_count < INT32_MAX);
     if (e->load) {
@@ -380,43 +564,32 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
         if (e->load->handoff_extra_ns)
             s->handoff_extra_ns = g_new0(int32_t, n);
     }
+    init_overlap(e);
+    if (p->waited.read_delta_ns != 0 || p->waited.tail_delta_ns != 0)
+        e->is_accum_bound = g_new0(bool, n);
+    e->is_plain = !e->load && !e->unit_compute && !e->is_accum_bound;
     s->start_ns = SIM_PREFAULT_NEW0(int64_t, n); /* ready times until each op starts */
-    s->end_ns = SIM_PREFAULT_NEW(int64_t, n);
-    s->order = SIM_PREFAULT_NEW(int32_t, n + p->cta_count);
+    int64_t longest = init_pending(e);
+    if (!e->is_plain || !is_edge_order_forward(p))
+        s->order = SIM_PREFAULT_NEW(int32_t, n + p->cta_count);
     s->cta_unit = g_new(int32_t, p->cta_count);
     s->cta_dispatch_ns = g_new(int64_t, p->cta_count);
     s->cta_end_ns = g_new(int64_t, p->cta_count);
-    s->makespan_ns = 0;
-    int64_t longest = 0;
-    for (int64_t op = 0; op < n; op++) { /* pending: the incoming edges and the op before it (or the dispatch) */
-        s->end_ns[op] = -(sim_program_in_end(p, op) - sim_program_in_begin(p, op) + 1);
-        longest = MAX(longest, sim_op_duration_ns(p, op));
+    int64_t horizon = longest + longest_extra(p) + longest_queued(p, longest);
+    if (e->is_plain) {
+        int32_t slots = p->n_units * p->engines_per_unit;
+        sim_event_queue_init_slots(&e->queue, horizon, slots);
+        e->slot_op = g_new(int32_t, slots);
+        e->unit_cta = g_new(int32_t, p->n_units);
+    } else {
+        sim_event_queue_init(&e->queue, horizon, 2 * (int64_t)p->n_units * p->engines_per_unit);
     }
-    sim_event_queue_init(&e->queue, longest + longest_extra(p) + longest_queued(p, longest),
-                         2 * (int64_t)p->n_units * p->engines_per_unit);
     e->cta_left = g_new(int32_t, p->cta_count);
     e->dynamic = g_new(int32_t, p->cta_count);
     e->pinned_first = g_new0(int32_t, p->n_units + 1);
     e->pinned = g_new(int32_t, p->cta_count);
     e->pinned_next = g_new(int32_t, p->n_units);
     e->free_units = g_new0(uint64_t, (p->n_units + 63) / 64);
-    if ((p->overlap.penalty_ns > 0 || p->overlap.write_extra_ns > 0 || p->overlap.write_slope_ns > 0) &&
-        p->engines_per_unit > 1) {
-        int32_t n_units = p->n_units;
-        e->unit_reduce_start = g_new(int64_t, n_units);
-        e->unit_compute = g_new(int32_t, n_units);
-        e->is_unit_compute_slowed = g_new0(bool, n_units);
-        e->unit_write_start = g_new(int64_t, n_units);
-        e->unit_write_end = g_new(int64_t, n_units);
-        e->unit_store_op = g_new(int32_t, n_units);
-        e->has_unit_reduction_paid = g_new0(bool, n_units);
-        for (int32_t u = 0; u < n_units; u++) {
-            e->unit_reduce_start[u] = e->unit_write_start[u] = e->unit_write_end[u] = INT64_MIN / 4;
-            e->unit_compute[u] = e->unit_store_op[u] = -1;
-        }
-    }
-    if (p->waited.read_delta_ns != 0 || p->waited.tail_delta_ns != 0)
-        e->is_accum_bound = g_new0(bool, n);
     init_ctas(e);
 }
 
@@ -438,6 +611,9 @@ static void engine_clear(Engine *e)
     g_free(e->unit_store_op);
     g_free(e->has_unit_reduction_paid);
     g_free(e->is_accum_bound);
+    g_free(e->pending);
+    g_free(e->slot_op);
+    g_free(e->unit_cta);
 }
 
 /* Names the first CTA that never got a unit if there is one (every unit is held by a CTA waiting on
@@ -464,12 +640,44 @@ static SimStatus report_deadlock(const Engine *e, SimError *err)
                          stuck, e->s->cta_unit[stuck], e->ops_done, p->op_count);
 }
 
-/* Fixed durations: every event is a completion. The loop the engine spends its time in. */
+/* The plain path: every event is a completion, never stale. The queue is a local copy between dispatches
+ * (place_cta pushes on e->queue), for the reason PlainView is. */
+G_GNUC_NO_INLINE static void run_plain(Engine *e)
+{
+    PlainView v = plain_view(e);
+    SimEventQueue q = e->queue;
+    while (!sim_event_queue_is_empty(&q)) {
+        int64_t now = sim_event_queue_min_time(&q);
+        do {
+            int32_t slot = sim_event_queue_pop_at(&q, now), ahead = sim_event_queue_peek_at(&q, now);
+            if (ahead >= 0) { /* the next completion's first lines, fetched while this one runs */
+                int64_t op = v.slot_op[ahead];
+                __builtin_prefetch(&v.start[op + 1], 1);
+                __builtin_prefetch(&v.pending[op + 1], 1);
+                if (v.duration)
+                    __builtin_prefetch(&v.duration[op + 1]);
+                if (!v.out_full)
+                    __builtin_prefetch(&v.out_rel[op]);
+            }
+            plain_complete(e, &v, &q, slot, now);
+            e->ops_done++;
+        } while (sim_event_queue_has_at(&q, now));
+        e->s->makespan_ns = now;
+        if (e->has_free_unit) {
+            e->queue = q;
+            dispatch(e, now);
+            q = e->queue;
+        }
+    }
+    e->queue = q;
+}
+
+/* Fixed durations: every event is a completion. */
 static void run_fixed(Engine *e)
 {
     SimEventQueue *q = &e->queue;
     while (!sim_event_queue_is_empty(q)) {
-        int64_t now = e->now = sim_event_queue_min_time(q);
+        int64_t now = sim_event_queue_min_time(q);
         do {
             int64_t at;
             int32_t op = sim_event_queue_pop(q, &at);
@@ -487,7 +695,7 @@ static void run_shared(Engine *e)
 {
     SimEventQueue *q = &e->queue;
     while (!sim_event_queue_is_empty(q)) {
-        int64_t now = e->now = sim_event_queue_min_time(q);
+        int64_t now = sim_event_queue_min_time(q);
         do {
             int64_t at;
             int32_t op = sim_event_queue_pop(q, &at);
@@ -509,21 +717,37 @@ SimStatus sim_engine_run(const SimProgram *p, SimSchedule *out, SimError *err)
     return sim_engine_run_events(p, out, err);
 }
 
+/* After a deadlock: the ops that never started get -1 for their start and end (on the plain path, an
+ * end_ns array is made for it: the schedule is not one the outputs read). */
+static void mark_unstarted(const Engine *e)
+{
+    const SimProgram *p = e->p;
+    SimSchedule *s = e->s;
+    if (e->is_plain) {
+        s->end_ns = g_new(int64_t, p->op_count);
+        for (int64_t op = 0; op < p->op_count; op++)
+            s->end_ns[op] = e->pending[op] > 0 ? -1 : s->start_ns[op] + sim_op_duration_ns(p, op);
+    }
+    for (int64_t op = 0; op < p->op_count; op++) /* never started: start_ns held a ready time */
+        if (s->end_ns[op] < 0)
+            s->start_ns[op] = s->end_ns[op] = -1;
+}
+
 SimStatus sim_engine_run_events(const SimProgram *p, SimSchedule *out, SimError *err)
 {
     Engine e;
     engine_init(&e, p, out);
     dispatch(&e, 0);
-    if (e.load)
+    if (e.is_plain)
+        run_plain(&e);
+    else if (e.load)
         run_shared(&e);
     else
         run_fixed(&e);
     SimStatus st = SIM_OK;
     if (e.ops_done != p->op_count) {
         st = report_deadlock(&e, err);
-        for (int64_t op = 0; op < p->op_count; op++) /* never started: start_ns held a ready time */
-            if (out->end_ns[op] < 0)
-                out->start_ns[op] = out->end_ns[op] = -1;
+        mark_unstarted(&e);
     }
     engine_clear(&e);
     return st;

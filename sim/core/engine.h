@@ -17,8 +17,9 @@
 /* The realized schedule. Caller-owned: sim_schedule_clear frees the arrays. */
 typedef struct {
     int64_t *start_ns;            /* per op */
-    int64_t *end_ns;              /* per op; NULL where every op took its program duration (the fast path):
-                                   * read through sim_schedule_end_ns */
+    int64_t *end_ns;              /* per op; NULL where every op took its program duration (the fast path, the
+                                   * event engine without a load model or rule): read through
+                                   * sim_schedule_end_ns */
     int32_t *cta_unit;            /* per CTA: where it ran */
     int64_t *cta_dispatch_ns;     /* per CTA: when it was placed on its unit */
     int64_t *cta_end_ns;          /* per CTA: when its last op ended (its unit is free again) */
@@ -28,17 +29,19 @@ typedef struct {
     int32_t *order;               /* op_count + cta_count entries: ops in completion order, with CTA c's
                                    * dispatch as op_count + c where it happened; a topological order of the
                                    * realised DAG (sim/model/attention/analyze.h), so its analysis needs no sort.
-                                   * NULL where every program edge runs forward and the fast path ran:
-                                   * CTA order (each dispatch, then its ops) is topological then */
+                                   * NULL where every program edge runs forward and end_ns is NULL: CTA order
+                                   * (each dispatch, then its ops) is topological then */
 } SimSchedule;
 
 /* Runs p. A plan that can never finish (a CTA waits on one that cannot be placed, or a dependency cycle)
  * is reported as SIM_ERR_SCHEDULE with a sentence naming a stuck CTA. Through the fast path where it
  * applies (O(ops + edges), 8 bytes per op besides the program: no ends), else the event engine: O(ops + edges)
- * with the calendar queue, O((ops + edges) log(in flight)) with the heap; 20 bytes per op. */
+ * with the calendar queue, O((ops + edges) log(in flight)) with the heap. The event engine keeps 8 bytes
+ * per op (starts) plus 1 while it runs, and 4 for the completion order where an edge runs backward; with
+ * a load model or a rule (program.h), or an op of 255 or more predecessors, 20 bytes per op (ends and the
+ * order too). */
 SimStatus sim_engine_run(const SimProgram *p, SimSchedule *out, SimError *err);
-/* The event engine alone, never the fast path: the same schedule (out->order always set), for tests and
- * comparisons. */
+/* The event engine alone, never the fast path: the same schedule, for tests and comparisons. */
 SimStatus sim_engine_run_events(const SimProgram *p, SimSchedule *out, SimError *err);
 void sim_schedule_clear(SimSchedule *s);
 /* When op ended in s, a schedule of p. */

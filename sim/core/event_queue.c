@@ -9,14 +9,14 @@
 
 enum { RING_MIN = 64, RING_MAX = 1 << 17 };
 
-void sim_event_queue_init(SimEventQueue *q, int64_t horizon_ns, int64_t in_flight)
+/* A ring for the horizon, its buckets empty, or false (a heap then) where the horizon is too long. */
+static bool init_ring(SimEventQueue *q, int64_t horizon_ns, int64_t in_flight)
 {
     *q = (SimEventQueue){ .free_node = -1 };
-    in_flight = MAX(in_flight, 16);
     if (horizon_ns < 0 || horizon_ns + 2 > RING_MAX) {
-        q->heap_cap = (size_t)in_flight;
+        q->heap_cap = (size_t)MAX(in_flight, 16);
         q->heap = g_new(SimEvent, q->heap_cap);
-        return;
+        return false;
     }
     int64_t size = RING_MIN;
     while (size < horizon_ns + 2)
@@ -26,11 +26,26 @@ void sim_event_queue_init(SimEventQueue *q, int64_t horizon_ns, int64_t in_fligh
     memset(q->first, 0xff, sizeof *q->first * (size_t)size);
     q->last = g_new(int32_t, size);
     q->is_full = g_new0(uint64_t, size / 64);
-    q->node_cap = (int32_t)MIN(in_flight, INT32_MAX / 2);
+    return true;
+}
+
+void sim_event_queue_init(SimEventQueue *q, int64_t horizon_ns, int64_t in_flight)
+{
+    if (!init_ring(q, horizon_ns, in_flight))
+        return;
+    q->node_cap = (int32_t)MIN(MAX(in_flight, 16), INT32_MAX / 2);
     q->node_op = g_new(int32_t, q->node_cap);
     q->node_next = g_new(int32_t, q->node_cap);
     for (int32_t n = q->node_cap - 1; n >= 0; n--)
         q->node_next[n] = q->free_node, q->free_node = n;
+}
+
+void sim_event_queue_init_slots(SimEventQueue *q, int64_t horizon_ns, int32_t slots)
+{
+    if (!init_ring(q, horizon_ns, slots))
+        return;
+    q->node_cap = MAX(slots, 1);
+    q->node_next = g_new(int32_t, q->node_cap);
 }
 
 void sim_event_queue_clear(SimEventQueue *q)

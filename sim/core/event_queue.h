@@ -2,7 +2,9 @@
  * fire in the order they were scheduled. Where every event is pushed at most horizon_ns after the time
  * being processed (durations plus latencies bound it), a ring of 1 ns buckets (a calendar queue) holds
  * them: a bucket then holds one time only, and its FIFO list is push order, the heap's order exactly.
- * Elsewhere a binary heap. Internal to sim/core; the struct is here so that push and pop inline. */
+ * Elsewhere a binary heap. Where each event is a slot queued at most once (the engine's plain path), the
+ * ring's list nodes are the slots themselves. Internal to sim/core; the struct is here so that push and pop
+ * inline. */
 #ifndef SIM_EVENT_QUEUE_H
 #define SIM_EVENT_QUEUE_H
 
@@ -28,7 +30,8 @@ typedef struct {
     int64_t cursor;               /* a lower bound of every queued time, and above the largest minus the ring */
     int32_t *first, *last;        /* per bucket: its FIFO list (node ids), -1 when empty */
     uint64_t *is_full;            /* bit b: bucket b holds events */
-    int32_t *node_op, *node_next; /* the list nodes; free ones chained from free_node */
+    int32_t *node_op, *node_next; /* the list nodes; free ones chained from free_node (slots: no node_op,
+                                   * the nodes are the slots) */
     int32_t free_node, node_cap;
 } SimEventQueue;
 
@@ -36,6 +39,10 @@ typedef struct {
  * popped, or any earlier time pushed since); a horizon too large for a ring of at most 2^17 buckets (or
  * negative: unknown) takes the heap. in_flight: the expected events queued at once (a hint). */
 void sim_event_queue_init(SimEventQueue *q, int64_t horizon_ns, int64_t in_flight);
+/* The same for events that are slots below slots, each queued at most once at a time (the engine's plain
+ * path: one per engine of each unit, which runs one op at a time): push them with push_slot; pop_at returns
+ * them. */
+void sim_event_queue_init_slots(SimEventQueue *q, int64_t horizon_ns, int32_t slots);
 void sim_event_queue_clear(SimEventQueue *q);
 /* Whether the ring was chosen (for tests). */
 static inline bool sim_event_queue_is_ring(const SimEventQueue *q)
@@ -53,8 +60,29 @@ static inline bool sim_event_queue_is_empty(const SimEventQueue *q)
     return q->len == 0;
 }
 
+/* Appends list node n to the bucket of time (ring). Every field is read before the first store: the
+ * stores (int32) may alias them, and the compiler would load them again after each. */
+static inline void sim_event_queue_link(SimEventQueue *q, int64_t time, int32_t n)
+{
+    int32_t *first = q->first, *last = q->last, *next = q->node_next;
+    int64_t b = time & q->ring_mask;
+    int32_t tail = last[b];
+    bool is_empty = first[b] < 0;
+    if (q->len == 0 || time < q->cursor)
+        q->cursor = time;
+    q->len++;
+    next[n] = -1;
+    last[b] = n;
+    if (is_empty) {
+        first[b] = n;
+        q->is_full[b >> 6] |= UINT64_C(1) << (b & 63);
+    } else {
+        next[tail] = n;
+    }
+}
+
 /* Schedules op at time: no earlier than the current time, at most the horizon after it. O(1) (ring),
- * O(log len) (heap). */
+ * O(log len) (heap). Not on a queue of slots. */
 static inline void sim_event_queue_push(SimEventQueue *q, int64_t time, int32_t op)
 {
     if (!q->ring_mask) {
@@ -63,19 +91,20 @@ static inline void sim_event_queue_push(SimEventQueue *q, int64_t time, int32_t 
     }
     if (q->free_node < 0)
         sim_event_queue_grow(q);
-    if (q->len == 0 || time < q->cursor)
-        q->cursor = time;
-    int32_t n = q->free_node, b = (int32_t)(time & q->ring_mask);
+    int32_t n = q->free_node;
     q->free_node = q->node_next[n];
-    q->node_op[n] = op, q->node_next[n] = -1;
-    if (q->first[b] < 0) {
-        q->first[b] = n;
-        q->is_full[b >> 6] |= UINT64_C(1) << (b & 63);
-    } else {
-        q->node_next[q->last[b]] = n;
-    }
-    q->last[b] = n;
-    q->len++;
+    q->node_op[n] = op;
+    sim_event_queue_link(q, time, n);
+}
+
+/* On a queue of slots (sim_event_queue_init_slots): schedules slot, not queued now, at time (as push).
+ * The ring's list node is the slot itself: no node to take from a pool and give back. */
+static inline void sim_event_queue_push_slot(SimEventQueue *q, int64_t time, int32_t slot)
+{
+    if (!q->ring_mask)
+        sim_event_queue_heap_push(q, time, slot);
+    else
+        sim_event_queue_link(q, time, slot);
 }
 
 /* The earliest queued time; the queue must not be empty. O(1) while that time's bucket holds events,
@@ -89,6 +118,51 @@ static inline int64_t sim_event_queue_min_time(SimEventQueue *q)
     return sim_event_queue_ring_advance(q);
 }
 
+/* Whether an event at now, the earliest queued time (min_time's last answer), is still queued. O(1). */
+static inline bool sim_event_queue_has_at(const SimEventQueue *q, int64_t now)
+{
+    if (!q->ring_mask)
+        return q->len > 0 && q->heap[0].time == now;
+    return q->first[now & q->ring_mask] >= 0; /* the bucket holds time now only (event_queue.c) */
+}
+
+/* The event pop_at(q, now) would return next (an op, or a slot), or -1 when none of time now is queued.
+ * O(1). */
+static inline int32_t sim_event_queue_peek_at(const SimEventQueue *q, int64_t now)
+{
+    if (!q->ring_mask)
+        return q->len > 0 && q->heap[0].time == now ? q->heap[0].op : -1;
+    int32_t n = q->first[now & q->ring_mask];
+    return n < 0 || !q->node_op ? n : q->node_op[n];
+}
+
+/* Removes the first list node of the bucket of now (ring, not empty) and returns it. */
+static inline int32_t sim_event_queue_unlink(SimEventQueue *q, int64_t now)
+{
+    int32_t *first = q->first, *next = q->node_next;
+    int64_t b = now & q->ring_mask;
+    int32_t n = first[b], after = next[n];
+    q->len--;
+    first[b] = after;
+    if (after < 0)
+        q->is_full[b >> 6] &= ~(UINT64_C(1) << (b & 63));
+    return n;
+}
+
+/* Removes the first event of time now, the earliest queued time (has_at(q, now) holds), and returns its op
+ * (a queue of slots: its slot). */
+static inline int32_t sim_event_queue_pop_at(SimEventQueue *q, int64_t now)
+{
+    if (!q->ring_mask)
+        return sim_event_queue_heap_pop(q).op;
+    int32_t n = sim_event_queue_unlink(q, now);
+    if (!q->node_op)
+        return n;
+    int32_t op = q->node_op[n];
+    q->node_next[n] = q->free_node, q->free_node = n;
+    return op;
+}
+
 /* Removes the first event in (time, seq) order and returns its op; *time gets its time. */
 static inline int32_t sim_event_queue_pop(SimEventQueue *q, int64_t *time)
 {
@@ -98,13 +172,7 @@ static inline int32_t sim_event_queue_pop(SimEventQueue *q, int64_t *time)
         return ev.op;
     }
     *time = sim_event_queue_min_time(q);
-    int32_t b = (int32_t)(*time & q->ring_mask), n = q->first[b], op = q->node_op[n];
-    q->first[b] = q->node_next[n];
-    if (q->first[b] < 0)
-        q->is_full[b >> 6] &= ~(UINT64_C(1) << (b & 63));
-    q->node_next[n] = q->free_node, q->free_node = n;
-    q->len--;
-    return op;
+    return sim_event_queue_pop_at(q, *time);
 }
 
 #endif

@@ -12,7 +12,7 @@
 
 #include "prefault.h"
 
-enum { IS_DONE = 1, IS_CRITICAL = 2, IS_BOUND = 4 };
+enum { IS_CRITICAL = 1, IS_DONE = 2, IS_BOUND = 4 }; /* IS_CRITICAL alone: the flags are is_critical as they are */
 
 typedef struct {
     const SimProgram *p;
@@ -156,10 +156,10 @@ static bool forward_dispatch(Solver *sv, int32_t c)
 }
 
 /* Slack 0 <=> the node ends at the critical path's end, or a tight edge leads to a critical node. */
-static bool backward_op(const Solver *sv, int64_t v)
+static bool backward_op(const Solver *sv, int64_t v, int32_t cta)
 {
     const SimProgram *p = sv->p;
-    int32_t cta = sim_op_cta(p, v), unit = sv->s->cta_unit[cta];
+    int32_t unit = sv->s->cta_unit[cta];
     int64_t end = end_of(sv, v), next = sim_program_next_on_engine_in(p, v, cta);
     if (end == sv->cp_ns)
         return true;
@@ -187,6 +187,25 @@ static bool backward_dispatch(const Solver *sv, int32_t c)
     return next >= 0 && (sv->flags[sv->n + next] & IS_CRITICAL) && est_of(sv, sv->n + next) == est;
 }
 
+/* The predecessor that set op v's start, as the engine recorded it (SimSchedule.start_by, in the order
+ * binding_pred searches): its previous op on its engine, an in-edge's source or its CTA's dispatch. */
+static int64_t recorded_pred(const Solver *sv, int64_t v, int64_t *latency_ns)
+{
+    const SimProgram *p = sv->p;
+    uint8_t by = sv->s->start_by[v];
+    if (by == SIM_START_BY_DISPATCH)
+        return sv->n + sim_op_cta(p, v);
+    if (by == SIM_START_BY_ENGINE) {
+        int64_t u = v - 1;
+        while (sim_program_next_on_engine(p, u) != v)
+            u--;
+        return u;
+    }
+    int64_t e = sim_program_in_edge(p, sim_program_in_begin(p, v) + by - SIM_START_BY_EDGE);
+    *latency_ns = sim_engine_edge_latency(p, sv->s, e);
+    return sim_edge_from(p, e);
+}
+
 /* The predecessor the critical path walk takes from v: its first binding in-edge in edge-id order (see
  * the top of the file); *latency_ns gets that edge's weight. -1 at a source. */
 static int64_t binding_pred(const Solver *sv, int64_t v, int64_t *latency_ns)
@@ -202,6 +221,8 @@ static int64_t binding_pred(const Solver *sv, int64_t v, int64_t *latency_ns)
                 return op;
         return launch >= 0 && est_of(sv, sv->n + launch) == est ? sv->n + launch : -1;
     }
+    if (sv->s->start_by && sv->s->start_by[v] != SIM_START_BY_EDGE_FAR)
+        return recorded_pred(sv, v, latency_ns);
     const SimCta *cta = &p->ctas[sim_op_cta(p, v)];
     for (int64_t u = v - 1; !sim_program_is_first_on_engine(p, v) && u >= cta->op_begin; u--)
         if (sim_program_next_on_engine(p, u) == v) {
@@ -250,9 +271,10 @@ static bool forward_node(Solver *sv, int64_t v, int64_t nodes)
     return true;
 }
 
-static void backward_node(Solver *sv, int64_t v)
+/* cta: v's CTA (v an op) where the caller knows it, else -1 */
+static void backward_node(Solver *sv, int64_t v, int32_t cta)
 {
-    if (v < sv->n ? backward_op(sv, v) : backward_dispatch(sv, (int32_t)(v - sv->n)))
+    if (v < sv->n ? backward_op(sv, v, cta >= 0 ? cta : sim_op_cta(sv->p, v)) : backward_dispatch(sv, (int32_t)(v - sv->n)))
         sv->flags[v] |= IS_CRITICAL;
 }
 
@@ -265,6 +287,67 @@ static bool is_edge_order_forward(const SimProgram *p)
         if (sim_edge_from(p, e) >= sim_edge_to(p, e))
             return false;
     return true;
+}
+
+static void backward_in_cta_order(Solver *sv)
+{
+    const SimProgram *p = sv->p;
+    for (int32_t c = p->cta_count - 1; c >= 0; c--) {
+        for (int64_t op = p->ctas[c].op_begin + p->ctas[c].op_count - 1; op >= p->ctas[c].op_begin; op--)
+            backward_node(sv, op, c);
+        backward_node(sv, sv->n + c, -1);
+    }
+}
+
+/* The chain depth of CTA c's dispatch: one past its unit's previous CTA's last ops on their engines. */
+static int32_t dispatch_depth(const Solver *sv, int32_t c)
+{
+    const SimProgram *p = sv->p;
+    int32_t prev = sv->prev_on_unit[c], depth = 0;
+    for (int64_t op = prev >= 0 ? p->ctas[prev].op_begin : 0;
+         prev >= 0 && op < p->ctas[prev].op_begin + p->ctas[prev].op_count; op++)
+        if (sim_program_next_on_engine_in(p, op, prev) < 0)
+            depth = MAX(depth, sv->depth[op] + 1);
+    return depth;
+}
+
+/* Op v's chain depth, its previous op on its engine at depth before (its dispatch's where it is the first),
+ * and the Lemma 1 violations of its ACCUM in-edges (out->lemma1_violations). */
+static int32_t depth_of_op(const Solver *sv, int64_t v, int32_t unit, int32_t before, SimAnalysis *out)
+{
+    const SimProgram *p = sv->p;
+    int32_t depth = before + 1;
+    int64_t k_begin = sim_program_in_begin(p, v), k_end = sim_program_in_end(p, v);
+    for (int64_t k = k_begin; k < k_end; k++) {
+        int64_t e = sim_program_in_edge(p, k), u = sim_edge_from(p, e);
+        if (sim_edge_kind(p, e) != SIM_EDGE_ACCUM && unit_of(sv, u) == unit)
+            depth = MAX(depth, sv->depth[u] + 1);
+    }
+    for (int64_t k = k_begin; k < k_end; k++) {
+        int64_t e = sim_program_in_edge(p, k);
+        out->lemma1_violations += sim_edge_kind(p, e) == SIM_EDGE_ACCUM && sv->depth[sim_edge_from(p, e)] >= depth;
+    }
+    return depth;
+}
+
+/* Where the engine recorded what set every start (s->start_by: its fast path ran in CTA order, which is
+ * then topological, every in-edge coming from an earlier op), each start is the earliest by its making and
+ * the critical path ends at the makespan: of the forward pass only the chain depths are left, in CTA order. */
+static void depth_in_cta_order(Solver *sv, SimAnalysis *out)
+{
+    const SimProgram *p = sv->p;
+    int32_t last[SIM_ENGINES_MAX]; /* per engine: the depth of the CTA's previous op on it */
+    for (int32_t c = 0; c < p->cta_count; c++) {
+        int32_t d = dispatch_depth(sv, c), unit = sv->s->cta_unit[c];
+        sv->depth[sv->n + c] = d;
+        for (int k = 0; k < p->engines_per_unit; k++)
+            last[k] = d;
+        for (int64_t v = p->ctas[c].op_begin; v < p->ctas[c].op_begin + p->ctas[c].op_count; v++) {
+            int engine = sim_op_engine(p, v);
+            sv->depth[v] = last[engine] = depth_of_op(sv, v, unit, last[engine], out);
+        }
+    }
+    sv->cp_ns = sv->s->makespan_ns;
 }
 
 /* Both passes in CTA order: every array is then read front to back, where the completion order interleaves
@@ -281,11 +364,8 @@ static bool solve_in_cta_order(Solver *sv, bool has_critical, int64_t nodes)
             if (!forward_node(sv, op, nodes))
                 return false;
     }
-    for (int32_t c = p->cta_count - 1; has_critical && c >= 0; c--) {
-        for (int64_t op = p->ctas[c].op_begin + p->ctas[c].op_count - 1; op >= p->ctas[c].op_begin; op--)
-            backward_node(sv, op);
-        backward_node(sv, sv->n + c);
-    }
+    if (has_critical)
+        backward_in_cta_order(sv);
     return true;
 }
 
@@ -301,7 +381,7 @@ static bool solve(Solver *sv, bool has_critical)
         if (!forward_node(sv, order[i], nodes))
             return false;
     for (int64_t i = nodes - 1; has_critical && i >= 0; i--)
-        backward_node(sv, order[i]);
+        backward_node(sv, order[i], -1);
     return true;
 }
 
@@ -313,18 +393,24 @@ bool sim_analyze_order(const SimProgram *p, const SimSchedule *s, bool has_criti
                   .next_on_unit = g_new(int32_t, p->cta_count), .prev_launch = g_new(int32_t, p->cta_count),
                   .next_launch = g_new(int32_t, p->cta_count) };
     link_ctas(&sv);
-    bool ok = solve(&sv, has_critical);
-    if (ok) {
-        out->critical_path_ns = sv.cp_ns;
+    bool ok = s->start_by || solve(&sv, has_critical);
+    if (s->start_by) {
+        depth_in_cta_order(&sv, out);
+        if (has_critical)
+            backward_in_cta_order(&sv);
+    } else if (ok) {
         for (int64_t e = 0; e < p->edge_count; e++)
             if (sim_edge_kind(p, e) == SIM_EDGE_ACCUM && sv.depth[sim_edge_from(p, e)] >= sv.depth[sim_edge_to(p, e)])
                 out->lemma1_violations++;
+    }
+    if (ok) {
+        out->critical_path_ns = sv.cp_ns;
         breakdown(&sv, out);
     }
     g_free(sv.depth);
     g_free(sv.prev_on_unit), g_free(sv.next_on_unit), g_free(sv.prev_launch), g_free(sv.next_launch);
     if (ok && has_critical) { /* the flags become is_critical: one byte per op, 0 or 1 */
-        for (int64_t op = 0; op < p->op_count; op++)
+        for (int64_t op = 0; !s->start_by && op < p->op_count; op++) /* with start_by they are already */
             sv.flags[op] = (sv.flags[op] & IS_CRITICAL) != 0;
         out->is_critical = g_renew(uint8_t, sv.flags, MAX(p->op_count, 1));
     } else {

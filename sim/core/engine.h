@@ -34,8 +34,8 @@ typedef struct {
                                    * got at its release (sim_engine_edge_latency); else NULL */
     uint8_t *start_by;            /* per op, or NULL: which predecessor set its start (SIM_START_BY_*), the
                                    * first in the DAG's edge-id order among those that meet it, recorded by
-                                   * the fast path in CTA order as it starts each op; it lies in start_ns's
-                                   * allocation, past its op_count entries, and goes with it */
+                                   * the fast path in CTA order as it starts each op; it lies in cta_end_ns's
+                                   * allocation, past its cta_count entries, and goes with it */
     int32_t *order;               /* op_count + cta_count entries: ops in completion order, with CTA c's
                                    * dispatch as op_count + c where it happened; a topological order of the
                                    * realised DAG (sim/model/attention/analyze.h), so its analysis needs no sort.

@@ -49,7 +49,8 @@ static void resize_ops(SimProgram *p, int64_t n)
 {
     p->op_cta_base = g_renew(int32_t, p->op_cta_base, n / 256 + 1);
     p->op_cta_delta = g_renew(uint8_t, p->op_cta_delta, n);
-    p->op_task = g_renew(int32_t, p->op_task, n);
+    if (!p->is_taskless)
+        p->op_task = g_renew(int32_t, p->op_task, n);
     if (p->op_duration_wide_ns)
         p->op_duration_wide_ns = g_renew(int64_t, p->op_duration_wide_ns, n);
     else
@@ -125,7 +126,8 @@ int64_t sim_program_add_op(SimProgram *p, int engine, SimOpKind kind, int64_t du
         p->op_cta_base[op / 256] = cta;
     g_assert(cta - p->op_cta_base[op / 256] <= UINT8_MAX); /* no 255 empty CTAs among 256 ops */
     p->op_cta_delta[op] = (uint8_t)(cta - p->op_cta_base[op / 256]);
-    p->op_task[op] = task;
+    if (p->op_task)
+        p->op_task[op] = task;
     p->op_kind[op] = (uint8_t)kind;
     if (p->op_engine)
         p->op_engine[op] = (uint8_t)engine;
@@ -159,6 +161,7 @@ void sim_program_drop_tasks(SimProgram *p)
 {
     g_free(p->op_task);
     p->op_task = NULL;
+    p->is_taskless = true;
 }
 
 /* Offsets in two levels (SimOffsets) from the degrees counted into rel: each rel[v] becomes the start of

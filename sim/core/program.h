@@ -99,6 +99,7 @@ typedef struct {
     uint8_t *op_cta_delta;
     int32_t *op_task;           /* index of the plan task (attention) or block (pipeline), -1 none; NULL once
                                  * dropped (sim_program_drop_tasks) */
+    bool is_taskless;           /* tasks dropped: op_task stays NULL as ops are added */
     int32_t *op_duration_ns;    /* while every duration is below 2^31 ns; else NULL and: */
     int64_t *op_duration_wide_ns;   /* below SIM_OP_MAX_DURATION_NS */
     uint8_t *op_kind;           /* SimOpKind */
@@ -140,7 +141,8 @@ void sim_program_add_edge(SimProgram *p, int64_t from, int64_t to, int32_t laten
  * 2^31 (asserted; callers size-check first: sim_job_check_size). */
 void sim_program_seal(SimProgram *p);
 /* Drops the ops' tasks (op_task, 4 bytes an op) where no output will label the ops: after the engine, whose
- * waited-reduction rule reads them; the analysis never does. sim_op_task may not be called after. */
+ * waited-reduction rule reads them, or before the first op where no such rule applies (then no task is
+ * kept as ops are added); the analysis never reads them. sim_op_task may not be called after. */
 void sim_program_drop_tasks(SimProgram *p);
 /* Sets op's duration after it was added (duration_ns below SIM_OP_MAX_DURATION_NS). */
 void sim_program_set_duration(SimProgram *p, int64_t op, int64_t duration_ns);

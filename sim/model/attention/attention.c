@@ -157,10 +157,12 @@ static void add_async_task(SimProgram *prog, const Plan *plan, const AttnCosts *
         sim_program_add_edge(prog, read_op[t - costs->dq_buffers], deposit, 0, SIM_EDGE_BUFFER);
 }
 
-SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs)
+static SimProgram *build(const Plan *plan, const AttnCosts *costs, bool has_tasks)
 {
     bool is_async = costs->reduce == REDUCE_ASYNC;
     SimProgram *prog = sim_program_new(plan->wl.n_sm, is_async ? 2 : 1);
+    if (!has_tasks)
+        sim_program_drop_tasks(prog);
     sim_program_reserve(prog, count_ops(plan, costs), count_edges(plan, costs));
     sim_program_prefault(prog); /* filled to capacity (the reserve is exact): fault the pages in now */
     /* op ids: below 2^31 (sim_program_seal) */
@@ -200,4 +202,14 @@ SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs)
     g_free(reduce_op);
     sim_program_seal(prog);
     return prog;
+}
+
+SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs)
+{
+    return build(plan, costs, true);
+}
+
+SimProgram *sim_attention_program_untasked(const Plan *plan, const AttnCosts *costs)
+{
+    return build(plan, costs, costs->waited.read_delta_ns || costs->waited.tail_delta_ns);
 }

@@ -299,6 +299,38 @@ static void backward_in_cta_order(Solver *sv)
     }
 }
 
+/* Slack 0 of CTA c's ops (backward_op's rule), last to first, its CTAs after it done; in the flags as 0 or
+ * 1 (IS_CRITICAL), where the engine recorded start_by: the flags hold nothing else then. */
+static void backward_recorded_cta(Solver *sv, int32_t c)
+{
+    const SimProgram *p = sv->p;
+    const int64_t *start = sv->s->start_ns;
+    int32_t unit = sv->s->cta_unit[c], next_cta = sv->next_on_unit[c];
+    bool is_next_cta_tight_at = next_cta >= 0 && sv->flags[sv->n + next_cta]; /* then its dispatch time: */
+    int64_t next_cta_at = next_cta >= 0 ? sv->s->cta_dispatch_ns[next_cta] : -1, begin = p->ctas[c].op_begin;
+    int64_t k_end = sim_program_out_begin(p, begin + p->ctas[c].op_count); /* a CTA's out-edges are one run */
+    for (int64_t v = begin + p->ctas[c].op_count - 1; v >= begin; v--) {
+        int64_t end = start[v] + sim_op_duration_ns(p, v), next = sim_program_next_on_engine_in(p, v, c);
+        int64_t k = sim_program_out_begin(p, v);
+        bool is_critical = end == sv->cp_ns || (next >= 0 ? sv->flags[next] && start[next] == end
+                                                            : is_next_cta_tight_at && next_cta_at == end);
+        for (int64_t j = k; !is_critical && j < k_end; j++) {
+            int64_t e = sim_program_out_edge(p, j), to = sim_edge_to(p, e);
+            is_critical = sv->flags[to] && start[to] == end + latency(sv, e, v, unit, unit_of(sv, to));
+        }
+        sv->flags[v] = is_critical;
+        k_end = k;
+    }
+}
+
+static void backward_recorded(Solver *sv)
+{
+    for (int32_t c = sv->p->cta_count - 1; c >= 0; c--) {
+        backward_recorded_cta(sv, c);
+        backward_node(sv, sv->n + c, -1);
+    }
+}
+
 /* The chain depth of CTA c's dispatch: one past its unit's previous CTA's last ops on their engines. */
 static int32_t dispatch_depth(const Solver *sv, int32_t c)
 {
@@ -311,19 +343,22 @@ static int32_t dispatch_depth(const Solver *sv, int32_t c)
     return depth;
 }
 
-/* Op v's chain depth, its previous op on its engine at depth before (its dispatch's where it is the first),
- * and the Lemma 1 violations of its ACCUM in-edges (out->lemma1_violations). */
-static int32_t depth_of_op(const Solver *sv, int64_t v, int32_t unit, int32_t before, SimAnalysis *out)
+/* Op v's chain depth, its in-edges from k_begin to k_end and its previous op on its engine at depth before
+ * (its dispatch's where it is the first), and the Lemma 1 violations of its ACCUM in-edges. */
+static int32_t depth_of_op(const Solver *sv, int64_t k_begin, int64_t k_end, int32_t unit, int32_t before,
+                           SimAnalysis *out)
 {
     const SimProgram *p = sv->p;
     int32_t depth = before + 1;
-    int64_t k_begin = sim_program_in_begin(p, v), k_end = sim_program_in_end(p, v);
+    bool has_accum = false;
     for (int64_t k = k_begin; k < k_end; k++) {
         int64_t e = sim_program_in_edge(p, k), u = sim_edge_from(p, e);
-        if (sim_edge_kind(p, e) != SIM_EDGE_ACCUM && unit_of(sv, u) == unit)
+        if (sim_edge_kind(p, e) == SIM_EDGE_ACCUM)
+            has_accum = true;
+        else if (unit_of(sv, u) == unit)
             depth = MAX(depth, sv->depth[u] + 1);
     }
-    for (int64_t k = k_begin; k < k_end; k++) {
+    for (int64_t k = k_begin; has_accum && k < k_end; k++) {
         int64_t e = sim_program_in_edge(p, k);
         out->lemma1_violations += sim_edge_kind(p, e) == SIM_EDGE_ACCUM && sv->depth[sim_edge_from(p, e)] >= depth;
     }
@@ -342,9 +377,12 @@ static void depth_in_cta_order(Solver *sv, SimAnalysis *out)
         sv->depth[sv->n + c] = d;
         for (int k = 0; k < p->engines_per_unit; k++)
             last[k] = d;
-        for (int64_t v = p->ctas[c].op_begin; v < p->ctas[c].op_begin + p->ctas[c].op_count; v++) {
+        int64_t v = p->ctas[c].op_begin, k = sim_program_in_begin(p, v); /* a CTA's in-edges are one run */
+        for (; v < p->ctas[c].op_begin + p->ctas[c].op_count; v++) {
             int engine = sim_op_engine(p, v);
-            sv->depth[v] = last[engine] = depth_of_op(sv, v, unit, last[engine], out);
+            int64_t k_end = sim_program_in_end(p, v);
+            sv->depth[v] = last[engine] = depth_of_op(sv, k, k_end, unit, last[engine], out);
+            k = k_end;
         }
     }
     sv->cp_ns = sv->s->makespan_ns;
@@ -397,7 +435,7 @@ bool sim_analyze_order(const SimProgram *p, const SimSchedule *s, bool has_criti
     if (s->start_by) {
         depth_in_cta_order(&sv, out);
         if (has_critical)
-            backward_in_cta_order(&sv);
+            backward_recorded(&sv);
     } else if (ok) {
         for (int64_t e = 0; e < p->edge_count; e++)
             if (sim_edge_kind(p, e) == SIM_EDGE_ACCUM && sv.depth[sim_edge_from(p, e)] >= sv.depth[sim_edge_to(p, e)])

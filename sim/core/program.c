@@ -113,9 +113,8 @@ void sim_program_set_duration(SimProgram *p, int64_t op, int64_t duration_ns)
         p->op_duration_wide_ns[op] = duration_ns;
 }
 
-/* Ops are added in order, so a block's first op sets its base; the CTAs a block spans are at most 256 where
- * every CTA has ops, as the engines require (asserted, engine_ordered.c). */
-int64_t sim_program_add_op(SimProgram *p, int engine, SimOpKind kind, int64_t duration_ns, int32_t task)
+/* sim_program_add_op's every case (it takes the common one inline): the arrays full, wide durations. */
+int64_t sim_program_add_op_grown(SimProgram *p, int engine, SimOpKind kind, int64_t duration_ns, int32_t task)
 {
     g_assert(p->cta_count > 0 && engine >= 0 && engine < p->engines_per_unit && engine < SIM_ENGINES_MAX);
     if (p->op_count == p->op_capacity)
@@ -131,10 +130,7 @@ int64_t sim_program_add_op(SimProgram *p, int engine, SimOpKind kind, int64_t du
     p->op_kind[op] = (uint8_t)kind;
     if (p->op_engine)
         p->op_engine[op] = (uint8_t)engine;
-    if (G_LIKELY(p->op_duration_ns && duration_ns >= 0 && duration_ns <= INT32_MAX))
-        p->op_duration_ns[op] = (int32_t)duration_ns;
-    else
-        sim_program_set_duration(p, op, duration_ns);
+    sim_program_set_duration(p, op, duration_ns);
     p->ctas[p->cta_count - 1].op_count++;
     return op;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /* WRITE: a tile's epilogue write from the compute engine (attention: dK/dV at the end of a KV-tile run) */
 typedef enum { SIM_OP_COMPUTE, SIM_OP_REDUCE, SIM_OP_VECTOR, SIM_OP_SYNC, SIM_OP_WRITE, SIM_OP_KIND_COUNT } SimOpKind;
@@ -135,7 +136,35 @@ void sim_program_reserve(SimProgram *p, int64_t ops, int64_t edges);
 void sim_program_prefault(SimProgram *p);
 /* Opens a new CTA; ops added afterwards belong to it. Returns its id (= its launch position). */
 int32_t sim_program_add_cta(SimProgram *p, int32_t pinned_unit);
-int64_t sim_program_add_op(SimProgram *p, int engine, SimOpKind kind, int64_t duration_ns, int32_t task);
+/* Adds an op to the last CTA; returns its id. Inline, as attention programs add a million ops a second: the
+ * arrays' growth and wide durations in sim_program_add_op_grown. Ops are added in order, so a block's first
+ * op sets its base; the CTAs a block spans are at most 256 where every CTA has ops, as the engines require
+ * (asserted, engine_ordered.c). */
+int64_t sim_program_add_op_grown(SimProgram *p, int engine, SimOpKind kind, int64_t duration_ns, int32_t task);
+static inline int64_t sim_program_add_op(SimProgram *p, int engine, SimOpKind kind, int64_t duration_ns, int32_t task)
+{
+    int32_t *durations = p->op_duration_ns;
+    if (p->op_count == p->op_capacity || !durations || duration_ns < 0 || duration_ns > INT32_MAX || engine < 0 ||
+        engine >= p->engines_per_unit || p->cta_count <= 0)
+        return sim_program_add_op_grown(p, engine, kind, duration_ns, task); /* asserts the last three */
+    int64_t op = p->op_count++;
+    /* the fields read before the byte stores below, which may alias any of them */
+    int32_t cta = p->cta_count - 1, *base = &p->op_cta_base[op >> 8], *tasks = p->op_task;
+    uint8_t *engines = p->op_engine, *deltas = p->op_cta_delta, *kinds = p->op_kind;
+    p->ctas[cta].op_count++;
+    if ((op & 255) == 0)
+        *base = cta;
+    if (tasks)
+        tasks[op] = task;
+    durations[op] = (int32_t)duration_ns;
+    if (cta - *base > UINT8_MAX) /* no 255 empty CTAs among 256 ops */
+        abort();
+    deltas[op] = (uint8_t)(cta - *base);
+    kinds[op] = (uint8_t)kind;
+    if (engines)
+        engines[op] = (uint8_t)engine;
+    return op;
+}
 void sim_program_add_edge(SimProgram *p, int64_t from, int64_t to, int32_t latency_ns, SimEdgeKind kind);
 /* Builds the adjacency. O(ops + edges). Call once, after the last add. Ops and edges must stay below
  * 2^31 (asserted; callers size-check first: sim_job_check_size). */

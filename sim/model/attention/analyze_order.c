@@ -423,23 +423,66 @@ static bool solve(Solver *sv, bool has_critical)
     return true;
 }
 
+/* Whether the chain depths have a closed form: one engine per unit and ACCUM edges alone (never chain
+ * edges), so the only chains are program order and the dispatches: op i of CTA c at depth first(c) + i. */
+static bool is_depth_closed(const SimProgram *p)
+{
+    return p->engines_per_unit == 1 && !(p->has_kind_latency & ~(1u << SIM_EDGE_ACCUM));
+}
+
+/* Lemma 1's count from that closed form, with no depth per op: first(c) is 1 past its dispatch's depth,
+ * which is one past its unit's previous CTA's last op (first(prev) + ops(prev) - 1), or 0. */
+static void lemma1_closed(const Solver *sv, SimAnalysis *out)
+{
+    const SimProgram *p = sv->p;
+    int64_t *offset = g_new(int64_t, p->cta_count); /* op's depth - op, for the ops of CTA c */
+    for (int32_t c = 0; c < p->cta_count; c++) {
+        int32_t prev = sv->prev_on_unit[c];
+        int64_t first = prev < 0 ? 1 : offset[prev] + p->ctas[prev].op_begin + p->ctas[prev].op_count + 1;
+        offset[c] = first - p->ctas[c].op_begin;
+    }
+    for (int64_t e = 0; e < p->edge_count; e++) {
+        int64_t from = sim_edge_from(p, e), to = sim_edge_to(p, e);
+        out->lemma1_violations += offset[sim_op_cta(p, from)] + from >= offset[sim_op_cta(p, to)] + to;
+    }
+    g_free(offset);
+}
+
+/* The analysis where the engine recorded what set every start (depth_in_cta_order says why that leaves
+ * the depths and the backward pass): the depths only where they have no closed form, the flags only for
+ * is_critical. */
+static void analyze_recorded(Solver *sv, bool has_critical, SimAnalysis *out)
+{
+    int64_t nodes = sv->n + sv->p->cta_count;
+    if (is_depth_closed(sv->p)) {
+        lemma1_closed(sv, out);
+        sv->cp_ns = sv->s->makespan_ns;
+    } else {
+        sv->depth = SIM_PREFAULT_NEW(int32_t, nodes); /* written whole */
+        depth_in_cta_order(sv, out);
+    }
+    if (has_critical) {
+        sv->flags = SIM_PREFAULT_NEW0(uint8_t, nodes);
+        backward_recorded(sv);
+    }
+}
+
 bool sim_analyze_order(const SimProgram *p, const SimSchedule *s, bool has_critical, SimAnalysis *out)
 {
     int64_t nodes = p->op_count + p->cta_count;
-    Solver sv = { .p = p, .s = s, .n = p->op_count, .depth = SIM_PREFAULT_NEW0(int32_t, nodes),
-                  .flags = SIM_PREFAULT_NEW0(uint8_t, nodes), .prev_on_unit = g_new(int32_t, p->cta_count),
+    Solver sv = { .p = p, .s = s, .n = p->op_count, .prev_on_unit = g_new(int32_t, p->cta_count),
                   .next_on_unit = g_new(int32_t, p->cta_count), .prev_launch = g_new(int32_t, p->cta_count),
                   .next_launch = g_new(int32_t, p->cta_count) };
     link_ctas(&sv);
-    bool ok = s->start_by || solve(&sv, has_critical);
+    bool ok = true;
     if (s->start_by) {
-        depth_in_cta_order(&sv, out);
-        if (has_critical)
-            backward_recorded(&sv);
-    } else if (ok) {
-        for (int64_t e = 0; e < p->edge_count; e++)
-            if (sim_edge_kind(p, e) == SIM_EDGE_ACCUM && sv.depth[sim_edge_from(p, e)] >= sv.depth[sim_edge_to(p, e)])
-                out->lemma1_violations++;
+        analyze_recorded(&sv, has_critical, out);
+    } else {
+        sv.depth = SIM_PREFAULT_NEW0(int32_t, nodes), sv.flags = SIM_PREFAULT_NEW0(uint8_t, nodes);
+        if ((ok = solve(&sv, has_critical)))
+            for (int64_t e = 0; e < p->edge_count; e++)
+                out->lemma1_violations += sim_edge_kind(p, e) == SIM_EDGE_ACCUM &&
+                                          sv.depth[sim_edge_from(p, e)] >= sv.depth[sim_edge_to(p, e)];
     }
     if (ok) {
         out->critical_path_ns = sv.cp_ns;

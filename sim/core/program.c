@@ -135,7 +135,8 @@ int64_t sim_program_add_op_grown(SimProgram *p, int engine, SimOpKind kind, int6
     return op;
 }
 
-void sim_program_add_edge(SimProgram *p, int64_t from, int64_t to, int32_t latency_ns, SimEdgeKind kind)
+/* sim_program_add_edge's every case (it takes the common one inline). */
+void sim_program_add_edge_grown(SimProgram *p, int64_t from, int64_t to, int32_t latency_ns, SimEdgeKind kind)
 {
     g_assert(from >= 0 && to >= 0 && latency_ns >= 0 && kind < SIM_EDGE_KIND_COUNT);
     if (p->edge_count == p->edge_capacity)

@@ -165,7 +165,23 @@ static inline int64_t sim_program_add_op(SimProgram *p, int engine, SimOpKind ki
         engines[op] = (uint8_t)engine;
     return op;
 }
-void sim_program_add_edge(SimProgram *p, int64_t from, int64_t to, int32_t latency_ns, SimEdgeKind kind);
+/* Adds an edge; inline in its common case (room left, a kind whose latency is already the kind's, no
+ * latency per edge), else sim_program_add_edge_grown. */
+void sim_program_add_edge_grown(SimProgram *p, int64_t from, int64_t to, int32_t latency_ns, SimEdgeKind kind);
+static inline void sim_program_add_edge(SimProgram *p, int64_t from, int64_t to, int32_t latency_ns, SimEdgeKind kind)
+{
+    int64_t e = p->edge_count;
+    if (e == p->edge_capacity || p->edge_latency_ns || from < 0 || to < 0 || from > INT32_MAX || to > INT32_MAX ||
+        (unsigned)kind >= SIM_EDGE_KIND_COUNT || !(p->has_kind_latency >> kind & 1) ||
+        latency_ns != p->kind_latency_ns[kind]) {
+        sim_program_add_edge_grown(p, from, to, latency_ns, kind);
+        return;
+    }
+    int32_t *froms = p->edge_from, *tos = p->edge_to; /* read before the byte store */
+    p->edge_count = e + 1;
+    froms[e] = (int32_t)from, tos[e] = (int32_t)to;
+    p->edge_kind[e] = (uint8_t)kind;
+}
 /* Builds the adjacency. O(ops + edges). Call once, after the last add. Ops and edges must stay below
  * 2^31 (asserted; callers size-check first: sim_job_check_size). */
 void sim_program_seal(SimProgram *p);

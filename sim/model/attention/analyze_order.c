@@ -180,8 +180,9 @@ static bool backward_dispatch(const Solver *sv, int32_t c)
     int64_t est = est_of(sv, sv->n + c);
     if (est == sv->cp_ns)
         return true;
-    for (int64_t op = p->ctas[c].op_begin; op < p->ctas[c].op_begin + p->ctas[c].op_count; op++)
-        if (sim_program_is_first_on_engine(p, op) && (sv->flags[op] & IS_CRITICAL) && est_of(sv, op) == est)
+    int64_t end = p->is_first_on_engine ? p->ctas[c].op_begin + p->ctas[c].op_count : p->ctas[c].op_begin + 1;
+    for (int64_t op = p->ctas[c].op_begin; op < end; op++) /* one engine: the CTA's first op is its only first */
+        if (sim_program_is_first_on_engine_in(p, op, c) && (sv->flags[op] & IS_CRITICAL) && est_of(sv, op) == est)
             return true;
     int32_t next = sv->next_launch[c];
     return next >= 0 && (sv->flags[sv->n + next] & IS_CRITICAL) && est_of(sv, sv->n + next) == est;

@@ -120,6 +120,26 @@ typedef struct {
 
 static const Shape shapes[] = { { 4, 1, 4, 4, 1 }, { 8, 3, 8, 8, 1 }, { 5, 2, 6, 12, 2 }, { 132, 2, 16, 16, 1 } };
 
+/* The program without tasks (sim_attention_program_untasked) is a's program but for op_task, never made;
+ * with a waited-reduction rule, which reads the tasks, it keeps them. */
+static void assert_untasked_same(const Plan *plan, const AttnCosts *costs, const SimProgram *a, const char *what)
+{
+    AttnCosts waited = *costs;
+    waited.waited.read_delta_ns = 7;
+    SimProgram *b = sim_attention_program_untasked(plan, costs), *kept = sim_attention_program_untasked(plan, &waited);
+    ck_assert_msg(!b->op_task && kept->op_task && a->op_task, "%s: tasks made where not asked, or missing", what);
+    ck_assert(a->op_count == b->op_count && a->edge_count == b->edge_count && a->cta_count == b->cta_count);
+    for (int64_t op = 0; op < a->op_count; op++)
+        ck_assert_msg(sim_op_cta(a, op) == sim_op_cta(b, op) && sim_op_duration_ns(a, op) == sim_op_duration_ns(b, op) &&
+                      sim_op_kind(a, op) == sim_op_kind(b, op) && sim_op_engine(a, op) == sim_op_engine(b, op) &&
+                      sim_op_task(a, op) == sim_op_task(kept, op), "%s: op %" G_GINT64_FORMAT " differs", what, op);
+    for (int64_t e = 0; e < a->edge_count; e++)
+        ck_assert_msg(sim_edge_from(a, e) == sim_edge_from(b, e) && sim_edge_to(a, e) == sim_edge_to(b, e) &&
+                      sim_edge_kind(a, e) == sim_edge_kind(b, e) && sim_edge_latency_ns(a, e) == sim_edge_latency_ns(b, e),
+                      "%s: edge %" G_GINT64_FORMAT " differs", what, e);
+    sim_program_free(b), sim_program_free(kept);
+}
+
 /* One plan under serial and async costs, fixed and varied durations; counts the cases the fast path took. */
 static int compare_plan(const Plan *plan, const char *name, int *cases)
 {
@@ -129,6 +149,7 @@ static int compare_plan(const Plan *plan, const char *name, int *cases)
                             .reduce = k % 2 ? REDUCE_ASYNC : REDUCE_SERIAL, .dq_buffers = 1 + k / 4,
                             .cta_prologue_ns = k == 2 ? 150 : 0, .deposit_ns = k == 3 ? 40 : 0 };
         SimProgram *p = sim_attention_program(plan, &costs);
+        assert_untasked_same(plan, &costs, p, plan->policy);
         if (k >= 4)
             vary_durations(p, (uint32_t)(k + 17 * plan->task_count));
         char what[160];
@@ -389,6 +410,8 @@ Suite *suite_engine_paths(void)
     tcase_add_test(tc, pipeline_policies_same_schedule);
     tcase_add_test(tc, random_programs_same_schedule);
     tcase_add_test(tc, fast_path_turns_down_what_it_cannot_order);
+    tcase_set_timeout(tc, 60); /* each schedule's analysis is also checked against dag/'s: 0.4 s of CPU in all,
+                                * past Check's 4 s default on a loaded machine */
     suite_add_tcase(s, tc);
     return s;
 }

@@ -5,7 +5,8 @@
  * last-on-engine op of the previous CTA on the unit -> dispatch (0, chain), previous block-scheduled
  * dispatch -> dispatch (0, not chain), dispatch -> first-on-engine ops (0, chain). Ties are broken as dag/
  * breaks them on the graph analyze.c builds, whose edge ids run: program order, program edges, then per
- * CTA its dispatch edges. */
+ * CTA its dispatch edges. Where the engine's fast path recorded what set each start (SimSchedule.start_by)
+ * the forward pass is not repeated: depths (or their closed form) and the backward pass alone. */
 #include "analyze_order.h"
 
 #include <glib.h>

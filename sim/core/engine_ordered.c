@@ -55,13 +55,17 @@ static inline uint8_t start_by(int64_t ready, int64_t at, uint8_t prev, int64_t 
 
 /* Times the ops of CTA c, placed on unit at time d, and records what set each start (s->start_by); returns
  * when its last op ends, or -1 at an in-edge from this op or a later one (its source has no time yet). An
- * op ends at its start plus its duration, which is all the schedule keeps (its end_ns is NULL). */
-static int64_t run_cta(const SimProgram *p, SimSchedule *s, int32_t c, int32_t unit, int64_t d, bool has_latency)
+ * op ends at its start plus its duration, which is all the schedule keeps (its end_ns is NULL). p is
+ * restrict, and s's arrays are read once: the start_by byte stores would otherwise reload every field. */
+static int64_t run_cta(const SimProgram *restrict p, SimSchedule *s, int32_t c, int32_t unit, int64_t d,
+                       bool has_latency)
 {
     int64_t last[SIM_ENGINES_MAX], cta_end = d; /* last[k]: end of the CTA's previous op on engine k */
     for (int k = 0; k < p->engines_per_unit; k++)
         last[k] = d;
     int64_t *start = s->start_ns, op_end = p->ctas[c].op_begin + p->ctas[c].op_count;
+    uint8_t *start_by_of = s->start_by;
+    const int32_t *cta_unit = s->cta_unit;
     int64_t k = sim_program_in_begin(p, p->ctas[c].op_begin); /* the CTA's in-edges are one run */
     for (int64_t op = p->ctas[c].op_begin; op < op_end; op++) {
         int engine = sim_op_engine(p, op);
@@ -75,12 +79,12 @@ static int64_t run_cta(const SimProgram *p, SimSchedule *s, int32_t c, int32_t u
                                                                      * one: find the source's unit */
             if (has_latency && (sim_edge_latency_ns(p, e) > 0 ||
                                 (p->unit_latency_ns && sim_edge_kind(p, e) == SIM_EDGE_ACCUM)))
-                at += latency(p, e, s->cta_unit[sim_op_cta(p, from)], unit);
+                at += latency(p, e, cta_unit[sim_op_cta(p, from)], unit);
             by = start_by(ready, at, by, k - k_begin);
             ready = MAX(ready, at);
         }
         start[op] = ready;
-        s->start_by[op] = by;
+        start_by_of[op] = by;
         last[engine] = ready + sim_op_duration_ns(p, op);
         cta_end = MAX(cta_end, last[engine]);
     }

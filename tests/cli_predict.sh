@@ -65,10 +65,29 @@ import json, statistics, sys
 e = sorted(abs(x["predicted"]["makespan_error"]) for x in json.load(open(sys.argv[1]))["traces"] if x.get("predicted"))
 assert len(e) == 62 and statistics.median(e) <= 0.035 and e[-1] <= 0.12 and sum(x <= 0.05 for x in e) >= 47, e[-5:]
 ' "$tmp/h2.json" && ok h200-executor-grid || fail h200-executor-grid "$(head -c 300 "$tmp/h2.json")"
-# the H200's traces predicted from the default (H100) profile: said on stderr, never silent; not said with its own
-"$sim" validate traces/h200-predict/fa3-full-q8-h2-cr1-async.json.gz --predict >/dev/null 2>"$tmp/other.err"
-grep -q "1 executor trace was measured on NVIDIA H200, predicted from .*h100-sxm.json, measured on NVIDIA H100 80GB HBM3: another GPU's numbers" \
+# --predict alone predicts each executor trace from its own GPU's installed profile (the H200's from h200-sxm.json)
+"$sim" validate traces/h200-predict/fa3-full-q8-h2-cr1-async.json.gz traces/h100-predict/fa3-full-q8-h2-cr1-serial.json.gz \
+    --predict --tolerance 1 --json >"$tmp/own.json" 2>"$tmp/own.err"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = {t["trace"].split("/")[1]: t["predicted"]["profile"] for t in d["traces"]}
+assert p == {"h200-predict": "configs/profiles/h200-sxm.json", "h100-predict": "configs/profiles/h100-sxm.json"}, p
+assert d["profiles"] == ["configs/profiles/h100-sxm.json", "configs/profiles/h200-sxm.json"], d.get("profiles")
+' "$tmp/own.json" && ! grep -q "another GPU" "$tmp/own.err" && ok validate-own-gpu-profile ||
+    fail validate-own-gpu-profile "$(head -c 300 "$tmp/own.json"; cat "$tmp/own.err")"
+"$sim" validate traces/h200-predict/fa3-full-q8-h2-cr1-async.json.gz --predict --tolerance 1 >"$tmp/own.txt" 2>&1
+grep -q "^predicted from configs/profiles/h200-sxm.json alone" "$tmp/own.txt" && ok validate-own-gpu-labelled ||
+    fail validate-own-gpu-labelled "$(grep predicted "$tmp/own.txt")"
+# another GPU's profile is said on stderr, never used silently: one given by --profile, or the default where no
+# installed profile is of the trace's GPU
+"$sim" validate traces/h200-predict/fa3-full-q8-h2-cr1-async.json.gz --predict --profile h100-sxm >/dev/null 2>"$tmp/other.err"
+grep -q "1 executor trace was measured on NVIDIA H200, predicted from .*h100-sxm.json, measured on NVIDIA H100 80GB HBM3: another GPU's numbers (--profile" \
     "$tmp/other.err" && ok validate-other-gpu-said || fail validate-other-gpu-said "$(cat "$tmp/other.err")"
+zcat traces/h200-predict/fa3-full-q8-h2-cr1-async.json.gz | sed 's/"gpu_name":"NVIDIA H200"/"gpu_name":"NVIDIA H800"/' >"$tmp/h800.json"
+"$sim" validate "$tmp/h800.json" --predict >/dev/null 2>"$tmp/h800.err"
+grep -q "measured on NVIDIA H800, predicted from .*h100-sxm.json.*(no installed profile is of that GPU)" "$tmp/h800.err" &&
+    ok validate-no-profile-said || fail validate-no-profile-said "$(cat "$tmp/h800.err")"
 "$sim" validate traces/h200-predict/fa3-full-q8-h2-cr1-async.json.gz --predict --profile configs/profiles/h200-sxm.json \
     >/dev/null 2>"$tmp/same.err"
 grep -q "another GPU" "$tmp/same.err" && fail validate-same-gpu-quiet "$(cat "$tmp/same.err")" || ok validate-same-gpu-quiet

@@ -114,6 +114,7 @@ static SimStatus parse_request(const cJSON *root, ValidateRequest *q, SimError *
     if (q->kernel_name && sim_data_find_kernel(q->kernel_name, q->kernel_path, sizeof q->kernel_path, err) != SIM_OK)
         return err->status;
     q->s.profile_path = q->s.is_predict || q->profile_name ? q->profile_path : NULL;
+    q->s.is_profile_default = q->s.is_predict && !q->profile_name;
     q->s.kernel_path = q->kernel_name ? q->kernel_path : NULL;
     q->s.tolerance = q->s.is_predict && !q->s.has_tolerance ? 0.05 : q->s.tolerance;
     return SIM_OK;

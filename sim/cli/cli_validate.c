@@ -11,6 +11,7 @@
 
 typedef struct {
     bool is_json, has_tolerance, is_predict;
+    bool is_profile_default;    /* --predict without --profile: each trace's GPU's installed profile */
     int64_t max_memory_mb;   /* every trace held at once, and each plan read, within this */
     int64_t jobs;            /* traces checked at once (threads); the output does not depend on it */
     double tolerance, speedup_tolerance_pp;
@@ -42,6 +43,23 @@ static const char usage[] =
     "  --jobs N                 check N traces at once (threads; default: the processors, at most 8); the\n"
     "                           output is the same for any N\n"
     "Exit status: 0 within tolerance, 1 beyond it (or a regression), 2 bad usage or input.\n";
+
+/* The hardware and kernel profiles named, found from any directory; --predict alone takes the installed default
+ * hardware profile (and, in sim_validate_run, each trace's own GPU's beside it). */
+static SimStatus find_profiles(ValidateOptions *o, SimError *err)
+{
+    o->is_profile_default = o->is_predict && !o->profile_path;
+    if ((o->is_profile_default || o->profile_path) &&
+        cli_find_profile(o->profile_path, o->installed_profile, sizeof o->installed_profile, err) != SIM_OK)
+        return err->status;
+    if (o->is_profile_default || o->profile_path)
+        o->profile_path = o->installed_profile;
+    if (o->kernel_path && cli_find_kernel(o->kernel_path, o->installed_kernel, sizeof o->installed_kernel, err) != SIM_OK)
+        return err->status;
+    if (o->kernel_path)
+        o->kernel_path = o->installed_kernel;
+    return SIM_OK;
+}
 
 static int parse_args(ValidateOptions *o, int argc, char **argv, SimError *err)
 {
@@ -91,16 +109,8 @@ static int parse_args(ValidateOptions *o, int argc, char **argv, SimError *err)
     }
     if (optind == argc)
         return sim_error_set(err, SIM_ERR_USAGE, "sim validate needs a trace file or directory (see --help)"), cli_fail(err);
-    if ((o->is_predict && !o->profile_path) || o->profile_path) { /* found from any directory */
-        if (cli_find_profile(o->profile_path, o->installed_profile, sizeof o->installed_profile, err) != SIM_OK)
-            return cli_fail(err);
-        o->profile_path = o->installed_profile;
-    }
-    if (o->kernel_path) {
-        if (cli_find_kernel(o->kernel_path, o->installed_kernel, sizeof o->installed_kernel, err) != SIM_OK)
-            return cli_fail(err);
-        o->kernel_path = o->installed_kernel;
-    }
+    if (find_profiles(o, err) != SIM_OK)
+        return cli_fail(err);
     if (o->is_predict && !o->has_tolerance)
         o->tolerance = 0.05;
     sim_validate_find((const char *const *)argv + optind, argc - optind, &o->paths, &o->path_count, err);
@@ -120,9 +130,14 @@ static void print_model_line(const ValidateReport *r, int m, const char *label, 
 
 /* The prediction's source: the hardware profile for the executor's traces, each real kernel's own kernel
  * profile for its traces. */
-static void print_summary(const ValidateReport *r, const ValidateOptions *o, Trace **traces, int count)
+static void print_summary(const ValidateReport *r, const ValidateOptions *o, const ValidateOutcome *v)
 {
     const char *profile_path = o->profile_path;
+    Trace **traces = v->traces;
+    int count = v->count;
+    char *used = v->profiles_used && v->profiles_used[0] ? g_strjoinv(", ", v->profiles_used) : NULL;
+    if (used) /* the profiles that predicted executor traces: with several GPUs' traces, each GPU's own */
+        profile_path = used;
     char floor[96];
     if (r->repeat_sets > 0)
         snprintf(floor, sizeof floor, "the noise floor %.2f%% of %d repeat sets", 100 * r->noise_floor, r->repeat_sets);
@@ -161,6 +176,7 @@ static void print_summary(const ValidateReport *r, const ValidateOptions *o, Tra
         printf("hand-off with %7s reductions in flight: %6d samples, median %4" G_GINT64_FORMAT " ns (p10 %4"
                G_GINT64_FORMAT ", p90 %4" G_GINT64_FORMAT ")\n", range, h->n, h->median_ns, h->p10_ns, h->p90_ns);
     }
+    g_free(used);
 }
 
 static void print_table(Trace **traces, const TraceCheck *checks, int count, const ValidateReport *r)
@@ -219,7 +235,7 @@ static void print_text(const ValidateOptions *o, const ValidateOutcome *v)
 {
     const ValidateVerdict *w = &v->verdict;
     print_table(v->traces, v->checks, v->count, &v->report);
-    print_summary(&v->report, o, v->traces, v->count);
+    print_summary(&v->report, o, v);
     char miss[64] = "";
     if (w->missed)
         snprintf(miss, sizeof miss, ", %d not predicted (misses)", w->missed);
@@ -247,7 +263,8 @@ int sim_cmd_validate(int argc, char **argv)
     ValidateSettings s = { .is_predict = o.is_predict, .has_tolerance = o.has_tolerance, .want_phases = o.is_json,
                            .max_memory_mb = o.max_memory_mb, .jobs = o.jobs, .tolerance = o.tolerance,
                            .speedup_tolerance_pp = o.speedup_tolerance_pp, .matrix_path = o.matrix_path,
-                           .baseline_path = o.baseline_path, .profile_path = o.profile_path, .kernel_path = o.kernel_path };
+                           .baseline_path = o.baseline_path, .profile_path = o.profile_path, .kernel_path = o.kernel_path,
+                           .is_profile_default = o.is_profile_default };
     ValidateOutcome out;
     CliProgress progress;
     cli_progress_begin(&progress, "validate", "traces");

@@ -30,6 +30,8 @@ static cJSON *check_json(const Trace *t, const TraceCheck *c)
     }
     if (c->has_profile) {
         cJSON *p = cJSON_AddObjectToObject(j, "predicted");
+        if (c->profile_path && !t->kernel.name[0])
+            cJSON_AddStringToObject(p, "profile", c->profile_path);
         cJSON_AddNumberToObject(p, "predicted_ns", (double)c->profile_ns);
         cJSON_AddNumberToObject(p, "makespan_error", c->profile_makespan_error);
         cJSON_AddNumberToObject(p, "start_mape", c->profile_start_mape);
@@ -191,6 +193,12 @@ void sim_validate_write_json(FILE *f, const Trace *const *traces, const TraceChe
     if (count > 0) {
         if (v->profile_path)
             cJSON_AddStringToObject(out, "profile", v->profile_path);
+        if (v->profiles) {
+            int n = 0;
+            while (v->profiles[n])
+                n++;
+            cJSON_AddItemToObject(out, "profiles", cJSON_CreateStringArray((const char *const *)v->profiles, n));
+        }
         for (int i = 0; i < count; i++)
             cJSON_AddItemToArray(list, check_json(traces[i], &checks[i]));
         add_report_json(out, r);

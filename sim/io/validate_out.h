@@ -25,6 +25,7 @@ typedef struct {
 /* The verdict on the model under test (the profile's prediction with --predict, else the fit). */
 typedef struct {
     const char *profile_path;   /* the hardware profile predicting, NULL: none */
+    char *const *profiles;      /* several: each executor trace's GPU's own (NULL-terminated, borrowed), else NULL */
     bool is_predict;
     double worst, worst_speedup_pp; /* max |makespan error| (a fraction), max |speedup error| (pp) */
     int missed;                 /* --predict: traces nothing predicted */

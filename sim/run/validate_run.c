@@ -96,6 +96,60 @@ static SimStatus load_kernels(const ValidateSettings *s, KernelProfile ***kernel
     return sim_kernel_read_dir(dir, kernels, count, err);
 }
 
+/* The hardware profiles that predict executor traces: the one given (or the installed default) first, then, with
+ * the default, every other profile installed beside it, each picked by the GPU a trace was measured on. */
+typedef struct {
+    HwProfile **profiles;
+    char **paths;
+    int count;
+} HwSet;
+
+static SimStatus hw_set_load(const ValidateSettings *s, HwSet *set, SimError *err)
+{
+    GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
+    if (s->profile_path)
+        g_ptr_array_add(paths, g_strdup(s->profile_path));
+    char *dir = s->profile_path && s->is_profile_default ? g_path_get_dirname(s->profile_path) : NULL;
+    GDir *d = dir ? g_dir_open(dir, 0, NULL) : NULL;
+    GPtrArray *others = g_ptr_array_new_with_free_func(g_free);
+    for (const char *name; d && (name = g_dir_read_name(d));) {
+        char *full = g_build_filename(dir, name, NULL);
+        if (g_str_has_suffix(name, ".json") && strcmp(full, s->profile_path) != 0)
+            g_ptr_array_add(others, full);
+        else
+            g_free(full);
+    }
+    g_ptr_array_sort(others, cmp_str);
+    for (guint i = 0; i < others->len; i++)
+        g_ptr_array_add(paths, g_strdup(others->pdata[i]));
+    if (d)
+        g_dir_close(d);
+    g_free(dir), g_ptr_array_free(others, TRUE);
+    set->count = (int)paths->len;
+    set->profiles = g_new0(HwProfile *, MAX(set->count, 1));
+    for (int i = 0; i < set->count && !err->status; i++)
+        sim_profile_read(paths->pdata[i], &set->profiles[i], err);
+    g_ptr_array_add(paths, NULL);
+    set->paths = (char **)g_ptr_array_free(paths, FALSE);
+    return err->status;
+}
+
+static void hw_set_clear(HwSet *set)
+{
+    for (int i = 0; i < set->count; i++)
+        sim_profile_free(set->profiles[i]);
+    g_free(set->profiles), g_strfreev(set->paths);
+}
+
+/* The index of the profile measured on gpu_name, else 0 (the one given: another GPU's numbers, said in a note). */
+static int hw_set_pick(const HwSet *set, const char *gpu_name)
+{
+    for (int i = 0; gpu_name && i < set->count; i++)
+        if (set->profiles[i] && strcmp(set->profiles[i]->gpu_name, gpu_name) == 0)
+            return i;
+    return 0;
+}
+
 /* The checks run on a thread pool (s->jobs at a time) while the calling thread goes on reading traces in
  * order: a trace is checked as soon as it is read. The error reported is what a sequential run reports: a read
  * error first (reading comes first there), else the check error of the first trace in order. */
@@ -104,6 +158,7 @@ typedef struct {
     Trace **traces;
     int32_t *const *matrix;      /* set while trace 0 is read, before any check starts */
     const ValidateModels *models;
+    const HwSet *hw;             /* models->hw is hw's pick for each trace */
     TraceCheck *checks;
     SimError *errs;
     GThreadPool *pool;           /* NULL: check in the calling thread */
@@ -115,9 +170,13 @@ static void check_one(gpointer index, gpointer work)
     const CheckWork *w = work;
     int i = GPOINTER_TO_INT(index) - 1;
     Plan *plan = given_plan(w->traces[i], w->s->max_memory_mb, &w->errs[i]);
+    ValidateModels mine = *w->models;
+    int hw = hw_set_pick(w->hw, w->traces[i]->gpu_name);
+    mine.hw = w->hw->count ? w->hw->profiles[hw] : NULL;
     if (!w->errs[i].status)
         sim_validate_trace(w->traces[i], plan, w->traces[i]->wl.n_sm == w->traces[0]->wl.n_sm ? *w->matrix : NULL,
-                           w->models, &w->checks[i], &w->errs[i]);
+                           &mine, &w->checks[i], &w->errs[i]);
+    w->checks[i].profile_path = mine.hw ? w->hw->paths[hw] : NULL;
     plan_free(plan);
 }
 
@@ -143,14 +202,14 @@ static void check_finish(CheckWork *w, int count, SimError *err)
 /* Reads every trace of paths (one memory budget for all of them; the latency matrix with the first) and checks
  * each as soon as it is read. */
 static SimStatus check_traces(const ValidateSettings *s, char *const *paths, const ValidateModels *models,
-                              ValidateOutcome *out, GPtrArray *notes, SimValidateProgress progress, void *ctx,
-                              SimError *err)
+                              const HwSet *hw, ValidateOutcome *out, GPtrArray *notes, SimValidateProgress progress,
+                              void *ctx, SimError *err)
 {
     int count = out->count;
     int32_t *matrix = NULL;
     bool is_legacy = false;
     int64_t room = s->max_memory_mb << 20; /* the traces are all held at once: one budget for them */
-    CheckWork work = { s, out->traces, &matrix, models, out->checks, g_new0(SimError, MAX(count, 1)),
+    CheckWork work = { s, out->traces, &matrix, models, hw, out->checks, g_new0(SimError, MAX(count, 1)),
                        s->jobs > 1 && count > 1 ? g_thread_pool_new(check_one, &work, (int)MIN(s->jobs, count), TRUE, NULL)
                                                 : NULL, false };
     for (int i = 0; i < count && !err->status; i++) {
@@ -179,13 +238,15 @@ static SimStatus check_traces(const ValidateSettings *s, char *const *paths, con
 
 /* One runs file read and predicted into f; its exit code (0 pass, 1 not, 2 an error in err). */
 static int check_runs_file(const ValidateSettings *s, const char *path, const ValidateModels *models,
-                           ValidateRunsFile *f, SimError *err)
+                           const HwSet *hw, ValidateRunsFile *f, SimError *err)
 {
     f->path = g_strdup(path);
     if (sim_kernel_runs_read(path, &f->runs, err) != SIM_OK)
         return 2;
     f->checks = g_new0(RunCheck, MAX(f->runs->count, 1));
-    if (sim_validate_runs(f->runs, models, s->tolerance, s->speedup_tolerance_pp, 0.02, f->checks, &f->rep, err) !=
+    ValidateModels mine = *models;
+    mine.hw = hw->count ? hw->profiles[hw_set_pick(hw, f->runs->gpu_name)] : NULL;
+    if (sim_validate_runs(f->runs, &mine, s->tolerance, s->speedup_tolerance_pp, 0.02, f->checks, &f->rep, err) !=
         SIM_OK)
         return 2;
     const RunsReport *rep = &f->rep;
@@ -274,7 +335,10 @@ static SimStatus conclude(const ValidateSettings *s, ValidateOutcome *out, GPtrA
     const ValidateReport *r = &out->report;
     ValidateVerdict *v = &out->verdict;
     int m = s->is_predict ? VMODEL_PROFILE : VMODEL_PLACED;
-    *v = (ValidateVerdict){ .profile_path = s->profile_path, .is_predict = s->is_predict,
+    char *const *used = out->profiles_used;
+    bool is_one = used && used[0] && !used[1], is_several = used && used[0] && used[1];
+    *v = (ValidateVerdict){ .profile_path = is_one ? used[0] : s->profile_path, .profiles = is_several ? used : NULL,
+                            .is_predict = s->is_predict,
                             .worst = r->makespan[m][VMODE_ALL].max_abs, .worst_speedup_pp = r->speedup_pp[s->is_predict].max_abs };
     out->is_checked = !s->baseline_path || s->has_tolerance;
     for (int i = 0; s->is_predict && i < out->count; i++) /* --predict: a trace nothing predicts is a miss */
@@ -295,32 +359,45 @@ static void split_paths(char *const *paths, int count, GPtrArray *runs, GPtrArra
 
 /* The runs files in order, each predicted; the exit code so far (2: an error in err, and the rest skipped). */
 static int check_runs_files(const ValidateSettings *s, const GPtrArray *runs, const ValidateModels *models,
-                            ValidateOutcome *out, SimError *err)
+                            const HwSet *hw, ValidateOutcome *out, SimError *err)
 {
     int rc = 0;
     out->files = g_new0(ValidateRunsFile, MAX(runs->len, 1));
     for (guint i = 0; i < runs->len && rc != 2; i++) {
-        int file_rc = check_runs_file(s, runs->pdata[i], models, &out->files[out->file_count++], err);
+        int file_rc = check_runs_file(s, runs->pdata[i], models, hw, &out->files[out->file_count++], err);
         rc = MAX(rc, file_rc); /* not inside MAX: it evaluates twice */
     }
     return rc;
 }
 
-/* A hardware profile measured on another GPU than executor traces it predicts is said, never used silently. */
-static void note_other_gpu(const HwProfile *profile, const char *profile_path, const ValidateOutcome *out,
-                           GPtrArray *notes)
+/* A hardware profile measured on another GPU than executor traces it predicts is said, never used silently; the
+ * profiles that did predict them, in the set's order, into out->profiles_used. */
+static void note_profiles(const HwSet *set, bool is_default, ValidateOutcome *out, GPtrArray *notes)
 {
     int other = 0;
     const char *gpu = NULL;
-    for (int i = 0; profile && i < out->count; i++) {
+    bool *used = g_new0(bool, MAX(set->count, 1));
+    for (int i = 0; set->count && i < out->count; i++) {
         const Trace *t = out->traces[i];
-        if (t && !t->kernel.name[0] && t->gpu_name && strcmp(t->gpu_name, profile->gpu_name) != 0)
+        if (!t || t->kernel.name[0] || !out->checks[i].has_profile)
+            continue;
+        int k = hw_set_pick(set, t->gpu_name);
+        used[k] = true;
+        if (t->gpu_name && strcmp(t->gpu_name, set->profiles[k]->gpu_name) != 0)
             other++, gpu = gpu ? gpu : t->gpu_name;
     }
     if (other)
         g_ptr_array_add(notes, g_strdup_printf("note: %d executor trace%s measured on %s, predicted from %s, measured on "
-                                               "%s: another GPU's numbers (--profile names that GPU's profile)", other,
-                                               other == 1 ? " was" : "s were", gpu, profile_path, profile->gpu_name));
+                                               "%s: another GPU's numbers (%s)", other, other == 1 ? " was" : "s were", gpu,
+                                               set->paths[0], set->profiles[0]->gpu_name, is_default ?
+                                               "no installed profile is of that GPU" : "--profile names the one to use"));
+    GPtrArray *list = g_ptr_array_new();
+    for (int k = 0; k < set->count; k++)
+        if (used[k])
+            g_ptr_array_add(list, g_strdup(set->paths[k]));
+    g_ptr_array_add(list, NULL);
+    out->profiles_used = (char **)g_ptr_array_free(list, FALSE);
+    g_free(used);
 }
 
 SimStatus sim_validate_run(const ValidateSettings *s, char *const *paths, int path_count, ValidateOutcome *out,
@@ -332,24 +409,24 @@ SimStatus sim_validate_run(const ValidateSettings *s, char *const *paths, int pa
     out->count = (int)traces->len;
     out->traces = g_new0(Trace *, MAX(out->count, 1));
     out->checks = g_new0(TraceCheck, MAX(out->count, 1));
-    HwProfile *profile = NULL;
+    HwSet hw = { 0 };
     KernelProfile **kernels = NULL;
     int kernel_count = 0, runs_rc = 0;
-    if (s->profile_path)
-        sim_profile_read(s->profile_path, &profile, err);
+    hw_set_load(s, &hw, err);
     if (!err->status)
         load_kernels(s, &kernels, &kernel_count, err);
-    ValidateModels models = { profile, kernels, kernel_count, s->want_phases };
+    ValidateModels models = { hw.count ? hw.profiles[0] : NULL, kernels, kernel_count, s->want_phases };
     if (!err->status)
-        check_traces(s, (char *const *)traces->pdata, &models, out, notes, progress, progress_ctx, err);
-    if (!err->status && s->is_predict)
-        note_other_gpu(profile, s->profile_path, out, notes);
+        check_traces(s, (char *const *)traces->pdata, &models, &hw, out, notes, progress, progress_ctx, err);
     if (!err->status)
-        runs_rc = check_runs_files(s, runs, &models, out, err);
+        note_profiles(&hw, s->is_profile_default, out, notes);
+    if (!err->status)
+        runs_rc = check_runs_files(s, runs, &models, &hw, out, err);
     if (!err->status && out->count > 0)
         conclude(s, out, notes, err);
     out->exit_code = MAX(out->count > 0 && !out->verdict.is_pass, runs_rc);
-    sim_profile_free(profile);
+    out->profile_paths = hw.paths, hw.paths = NULL; /* the checks' profile_path point into them */
+    hw_set_clear(&hw);
     for (int i = 0; i < kernel_count; i++)
         sim_kernel_free(kernels[i]);
     g_free(kernels);
@@ -377,6 +454,6 @@ void sim_validate_outcome_clear(ValidateOutcome *out)
     }
     g_free(out->traces), g_free(out->checks), g_free(out->files);
     sim_validate_report_clear(&out->report);
-    g_strfreev(out->notes);
+    g_strfreev(out->notes), g_strfreev(out->profiles_used), g_strfreev(out->profile_paths);
     memset(out, 0, sizeof *out);
 }

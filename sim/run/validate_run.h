@@ -18,6 +18,8 @@ typedef struct {
     const char *matrix_path;    /* a latency matrix (gpu-calib), NULL: none */
     const char *baseline_path;  /* an earlier report to compare with, NULL: none */
     const char *profile_path;   /* a hardware profile file (found), NULL: none */
+    bool is_profile_default;    /* profile_path is the installed default (--predict alone): a trace measured on
+                                 * another GPU is predicted from that GPU's profile beside it, where one exists */
     const char *kernel_path;    /* a kernel profile file (found), NULL: the installed ones when predicting */
 } ValidateSettings;
 
@@ -36,6 +38,8 @@ typedef struct {
     bool is_within;             /* ... and the model under test is within it (verdict.is_pass adds no regression) */
     int regressions;            /* against the baseline */
     int exit_code;              /* 0 within tolerance, 1 beyond it or regressed */
+    char **profiles_used;       /* the hardware profiles that predicted executor traces, NULL-terminated */
+    char **profile_paths;       /* every hardware profile read (the checks' profile_path point into them) */
     char **notes;               /* sentences for the user, in order: an older matrix format, each regression */
     int note_count;
 } ValidateOutcome;

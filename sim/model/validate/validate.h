@@ -85,6 +85,7 @@ typedef struct {
     double profile_speedup_predicted, profile_speedup_error_pp;
     ModelPhases profile_phases;   /* the prediction's own timeline (executor traces), to set beside the fit's */
     int64_t measured_in_flight;   /* the same count in the trace: median over reductions (r_start..r_end) */
+    const char *profile_path;     /* the hardware profile that predicted an executor trace (borrowed), or NULL */
 } TraceCheck;
 
 /* Fits, predicts and compares one trace. plan: the plan the run executed when no registered policy builds

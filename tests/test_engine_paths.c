@@ -4,6 +4,7 @@
  * supports, serial and async, several shapes, equal and unequal per-op durations, block-mask plans (the
  * hand-made orders and a search's), and random programs; and the fast path turns down what it cannot
  * reproduce (back edges under the block scheduler, a load model, zero-length CTAs). */
+#include "analyze.h"
 #include "engine_ordered.h"
 #include "event_queue.h"
 #include "mask.h"
@@ -33,6 +34,52 @@ static void assert_same(const SimProgram *p, const SimSchedule *a, const SimSche
 }
 
 static int deadlocks; /* programs the event engine found deadlocked */
+static int64_t recorded; /* fast-path schedules that recorded what set each start */
+
+/* The analysis of s, a fast-path schedule with start_by (its forward pass skipped), equals the one through
+ * dag/'s graph (a DOT spec forces it): critical path, Lemma 1, the walk's breakdown, every op's slack. */
+static void assert_recorded_analysis(const SimProgram *p, const SimSchedule *s, const char *what)
+{
+    SimAnalysis fast, graph;
+    SimError err = { 0 };
+    FILE *null = fopen("/dev/null", "w");
+    SimDotSpec dot = { .f = null };
+    ck_assert_int_eq(sim_analyze(p, s, &fast, NULL, &err), SIM_OK);
+    ck_assert_int_eq(sim_analyze(p, s, &graph, &dot, &err), SIM_OK);
+    fclose(null);
+    ck_assert_msg(fast.critical_path_ns == graph.critical_path_ns && fast.lemma1_violations == graph.lemma1_violations,
+                  "%s: critical path %" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT ", Lemma 1 %" G_GINT64_FORMAT " vs %"
+                  G_GINT64_FORMAT, what, fast.critical_path_ns, graph.critical_path_ns, fast.lemma1_violations,
+                  graph.lemma1_violations);
+    for (int i = 0; i < BREAK_COUNT; i++)
+        ck_assert_msg(fast.breakdown_ns[i] == graph.breakdown_ns[i], "%s: breakdown part %d", what, i);
+    for (int64_t op = 0; op < p->op_count; op++)
+        ck_assert_msg(fast.is_critical[op] == graph.is_critical[op], "%s: op %" G_GINT64_FORMAT " critical", what, op);
+    sim_analysis_clear(&fast), sim_analysis_clear(&graph);
+}
+
+/* s->start_by names a predecessor that meets each op's start, and none earlier in the edge-id order does. */
+static void assert_start_by(const SimProgram *p, const SimSchedule *s, const char *what)
+{
+    for (int64_t op = 0; op < p->op_count; op++) {
+        int32_t c = sim_op_cta(p, op);
+        int64_t start = s->start_ns[op], first = -1, prev = -1; /* first: the code of the first one meeting it */
+        for (int64_t u = p->ctas[c].op_begin; u < op; u++)
+            if (sim_program_next_on_engine(p, u) == op)
+                prev = u;
+        if (prev >= 0 && sim_schedule_end_ns(p, s, prev) == start)
+            first = SIM_START_BY_ENGINE;
+        for (int64_t k = sim_program_in_begin(p, op); first < 0 && k < sim_program_in_end(p, op); k++) {
+            int64_t e = sim_program_in_edge(p, k), u = sim_edge_from(p, e);
+            if (sim_schedule_end_ns(p, s, u) + sim_engine_edge_latency(p, s, e) == start)
+                first = SIM_START_BY_EDGE + k - sim_program_in_begin(p, op);
+        }
+        if (first < 0 && prev < 0 && s->cta_dispatch_ns[c] == start)
+            first = SIM_START_BY_DISPATCH;
+        ck_assert_msg(first >= 0 && s->start_by[op] == first, "%s: op %" G_GINT64_FORMAT " start set by %d, recorded %d",
+                      what, op, (int)first, s->start_by[op]);
+    }
+}
 
 /* Runs p both ways (and through sim_engine_run) and compares; returns whether the fast path took it. */
 static bool compare_paths(const SimProgram *p, const char *what)
@@ -44,6 +91,12 @@ static bool compare_paths(const SimProgram *p, const char *what)
     ck_assert_msg(!is_fast || st == SIM_OK, "%s: the fast path ran a schedule the event engine rejects", what);
     if (is_fast)
         assert_same(p, &events, &fast, what);
+    ck_assert_msg(!fast.start_by == !is_fast || fast.order, "%s: start_by where the fast path ran in CTA order", what);
+    if (fast.start_by) {
+        assert_start_by(p, &fast, what);
+        assert_recorded_analysis(p, &fast, what);
+        recorded++;
+    }
     ck_assert_int_eq(sim_engine_run(p, &chosen, &err2), st);
     deadlocks += st != SIM_OK;
     if (st == SIM_OK)
@@ -67,6 +120,26 @@ typedef struct {
 
 static const Shape shapes[] = { { 4, 1, 4, 4, 1 }, { 8, 3, 8, 8, 1 }, { 5, 2, 6, 12, 2 }, { 132, 2, 16, 16, 1 } };
 
+/* The program without tasks (sim_attention_program_untasked) is a's program but for op_task, never made;
+ * with a waited-reduction rule, which reads the tasks, it keeps them. */
+static void assert_untasked_same(const Plan *plan, const AttnCosts *costs, const SimProgram *a, const char *what)
+{
+    AttnCosts waited = *costs;
+    waited.waited.read_delta_ns = 7;
+    SimProgram *b = sim_attention_program_untasked(plan, costs), *kept = sim_attention_program_untasked(plan, &waited);
+    ck_assert_msg(!b->op_task && kept->op_task && a->op_task, "%s: tasks made where not asked, or missing", what);
+    ck_assert(a->op_count == b->op_count && a->edge_count == b->edge_count && a->cta_count == b->cta_count);
+    for (int64_t op = 0; op < a->op_count; op++)
+        ck_assert_msg(sim_op_cta(a, op) == sim_op_cta(b, op) && sim_op_duration_ns(a, op) == sim_op_duration_ns(b, op) &&
+                      sim_op_kind(a, op) == sim_op_kind(b, op) && sim_op_engine(a, op) == sim_op_engine(b, op) &&
+                      sim_op_task(a, op) == sim_op_task(kept, op), "%s: op %" G_GINT64_FORMAT " differs", what, op);
+    for (int64_t e = 0; e < a->edge_count; e++)
+        ck_assert_msg(sim_edge_from(a, e) == sim_edge_from(b, e) && sim_edge_to(a, e) == sim_edge_to(b, e) &&
+                      sim_edge_kind(a, e) == sim_edge_kind(b, e) && sim_edge_latency_ns(a, e) == sim_edge_latency_ns(b, e),
+                      "%s: edge %" G_GINT64_FORMAT " differs", what, e);
+    sim_program_free(b), sim_program_free(kept);
+}
+
 /* One plan under serial and async costs, fixed and varied durations; counts the cases the fast path took. */
 static int compare_plan(const Plan *plan, const char *name, int *cases)
 {
@@ -76,6 +149,7 @@ static int compare_plan(const Plan *plan, const char *name, int *cases)
                             .reduce = k % 2 ? REDUCE_ASYNC : REDUCE_SERIAL, .dq_buffers = 1 + k / 4,
                             .cta_prologue_ns = k == 2 ? 150 : 0, .deposit_ns = k == 3 ? 40 : 0 };
         SimProgram *p = sim_attention_program(plan, &costs);
+        assert_untasked_same(plan, &costs, p, plan->policy);
         if (k >= 4)
             vary_durations(p, (uint32_t)(k + 17 * plan->task_count));
         char what[160];
@@ -215,6 +289,7 @@ START_TEST(random_programs_same_schedule)
         sim_program_free(p);
     }
     g_rand_free(rng);
+    ck_assert_int_gt(recorded, 300); /* the CTA-order runs: start_by and the analysis that skips the forward pass */
     ck_assert_int_gt(taken[0], 150); /* of 500 programs of each pinning */
     ck_assert_int_gt(taken[1], 250);
 }
@@ -442,6 +517,8 @@ Suite *suite_engine_paths(void)
     tcase_add_test(tc, pipeline_policies_same_schedule);
     tcase_add_test(tc, random_programs_same_schedule);
     tcase_add_test(tc, fast_path_turns_down_what_it_cannot_order);
+    tcase_set_timeout(tc, 60); /* each schedule's analysis is also checked against dag/'s: 0.4 s of CPU in all,
+                                * past Check's 4 s default on a loaded machine */
     suite_add_tcase(s, tc);
     return s;
 }

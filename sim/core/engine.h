@@ -14,6 +14,13 @@
 #include "program.h"
 #include "status.h"
 
+/* SimSchedule.start_by: the previous op on the op's engine; its CTA's dispatch (it is its CTA's first op on
+ * its engine); its in-edge j in the adjacency's order (program.h), SIM_START_BY_EDGE + j for j below
+ * SIM_START_BY_EDGE_FAR - SIM_START_BY_EDGE, else SIM_START_BY_EDGE_FAR (a later in-edge: search them). The
+ * order of preference among ties is the edge-id order of dag/'s graph (analyze.c): program order, program
+ * edges, dispatch. */
+enum { SIM_START_BY_ENGINE = 0, SIM_START_BY_DISPATCH = 1, SIM_START_BY_EDGE = 2, SIM_START_BY_EDGE_FAR = 255 };
+
 /* The realized schedule. Caller-owned: sim_schedule_clear frees the arrays. */
 typedef struct {
     int64_t *start_ns;            /* per op */
@@ -26,6 +33,10 @@ typedef struct {
     int64_t makespan_ns;          /* latest op end */
     int32_t *handoff_extra_ns;    /* with a load model: per op, the extra latency its cross-unit ACCUM edges
                                    * got at its release (sim_engine_edge_latency); else NULL */
+    uint8_t *start_by;            /* per op, or NULL: which predecessor set its start (SIM_START_BY_*), the
+                                   * first in the DAG's edge-id order among those that meet it, recorded by
+                                   * the fast path in CTA order as it starts each op; it lies in cta_end_ns's
+                                   * allocation, past its cta_count entries, and goes with it */
     int32_t *order;               /* op_count + cta_count entries: ops in completion order, with CTA c's
                                    * dispatch as op_count + c where it happened; a topological order of the
                                    * realised DAG (sim/model/attention/analyze.h), so its analysis needs no sort.

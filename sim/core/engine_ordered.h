@@ -15,7 +15,8 @@
  * beforehand or all CTAs dispatched with every edge forward; a dispatched CTA ending the instant it starts
  * (its ops all of zero length) or a dependency cycle also turn it down. Returns false, with *out as it was (zeroed), where it
  * does not apply. With forward edges out->order is NULL: CTA order is then a topological order of the
- * realised DAG (sim/model/attention/analyze.h reads it so); else the completion order of the worklist.
+ * realised DAG (sim/model/attention/analyze.h reads it so), and out->start_by says what set each op's
+ * start (engine.h); else out->order is the completion order of the worklist, and start_by is NULL.
  * O(ops + edges) (dispatched CTAs: plus log(units) per CTA); no memory beyond the schedule's but per CTA
  * and per unit. */
 bool sim_engine_ordered_run(const SimProgram *p, SimSchedule *out);

@@ -150,6 +150,54 @@ static SimStatus check_ctas(const Plan *plan, const char *where, SimError *err)
     return SIM_OK;
 }
 
+/* Whether task t's pair is inside the workload and its mask. */
+static inline bool is_inside(const Workload *wl, const PlanTask *t)
+{
+    return t->head >= 0 && t->head < wl->heads && t->kv >= 0 && t->kv < wl->kv_tiles && t->q >= 0 &&
+           t->q < wl->q_tiles && (wl->mask == MASK_FULL || plan_is_kept(wl, t->kv, t->q));
+}
+
+/* Each task's pair in range and kept, each pair once (seen: a bit per pair), counted into its row's
+ * row_len; the first task that is not is reported. Locals throughout: the byte stores may alias anything. */
+static SimStatus check_pairs(const Plan *plan, const char *where, uint8_t *seen, int32_t *row_len, SimError *err)
+{
+    const Workload wl = plan->wl;
+    const PlanTask *tasks = plan->tasks;
+    for (int64_t i = 0, n = plan->task_count; i < n; i++) {
+        const PlanTask *t = &tasks[i];
+        if (!is_inside(&wl, t))
+            return sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s: task %" PRId64 " (head %d, kv %d, q %d) is "
+                                 "outside the workload or its mask", where, plan->policy, i, t->head, t->kv, t->q);
+        int64_t pair = ((int64_t)t->head * wl.kv_tiles + t->kv) * wl.q_tiles + t->q;
+        if (seen[pair / 8] & (1u << (pair % 8)))
+            return sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s: task %" PRId64 " repeats tile pair (head %d, "
+                                 "kv %d, q %d)", where, plan->policy, i, t->head, t->kv, t->q);
+        seen[pair / 8] |= (uint8_t)(1u << (pair % 8));
+        row_len[(int64_t)t->head * wl.q_tiles + t->q]++;
+    }
+    return SIM_OK;
+}
+
+/* Per row, the ranks a permutation of 0..len-1 (rank_seen: a bit per task's slot in its row); the first
+ * task that breaks it is reported. */
+static SimStatus check_ranks(const Plan *plan, const char *where, const int32_t *row_len, const int64_t *row_first,
+                             uint8_t *rank_seen, SimError *err)
+{
+    const PlanTask *tasks = plan->tasks;
+    int32_t q_tiles = plan->wl.q_tiles;
+    for (int64_t i = 0, n = plan->task_count; i < n; i++) {
+        const PlanTask *t = &tasks[i];
+        int64_t row = (int64_t)t->head * q_tiles + t->q, slot = row_first[row] + t->rank;
+        if (t->rank < 0 || t->rank >= row_len[row] || (rank_seen[slot / 8] & (1u << (slot % 8)))) /* a rank past
+                                                         * its row's length has no slot: it is not marked */
+            return sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s: task %" PRId64 " (head %d, kv %d, q %d) has rank "
+                                 "%d; the ranks of a dQ row must be a permutation of 0..%d", where, plan->policy, i,
+                                 t->head, t->kv, t->q, t->rank, row_len[row] - 1);
+        rank_seen[slot / 8] |= (uint8_t)(1u << (slot % 8));
+    }
+    return SIM_OK;
+}
+
 /* Each task's pair in range and kept, each pair once; then per row, the ranks a permutation of 0..len-1. */
 static SimStatus check_tasks(const Plan *plan, const char *where, SimError *err)
 {
@@ -161,33 +209,10 @@ static SimStatus check_tasks(const Plan *plan, const char *where, SimError *err)
     int64_t *row_first = calloc((size_t)rows + 1, sizeof *row_first);
     if (!seen || !row_len || !rank_seen || !row_first)
         abort();
-    for (int64_t i = 0; i < plan->task_count && !err->status; i++) {
-        const PlanTask *t = &plan->tasks[i];
-        if (t->head < 0 || t->head >= wl->heads || t->kv < 0 || t->kv >= wl->kv_tiles || t->q < 0 ||
-            t->q >= wl->q_tiles || !plan_is_kept(wl, t->kv, t->q)) {
-            sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s: task %" PRId64 " (head %d, kv %d, q %d) is outside "
-                          "the workload or its mask", where, plan->policy, i, t->head, t->kv, t->q);
-            break;
-        }
-        int64_t pair = ((int64_t)t->head * wl->kv_tiles + t->kv) * wl->q_tiles + t->q;
-        if (seen[pair / 8] & (1u << (pair % 8)))
-            sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s: task %" PRId64 " repeats tile pair (head %d, kv %d, "
-                          "q %d)", where, plan->policy, i, t->head, t->kv, t->q);
-        seen[pair / 8] |= (uint8_t)(1u << (pair % 8));
-        row_len[(int64_t)t->head * wl->q_tiles + t->q]++;
-    }
-    for (int64_t r = 0; r < rows; r++)
-        row_first[r + 1] = row_first[r] + row_len[r];
-    for (int64_t i = 0; i < plan->task_count && !err->status; i++) {
-        const PlanTask *t = &plan->tasks[i];
-        int64_t row = (int64_t)t->head * wl->q_tiles + t->q, slot = row_first[row] + t->rank;
-        bool is_ok = t->rank >= 0 && t->rank < row_len[row] && !(rank_seen[slot / 8] & (1u << (slot % 8)));
-        if (!is_ok)
-            sim_error_set(err, SIM_ERR_SCHEDULE, "%splan %s: task %" PRId64 " (head %d, kv %d, q %d) has rank %d; "
-                          "the ranks of a dQ row must be a permutation of 0..%d", where, plan->policy, i, t->head,
-                          t->kv, t->q, t->rank, row_len[row] - 1);
-        else /* a rank past its row's length has no slot (marking it wrote past the bitmap) */
-            rank_seen[slot / 8] |= (uint8_t)(1u << (slot % 8));
+    if (check_pairs(plan, where, seen, row_len, err) == SIM_OK) {
+        for (int64_t r = 0; r < rows; r++)
+            row_first[r + 1] = row_first[r] + row_len[r];
+        check_ranks(plan, where, row_len, row_first, rank_seen, err);
     }
     free(seen), free(row_len), free(rank_seen), free(row_first);
     return err->status;

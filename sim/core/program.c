@@ -49,7 +49,8 @@ static void resize_ops(SimProgram *p, int64_t n)
 {
     p->op_cta_base = g_renew(int32_t, p->op_cta_base, n / 256 + 1);
     p->op_cta_delta = g_renew(uint8_t, p->op_cta_delta, n);
-    p->op_task = g_renew(int32_t, p->op_task, n);
+    if (!p->is_taskless)
+        p->op_task = g_renew(int32_t, p->op_task, n);
     if (p->op_duration_wide_ns)
         p->op_duration_wide_ns = g_renew(int64_t, p->op_duration_wide_ns, n);
     else
@@ -112,9 +113,8 @@ void sim_program_set_duration(SimProgram *p, int64_t op, int64_t duration_ns)
         p->op_duration_wide_ns[op] = duration_ns;
 }
 
-/* Ops are added in order, so a block's first op sets its base; the CTAs a block spans are at most 256 where
- * every CTA has ops, as the engines require (asserted, engine_ordered.c). */
-int64_t sim_program_add_op(SimProgram *p, int engine, SimOpKind kind, int64_t duration_ns, int32_t task)
+/* sim_program_add_op's every case (it takes the common one inline): the arrays full, wide durations. */
+int64_t sim_program_add_op_grown(SimProgram *p, int engine, SimOpKind kind, int64_t duration_ns, int32_t task)
 {
     g_assert(p->cta_count > 0 && engine >= 0 && engine < p->engines_per_unit && engine < SIM_ENGINES_MAX);
     if (p->op_count == p->op_capacity)
@@ -125,19 +125,18 @@ int64_t sim_program_add_op(SimProgram *p, int engine, SimOpKind kind, int64_t du
         p->op_cta_base[op / 256] = cta;
     g_assert(cta - p->op_cta_base[op / 256] <= UINT8_MAX); /* no 255 empty CTAs among 256 ops */
     p->op_cta_delta[op] = (uint8_t)(cta - p->op_cta_base[op / 256]);
-    p->op_task[op] = task;
+    if (p->op_task)
+        p->op_task[op] = task;
     p->op_kind[op] = (uint8_t)kind;
     if (p->op_engine)
         p->op_engine[op] = (uint8_t)engine;
-    if (G_LIKELY(p->op_duration_ns && duration_ns >= 0 && duration_ns <= INT32_MAX))
-        p->op_duration_ns[op] = (int32_t)duration_ns;
-    else
-        sim_program_set_duration(p, op, duration_ns);
+    sim_program_set_duration(p, op, duration_ns);
     p->ctas[p->cta_count - 1].op_count++;
     return op;
 }
 
-void sim_program_add_edge(SimProgram *p, int64_t from, int64_t to, int32_t latency_ns, SimEdgeKind kind)
+/* sim_program_add_edge's every case (it takes the common one inline). */
+void sim_program_add_edge_grown(SimProgram *p, int64_t from, int64_t to, int32_t latency_ns, SimEdgeKind kind)
 {
     g_assert(from >= 0 && to >= 0 && latency_ns >= 0 && kind < SIM_EDGE_KIND_COUNT);
     if (p->edge_count == p->edge_capacity)
@@ -159,6 +158,7 @@ void sim_program_drop_tasks(SimProgram *p)
 {
     g_free(p->op_task);
     p->op_task = NULL;
+    p->is_taskless = true;
 }
 
 /* Offsets in two levels (SimOffsets) from the degrees counted into rel: each rel[v] becomes the start of

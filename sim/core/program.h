@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /* WRITE: a tile's epilogue write from the compute engine (attention: dK/dV at the end of a KV-tile run) */
 typedef enum { SIM_OP_COMPUTE, SIM_OP_REDUCE, SIM_OP_VECTOR, SIM_OP_SYNC, SIM_OP_WRITE, SIM_OP_KIND_COUNT } SimOpKind;
@@ -99,6 +100,7 @@ typedef struct {
     uint8_t *op_cta_delta;
     int32_t *op_task;           /* index of the plan task (attention) or block (pipeline), -1 none; NULL once
                                  * dropped (sim_program_drop_tasks) */
+    bool is_taskless;           /* tasks dropped: op_task stays NULL as ops are added */
     int32_t *op_duration_ns;    /* while every duration is below 2^31 ns; else NULL and: */
     int64_t *op_duration_wide_ns;   /* below SIM_OP_MAX_DURATION_NS */
     uint8_t *op_kind;           /* SimOpKind */
@@ -134,13 +136,58 @@ void sim_program_reserve(SimProgram *p, int64_t ops, int64_t edges);
 void sim_program_prefault(SimProgram *p);
 /* Opens a new CTA; ops added afterwards belong to it. Returns its id (= its launch position). */
 int32_t sim_program_add_cta(SimProgram *p, int32_t pinned_unit);
-int64_t sim_program_add_op(SimProgram *p, int engine, SimOpKind kind, int64_t duration_ns, int32_t task);
-void sim_program_add_edge(SimProgram *p, int64_t from, int64_t to, int32_t latency_ns, SimEdgeKind kind);
+/* Adds an op to the last CTA; returns its id. Inline, as attention programs add a million ops a second: the
+ * arrays' growth and wide durations in sim_program_add_op_grown. Ops are added in order, so a block's first
+ * op sets its base; the CTAs a block spans are at most 256 where every CTA has ops, as the engines require
+ * (asserted, engine_ordered.c). */
+int64_t sim_program_add_op_grown(SimProgram *p, int engine, SimOpKind kind, int64_t duration_ns, int32_t task);
+static inline int64_t sim_program_add_op(SimProgram *p, int engine, SimOpKind kind, int64_t duration_ns, int32_t task)
+{
+    int32_t *durations = p->op_duration_ns;
+    if (p->op_count == p->op_capacity || !durations || duration_ns < 0 || duration_ns > INT32_MAX || engine < 0 ||
+        engine >= p->engines_per_unit || p->cta_count <= 0)
+        return sim_program_add_op_grown(p, engine, kind, duration_ns, task); /* asserts the last three */
+    int64_t op = p->op_count++;
+    /* the fields read before the byte stores below, which may alias any of them */
+    int32_t cta = p->cta_count - 1, *base = &p->op_cta_base[op >> 8], *tasks = p->op_task;
+    uint8_t *engines = p->op_engine, *deltas = p->op_cta_delta, *kinds = p->op_kind;
+    p->ctas[cta].op_count++;
+    if ((op & 255) == 0)
+        *base = cta;
+    if (tasks)
+        tasks[op] = task;
+    durations[op] = (int32_t)duration_ns;
+    if (cta - *base > UINT8_MAX) /* no 255 empty CTAs among 256 ops */
+        abort();
+    deltas[op] = (uint8_t)(cta - *base);
+    kinds[op] = (uint8_t)kind;
+    if (engines)
+        engines[op] = (uint8_t)engine;
+    return op;
+}
+/* Adds an edge; inline in its common case (room left, a kind whose latency is already the kind's, no
+ * latency per edge), else sim_program_add_edge_grown. */
+void sim_program_add_edge_grown(SimProgram *p, int64_t from, int64_t to, int32_t latency_ns, SimEdgeKind kind);
+static inline void sim_program_add_edge(SimProgram *p, int64_t from, int64_t to, int32_t latency_ns, SimEdgeKind kind)
+{
+    int64_t e = p->edge_count;
+    if (e == p->edge_capacity || p->edge_latency_ns || from < 0 || to < 0 || from > INT32_MAX || to > INT32_MAX ||
+        (unsigned)kind >= SIM_EDGE_KIND_COUNT || !(p->has_kind_latency >> kind & 1) ||
+        latency_ns != p->kind_latency_ns[kind]) {
+        sim_program_add_edge_grown(p, from, to, latency_ns, kind);
+        return;
+    }
+    int32_t *froms = p->edge_from, *tos = p->edge_to; /* read before the byte store */
+    p->edge_count = e + 1;
+    froms[e] = (int32_t)from, tos[e] = (int32_t)to;
+    p->edge_kind[e] = (uint8_t)kind;
+}
 /* Builds the adjacency. O(ops + edges). Call once, after the last add. Ops and edges must stay below
  * 2^31 (asserted; callers size-check first: sim_job_check_size). */
 void sim_program_seal(SimProgram *p);
 /* Drops the ops' tasks (op_task, 4 bytes an op) where no output will label the ops: after the engine, whose
- * waited-reduction rule reads them; the analysis never does. sim_op_task may not be called after. */
+ * waited-reduction rule reads them, or before the first op where no such rule applies (then no task is
+ * kept as ops are added); the analysis never reads them. sim_op_task may not be called after. */
 void sim_program_drop_tasks(SimProgram *p);
 /* Sets op's duration after it was added (duration_ns below SIM_OP_MAX_DURATION_NS). */
 void sim_program_set_duration(SimProgram *p, int64_t op, int64_t duration_ns);

@@ -192,8 +192,8 @@ static SimAnalysisLevel analysis_level(const AttnJob *job)
  * program is built if no output needs its labels (its memory then serves the engine instead). */
 static SimStatus simulate(const AttnJob *job, const Plan *plan, Plan **owned, AttnResult *r, SimError *err)
 {
-    SimProgram *prog = sim_attention_program(plan, &job->costs);
     bool is_labelled = job->trace_path || job->csv_path || job->gantt_path || job->dot_path;
+    SimProgram *prog = (is_labelled ? sim_attention_program : sim_attention_program_untasked)(plan, &job->costs);
     if (owned && !is_labelled)
         plan_free(*owned), *owned = NULL, plan = NULL;
     /* borrowed for the run, not copied: an n_sm x n_sm matrix (3.6 GB at 30000 SMs) held twice, and its

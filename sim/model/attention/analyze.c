@@ -72,9 +72,25 @@ static int interval_cmp(const void *a, const void *b)
     return (x->start > y->start) - (x->start < y->start);
 }
 
+/* With one engine per unit no two ops of a unit overlap (a CTA's run one after another, and CTAs of a unit
+ * never overlap): the busy time is their lengths' sum. */
+static int64_t busy_time_one_engine(const SimProgram *p, const SimSchedule *s)
+{
+    int64_t busy = 0;
+    if (!s->end_ns && p->op_duration_ns)
+        for (int64_t op = 0; op < p->op_count; op++)
+            busy += p->op_duration_ns[op];
+    else
+        for (int64_t op = 0; op < p->op_count; op++)
+            busy += sim_schedule_end_ns(p, s, op) - s->start_ns[op];
+    return busy;
+}
+
 /* Time during which some engine of the CTA's unit is busy; CTAs of a unit never overlap. */
 static int64_t busy_time(const SimProgram *p, const SimSchedule *s)
 {
+    if (p->engines_per_unit == 1)
+        return busy_time_one_engine(p, s);
     int64_t busy = 0;
     Interval *iv = NULL;
     int32_t capacity = 0;

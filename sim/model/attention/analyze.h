@@ -41,7 +41,8 @@ SimStatus sim_analyze(const SimProgram *p, const SimSchedule *s, SimAnalysis *ou
                       SimError *err);
 /* Solves the DAG of s at the given level. In CTA order where every program edge runs forward, else in the
  * engine's completion order (s->order), and with no dot, the DAG is never built: O(ops + edges) in that
- * order, 5 bytes per op and CTA, no lock (safe from several
+ * order, 5 bytes per op and CTA (after the fast path, which recorded what set each start: 1, or 0 without
+ * is_critical, plus 4 where the chain depths have no closed form), no lock (safe from several
  * threads). If dot is not NULL, builds the graph through dag/ (about 150 bytes per op, igraph's topological
  * sort under its global lock) and writes it to dot->f as Graphviz DOT, headed by a comment naming the
  * dashsim version; the figures are the same either way. */

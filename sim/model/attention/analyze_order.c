@@ -5,14 +5,15 @@
  * last-on-engine op of the previous CTA on the unit -> dispatch (0, chain), previous block-scheduled
  * dispatch -> dispatch (0, not chain), dispatch -> first-on-engine ops (0, chain). Ties are broken as dag/
  * breaks them on the graph analyze.c builds, whose edge ids run: program order, program edges, then per
- * CTA its dispatch edges. */
+ * CTA its dispatch edges. Where the engine's fast path recorded what set each start (SimSchedule.start_by)
+ * the forward pass is not repeated: depths (or their closed form) and the backward pass alone. */
 #include "analyze_order.h"
 
 #include <glib.h>
 
 #include "prefault.h"
 
-enum { IS_DONE = 1, IS_CRITICAL = 2, IS_BOUND = 4 };
+enum { IS_CRITICAL = 1, IS_DONE = 2, IS_BOUND = 4 }; /* IS_CRITICAL alone: the flags are is_critical as they are */
 
 typedef struct {
     const SimProgram *p;
@@ -156,10 +157,10 @@ static bool forward_dispatch(Solver *sv, int32_t c)
 }
 
 /* Slack 0 <=> the node ends at the critical path's end, or a tight edge leads to a critical node. */
-static bool backward_op(const Solver *sv, int64_t v)
+static bool backward_op(const Solver *sv, int64_t v, int32_t cta)
 {
     const SimProgram *p = sv->p;
-    int32_t cta = sim_op_cta(p, v), unit = sv->s->cta_unit[cta];
+    int32_t unit = sv->s->cta_unit[cta];
     int64_t end = end_of(sv, v), next = sim_program_next_on_engine_in(p, v, cta);
     if (end == sv->cp_ns)
         return true;
@@ -180,11 +181,31 @@ static bool backward_dispatch(const Solver *sv, int32_t c)
     int64_t est = est_of(sv, sv->n + c);
     if (est == sv->cp_ns)
         return true;
-    for (int64_t op = p->ctas[c].op_begin; op < p->ctas[c].op_begin + p->ctas[c].op_count; op++)
-        if (sim_program_is_first_on_engine(p, op) && (sv->flags[op] & IS_CRITICAL) && est_of(sv, op) == est)
+    int64_t end = p->is_first_on_engine ? p->ctas[c].op_begin + p->ctas[c].op_count : p->ctas[c].op_begin + 1;
+    for (int64_t op = p->ctas[c].op_begin; op < end; op++) /* one engine: the CTA's first op is its only first */
+        if (sim_program_is_first_on_engine_in(p, op, c) && (sv->flags[op] & IS_CRITICAL) && est_of(sv, op) == est)
             return true;
     int32_t next = sv->next_launch[c];
     return next >= 0 && (sv->flags[sv->n + next] & IS_CRITICAL) && est_of(sv, sv->n + next) == est;
+}
+
+/* The predecessor that set op v's start, as the engine recorded it (SimSchedule.start_by, in the order
+ * binding_pred searches): its previous op on its engine, an in-edge's source or its CTA's dispatch. */
+static int64_t recorded_pred(const Solver *sv, int64_t v, int64_t *latency_ns)
+{
+    const SimProgram *p = sv->p;
+    uint8_t by = sv->s->start_by[v];
+    if (by == SIM_START_BY_DISPATCH)
+        return sv->n + sim_op_cta(p, v);
+    if (by == SIM_START_BY_ENGINE) {
+        int64_t u = v - 1;
+        while (sim_program_next_on_engine(p, u) != v)
+            u--;
+        return u;
+    }
+    int64_t e = sim_program_in_edge(p, sim_program_in_begin(p, v) + by - SIM_START_BY_EDGE);
+    *latency_ns = sim_engine_edge_latency(p, sv->s, e);
+    return sim_edge_from(p, e);
 }
 
 /* The predecessor the critical path walk takes from v: its first binding in-edge in edge-id order (see
@@ -202,6 +223,8 @@ static int64_t binding_pred(const Solver *sv, int64_t v, int64_t *latency_ns)
                 return op;
         return launch >= 0 && est_of(sv, sv->n + launch) == est ? sv->n + launch : -1;
     }
+    if (sv->s->start_by && sv->s->start_by[v] != SIM_START_BY_EDGE_FAR)
+        return recorded_pred(sv, v, latency_ns);
     const SimCta *cta = &p->ctas[sim_op_cta(p, v)];
     for (int64_t u = v - 1; !sim_program_is_first_on_engine(p, v) && u >= cta->op_begin; u--)
         if (sim_program_next_on_engine(p, u) == v) {
@@ -250,9 +273,10 @@ static bool forward_node(Solver *sv, int64_t v, int64_t nodes)
     return true;
 }
 
-static void backward_node(Solver *sv, int64_t v)
+/* cta: v's CTA (v an op) where the caller knows it, else -1 */
+static void backward_node(Solver *sv, int64_t v, int32_t cta)
 {
-    if (v < sv->n ? backward_op(sv, v) : backward_dispatch(sv, (int32_t)(v - sv->n)))
+    if (v < sv->n ? backward_op(sv, v, cta >= 0 ? cta : sim_op_cta(sv->p, v)) : backward_dispatch(sv, (int32_t)(v - sv->n)))
         sv->flags[v] |= IS_CRITICAL;
 }
 
@@ -265,6 +289,105 @@ static bool is_edge_order_forward(const SimProgram *p)
         if (sim_edge_from(p, e) >= sim_edge_to(p, e))
             return false;
     return true;
+}
+
+static void backward_in_cta_order(Solver *sv)
+{
+    const SimProgram *p = sv->p;
+    for (int32_t c = p->cta_count - 1; c >= 0; c--) {
+        for (int64_t op = p->ctas[c].op_begin + p->ctas[c].op_count - 1; op >= p->ctas[c].op_begin; op--)
+            backward_node(sv, op, c);
+        backward_node(sv, sv->n + c, -1);
+    }
+}
+
+/* Slack 0 of CTA c's ops (backward_op's rule), last to first, its CTAs after it done; in the flags as 0 or
+ * 1 (IS_CRITICAL), where the engine recorded start_by: the flags hold nothing else then. */
+static void backward_recorded_cta(Solver *sv, int32_t c)
+{
+    const SimProgram *p = sv->p;
+    const int64_t *start = sv->s->start_ns;
+    int32_t unit = sv->s->cta_unit[c], next_cta = sv->next_on_unit[c];
+    bool is_next_cta_tight_at = next_cta >= 0 && sv->flags[sv->n + next_cta]; /* then its dispatch time: */
+    int64_t next_cta_at = next_cta >= 0 ? sv->s->cta_dispatch_ns[next_cta] : -1, begin = p->ctas[c].op_begin;
+    int64_t k_end = sim_program_out_begin(p, begin + p->ctas[c].op_count); /* a CTA's out-edges are one run */
+    for (int64_t v = begin + p->ctas[c].op_count - 1; v >= begin; v--) {
+        int64_t end = start[v] + sim_op_duration_ns(p, v), next = sim_program_next_on_engine_in(p, v, c);
+        int64_t k = sim_program_out_begin(p, v);
+        bool is_critical = end == sv->cp_ns || (next >= 0 ? sv->flags[next] && start[next] == end
+                                                            : is_next_cta_tight_at && next_cta_at == end);
+        for (int64_t j = k; !is_critical && j < k_end; j++) {
+            int64_t e = sim_program_out_edge(p, j), to = sim_edge_to(p, e);
+            is_critical = sv->flags[to] && start[to] == end + latency(sv, e, v, unit, unit_of(sv, to));
+        }
+        sv->flags[v] = is_critical;
+        k_end = k;
+    }
+}
+
+static void backward_recorded(Solver *sv)
+{
+    for (int32_t c = sv->p->cta_count - 1; c >= 0; c--) {
+        backward_recorded_cta(sv, c);
+        backward_node(sv, sv->n + c, -1);
+    }
+}
+
+/* The chain depth of CTA c's dispatch: one past its unit's previous CTA's last ops on their engines. */
+static int32_t dispatch_depth(const Solver *sv, int32_t c)
+{
+    const SimProgram *p = sv->p;
+    int32_t prev = sv->prev_on_unit[c], depth = 0;
+    for (int64_t op = prev >= 0 ? p->ctas[prev].op_begin : 0;
+         prev >= 0 && op < p->ctas[prev].op_begin + p->ctas[prev].op_count; op++)
+        if (sim_program_next_on_engine_in(p, op, prev) < 0)
+            depth = MAX(depth, sv->depth[op] + 1);
+    return depth;
+}
+
+/* Op v's chain depth, its in-edges from k_begin to k_end and its previous op on its engine at depth before
+ * (its dispatch's where it is the first), and the Lemma 1 violations of its ACCUM in-edges. */
+static int32_t depth_of_op(const Solver *sv, int64_t k_begin, int64_t k_end, int32_t unit, int32_t before,
+                           SimAnalysis *out)
+{
+    const SimProgram *p = sv->p;
+    int32_t depth = before + 1;
+    bool has_accum = false;
+    for (int64_t k = k_begin; k < k_end; k++) {
+        int64_t e = sim_program_in_edge(p, k), u = sim_edge_from(p, e);
+        if (sim_edge_kind(p, e) == SIM_EDGE_ACCUM)
+            has_accum = true;
+        else if (unit_of(sv, u) == unit)
+            depth = MAX(depth, sv->depth[u] + 1);
+    }
+    for (int64_t k = k_begin; has_accum && k < k_end; k++) {
+        int64_t e = sim_program_in_edge(p, k);
+        out->lemma1_violations += sim_edge_kind(p, e) == SIM_EDGE_ACCUM && sv->depth[sim_edge_from(p, e)] >= depth;
+    }
+    return depth;
+}
+
+/* Where the engine recorded what set every start (s->start_by: its fast path ran in CTA order, which is
+ * then topological, every in-edge coming from an earlier op), each start is the earliest by its making and
+ * the critical path ends at the makespan: of the forward pass only the chain depths are left, in CTA order. */
+static void depth_in_cta_order(Solver *sv, SimAnalysis *out)
+{
+    const SimProgram *p = sv->p;
+    int32_t last[SIM_ENGINES_MAX]; /* per engine: the depth of the CTA's previous op on it */
+    for (int32_t c = 0; c < p->cta_count; c++) {
+        int32_t d = dispatch_depth(sv, c), unit = sv->s->cta_unit[c];
+        sv->depth[sv->n + c] = d;
+        for (int k = 0; k < p->engines_per_unit; k++)
+            last[k] = d;
+        int64_t v = p->ctas[c].op_begin, k = sim_program_in_begin(p, v); /* a CTA's in-edges are one run */
+        for (; v < p->ctas[c].op_begin + p->ctas[c].op_count; v++) {
+            int engine = sim_op_engine(p, v);
+            int64_t k_end = sim_program_in_end(p, v);
+            sv->depth[v] = last[engine] = depth_of_op(sv, k, k_end, unit, last[engine], out);
+            k = k_end;
+        }
+    }
+    sv->cp_ns = sv->s->makespan_ns;
 }
 
 /* Both passes in CTA order: every array is then read front to back, where the completion order interleaves
@@ -281,11 +404,8 @@ static bool solve_in_cta_order(Solver *sv, bool has_critical, int64_t nodes)
             if (!forward_node(sv, op, nodes))
                 return false;
     }
-    for (int32_t c = p->cta_count - 1; has_critical && c >= 0; c--) {
-        for (int64_t op = p->ctas[c].op_begin + p->ctas[c].op_count - 1; op >= p->ctas[c].op_begin; op--)
-            backward_node(sv, op);
-        backward_node(sv, sv->n + c);
-    }
+    if (has_critical)
+        backward_in_cta_order(sv);
     return true;
 }
 
@@ -301,30 +421,79 @@ static bool solve(Solver *sv, bool has_critical)
         if (!forward_node(sv, order[i], nodes))
             return false;
     for (int64_t i = nodes - 1; has_critical && i >= 0; i--)
-        backward_node(sv, order[i]);
+        backward_node(sv, order[i], -1);
     return true;
+}
+
+/* Whether the chain depths have a closed form: one engine per unit and ACCUM edges alone (never chain
+ * edges), so the only chains are program order and the dispatches: op i of CTA c at depth first(c) + i. */
+static bool is_depth_closed(const SimProgram *p)
+{
+    return p->engines_per_unit == 1 && !(p->has_kind_latency & ~(1u << SIM_EDGE_ACCUM));
+}
+
+/* Lemma 1's count from that closed form, with no depth per op: first(c) is 1 past its dispatch's depth,
+ * which is one past its unit's previous CTA's last op (first(prev) + ops(prev) - 1), or 0. */
+static void lemma1_closed(const Solver *sv, SimAnalysis *out)
+{
+    const SimProgram *p = sv->p;
+    int64_t *offset = g_new(int64_t, p->cta_count); /* op's depth - op, for the ops of CTA c */
+    for (int32_t c = 0; c < p->cta_count; c++) {
+        int32_t prev = sv->prev_on_unit[c];
+        int64_t first = prev < 0 ? 1 : offset[prev] + p->ctas[prev].op_begin + p->ctas[prev].op_count + 1;
+        offset[c] = first - p->ctas[c].op_begin;
+    }
+    for (int64_t e = 0; e < p->edge_count; e++) {
+        int64_t from = sim_edge_from(p, e), to = sim_edge_to(p, e);
+        out->lemma1_violations += offset[sim_op_cta(p, from)] + from >= offset[sim_op_cta(p, to)] + to;
+    }
+    g_free(offset);
+}
+
+/* The analysis where the engine recorded what set every start (depth_in_cta_order says why that leaves
+ * the depths and the backward pass): the depths only where they have no closed form, the flags only for
+ * is_critical. */
+static void analyze_recorded(Solver *sv, bool has_critical, SimAnalysis *out)
+{
+    int64_t nodes = sv->n + sv->p->cta_count;
+    if (is_depth_closed(sv->p)) {
+        lemma1_closed(sv, out);
+        sv->cp_ns = sv->s->makespan_ns;
+    } else {
+        sv->depth = SIM_PREFAULT_NEW(int32_t, nodes); /* written whole */
+        depth_in_cta_order(sv, out);
+    }
+    if (has_critical) {
+        sv->flags = SIM_PREFAULT_NEW0(uint8_t, nodes);
+        backward_recorded(sv);
+    }
 }
 
 bool sim_analyze_order(const SimProgram *p, const SimSchedule *s, bool has_critical, SimAnalysis *out)
 {
     int64_t nodes = p->op_count + p->cta_count;
-    Solver sv = { .p = p, .s = s, .n = p->op_count, .depth = SIM_PREFAULT_NEW0(int32_t, nodes),
-                  .flags = SIM_PREFAULT_NEW0(uint8_t, nodes), .prev_on_unit = g_new(int32_t, p->cta_count),
+    Solver sv = { .p = p, .s = s, .n = p->op_count, .prev_on_unit = g_new(int32_t, p->cta_count),
                   .next_on_unit = g_new(int32_t, p->cta_count), .prev_launch = g_new(int32_t, p->cta_count),
                   .next_launch = g_new(int32_t, p->cta_count) };
     link_ctas(&sv);
-    bool ok = solve(&sv, has_critical);
+    bool ok = true;
+    if (s->start_by) {
+        analyze_recorded(&sv, has_critical, out);
+    } else {
+        sv.depth = SIM_PREFAULT_NEW0(int32_t, nodes), sv.flags = SIM_PREFAULT_NEW0(uint8_t, nodes);
+        if ((ok = solve(&sv, has_critical)))
+            for (int64_t e = 0; e < p->edge_count; e++)
+                out->lemma1_violations += sim_edge_kind(p, e) == SIM_EDGE_ACCUM &&
+                                          sv.depth[sim_edge_from(p, e)] >= sv.depth[sim_edge_to(p, e)];
+    }
     if (ok) {
         out->critical_path_ns = sv.cp_ns;
-        for (int64_t e = 0; e < p->edge_count; e++)
-            if (sim_edge_kind(p, e) == SIM_EDGE_ACCUM && sv.depth[sim_edge_from(p, e)] >= sv.depth[sim_edge_to(p, e)])
-                out->lemma1_violations++;
         breakdown(&sv, out);
     }
     g_free(sv.depth);
     g_free(sv.prev_on_unit), g_free(sv.next_on_unit), g_free(sv.prev_launch), g_free(sv.next_launch);
     if (ok && has_critical) { /* the flags become is_critical: one byte per op, 0 or 1 */
-        for (int64_t op = 0; op < p->op_count; op++)
+        for (int64_t op = 0; !s->start_by && op < p->op_count; op++) /* with start_by they are already */
             sv.flags[op] = (sv.flags[op] & IS_CRITICAL) != 0;
         out->is_critical = g_renew(uint8_t, sv.flags, MAX(p->op_count, 1));
     } else {

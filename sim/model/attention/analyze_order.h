@@ -11,7 +11,8 @@
 /* Fills critical_path_ns, lemma1_violations, breakdown_ns (all but BREAK_WAIT) and, if has_critical,
  * is_critical. False (out untouched) if the order used is not a topological order of the DAG (or is
  * needed and s->order is NULL) or a start is not the earliest one, e.g. a schedule the engine did not make; the caller then solves the built
- * graph. O(ops + edges + CTAs). */
+ * graph. With s->start_by (the fast path's record, engine.h) s is taken as the engine's own: no forward
+ * pass, always true. O(ops + edges + CTAs). */
 bool sim_analyze_order(const SimProgram *p, const SimSchedule *s, bool has_critical, SimAnalysis *out);
 
 #endif

@@ -52,32 +52,43 @@ SimStatus sim_attention_check_size(const Workload *wl, const AttnCosts *costs, d
     return SIM_OK;
 }
 
-/* Accumulation edges: the reduction of rank k-1 of each row (release_op: its read or its completion)
- * precedes the one of rank k (reduce_op: its start). Added in task order (= op order), so the engine and
- * the analysis read the edge array front to back. */
-static void add_accumulation_edges(SimProgram *prog, const Plan *plan, const int32_t *reduce_op,
-                                   const int32_t *release_op, int32_t latency_ns)
+/* The reductions of each dQ row in rank order: the slot of task t is row_first[row(t)] + rank(t), and
+ * by_rank[slot] its reduction op, set as the op is added. */
+typedef struct {
+    int64_t *row_first;         /* rows + 1 entries (row: head x q_tiles + q) */
+    int32_t *by_rank;           /* per slot */
+} RankSlots;
+
+static inline int64_t slot_of(const Plan *plan, const RankSlots *r, int64_t t)
 {
-    const Workload *wl = &plan->wl;
-    int64_t rows = (int64_t)wl->heads * wl->q_tiles;
-    int64_t *row_first = g_new0(int64_t, rows + 1);
+    const PlanTask *task = &plan->tasks[t];
+    return r->row_first[(int64_t)task->head * plan->wl.q_tiles + task->q] + task->rank;
+}
+
+static RankSlots rank_slots_new(const Plan *plan)
+{
+    int64_t rows = (int64_t)plan->wl.heads * plan->wl.q_tiles;
+    RankSlots r = { g_new0(int64_t, rows + 1), SIM_PREFAULT_NEW(int32_t, plan->task_count) };
     for (int64_t t = 0; t < plan->task_count; t++)
-        row_first[(int64_t)plan->tasks[t].head * wl->q_tiles + plan->tasks[t].q + 1]++;
+        r.row_first[(int64_t)plan->tasks[t].head * plan->wl.q_tiles + plan->tasks[t].q + 1]++;
     for (int64_t row = 0; row < rows; row++)
-        row_first[row + 1] += row_first[row];
-    int32_t *by_rank = SIM_PREFAULT_NEW(int32_t, plan->task_count);
+        r.row_first[row + 1] += r.row_first[row];
+    return r;
+}
+
+/* Accumulation edges: the reduction of rank k-1 of each row (its release: release_op, or with NULL the
+ * reduction itself) precedes the one of rank k (its start). Added in task order (= op order), so the engine
+ * and the analysis read the edge array front to back. */
+static void add_accumulation_edges(SimProgram *prog, const Plan *plan, const RankSlots *r, const int32_t *release_op,
+                                   int32_t latency_ns)
+{
     for (int64_t t = 0; t < plan->task_count; t++) {
         const PlanTask *task = &plan->tasks[t];
-        by_rank[row_first[(int64_t)task->head * wl->q_tiles + task->q] + task->rank] = reduce_op[t];
+        int64_t row = (int64_t)task->head * plan->wl.q_tiles + task->q, slot = r->row_first[row] + task->rank;
+        if (slot + 1 < r->row_first[row + 1])
+            sim_program_add_edge(prog, release_op ? release_op[t] : r->by_rank[slot], r->by_rank[slot + 1],
+                                 latency_ns, SIM_EDGE_ACCUM);
     }
-    for (int64_t t = 0; t < plan->task_count; t++) { /* in task order: edges then lie in op order */
-        const PlanTask *task = &plan->tasks[t];
-        int64_t row = (int64_t)task->head * wl->q_tiles + task->q, next = row_first[row] + task->rank + 1;
-        if (next < row_first[row + 1])
-            sim_program_add_edge(prog, release_op[t], by_rank[next], latency_ns, SIM_EDGE_ACCUM);
-    }
-    g_free(by_rank);
-    g_free(row_first);
 }
 
 /* Whether task i of a CTA starts, or ends, its run of one KV tile (the kernel loads K/V at the start of a
@@ -117,15 +128,11 @@ static int64_t count_ops(const Plan *plan, const AttnCosts *costs)
 
 /* Exact edge count: accumulation (one per task but each row's last), and async: phase (one per task) and
  * buffer (per CTA, one per task past its first dq_buffers). */
-static int64_t count_edges(const Plan *plan, const AttnCosts *costs)
+static int64_t count_edges(const Plan *plan, const AttnCosts *costs, const RankSlots *r)
 {
     int64_t rows = (int64_t)plan->wl.heads * plan->wl.q_tiles, edges = plan->task_count;
-    uint8_t *has_task = g_new0(uint8_t, rows);
-    for (int64_t t = 0; t < plan->task_count; t++)
-        has_task[(int64_t)plan->tasks[t].head * plan->wl.q_tiles + plan->tasks[t].q] = 1;
     for (int64_t row = 0; row < rows; row++)
-        edges -= has_task[row];
-    g_free(has_task);
+        edges -= r->row_first[row + 1] > r->row_first[row];
     if (costs->reduce == REDUCE_ASYNC) {
         edges += plan->task_count;
         for (int32_t c = 0; c < plan->cta_count; c++)
@@ -135,9 +142,10 @@ static int64_t count_edges(const Plan *plan, const AttnCosts *costs)
 }
 
 /* One async task's ops: C, D [, W] on the compute engine, R [, T] on the store engine, and the phase and
- * buffer edges. Sets the task's reduction (accumulation target) and release (accumulation source). */
+ * buffer edges. Sets the task's reduction (accumulation target, in its rank slot), read and release
+ * (accumulation source). */
 static void add_async_task(SimProgram *prog, const Plan *plan, const AttnCosts *costs, const PlanCta *cta, int32_t i,
-                           bool is_launch, int32_t *read_op, int32_t *reduce_op, int32_t *release_op)
+                           bool is_launch, int32_t *read_op, int32_t *reduce_slot, int32_t *release_op)
 {
     int32_t t = cta->task_begin + i;
     sim_program_add_op(prog, 0, SIM_OP_COMPUTE, compute_ns(plan, costs, cta, i, is_launch), t);
@@ -146,27 +154,29 @@ static void add_async_task(SimProgram *prog, const Plan *plan, const AttnCosts *
     if (has_kv_op(costs) && (is_last || !is_same_kv(&plan->tasks[t], &plan->tasks[t + 1])))
         sim_program_add_op(prog, 0, SIM_OP_WRITE, costs->kv_write_ns + (is_last ? 0 : costs->kv_switch_ns), t);
     int64_t read = is_split(costs) ? MIN(costs->reduce_read_ns, costs->r_ns) : costs->r_ns;
-    reduce_op[t] = read_op[t] = (int32_t)sim_program_add_op(prog, 1, SIM_OP_REDUCE, read, t);
-    release_op[t] = reduce_op[t];
+    *reduce_slot = read_op[t] = (int32_t)sim_program_add_op(prog, 1, SIM_OP_REDUCE, read, t);
+    release_op[t] = read_op[t];
     if (is_split(costs)) {
         int32_t tail = (int32_t)sim_program_add_op(prog, 1, SIM_OP_SYNC, costs->r_ns - read, t);
         release_op[t] = costs->is_release_at_read ? read_op[t] : tail;
     }
-    sim_program_add_edge(prog, deposit, reduce_op[t], 0, SIM_EDGE_PHASE);
+    sim_program_add_edge(prog, deposit, read_op[t], 0, SIM_EDGE_PHASE);
     if (i >= costs->dq_buffers)
         sim_program_add_edge(prog, read_op[t - costs->dq_buffers], deposit, 0, SIM_EDGE_BUFFER);
 }
 
-SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs)
+static SimProgram *build(const Plan *plan, const AttnCosts *costs, bool has_tasks)
 {
     bool is_async = costs->reduce == REDUCE_ASYNC;
     SimProgram *prog = sim_program_new(plan->wl.n_sm, is_async ? 2 : 1);
-    sim_program_reserve(prog, count_ops(plan, costs), count_edges(plan, costs));
+    RankSlots r = rank_slots_new(plan);
+    if (!has_tasks)
+        sim_program_drop_tasks(prog);
+    sim_program_reserve(prog, count_ops(plan, costs), count_edges(plan, costs, &r));
     sim_program_prefault(prog); /* filled to capacity (the reserve is exact): fault the pages in now */
-    /* op ids: below 2^31 (sim_program_seal) */
-    int32_t *reduce_op = SIM_PREFAULT_NEW(int32_t, plan->task_count);
-    int32_t *release_op = is_async ? SIM_PREFAULT_NEW(int32_t, plan->task_count) : reduce_op;
-    int32_t *read_op = is_async ? SIM_PREFAULT_NEW(int32_t, plan->task_count) : reduce_op;
+    /* op ids: below 2^31 (sim_program_seal); async: a release and a read per task besides its reduction */
+    int32_t *release_op = is_async ? SIM_PREFAULT_NEW(int32_t, plan->task_count) : NULL;
+    int32_t *read_op = is_async ? SIM_PREFAULT_NEW(int32_t, plan->task_count) : NULL;
     bool *has_unit_started = g_new0(bool, plan->wl.n_sm); /* persistent: a unit's first CTA starts at launch */
     for (int32_t c = 0; c < plan->cta_count; c++) {
         const PlanCta *cta = &plan->ctas[c];
@@ -177,27 +187,32 @@ SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs)
             has_unit_started[cta->slot] = true;
         if (costs->cta_prologue_ns > 0)
             sim_program_add_op(prog, 0, SIM_OP_SYNC, costs->cta_prologue_ns, cta->task_begin);
-        for (int32_t i = 0; i < cta->task_count; i++) {
+        for (int32_t i = 0, t = cta->task_begin; i < cta->task_count; i++, t++) {
+            int32_t *reduce_slot = &r.by_rank[slot_of(plan, &r, t)];
             if (is_async) {
-                add_async_task(prog, plan, costs, cta, i, is_launch, read_op, reduce_op, release_op);
+                add_async_task(prog, plan, costs, cta, i, is_launch, read_op, reduce_slot, release_op);
                 continue;
             }
-            int32_t t = cta->task_begin + i;
             sim_program_add_op(prog, 0, SIM_OP_COMPUTE, compute_ns(plan, costs, cta, i, is_launch), t);
-            reduce_op[t] = (int32_t)sim_program_add_op(prog, 0, SIM_OP_REDUCE, costs->r_ns, t);
+            *reduce_slot = (int32_t)sim_program_add_op(prog, 0, SIM_OP_REDUCE, costs->r_ns, t);
         }
     }
-    add_accumulation_edges(prog, plan, reduce_op, release_op, (int32_t)costs->latency_ns);
+    add_accumulation_edges(prog, plan, &r, release_op, (int32_t)costs->latency_ns);
     if (costs->load)
         sim_program_set_load(prog, costs->load);
     prog->overlap = costs->overlap;
     prog->waited = costs->waited;
-    g_free(has_unit_started);
-    if (release_op != reduce_op)
-        g_free(release_op);
-    if (read_op != reduce_op)
-        g_free(read_op);
-    g_free(reduce_op);
+    g_free(has_unit_started), g_free(release_op), g_free(read_op), g_free(r.row_first), g_free(r.by_rank);
     sim_program_seal(prog);
     return prog;
+}
+
+SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs)
+{
+    return build(plan, costs, true);
+}
+
+SimProgram *sim_attention_program_untasked(const Plan *plan, const AttnCosts *costs)
+{
+    return build(plan, costs, costs->waited.read_delta_ns || costs->waited.tail_delta_ns);
 }

@@ -15,6 +15,9 @@
  * Every row gets R or T (rank k-1) -> R(rank k) with the latency. With costs->load the program gets a copy of
  * the load model. Owned by the caller. O(tasks). */
 SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs);
+/* The same without the ops' tasks (sim_program_drop_tasks: 4 bytes an op less, never written), for a job
+ * whose outputs label no op; with a waited-reduction rule (the engine reads the tasks) the same as above. */
+SimProgram *sim_attention_program_untasked(const Plan *plan, const AttnCosts *costs);
 
 /* Ops one task compiles to at most, for size estimates. */
 int sim_attention_ops_per_task(const AttnCosts *costs);

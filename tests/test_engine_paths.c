@@ -35,6 +35,7 @@ static void assert_same(const SimProgram *p, const SimSchedule *a, const SimSche
 
 static int deadlocks; /* programs the event engine found deadlocked */
 static int64_t recorded; /* fast-path schedules that recorded what set each start */
+static int64_t event_recorded; /* event-engine schedules that did */
 
 /* The analysis of s, a fast-path schedule with start_by (its forward pass skipped), equals the one through
  * dag/'s graph (a DOT spec forces it): critical path, Lemma 1, the walk's breakdown, every op's slack. */
@@ -58,7 +59,8 @@ static void assert_recorded_analysis(const SimProgram *p, const SimSchedule *s, 
     sim_analysis_clear(&fast), sim_analysis_clear(&graph);
 }
 
-/* s->start_by names a predecessor that meets each op's start, and none earlier in the edge-id order does. */
+/* s->start_by names a predecessor that meets each op's start, and none earlier in the edge-id order does
+ * (in-edge 253 and later: SIM_START_BY_EDGE_FAR). */
 static void assert_start_by(const SimProgram *p, const SimSchedule *s, const char *what)
 {
     for (int64_t op = 0; op < p->op_count; op++) {
@@ -72,13 +74,44 @@ static void assert_start_by(const SimProgram *p, const SimSchedule *s, const cha
         for (int64_t k = sim_program_in_begin(p, op); first < 0 && k < sim_program_in_end(p, op); k++) {
             int64_t e = sim_program_in_edge(p, k), u = sim_edge_from(p, e);
             if (sim_schedule_end_ns(p, s, u) + sim_engine_edge_latency(p, s, e) == start)
-                first = SIM_START_BY_EDGE + k - sim_program_in_begin(p, op);
+                first = SIM_START_BY_EDGE + MIN(k - sim_program_in_begin(p, op), SIM_START_BY_EDGE_FAR - SIM_START_BY_EDGE);
         }
         if (first < 0 && prev < 0 && s->cta_dispatch_ns[c] == start)
             first = SIM_START_BY_DISPATCH;
         ck_assert_msg(first >= 0 && s->start_by[op] == first, "%s: op %" G_GINT64_FORMAT " start set by %d, recorded %d",
                       what, op, (int)first, s->start_by[op]);
     }
+}
+
+/* Whether the analysis may take an engine's start_by as is (engine.h): every edge forward, CTAs all pinned
+ * or none. */
+static bool is_recordable(const SimProgram *p)
+{
+    int32_t pinned = 0;
+    for (int32_t c = 0; c < p->cta_count; c++)
+        pinned += p->ctas[c].pinned_unit >= 0;
+    for (int64_t e = 0; e < p->edge_count; e++)
+        if (sim_edge_from(p, e) >= sim_edge_to(p, e))
+            return false;
+    return pinned == 0 || pinned == p->cta_count;
+}
+
+/* The event engine's start_by: recorded on its plain path (no end_ns) where is_recordable, else NULL; where
+ * recorded, right (assert_start_by), the analysis's as through dag/, and the fast path's byte for byte. */
+static void check_event_start_by(const SimProgram *p, const SimSchedule *events, const SimSchedule *fast,
+                                 bool is_ok, const char *what)
+{
+    bool want = is_ok && !events->end_ns && is_recordable(p);
+    ck_assert_msg(!events->start_by == !want, "%s: the event engine's start_by %s", what,
+                  want ? "missing" : "where the analysis cannot take it");
+    if (!events->start_by)
+        return;
+    assert_start_by(p, events, what);
+    assert_recorded_analysis(p, events, what);
+    event_recorded++;
+    if (fast->start_by)
+        ck_assert_msg(memcmp(events->start_by, fast->start_by, (size_t)p->op_count) == 0,
+                      "%s: the event engine's start_by is not the fast path's", what);
 }
 
 /* Runs p both ways (and through sim_engine_run) and compares; returns whether the fast path took it. */
@@ -97,6 +130,7 @@ static bool compare_paths(const SimProgram *p, const char *what)
         assert_recorded_analysis(p, &fast, what);
         recorded++;
     }
+    check_event_start_by(p, &events, &fast, st == SIM_OK, what);
     ck_assert_int_eq(sim_engine_run(p, &chosen, &err2), st);
     deadlocks += st != SIM_OK;
     if (st == SIM_OK)
@@ -186,6 +220,8 @@ START_TEST(every_policy_and_mask_same_schedule)
             }
     ck_assert_int_gt(cases, 100);
     ck_assert_int_gt(taken, cases / 2);
+    ck_assert_int_ge(event_recorded, recorded); /* the event engine records where the fast path does */
+    ck_assert_int_gt(recorded, cases / 2);
 }
 END_TEST
 
@@ -290,6 +326,7 @@ START_TEST(random_programs_same_schedule)
     }
     g_rand_free(rng);
     ck_assert_int_gt(recorded, 300); /* the CTA-order runs: start_by and the analysis that skips the forward pass */
+    ck_assert_int_ge(event_recorded, recorded);
     ck_assert_int_gt(taken[0], 150); /* of 500 programs of each pinning */
     ck_assert_int_gt(taken[1], 250);
 }

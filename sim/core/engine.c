@@ -231,6 +231,7 @@ static inline void release(Engine *e, int64_t op, int64_t at, bool is_accum)
 typedef struct {
     int64_t *start;                   /* s->start_ns */
     uint8_t *pending;
+    uint8_t *start_by;                /* s->start_by, or NULL where it is not recorded (engine_init) */
     int32_t *cta_unit, *cta_left, *order, *slot_op, *unit_cta;
     const uint8_t *op_engine;         /* NULL: one engine a unit */
     int32_t engines;
@@ -243,7 +244,8 @@ typedef struct {
 static PlainView plain_view(const Engine *e)
 {
     const SimProgram *p = e->p;
-    return (PlainView){ .start = e->s->start_ns, .pending = e->pending, .cta_unit = e->s->cta_unit,
+    return (PlainView){ .start = e->s->start_ns, .pending = e->pending, .start_by = e->s->start_by,
+                        .cta_unit = e->s->cta_unit,
                         .slot_op = e->slot_op, .unit_cta = e->unit_cta, .op_engine = p->op_engine,
                         .engines = p->engines_per_unit,
                         .cta_left = e->cta_left, .order = e->s->order, .duration = p->op_duration_ns,
@@ -274,6 +276,32 @@ static inline void plain_prefetch(const Engine *e, const PlainView *v, int64_t o
         __builtin_prefetch(&v->out_rel[a]);
     if (k_end + AHEAD < v->edge_count)
         __builtin_prefetch(&v->edge_to[k_end + AHEAD]);
+}
+
+/* start_by's order among the predecessors that meet a start (engine.h): the previous op on the engine, the
+ * in-edges by index, the dispatch; lower is first. */
+static inline int by_rank(uint8_t by)
+{
+    return by == SIM_START_BY_DISPATCH ? 256 : by;
+}
+
+/* Before op's release by a predecessor of code by at time at: start_by keeps the code of the predecessor
+ * that sets op's ready time, at a tie the first in that order. Each CTA's ops start as DISPATCH (the last
+ * in the order: any other that meets the time replaces it) when it is placed, before any release of them. */
+static inline void plain_note(const PlainView *v, int64_t op, int64_t at, uint8_t by)
+{
+    int64_t ready = v->start[op];
+    if (at > ready || (at == ready && by_rank(by) < by_rank(v->start_by[op])))
+        v->start_by[op] = by;
+}
+
+/* start_by's code of edge, an in-edge of to: EDGE + its index among to's in-edges (their ids ascend). */
+static inline uint8_t edge_code(const SimProgram *p, int64_t edge, int64_t to)
+{
+    int64_t begin = sim_program_in_begin(p, to), k = p->in_edge ? begin : edge;
+    while (p->in_edge && p->in_edge[k] != edge)
+        k++;
+    return (uint8_t)(SIM_START_BY_EDGE + MIN(k - begin, SIM_START_BY_EDGE_FAR - SIM_START_BY_EDGE));
 }
 
 /* release on the plain path: one predecessor of op is satisfied no earlier than at; op starts when it
@@ -308,16 +336,22 @@ static inline void plain_complete(Engine *e, PlainView *v, SimEventQueue *q, int
             __builtin_prefetch(&v->start[to + 4], 1);
         }
         int32_t to_unit = v->cta_unit[v->cta_base[to >> 8] + v->cta_delta[to]];
-        if (to_unit >= 0)
-            plain_release(e, v, q, to, to_unit, now + edge_latency(e, edge, op, unit, to_unit));
-        else
+        if (to_unit >= 0) {
+            int64_t at = now + edge_latency(e, edge, op, unit, to_unit);
+            if (v->start_by && at >= v->start[to]) /* the edge's index only where it may set the start */
+                plain_note(v, to, at, edge_code(p, edge, to));
+            plain_release(e, v, q, to, to_unit, at);
+        } else
             v->pending[to]--; /* its time is folded into ready when its CTA is placed */
     }
     /* one engine: a CTA's ops complete in program order, so op is its last one when it is the last left */
     int32_t left = --v->cta_left[c];
     int64_t next = v->next_on_engine ? v->next_on_engine[op] : left > 0 ? op + 1 : -1;
-    if (next >= 0)
+    if (next >= 0) {
+        if (v->start_by)
+            plain_note(v, next, now, SIM_START_BY_ENGINE);
         plain_release(e, v, q, next, unit, now);
+    }
     if (left == 0) {
         e->s->cta_end_ns[c] = now;
         e->free_units[unit / 64] |= UINT64_C(1) << (unit % 64);
@@ -349,6 +383,9 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
      * complete), the others will release it again with the same time, which changes nothing. The CTA's
      * ops are contiguous, so their in-edges are one run of in_edge. */
     int64_t op_end = cta->op_begin + cta->op_count;
+    PlainView v = e->is_plain ? plain_view(e) : (PlainView){ 0 };
+    if (v.start_by) /* no release has reached the CTA's ops yet (plain_note) */
+        memset(v.start_by + cta->op_begin, SIM_START_BY_DISPATCH, (size_t)cta->op_count);
     for (int64_t k = sim_program_in_begin(p, cta->op_begin); k < sim_program_in_begin(p, op_end); k++) {
         int64_t edge = sim_program_in_edge(p, k), from = sim_edge_from(p, edge), to = sim_edge_to(p, edge);
         int64_t end = known_end(e, from);
@@ -357,6 +394,9 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
             int64_t at = end + edge_latency(e, edge, from, from_unit, unit);
             if (at > ready[to] && e->is_accum_bound)
                 e->is_accum_bound[to] = sim_edge_kind(p, edge) == SIM_EDGE_ACCUM;
+            if (v.start_by)
+                plain_note(&v, to, at, (uint8_t)(SIM_START_BY_EDGE + MIN(k - sim_program_in_begin(p, to),
+                                                                          SIM_START_BY_EDGE_FAR - SIM_START_BY_EDGE)));
             ready[to] = MAX(ready[to], at);
         }
     }
@@ -364,8 +404,9 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
         if (!sim_program_is_first_on_engine_in(p, op, c))
             continue;
         if (e->is_plain) {
-            PlainView v = plain_view(e);
             e->unit_cta[unit] = c;
+            if (v.start_by)
+                plain_note(&v, op, now, SIM_START_BY_DISPATCH);
             plain_release(e, &v, &e->queue, op, unit, now);
         } else
             release(e, op, now, false);
@@ -570,7 +611,8 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
     e->is_plain = !e->load && !e->unit_compute && !e->is_accum_bound;
     s->start_ns = SIM_PREFAULT_NEW0(int64_t, n); /* ready times until each op starts */
     int64_t longest = init_pending(e);
-    if (!e->is_plain || !is_edge_order_forward(p))
+    bool is_forward = e->is_plain && is_edge_order_forward(p);
+    if (!is_forward)
         s->order = SIM_PREFAULT_NEW(int32_t, n + p->cta_count);
     s->cta_unit = g_new(int32_t, p->cta_count);
     s->cta_dispatch_ns = g_new(int64_t, p->cta_count);
@@ -591,6 +633,11 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
     e->pinned_next = g_new(int32_t, p->n_units);
     e->free_units = g_new0(uint64_t, (p->n_units + 63) / 64);
     init_ctas(e);
+    /* What set each start, where the analysis may take it as is (analyze_order.c): the plain path (every
+     * start the earliest), every edge forward and CTAs all pinned or none (CTA order is then each unit's
+     * order and topological). Each CTA's part is written when it is placed. */
+    if (is_forward && (e->dynamic_count == 0 || e->dynamic_count == p->cta_count))
+        s->start_by = SIM_PREFAULT_NEW(uint8_t, n);
 }
 
 static void engine_clear(Engine *e)
@@ -723,6 +770,7 @@ static void mark_unstarted(const Engine *e)
 {
     const SimProgram *p = e->p;
     SimSchedule *s = e->s;
+    g_free(s->start_by), s->start_by = NULL;
     if (e->is_plain) {
         s->end_ns = g_new(int64_t, p->op_count);
         for (int64_t op = 0; op < p->op_count; op++)
@@ -762,6 +810,7 @@ void sim_schedule_clear(SimSchedule *s)
     g_free(s->cta_end_ns);
     g_free(s->handoff_extra_ns);
     g_free(s->order);
+    g_free(s->start_by);
     *s = (SimSchedule){ 0 };
 }
 

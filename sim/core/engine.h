@@ -34,9 +34,11 @@ typedef struct {
     int32_t *handoff_extra_ns;    /* with a load model: per op, the extra latency its cross-unit ACCUM edges
                                    * got at its release (sim_engine_edge_latency); else NULL */
     uint8_t *start_by;            /* per op, or NULL: which predecessor set its start (SIM_START_BY_*), the
-                                   * first in the DAG's edge-id order among those that meet it, recorded by
-                                   * the fast path in CTA order as it starts each op; it lies in cta_end_ns's
-                                   * allocation, past its cta_count entries, and goes with it */
+                                   * first in the DAG's edge-id order among those that meet it, recorded as
+                                   * each op starts where the analysis may take it as is (every start the
+                                   * earliest, CTA order topological and each unit's order): the fast path in
+                                   * CTA order, and the event engine's plain path with every edge forward and
+                                   * CTAs all pinned or none; else NULL (the analysis makes its forward pass) */
     int32_t *order;               /* op_count + cta_count entries: ops in completion order, with CTA c's
                                    * dispatch as op_count + c where it happened; a topological order of the
                                    * realised DAG (sim/model/attention/analyze.h), so its analysis needs no sort.
@@ -46,11 +48,11 @@ typedef struct {
 
 /* Runs p. A plan that can never finish (a CTA waits on one that cannot be placed, or a dependency cycle)
  * is reported as SIM_ERR_SCHEDULE with a sentence naming a stuck CTA. Through the fast path where it
- * applies (O(ops + edges), 8 bytes per op besides the program: no ends), else the event engine: O(ops + edges)
+ * applies (O(ops + edges), 9 bytes per op besides the program: no ends), else the event engine: O(ops + edges)
  * with the calendar queue, O((ops + edges) log(in flight)) with the heap. The event engine keeps 8 bytes
- * per op (starts) plus 1 while it runs, and 4 for the completion order where an edge runs backward; with
- * a load model or a rule (program.h), or an op of 255 or more predecessors, 20 bytes per op (ends and the
- * order too). */
+ * per op (starts) plus 1 while it runs, and 1 for start_by where every edge runs forward or 4 for the
+ * completion order where one runs backward; with a load model or a rule (program.h), or an op of 255 or
+ * more predecessors, 20 bytes per op (ends and the order too). */
 SimStatus sim_engine_run(const SimProgram *p, SimSchedule *out, SimError *err);
 /* The event engine alone, never the fast path: the same schedule, for tests and comparisons. */
 SimStatus sim_engine_run_events(const SimProgram *p, SimSchedule *out, SimError *err);

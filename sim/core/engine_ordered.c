@@ -264,19 +264,17 @@ bool sim_engine_ordered_run(const SimProgram *p, SimSchedule *out)
         return false;
     g_assert(p->op_count < INT32_MAX && p->op_count + p->cta_count < INT32_MAX &&
              p->engines_per_unit <= SIM_ENGINES_MAX);
-    /* start_by behind cta_end_ns, in one allocation that sim_schedule_clear frees (start_ns keeps its size,
-     * which fits where the plan was: 524k tasks, 5 MB less fresh memory than behind start_ns) */
-    int64_t *start = SIM_PREFAULT_NEW(int64_t, p->op_count); /* first: the larger takes the hole */
-    int64_t *cta_end = SIM_PREFAULT_NEW(int64_t, p->cta_count + (p->op_count + 7) / 8);
+    /* start_ns first: the larger takes the hole where the plan was (524k tasks: 5 MB less fresh memory) */
+    int64_t *start = SIM_PREFAULT_NEW(int64_t, p->op_count);
     *out = (SimSchedule){ .start_ns = start,
-                          .start_by = (uint8_t *)(cta_end + p->cta_count),
+                          .start_by = SIM_PREFAULT_NEW(uint8_t, p->op_count),
                           .cta_unit = g_new(int32_t, p->cta_count),
                           .cta_dispatch_ns = g_new(int64_t, p->cta_count),
-                          .cta_end_ns = cta_end };
+                          .cta_end_ns = g_new(int64_t, p->cta_count) };
     bool is_known = is_placement_known(p, is_pinned);
     if (run_in_cta_order(p, out, is_known))
         return true;
-    out->start_by = NULL; /* the worklist does not record it */
+    g_free(out->start_by), out->start_by = NULL; /* the worklist does not record it */
     if (is_known) { /* the worklist keeps every op's end (its pending count until it is released) */
         out->end_ns = SIM_PREFAULT_NEW(int64_t, p->op_count);
         out->order = SIM_PREFAULT_NEW(int32_t, p->op_count + p->cta_count);

@@ -278,20 +278,17 @@ static inline void plain_prefetch(const Engine *e, const PlainView *v, int64_t o
         __builtin_prefetch(&v->edge_to[k_end + AHEAD]);
 }
 
-/* start_by's order among the predecessors that meet a start (engine.h): the previous op on the engine, the
- * in-edges by index, the dispatch; lower is first. */
-static inline int by_rank(uint8_t by)
-{
-    return by == SIM_START_BY_DISPATCH ? 256 : by;
-}
+/* start_by (where it is recorded) keeps, as each release of op comes, the code of the predecessor that
+ * sets its ready time, at a tie the first in its order (engine.h): the previous op on the engine, the
+ * in-edges by index, the dispatch. A CTA's ops hold DISPATCH from its placement, before any release reaches
+ * them (place_cta). The releases' sources: an edge id, or these. */
+enum { FROM_ENGINE = -1, FROM_DISPATCH = -2 };
 
-/* Before op's release by a predecessor of code by at time at: start_by keeps the code of the predecessor
- * that sets op's ready time, at a tie the first in that order. Each CTA's ops start as DISPATCH (the last
- * in the order: any other that meets the time replaces it) when it is placed, before any release of them. */
-static inline void plain_note(const PlainView *v, int64_t op, int64_t at, uint8_t by)
+/* In-edge code by (SIM_START_BY_EDGE + j) meets or passes op's ready time so far. */
+static inline void note_edge(const PlainView *v, int64_t op, int64_t ready, int64_t at, uint8_t by)
 {
-    int64_t ready = v->start[op];
-    if (at > ready || (at == ready && by_rank(by) < by_rank(v->start_by[op])))
+    uint8_t was = v->start_by[op]; /* ENGINE (0) is first at a tie; DISPATCH (1) last */
+    if (at > ready || was == SIM_START_BY_DISPATCH || by < was)
         v->start_by[op] = by;
 }
 
@@ -304,12 +301,29 @@ static inline uint8_t edge_code(const SimProgram *p, int64_t edge, int64_t to)
     return (uint8_t)(SIM_START_BY_EDGE + MIN(k - begin, SIM_START_BY_EDGE_FAR - SIM_START_BY_EDGE));
 }
 
-/* release on the plain path: one predecessor of op is satisfied no earlier than at; op starts when it
- * was the last one, and ends its duration later. */
-static inline void plain_release(const Engine *e, const PlainView *v, SimEventQueue *q, int64_t op, int32_t unit,
-                                 int64_t at)
+/* op's release by from (an edge, FROM_ENGINE or FROM_DISPATCH) at at >= ready, its ready time so far. */
+static inline void plain_note(const SimProgram *p, const PlainView *v, int64_t op, int64_t ready, int64_t at,
+                              int64_t from)
 {
-    int64_t ready = MAX(v->start[op], at);
+    if (from == FROM_ENGINE)
+        v->start_by[op] = SIM_START_BY_ENGINE;
+    else if (from == FROM_DISPATCH) {
+        if (at > ready)
+            v->start_by[op] = SIM_START_BY_DISPATCH;
+    } else /* the edge's index, only where it may set the start */
+        note_edge(v, op, ready, at, edge_code(p, from, op));
+}
+
+/* release on the plain path: one predecessor of op (from: plain_note) is satisfied no earlier than at; op
+ * starts when it was the last one, and ends its duration later. (Inlined by force: GCC stopped inlining it
+ * at its three calls once it recorded start_by, 35M more instructions at 524k tasks.) */
+G_ALWAYS_INLINE static inline void plain_release(const Engine *e, const PlainView *v, SimEventQueue *q, int64_t op,
+                                                 int32_t unit, int64_t at, int64_t from, bool is_recording)
+{
+    int64_t ready = v->start[op];
+    if (is_recording && at >= ready)
+        plain_note(e->p, v, op, ready, at, from);
+    ready = MAX(ready, at);
     v->start[op] = ready;
     if (--v->pending[op] == 0) {
         int32_t slot = v->op_engine ? unit * v->engines + v->op_engine[op] : unit;
@@ -320,12 +334,13 @@ static inline void plain_release(const Engine *e, const PlainView *v, SimEventQu
 
 /* complete on the plain path: the same steps, with nothing but the program's durations to apply. Program
  * edges are in CSR order here (out_edge NULL) or read through it. */
-static inline void plain_complete(Engine *e, PlainView *v, SimEventQueue *q, int32_t slot, int64_t now)
+G_ALWAYS_INLINE static inline void plain_complete(Engine *e, PlainView *v, SimEventQueue *q, int32_t slot, int64_t now,
+                                                  bool is_recording)
 {
     const SimProgram *p = e->p;
     int64_t op = v->slot_op[slot];
     int32_t unit = v->op_engine ? slot / v->engines : slot, c = v->unit_cta[unit];
-    if (v->order)
+    if (!is_recording && v->order) /* recording: every edge runs forward, so no order */
         v->order[e->order_len++] = (int32_t)op;
     int64_t k_end = plain_out_at(v, op + 1);
     plain_prefetch(e, v, op, k_end);
@@ -336,22 +351,16 @@ static inline void plain_complete(Engine *e, PlainView *v, SimEventQueue *q, int
             __builtin_prefetch(&v->start[to + 4], 1);
         }
         int32_t to_unit = v->cta_unit[v->cta_base[to >> 8] + v->cta_delta[to]];
-        if (to_unit >= 0) {
-            int64_t at = now + edge_latency(e, edge, op, unit, to_unit);
-            if (v->start_by && at >= v->start[to]) /* the edge's index only where it may set the start */
-                plain_note(v, to, at, edge_code(p, edge, to));
-            plain_release(e, v, q, to, to_unit, at);
-        } else
+        if (to_unit >= 0)
+            plain_release(e, v, q, to, to_unit, now + edge_latency(e, edge, op, unit, to_unit), edge, is_recording);
+        else
             v->pending[to]--; /* its time is folded into ready when its CTA is placed */
     }
     /* one engine: a CTA's ops complete in program order, so op is its last one when it is the last left */
     int32_t left = --v->cta_left[c];
     int64_t next = v->next_on_engine ? v->next_on_engine[op] : left > 0 ? op + 1 : -1;
-    if (next >= 0) {
-        if (v->start_by)
-            plain_note(v, next, now, SIM_START_BY_ENGINE);
-        plain_release(e, v, q, next, unit, now);
-    }
+    if (next >= 0)
+        plain_release(e, v, q, next, unit, now, FROM_ENGINE, is_recording);
     if (left == 0) {
         e->s->cta_end_ns[c] = now;
         e->free_units[unit / 64] |= UINT64_C(1) << (unit % 64);
@@ -384,7 +393,7 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
      * ops are contiguous, so their in-edges are one run of in_edge. */
     int64_t op_end = cta->op_begin + cta->op_count;
     PlainView v = e->is_plain ? plain_view(e) : (PlainView){ 0 };
-    if (v.start_by) /* no release has reached the CTA's ops yet (plain_note) */
+    if (v.start_by) /* no release has reached the CTA's ops yet */
         memset(v.start_by + cta->op_begin, SIM_START_BY_DISPATCH, (size_t)cta->op_count);
     for (int64_t k = sim_program_in_begin(p, cta->op_begin); k < sim_program_in_begin(p, op_end); k++) {
         int64_t edge = sim_program_in_edge(p, k), from = sim_edge_from(p, edge), to = sim_edge_to(p, edge);
@@ -394,9 +403,9 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
             int64_t at = end + edge_latency(e, edge, from, from_unit, unit);
             if (at > ready[to] && e->is_accum_bound)
                 e->is_accum_bound[to] = sim_edge_kind(p, edge) == SIM_EDGE_ACCUM;
-            if (v.start_by)
-                plain_note(&v, to, at, (uint8_t)(SIM_START_BY_EDGE + MIN(k - sim_program_in_begin(p, to),
-                                                                          SIM_START_BY_EDGE_FAR - SIM_START_BY_EDGE)));
+            if (v.start_by && at >= ready[to])
+                note_edge(&v, to, ready[to], at, (uint8_t)(SIM_START_BY_EDGE + MIN(k - sim_program_in_begin(p, to),
+                                                                                 SIM_START_BY_EDGE_FAR - SIM_START_BY_EDGE)));
             ready[to] = MAX(ready[to], at);
         }
     }
@@ -405,9 +414,7 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
             continue;
         if (e->is_plain) {
             e->unit_cta[unit] = c;
-            if (v.start_by)
-                plain_note(&v, op, now, SIM_START_BY_DISPATCH);
-            plain_release(e, &v, &e->queue, op, unit, now);
+            plain_release(e, &v, &e->queue, op, unit, now, FROM_DISPATCH, v.start_by != NULL);
         } else
             release(e, op, now, false);
         if (p->engines_per_unit == 1) /* one engine: the CTA's first op is the only one first on it */
@@ -688,8 +695,9 @@ static SimStatus report_deadlock(const Engine *e, SimError *err)
 }
 
 /* The plain path: every event is a completion, never stale. The queue is a local copy between dispatches
- * (place_cta pushes on e->queue), for the reason PlainView is. */
-G_GNUC_NO_INLINE static void run_plain(Engine *e)
+ * (place_cta pushes on e->queue), for the reason PlainView is. Made twice, recording start_by or not
+ * (is_recording a constant in each: no test of it per op). */
+G_ALWAYS_INLINE static inline void run_plain_as(Engine *e, bool is_recording)
 {
     PlainView v = plain_view(e);
     SimEventQueue q = e->queue;
@@ -706,7 +714,7 @@ G_GNUC_NO_INLINE static void run_plain(Engine *e)
                 if (!v.out_full)
                     __builtin_prefetch(&v.out_rel[op]);
             }
-            plain_complete(e, &v, &q, slot, now);
+            plain_complete(e, &v, &q, slot, now, is_recording);
             e->ops_done++;
         } while (sim_event_queue_has_at(&q, now));
         e->s->makespan_ns = now;
@@ -717,6 +725,19 @@ G_GNUC_NO_INLINE static void run_plain(Engine *e)
         }
     }
     e->queue = q;
+}
+
+G_GNUC_NO_INLINE static void run_plain_recording(Engine *e)
+{
+    run_plain_as(e, true);
+}
+
+G_GNUC_NO_INLINE static void run_plain(Engine *e)
+{
+    if (e->s->start_by)
+        run_plain_recording(e);
+    else
+        run_plain_as(e, false);
 }
 
 /* Fixed durations: every event is a completion. */

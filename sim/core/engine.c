@@ -287,8 +287,12 @@ enum { FROM_ENGINE = -1, FROM_DISPATCH = -2 };
 /* In-edge code by (SIM_START_BY_EDGE + j) meets or passes op's ready time so far. */
 static inline void note_edge(const PlainView *v, int64_t op, int64_t ready, int64_t at, uint8_t by)
 {
+    if (at > ready) {
+        v->start_by[op] = by;
+        return;
+    }
     uint8_t was = v->start_by[op]; /* ENGINE (0) is first at a tie; DISPATCH (1) last */
-    if (at > ready || was == SIM_START_BY_DISPATCH || by < was)
+    if (was == SIM_START_BY_DISPATCH || by < was)
         v->start_by[op] = by;
 }
 
@@ -349,6 +353,8 @@ G_ALWAYS_INLINE static inline void plain_complete(Engine *e, PlainView *v, SimEv
         if (to + 4 < v->op_count) { /* as in complete */
             __builtin_prefetch(&v->cta_delta[to + 4]);
             __builtin_prefetch(&v->start[to + 4], 1);
+            if (is_recording && p->first_in.rel) /* edge_code's offset */
+                __builtin_prefetch(&p->first_in.rel[to + 4]);
         }
         int32_t to_unit = v->cta_unit[v->cta_base[to >> 8] + v->cta_delta[to]];
         if (to_unit >= 0)

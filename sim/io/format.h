@@ -32,12 +32,15 @@ static inline int sim_format_digits(uint64_t u)
     return d + (u >= pow10[d]);
 }
 
+/* The decimal digits of 0 to 99, two a number. */
+static const char sim_format_pairs[201] = "000102030405060708091011121314151617181920212223242526272829303132333435"
+                                          "363738394041424344454647484950515253545556575859606162636465666768697071"
+                                          "72737475767778798081828384858687888990919293949596979899";
+
 /* v in decimal at p, as printf's %lld; returns the end (at most 20 bytes written). Two digits a step. */
 static inline char *sim_format_i64(char *p, int64_t v)
 {
-    static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                   "8081828384858687888990919293949596979899";
+    const char *pairs = sim_format_pairs;
     uint64_t u = (uint64_t)v;
     if (v < 0)
         *p++ = '-', u = -u;
@@ -83,6 +86,25 @@ static inline char *sim_format_memo(char *p, SimFormatMemo *m, int64_t v)
     }
     memcpy(p, m->text, sizeof m->text);
     return p + m->len;
+}
+
+/* v's text into m from near's (another memo): where v and near's value are both of at least five digits
+ * and differ only in the last four (a time and the end of a short span after it), those four digits are
+ * written into a copy of near's text; else v is formatted. m may be near. */
+static inline void sim_format_memo_near(SimFormatMemo *m, const SimFormatMemo *near, int64_t v)
+{
+    int64_t base = near->value;
+    if (base >= 10000 && v >= 10000 && v / 10000 == base / 10000) {
+        if (m != near)
+            memcpy(m->text, near->text, sizeof m->text);
+        int low = (int)(v % 10000);
+        memcpy(m->text + near->len - 4, &sim_format_pairs[2 * (low / 100)], 2);
+        memcpy(m->text + near->len - 2, &sim_format_pairs[2 * (low % 100)], 2);
+        m->len = near->len;
+    } else {
+        m->len = (size_t)(sim_format_i64(m->text, v) - m->text);
+    }
+    m->value = v;
 }
 
 /* A row counter as decimal text, stepped in place rather than formatted: {"0", 1} counts from 0. */

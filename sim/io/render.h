@@ -134,7 +134,28 @@ typedef struct {
     int64_t last_end[256];            /* per engine: the end of its last op in the CTA, or its dispatch */
 } SimRenderWaits;
 void sim_render_waits_init(SimRenderWaits *w, const SimProgram *p, const SimSchedule *s);
-int64_t sim_render_wait_next(SimRenderWaits *w, int64_t op);
+/* Opens the CTA whose first op is op (sim_render_wait_next's step at a CTA's start). */
+void sim_render_waits_open_cta(SimRenderWaits *w, int64_t op);
+/* end_ns: op's end (sim_schedule_end_ns), which the writers have at hand. Inline: the writers call it once an
+ * op, and it is a few loads for an op of one or two incoming edges. */
+static inline int64_t sim_render_wait_next(SimRenderWaits *w, int64_t op, int64_t end_ns)
+{
+    const SimProgram *p = w->p;
+    const SimSchedule *s = w->s;
+    if (op >= w->cta_end) /* op opens the next CTA with ops: a CTA's ops follow one another */
+        sim_render_waits_open_cta(w, op);
+    int k = sim_op_engine(p, op);
+    int64_t ready = w->last_end[k];
+    for (int64_t i = sim_program_in_begin(p, op), last = sim_program_in_end(p, op); i < last; i++) {
+        int64_t from = sim_edge_from(p, sim_program_in_edge(p, i));
+        if (from >= w->cta_begin && from < w->cta_end) { /* of the same CTA: its ops are [cta_begin, cta_end) */
+            int64_t end = sim_schedule_end_ns(p, s, from);
+            ready = end > ready ? end : ready;
+        }
+    }
+    w->last_end[k] = end_ns;
+    return s->start_ns[op] - ready;
+}
 
 /* Estimated size of the trace in bytes: ops of nonzero duration are slices, edges of the flow kinds
  * between two slices are arrows. O(ops + edges). */

@@ -46,7 +46,8 @@ const char *sim_render_phase_args(const SimRenderSpec *spec, int64_t op, int64_t
 void sim_render_waits_init(SimRenderWaits *w, const SimProgram *p, const SimSchedule *s)
 {
     g_assert(p->engines_per_unit <= 256); /* as in sim_program_seal */
-    *w = (SimRenderWaits){ .p = p, .s = s, .cta = -1, .cta_end = 0 };
+    *w = (SimRenderWaits){ .p = p, .s = s, .cta = -1, .cta_end = 0,
+                           .next_in = p->op_count > 0 ? sim_program_in_begin(p, 0) : 0 };
 }
 
 void sim_render_waits_open_cta(SimRenderWaits *w, int64_t op)

@@ -131,6 +131,7 @@ typedef struct {
     const SimSchedule *s;             /* borrowed */
     int32_t cta;                      /* the CTA of the last op taken */
     int64_t cta_begin, cta_end;       /* its first op, one past its last */
+    int64_t next_in;                  /* the next op's first incoming edge (the last op's end of them) */
     int64_t last_end[256];            /* per engine: the end of its last op in the CTA, or its dispatch */
 } SimRenderWaits;
 void sim_render_waits_init(SimRenderWaits *w, const SimProgram *p, const SimSchedule *s);
@@ -146,13 +147,15 @@ static inline int64_t sim_render_wait_next(SimRenderWaits *w, int64_t op, int64_
         sim_render_waits_open_cta(w, op);
     int k = sim_op_engine(p, op);
     int64_t ready = w->last_end[k];
-    for (int64_t i = sim_program_in_begin(p, op), last = sim_program_in_end(p, op); i < last; i++) {
+    int64_t last = sim_program_in_end(p, op);
+    for (int64_t i = w->next_in; i < last; i++) {
         int64_t from = sim_edge_from(p, sim_program_in_edge(p, i));
         if (from >= w->cta_begin && from < w->cta_end) { /* of the same CTA: its ops are [cta_begin, cta_end) */
             int64_t end = sim_schedule_end_ns(p, s, from);
             ready = end > ready ? end : ready;
         }
     }
+    w->next_in = last;
     w->last_end[k] = end_ns;
     return s->start_ns[op] - ready;
 }

@@ -106,7 +106,10 @@ SimStatus sim_render_csv(const SimRenderSpec *spec, const char *path, SimError *
     write_header(out.f, spec);
     SimWriter w;
     sim_writer_init(&w, out.f);
-    RowMemo memo = { .op = { "0", 1 } };
+    RowMemo memo = { .op = { "0", 1 }, .head = { SIM_FORMAT_MEMO_ZERO, SIM_FORMAT_MEMO_ZERO },
+                     .engine = SIM_FORMAT_MEMO_ZERO, .wait = SIM_FORMAT_MEMO_ZERO };
+    for (int i = 0; i < SIM_RENDER_MAX_ARGS; i++)
+        memo.args[i] = SIM_FORMAT_MEMO_ZERO;
     for (int64_t op = 0; op < p->op_count; op++) {
         int64_t end_ns = sim_schedule_end_ns(p, spec->schedule, op);
         write_row(&w, spec, &memo, op, end_ns, sim_render_wait_next(&waits, op, end_ns));

@@ -106,7 +106,11 @@ enum { ENGINE_MEMOS = SIM_RENDER_MAX_ENGINES + 1 };
  * with its colon, each op kind's name as a JSON string (the phase most labels keep) and, with templates,
  * each phase's name and category around the name's number; and the texts of the slices before, copied where
  * a slice repeats them rather than formatted again: a task's args (its compute and reduction are adjacent),
- * an engine's last end (the next start on it, or on the next slice's engine), the last two durations. */
+ * an engine's last end (the next start on it, or on the next slice's engine), the last two durations.
+ * A text is never read back just after it was written: a new number is formatted straight into the output
+ * (and into its memo, for the slices after), and a task's new args text is kept from the output at the
+ * slice's end. Reading bytes just stored by narrower stores stalls the CPU (store-to-load forwarding fails):
+ * it cost more than formatting twice. */
 typedef struct {
     char *open;                          /* owned: ",\n{"ph":"X","pid":P,"tid":" */
     size_t open_len;
@@ -118,14 +122,17 @@ typedef struct {
     PhaseText *phase_text;               /* owned: with templates, one per phase */
     SimFormatCounter op;                 /* the next op's number: every op is counted, slice or not */
     SimFormatMemo tid[ENGINE_MEMOS], cta, wait;
-    SimFormatMemo args[SIM_RENDER_MAX_ARGS]; /* each arg's value in args_text; "0" for those never set */
-    int64_t args_task;                   /* with templates: the task whose args args_text holds; -2: none */
+    int64_t args[SIM_RENDER_MAX_ARGS];   /* the slice's args (0 past those its labels give) */
+    SimFormatMemo arg_memo[SIM_RENDER_MAX_ARGS]; /* each arg's value in args_text */
+    int args_from;                       /* the first arg that differs from args_text's; -1: none */
+    int64_t args_task;                   /* with templates: the task whose args args holds; -2: none */
     int task_arg_count;                  /* with templates: the args read from a task's row */
-    char *args_text;                     /* owned: "\"head\":0,\"kv\":1,...," (every arg, its key and a comma) */
+    char *args_text;                     /* owned: "\"head\":0,\"kv\":1,...,\"op\":" (every arg, its key and a
+                                          * comma, then the op's key) */
     size_t args_len, arg_end[SIM_RENDER_MAX_ARGS]; /* its length, and where each arg's comma ends */
+    const char *args_new;                /* in the output: this slice's args text, for args_text at its end */
     SimFormatMemo end[ENGINE_MEMOS];     /* per engine: its last slice's end_ns */
     int last_engine;                     /* the last slice's engine memo */
-    SimFormatMemo start;                 /* a start that was no such end */
     SimFormatMemo dur[2];                /* the last two durations, in microseconds (compute, reduce, ...) */
     int dur_next;                        /* the one the next new duration replaces */
     size_t room;                         /* the most bytes a slice writes after its label, pads included */
@@ -133,9 +140,8 @@ typedef struct {
 } SliceKeys;
 
 /* The texts every slice copies are padded with PAD bytes, so one of at most PAD bytes is copied whole by a
- * copy of fixed size (a few vector moves, not a call); the room asked for covers the pad. A task's args text
- * is padded to ARGS_PAD the same way. */
-enum { PAD = 32, ARGS_PAD = 64 };
+ * copy of fixed size, 32 or 64 bytes (a few vector moves, not a call); the room asked for covers the pad. */
+enum { PAD = 64 };
 static char *padded(char *s)
 {
     size_t n = strlen(s);
@@ -146,50 +152,17 @@ static char *padded(char *s)
 
 static inline char *put_padded(char *c, const char *text, size_t len)
 {
-    if (len <= PAD)
+    if (len <= PAD / 2)
+        memcpy(c, text, PAD / 2);
+    else if (len <= PAD)
         memcpy(c, text, PAD);
     else
         memcpy(c, text, len);
     return c + len;
 }
 
-/* A memo's text at c (its 24 bytes copied whole); returns its end. */
-static inline char *put_memo(char *c, const SimFormatMemo *m)
-{
-    memcpy(c, m->text, sizeof m->text);
-    return c + m->len;
-}
-
-static void memo_set(SimFormatMemo *m, int64_t v)
-{
-    m->value = v;
-    m->len = (size_t)(sim_format_i64(m->text, v) - m->text);
-}
-
 /* Appends the literal text lit (a string constant) at c. */
 #define PUT(c, lit) (memcpy((c), (lit), sizeof(lit) - 1), (c) += sizeof(lit) - 1)
-
-/* The args text of args from arg i on: each key, its value (through its memo) and a comma. */
-static void write_args_from(SliceKeys *k, const int64_t *args, int i)
-{
-    char *c = k->args_text + (i ? k->arg_end[i - 1] : 0);
-    for (; i < k->arg_count; i++) {
-        c = put_padded(c, k->arg_keys[i], k->arg_key_len[i]);
-        c = sim_format_memo(c, &k->args[i], args[i]);
-        *c++ = ',';
-        k->arg_end[i] = (size_t)(c - k->args_text);
-    }
-    k->args_len = (size_t)(c - k->args_text);
-}
-
-/* The args text of args, kept up to the first arg that changed. */
-static void set_args(SliceKeys *k, const int64_t *args)
-{
-    int i = 0;
-    while (i < k->arg_count && k->args[i].value == args[i])
-        i++;
-    write_args_from(k, args, i);
-}
 
 /* s as a JSON string (sim_write_json_string's bytes), then tail; a new string and its length. */
 static char *json_text(const char *s, const char *tail, size_t *len)
@@ -228,43 +201,51 @@ static PhaseText phase_text(const SimRenderPhase *ph)
     return t;
 }
 
-/* The room of a slice after its label: each part at its longest with its pad (numbers 24 bytes), the args
- * text, and with templates the longest label. */
-static size_t slice_room(const SliceKeys *k, const SimRenderSpec *spec)
+/* The args text of all-zero args, and its longest length (each arg's key and 20 digits); a new string. */
+static char *zero_args_text(const SliceKeys *k, size_t *len, size_t *max_len)
 {
-    size_t label = 0;
-    for (int i = 0; spec->phases && i < spec->phase_count; i++)
-        label = MAX(label, k->phase_text[i].pre_len + k->phase_text[i].post_len[1] + 24 + 2 * PAD);
-    return k->open_len + PAD + label + k->args_len + ARGS_PAD + 12 * 24 + 160;
+    GString *t = g_string_new("");
+    *max_len = 0;
+    for (int i = 0; i < k->arg_count; i++) {
+        g_string_append_printf(t, "%s0,", k->arg_keys[i]);
+        *max_len += k->arg_key_len[i] + 21;
+    }
+    g_string_append(t, "\"op\":");
+    *len = t->len, *max_len += 5;
+    g_string_set_size(t, *max_len + PAD); /* the pad copied past the end */
+    return g_string_free(t, FALSE);
 }
 
 static void keys_init(SliceKeys *k, const SimRenderSpec *spec, int pid)
 {
     *k = (SliceKeys){ .open = g_strdup_printf(",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":", pid), .op = { "0", 1 },
-                      .args_task = -2 };
+                      .args_task = -2, .args_from = -1,
+                      .is_critical = spec->analysis ? spec->analysis->is_critical : NULL };
     k->open_len = strlen(k->open);
     k->open = padded(k->open);
-    size_t args_len = 0;
-    for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++, k->arg_count++) {
+    for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++, k->arg_count++)
         k->arg_keys[i] = padded(json_text(spec->arg_names[i], ":", &k->arg_key_len[i]));
-        args_len += MAX(k->arg_key_len[i], (size_t)PAD) + 24 + 1;
-    }
-    k->args_text = g_malloc0(args_len + ARGS_PAD);
     k->task_arg_count = MIN(k->arg_count, spec->task_arg_stride);
-    k->args_len = args_len; /* the room's bound until the args are written */
+    for (int i = 0; i < SIM_RENDER_MAX_ARGS; i++)
+        k->arg_memo[i] = SIM_FORMAT_MEMO_ZERO;
+    for (int i = 0; i < k->arg_count; i++)
+        k->arg_end[i] = (i ? k->arg_end[i - 1] : 0) + k->arg_key_len[i] + 2;
+    size_t max_len;
+    k->args_text = zero_args_text(k, &k->args_len, &max_len);
     for (int i = 0; i < SIM_OP_KIND_COUNT; i++)
         k->kinds[i] = json_text(sim_op_kind_name(i), "", &k->kind_len[i]);
     k->phase_text = g_new(PhaseText, spec->phases ? spec->phase_count : 0);
-    for (int i = 0; spec->phases && i < spec->phase_count; i++)
+    size_t label = 0;
+    for (int i = 0; spec->phases && i < spec->phase_count; i++) {
         k->phase_text[i] = phase_text(&spec->phases[i]);
-    k->room = slice_room(k, spec);
-    k->is_critical = spec->analysis ? spec->analysis->is_critical : NULL;
+        label = MAX(label, k->phase_text[i].pre_len + k->phase_text[i].post_len[1] + 24 + 2 * PAD);
+    }
+    /* the room: each part at its longest with its pad, numbers 24 bytes (a negative ts 41), the literals */
+    k->room = k->open_len + label + max_len + 3 * PAD + 12 * 24 + 160;
     g_assert(k->room <= SIM_WRITER_MAX_ROOM);
-    for (int i = 0; i < SIM_RENDER_MAX_ARGS; i++)
-        memo_set(&k->args[i], 0);
-    write_args_from(k, (const int64_t[SIM_RENDER_MAX_ARGS]){ 0 }, 0);
+    k->cta = k->wait = SIM_FORMAT_MEMO_ZERO;
     for (int i = 0; i < ENGINE_MEMOS; i++)
-        memo_set(&k->tid[i], -1), memo_set(&k->end[i], INT64_MIN);
+        k->tid[i] = k->end[i] = SIM_FORMAT_MEMO_ZERO;
     k->dur[0].value = k->dur[1].value = -1; /* no slice lasts -1 ns */
 }
 
@@ -281,13 +262,45 @@ static void keys_clear(SliceKeys *k, int phase_count)
     g_free(k->args_text);
 }
 
-/* The slice's name and category from its label (escaped here), and its args text; returns room for the rest
- * of the slice. */
+/* After the slice's args were put in k->args: args_from is the first that differs from args_text's, or -1. */
+static void args_changed(SliceKeys *k)
+{
+    int i = 0;
+    while (i < k->arg_count && k->arg_memo[i].value == k->args[i])
+        i++;
+    k->args_from = i < k->arg_count ? i : -1;
+}
+
+/* The slice's args text: args_text, or where args changed its part before them and the rest written here
+ * (then kept from here into args_text at the slice's end). */
+static char *put_args(char *c, SliceKeys *k)
+{
+    if (k->args_from < 0)
+        return put_padded(c, k->args_text, k->args_len);
+    int i = k->args_from;
+    char *text = c;
+    c = put_padded(c, k->args_text, i ? k->arg_end[i - 1] : 0);
+    for (; i < k->arg_count; i++) {
+        c = put_padded(c, k->arg_keys[i], k->arg_key_len[i]);
+        c = sim_format_memo(c, &k->arg_memo[i], k->args[i]);
+        *c++ = ',';
+        k->arg_end[i] = (size_t)(c - text);
+    }
+    PUT(c, "\"op\":");
+    k->args_len = (size_t)(c - text);
+    k->args_new = text;
+    k->args_from = -1;
+    return c;
+}
+
+/* The slice's name and category from its label (escaped here), and its args; returns room for the rest of
+ * the slice. */
 static char *put_label(SimWriter *w, char *c, const SimRenderSpec *spec, SliceKeys *keys, int64_t op)
 {
     SimRenderLabel l;
     sim_render_label(spec, op, true, &l);
-    set_args(keys, l.args);
+    memcpy(keys->args, l.args, sizeof keys->args);
+    args_changed(keys);
     PUT(c, ",\"name\":");
     sim_writer_end(w, c);
     sim_writer_json_string(w, l.name);
@@ -302,63 +315,90 @@ static char *put_label(SimWriter *w, char *c, const SimRenderSpec *spec, SliceKe
 }
 
 /* The slice's name and category from its phase's template, up to the args' opening (critical: with its
- * cname); and its task's args text: a task's ops follow one another, so the text is made once a task. */
+ * cname); its args are its task's, taken once a task (a task's ops follow one another). */
 static char *put_template(char *c, const SimRenderSpec *spec, SliceKeys *keys, int64_t op, bool is_critical)
 {
     int32_t task = sim_op_task(spec->program, op);
     const PhaseText *t = &keys->phase_text[spec->phase_of(spec->label_ctx, op)];
-    if (task != keys->args_task) { /* args as sim_render_phase reads them */
-        int64_t args[SIM_RENDER_MAX_ARGS] = { 0 };
+    if (task != keys->args_task) { /* args as sim_render_phase reads them; those past task_arg_count stay 0 */
         const int32_t *row = task >= 0 ? spec->task_args + (int64_t)task * spec->task_arg_stride : NULL;
-        for (int i = 0; row && i < keys->task_arg_count; i++)
-            args[i] = row[i];
-        set_args(keys, args);
+        for (int i = 0; i < keys->task_arg_count; i++)
+            keys->args[i] = row ? row[i] : 0;
+        args_changed(keys);
         keys->args_task = task;
     }
     c = put_padded(c, t->pre, t->pre_len);
-    if (t->name_arg >= 0) /* its memo holds the task's arg, or 0 past the args (as sim_render_phase) */
-        c = put_memo(c, &keys->args[t->name_arg]);
+    if (t->name_arg >= 0)
+        c = sim_format_memo(c, &keys->arg_memo[t->name_arg], keys->args[t->name_arg]);
     return put_padded(c, t->post[is_critical], t->post_len[is_critical]);
 }
 
-/* The memo holding start_ns's text: an end just written on engine memo e or on the last slice's, or
- * keys->start formatted now. */
+/* The memo holding start_ns's text: the end last written on engine memo e or on the last slice's; NULL for
+ * none. */
 static inline const SimFormatMemo *start_text(SliceKeys *keys, int e, int64_t start_ns)
 {
     if (keys->end[e].value == start_ns)
         return &keys->end[e];
     if (keys->end[keys->last_engine].value == start_ns)
         return &keys->end[keys->last_engine];
-    memo_set(&keys->start, start_ns);
-    return &keys->start;
+    return NULL;
 }
 
-/* The slice's track, start (in microseconds, from start's own nanoseconds' text) and duration (one of the
- * last two kept, or formatted). */
-static char *put_times(char *c, SliceKeys *keys, int e, int64_t track, const SimFormatMemo *start, int64_t end_ns)
+/* The slice's start in microseconds: from its own nanoseconds' text (start), or formatted. */
+static char *put_ts(char *c, const SimFormatMemo *start, int64_t start_ns)
 {
-    c = sim_format_memo(c, &keys->tid[e], track);
-    PUT(c, ",\"ts\":");
-    int64_t start_ns = start->value;
-    size_t n = start->len;
-    if (start_ns >= 1000) { /* sim_format_us_of_text, in copies of fixed size from the padded start */
+    size_t n = start ? start->len : 0;
+    if (start && start_ns >= 1000) { /* sim_format_us_of_text, in copies of fixed size from the padded start */
         memcpy(c, start->text, sizeof start->text);
         c[n - 3] = '.';
         memcpy(c + n - 2, start->text + n - 3, 3);
-        c += n + 1;
-    } else {
-        c = start_ns >= 0 ? sim_format_us_of_text(c, start->text, n) : sim_format_us(c, start_ns);
+        return c + n + 1;
     }
+    return start && start_ns >= 0 ? sim_format_us_of_text(c, start->text, n) : sim_format_us(c, start_ns);
+}
+
+/* The slice's track, start and duration (one of the last two kept, or formatted). */
+static char *put_times(char *c, SliceKeys *keys, int e, int64_t track, const SimFormatMemo *start,
+                       int64_t start_ns, int64_t end_ns)
+{
+    c = sim_format_memo(c, &keys->tid[e], track);
+    PUT(c, ",\"ts\":");
+    c = put_ts(c, start, start_ns);
     PUT(c, ",\"dur\":");
     int64_t dur_ns = end_ns - start_ns;
     SimFormatMemo *d = &keys->dur[0];
-    if (d->value != dur_ns && (d = &keys->dur[1])->value != dur_ns) {
-        d = &keys->dur[keys->dur_next];
-        keys->dur_next ^= 1;
-        d->value = dur_ns;
-        d->len = (size_t)(sim_format_us(d->text, dur_ns) - d->text); /* dur_ns > 0: at most 20 bytes */
+    if (d->value == dur_ns || (d = &keys->dur[1])->value == dur_ns) {
+        memcpy(c, d->text, sizeof d->text);
+        return c + d->len;
     }
-    return put_memo(c, d);
+    d = &keys->dur[keys->dur_next];
+    keys->dur_next ^= 1;
+    d->value = dur_ns;
+    d->len = (size_t)(sim_format_us(d->text, dur_ns) - d->text); /* dur_ns > 0: at most 20 bytes */
+    return sim_format_us(c, dur_ns);
+}
+
+/* The slice's numbers after its args: op, CTA, start, end, wait. */
+static char *put_numbers(char *c, SliceKeys *keys, int e, int32_t cta, const SimFormatMemo *start,
+                         int64_t start_ns, int64_t end_ns, int64_t wait_ns)
+{
+    memcpy(c, keys->op.digits, sizeof keys->op.digits);
+    c += keys->op.len;
+    PUT(c, ",\"cta\":");
+    c = sim_format_memo(c, &keys->cta, cta);
+    PUT(c, ",\"start_ns\":");
+    if (start) {
+        memcpy(c, start->text, sizeof start->text);
+        c += start->len;
+    } else {
+        c = sim_format_i64(c, start_ns);
+    }
+    PUT(c, ",\"end_ns\":");
+    /* start's memo is no longer read: it may be the one the end goes to */
+    c = start ? sim_format_memo_near(c, &keys->end[e], start, end_ns) : sim_format_memo(c, &keys->end[e], end_ns);
+    keys->last_engine = e;
+    PUT(c, ",\"wait_ns\":");
+    return sim_format_memo(c, &keys->wait, wait_ns);
 }
 
 /* One slice; keys->op is op's number. */
@@ -370,10 +410,11 @@ static void write_slice(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys
     bool is_critical = keys->is_critical && keys->is_critical[op];
     int k = sim_op_engine(p, op), e = MIN(k, SIM_RENDER_MAX_ENGINES);
     int32_t cta = sim_op_cta(p, op);
-    const SimFormatMemo *start = start_text(keys, e, s->start_ns[op]);
+    int64_t start_ns = s->start_ns[op];
+    const SimFormatMemo *start = start_text(keys, e, start_ns);
     char *c = sim_writer_room(w, keys->room);
     c = put_padded(c, keys->open, keys->open_len);
-    c = put_times(c, keys, e, (int64_t)s->cta_unit[cta] * p->engines_per_unit + k + 1, start, end_ns);
+    c = put_times(c, keys, e, (int64_t)s->cta_unit[cta] * p->engines_per_unit + k + 1, start, start_ns, end_ns);
     if (spec->phases) {
         c = put_template(c, spec, keys, op, is_critical);
     } else {
@@ -382,29 +423,15 @@ static void write_slice(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys
             PUT(c, ",\"cname\":\"terrible\"");
         PUT(c, ",\"args\":{");
     }
-    if (keys->args_len <= ARGS_PAD)
-        memcpy(c, keys->args_text, ARGS_PAD);
-    else
-        memcpy(c, keys->args_text, keys->args_len);
-    c += keys->args_len;
-    PUT(c, "\"op\":");
-    memcpy(c, keys->op.digits, sizeof keys->op.digits);
-    c += keys->op.len;
-    PUT(c, ",\"cta\":");
-    c = sim_format_memo(c, &keys->cta, cta);
-    PUT(c, ",\"start_ns\":");
-    c = put_memo(c, start);
-    PUT(c, ",\"end_ns\":");
-    sim_format_memo_near(&keys->end[e], start, end_ns); /* start's memo is no longer read */
-    c = put_memo(c, &keys->end[e]);
-    keys->last_engine = e;
-    PUT(c, ",\"wait_ns\":");
-    c = sim_format_memo(c, &keys->wait, wait_ns);
+    c = put_args(c, keys);
+    c = put_numbers(c, keys, e, cta, start, start_ns, end_ns, wait_ns);
     if (is_critical)
         PUT(c, ",\"critical\":true}}");
     else
         PUT(c, ",\"critical\":false}}");
     sim_writer_end(w, c);
+    if (keys->args_new) /* written a while ago now: read back without a stall */
+        put_padded(keys->args_text, keys->args_new, keys->args_len), keys->args_new = NULL;
 }
 
 /* One arrow: "s" inside the source slice, "f" (bound to its enclosing slice) inside the target; its id is

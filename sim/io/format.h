@@ -78,17 +78,19 @@ typedef struct {
 } SimFormatMemo;
 #define SIM_FORMAT_MEMO_ZERO ((SimFormatMemo){ .value = 0, .len = 1, .text = "0" })
 
+/* v's text at p through m, where v is not m's value: m's text with its last digit stepped where v is the next
+ * number (a Q tile, a CTA), else v formatted at p and into m (formatted twice, not read back: see
+ * sim_format_memo_near). Out of line: the memos' hits stay small enough to inline. */
+char *sim_format_memo_miss(char *p, SimFormatMemo *m, int64_t v);
+
 /* v's text at p through m; writes 24 bytes of room (the text, then bytes the caller overwrites); returns
  * the end of the text. */
 static inline char *sim_format_memo(char *p, SimFormatMemo *m, int64_t v)
 {
-    if (v == m->value) {
-        memcpy(p, m->text, sizeof m->text);
-        return p + m->len;
-    }
-    m->value = v;
-    m->len = (size_t)(sim_format_i64(m->text, v) - m->text);
-    return sim_format_i64(p, v); /* formatted again, not read back: see sim_format_memo_near */
+    if (v != m->value)
+        return sim_format_memo_miss(p, m, v);
+    memcpy(p, m->text, sizeof m->text);
+    return p + m->len;
 }
 
 /* v's text at p and into m, from near's (another memo): where v and near's value are both of at least five

@@ -212,7 +212,8 @@ static char *zero_args_text(const SliceKeys *k, size_t *len, size_t *max_len)
     }
     g_string_append(t, "\"op\":");
     *len = t->len, *max_len += 5;
-    g_string_set_size(t, *max_len + PAD); /* the pad copied past the end */
+    g_string_set_size(t, *max_len + PAD); /* the pad copied past the end, zeroed */
+    memset(t->str + *len, 0, t->len - *len);
     return g_string_free(t, FALSE);
 }
 

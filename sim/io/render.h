@@ -100,10 +100,6 @@ typedef struct {
  * only if is_name_wanted. */
 void sim_render_label(const SimRenderSpec *spec, int64_t op, bool is_name_wanted, SimRenderLabel *out);
 
-/* Per op, the time it sat ready within its own CTA but did not start: start minus the latest of its
- * CTA's dispatch, the end of the previous op of its CTA on the same engine, and the ends of incoming
- * edges from ops of the same CTA. What remains is waiting on other CTAs (dQ semaphores, buffers,
- * latency). Returns a new array of op_count entries (g_free it). O(ops + edges). */
 /* Op's phase template and args where spec->phases is set (args: SIM_RENDER_MAX_ARGS entries, those past
  * the arg names 0). */
 static inline const SimRenderPhase *sim_render_phase(const SimRenderSpec *spec, int64_t op, int64_t *args)
@@ -123,6 +119,10 @@ static inline const SimRenderPhase *sim_render_phase(const SimRenderSpec *spec, 
  * without filling a whole label; else as sim_render_label. */
 const char *sim_render_phase_args(const SimRenderSpec *spec, int64_t op, int64_t *args);
 
+/* Per op, the time it sat ready within its own CTA but did not start: start minus the latest of its
+ * CTA's dispatch, the end of the previous op of its CTA on the same engine, and the ends of incoming
+ * edges from ops of the same CTA. What remains is waiting on other CTAs (dQ semaphores, buffers,
+ * latency). Returns a new array of op_count entries (g_free it). O(ops + edges). */
 int64_t *sim_render_waits_new(const SimProgram *p, const SimSchedule *s);
 /* The same one op at a time, without the array: sim_render_wait_next takes every op in op order (a CTA's
  * ops follow one another, CTAs in order), from 0; O(1 + the op's incoming edges) each. */

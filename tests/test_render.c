@@ -565,9 +565,8 @@ START_TEST(memo_near_formats_as_printf)
                 SimFormatMemo near = SIM_FORMAT_MEMO_ZERO, other = SIM_FORMAT_MEMO_ZERO;
                 near.value = nears[i];
                 near.len = (size_t)(sim_format_i64(near.text, nears[i]) - near.text);
-                int64_t v = steps[j] < 0 && nears[i] < INT64_MIN - steps[j] ? nears[i] : nears[i] + steps[j];
-                if (steps[j] > 0 && nears[i] > INT64_MAX - steps[j])
-                    v = nears[i];
+                bool is_over = steps[j] > 0 && nears[i] > INT64_MAX - steps[j]; /* near + step past INT64_MAX */
+                int64_t v = is_over ? nears[i] : nears[i] + steps[j];           /* (the nears are not negative) */
                 SimFormatMemo *m = is_self ? &near : &other;
                 *sim_format_memo_near(a, m, &near, v) = '\0';
                 snprintf(b, sizeof b, "%" G_GINT64_FORMAT, v);

@@ -59,8 +59,7 @@ static void assert_recorded_analysis(const SimProgram *p, const SimSchedule *s, 
     sim_analysis_clear(&fast), sim_analysis_clear(&graph);
 }
 
-/* s->start_by names a predecessor that meets each op's start, and none earlier in the edge-id order does
- * (in-edge 253 and later: SIM_START_BY_EDGE_FAR). */
+/* s->start_by names a predecessor that meets each op's start, and none earlier in the edge-id order does. */
 static void assert_start_by(const SimProgram *p, const SimSchedule *s, const char *what)
 {
     for (int64_t op = 0; op < p->op_count; op++) {
@@ -74,10 +73,11 @@ static void assert_start_by(const SimProgram *p, const SimSchedule *s, const cha
         for (int64_t k = sim_program_in_begin(p, op); first < 0 && k < sim_program_in_end(p, op); k++) {
             int64_t e = sim_program_in_edge(p, k), u = sim_edge_from(p, e);
             if (sim_schedule_end_ns(p, s, u) + sim_engine_edge_latency(p, s, e) == start)
-                first = SIM_START_BY_EDGE + MIN(k - sim_program_in_begin(p, op), SIM_START_BY_EDGE_FAR - SIM_START_BY_EDGE);
+                first = SIM_START_BY_EDGE + k - sim_program_in_begin(p, op);
         }
         if (first < 0 && prev < 0 && s->cta_dispatch_ns[c] == start)
             first = SIM_START_BY_DISPATCH;
+        first = MIN(first, SIM_START_BY_EDGE_FAR); /* in-edges past the byte's range share one code */
         ck_assert_msg(first >= 0 && s->start_by[op] == first, "%s: op %" G_GINT64_FORMAT " start set by %d, recorded %d",
                       what, op, (int)first, s->start_by[op]);
     }

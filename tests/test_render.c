@@ -550,6 +550,160 @@ START_TEST(writer_formats_as_printf)
 }
 END_TEST
 
+/* sim_format_memo_near gives printf's bytes at p and in the memo, from near's text where v shares all but
+ * its last four digits with it (near below 10000, blocks crossed, v below near, negatives and extremes
+ * formatted), into near itself or another memo. */
+START_TEST(memo_near_formats_as_printf)
+{
+    static const int64_t nears[] = { 0, 7, 9999, 10000, 10001, 19999, 98500, 99000, 123456, 999999, 6145500,
+                                     1000000000000LL, INT64_MAX - 5 };
+    static const int64_t steps[] = { 0, 1, 499, 500, 999, 1000, 1500, 9999, 10000, 123456, -1, -500, -10000 };
+    char a[64], b[64];
+    for (size_t i = 0; i < G_N_ELEMENTS(nears); i++)
+        for (size_t j = 0; j < G_N_ELEMENTS(steps); j++)
+            for (int is_self = 0; is_self < 2; is_self++) {
+                SimFormatMemo near = SIM_FORMAT_MEMO_ZERO, other = SIM_FORMAT_MEMO_ZERO;
+                near.value = nears[i];
+                near.len = (size_t)(sim_format_i64(near.text, nears[i]) - near.text);
+                bool is_over = steps[j] > 0 && nears[i] > INT64_MAX - steps[j]; /* near + step past INT64_MAX */
+                int64_t v = is_over ? nears[i] : nears[i] + steps[j];           /* (the nears are not negative) */
+                SimFormatMemo *m = is_self ? &near : &other;
+                *sim_format_memo_near(a, m, &near, v) = '\0';
+                snprintf(b, sizeof b, "%" G_GINT64_FORMAT, v);
+                ck_assert_str_eq(a, b);
+                ck_assert_int_eq(m->value, v);
+                ck_assert_int_eq(m->len, strlen(b));
+                ck_assert(memcmp(m->text, b, m->len) == 0);
+                /* the memo then gives the same text through sim_format_memo */
+                *sim_format_memo(a, m, v) = '\0';
+                ck_assert_str_eq(a, b);
+            }
+}
+END_TEST
+
+/* A random program for trace_is_printf_bytes: units x 2 engines, CTAs of 1 to 12 ops with durations that
+ * repeat, vary and cross 10 us boundaries (zero-length ops too), tasks of 1 to 3 adjacent ops (some ops of
+ * none), edges within a CTA and across CTAs with latency. */
+static SimProgram *random_program(GRand *rng, int units, int ctas, int64_t *task_count)
+{
+    static const int64_t durations[] = { 0, 1, 7, 500, 1000, 1000, 1500, 9999, 10001, 12345, 500, 1000 };
+    SimProgram *p = sim_program_new(units, 2);
+    int32_t next_task = 0;
+    int64_t ops_before = 0;
+    for (int c = 0; c < ctas; c++) {
+        sim_program_add_cta(p, -1);
+        int n = g_rand_int_range(rng, 1, 13), left_in_task = 0;
+        int32_t task = -1;
+        for (int i = 0; i < n; i++) {
+            if (left_in_task-- <= 0) {
+                left_in_task = g_rand_int_range(rng, 0, 3);
+                task = g_rand_int_range(rng, 0, 5) ? next_task++ : -1;
+            }
+            int64_t d = durations[g_rand_int_range(rng, 0, G_N_ELEMENTS(durations))];
+            SimOpKind kind = (SimOpKind[]){ SIM_OP_COMPUTE, SIM_OP_REDUCE, SIM_OP_SYNC }[g_rand_int_range(rng, 0, 3)];
+            int64_t op = sim_program_add_op(p, g_rand_int_range(rng, 0, 2), kind, d, task);
+            if (i > 0 && g_rand_int_range(rng, 0, 2))
+                sim_program_add_edge(p, op - 1 - g_rand_int_range(rng, 0, i), op, 0, SIM_EDGE_PHASE);
+            if (ops_before > 0 && g_rand_int_range(rng, 0, 4) == 0)
+                sim_program_add_edge(p, g_rand_int_range(rng, 0, (int32_t)ops_before), op,
+                                     g_rand_int_range(rng, 0, 3000), SIM_EDGE_ACCUM);
+        }
+        ops_before += n;
+    }
+    sim_program_seal(p);
+    *task_count = next_task;
+    return p;
+}
+
+/* Phases of the random program's ops: compute named by arg 0, reduction by arg 1 (its number), sync by arg
+ * 5 (past the args: always 0), ops of no task by their kind alone. */
+static const SimRenderPhase random_phases[] = {
+    { "compute", "C h", 0, 0 }, { "reduce", "R kv", 1, 1 }, { "sync", "S", 5, -1 }, { "idle \"x\"", "none", -1, -1 },
+};
+
+static int random_phase_of(void *ctx, int64_t op)
+{
+    const SimProgram *p = ctx;
+    SimOpKind kind = sim_op_kind(p, op);
+    return sim_op_task(p, op) < 0 ? 3 : kind == SIM_OP_COMPUTE ? 0 : kind == SIM_OP_REDUCE ? 1 : 2;
+}
+
+/* printf's slice of op, as the trace's documentation (render.h) gives it, for the random program's spec. */
+static void reference_slice(GString *out, const SimRenderSpec *spec, int64_t op, int64_t wait)
+{
+    const SimProgram *p = spec->program;
+    const SimSchedule *s = spec->schedule;
+    int64_t start = s->start_ns[op], end = sim_schedule_end_ns(p, s, op), task = sim_op_task(p, op);
+    int64_t args[4] = { 0 };
+    for (int i = 0; i < 3 && task >= 0; i++) /* task_arg_stride 3: the fourth arg is 0 */
+        args[i] = spec->task_args[task * 3 + i];
+    const SimRenderPhase *ph = &spec->phases[spec->phase_of(spec->label_ctx, op)];
+    bool is_critical = spec->analysis->is_critical[op];
+    g_string_append_printf(out, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%" G_GINT64_FORMAT
+                           ".%03" G_GINT64_FORMAT ",\"dur\":%" G_GINT64_FORMAT ".%03" G_GINT64_FORMAT ",\"name\":\"%s",
+                           (int64_t)s->cta_unit[sim_op_cta(p, op)] * 2 + sim_op_engine(p, op) + 1, start / 1000,
+                           start % 1000, (end - start) / 1000, (end - start) % 1000, ph->name);
+    if (ph->name_arg >= 0)
+        g_string_append_printf(out, "%" G_GINT64_FORMAT, ph->name_arg < 4 ? args[ph->name_arg] : 0);
+    g_string_append_printf(out, "\",\"cat\":\"%s\"%s,\"args\":{\"head\":%" G_GINT64_FORMAT ",\"kv\":%"
+                           G_GINT64_FORMAT ",\"q \\\"with a long key, over 32 bytes\\\"\":%" G_GINT64_FORMAT
+                           ",\"rank\":%" G_GINT64_FORMAT ",\"op\":%" G_GINT64_FORMAT ",\"cta\":%d,\"start_ns\":%"
+                           G_GINT64_FORMAT ",\"end_ns\":%" G_GINT64_FORMAT ",\"wait_ns\":%" G_GINT64_FORMAT
+                           ",\"critical\":%s}}", strcmp(ph->phase, "idle \"x\"") ? ph->phase : "idle \\\"x\\\"",
+                           is_critical ? ",\"cname\":\"terrible\"" : "", args[0], args[1], args[2], args[3], op,
+                           sim_op_cta(p, op), start, end, wait, is_critical ? "true" : "false");
+}
+
+/* The trace's slices are printf's bytes of the documented format, slice by slice, on random programs whose
+ * repeats the writer copies rather than formats (a task's args changing at each arg, starts at the end just
+ * written on the engine or not, durations repeating or new, times crossing 10 us boundaries, a long and
+ * escaped arg key, a name's arg past the args, critical slices or not). */
+START_TEST(trace_is_printf_bytes)
+{
+    GRand *rng = g_rand_new_with_seed(35);
+    char *dir = g_dir_make_tmp("render-XXXXXX", NULL), *path = tmp_path(dir, "t.json");
+    for (int round = 0; round < 20; round++) {
+        int64_t tasks;
+        SimProgram *p = random_program(rng, 3 + round % 3, 10 + 10 * round, &tasks);
+        SimSchedule s = { 0 };
+        SimError err = { 0 };
+        ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+        int32_t *rows = g_new(int32_t, 3 * tasks + 3);
+        for (int64_t i = 0; i < 3 * tasks; i++) /* args that change at any position from one task to the next */
+            rows[i] = g_rand_int_range(rng, 0, 3) ? (int32_t)(i < 3 ? 0 : rows[i - 3]) : g_rand_int_range(rng, 0, 100001);
+        SimAnalysis a = { .is_critical = g_new0(uint8_t, p->op_count) };
+        for (int64_t op = 0; op < p->op_count; op++)
+            a.is_critical[op] = (uint8_t)g_rand_int_range(rng, 0, 2);
+        SimRenderSpec spec = { .program = p, .schedule = &s, .analysis = &a, .unit_name = "SM",
+                               .arg_names = { "head", "kv", "q \"with a long key, over 32 bytes\"", "rank" },
+                               .phases = random_phases, .phase_count = 4, .phase_of = random_phase_of,
+                               .label_ctx = p, .task_args = rows, .task_arg_stride = 3 };
+        ck_assert_int_eq(sim_render_trace(&spec, &(SimTraceOptions){ 0 }, path, &err), SIM_OK);
+        GString *want = g_string_new("");
+        int64_t *wait = sim_render_waits_new(p, &s), slices = 0;
+        for (int64_t op = 0; op < p->op_count; op++)
+            if (sim_schedule_end_ns(p, &s, op) > s.start_ns[op])
+                reference_slice(want, &spec, op, wait[op]), slices++;
+        char *text;
+        ck_assert(g_file_get_contents(path, &text, NULL, NULL));
+        char *first = strstr(text, ",\n{\"ph\":\"X\""), *last = strstr(text, "\n]}\n");
+        ck_assert_ptr_nonnull(first);
+        ck_assert_int_gt(slices, 10);
+        *last = '\0';
+        char **got_lines = g_strsplit(first, "\n", -1), **want_lines = g_strsplit(want->str, "\n", -1);
+        for (int i = 0; got_lines[i] || want_lines[i]; i++) /* the first slice that differs, alone */
+            ck_assert_str_eq(got_lines[i] ? got_lines[i] : "(none)", want_lines[i] ? want_lines[i] : "(none)");
+        g_strfreev(got_lines), g_strfreev(want_lines);
+        g_free(text), g_free(wait), g_string_free(want, TRUE), g_free(rows), g_free(a.is_critical);
+        sim_schedule_clear(&s);
+        sim_program_free(p);
+    }
+    g_rand_free(rng);
+    g_free(path);
+    remove_dir(dir);
+}
+END_TEST
+
 /* Two processes in one file (sim perfetto's measured run and model): each its own pid, name and tracks,
  * slices split between them, flow ids unique across the file, the file's metadata the first's with the
  * version first and its integers as numbers. */
@@ -559,7 +713,7 @@ START_TEST(memo_counter_and_text_us_format_as_printf)
 {
     char a[64], b[64];
     SimFormatCounter n = { "0", 1 };
-    SimFormatMemo m = { 0 };
+    SimFormatMemo m = SIM_FORMAT_MEMO_ZERO;
     for (int64_t v = 0; v < 120000; v++, sim_format_counter_step(&n)) {
         snprintf(b, sizeof b, "%" G_GINT64_FORMAT, v);
         ck_assert_int_eq(n.len, strlen(b));
@@ -575,7 +729,7 @@ START_TEST(memo_counter_and_text_us_format_as_printf)
         *sim_format_us(b, ns) = '\0';
         ck_assert_str_eq(a, b);
     }
-    *sim_format_memo(a, &(SimFormatMemo){ 0 }, 0) = '\0'; /* a zeroed memo formats its first value, 0 too */
+    *sim_format_memo(a, &SIM_FORMAT_MEMO_ZERO, 0) = '\0'; /* the starting memo holds 0, and its text */
     ck_assert_str_eq(a, "0");
 }
 END_TEST
@@ -629,12 +783,14 @@ Suite *suite_render(void)
     TCase *tc = tcase_create("outputs");
     tcase_add_test(tc, writer_formats_as_printf);
     tcase_add_test(tc, memo_counter_and_text_us_format_as_printf);
+    tcase_add_test(tc, memo_near_formats_as_printf);
     tcase_add_test(tc, trace_parses_and_no_slices_overlap);
     tcase_add_test(tc, trace_estimate_and_cap);
     tcase_add_test(tc, trace_set_two_processes);
     tcase_add_test(tc, csv_last_end_is_makespan_and_waits_match);
     tcase_add_test(tc, wait_counts_only_other_ctas);
     tcase_add_test(tc, templates_write_the_labellers_bytes);
+    tcase_add_test(tc, trace_is_printf_bytes);
     tcase_add_test(tc, gantt_draws_png_and_svg);
     tcase_add_test(tc, gantt_samples_rows_above_the_threshold);
     tcase_add_test(tc, gantt_rasters_boxes_below_a_pixel);

@@ -40,6 +40,19 @@ void sim_write_csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
+char *sim_format_memo_miss(char *p, SimFormatMemo *m, int64_t v)
+{
+    memcpy(p, m->text, sizeof m->text);
+    if (v > 0 && v - 1 == m->value && m->text[m->len - 1] != '9') { /* p's text read back by bytes: no stall */
+        p[m->len - 1]++, m->text[m->len - 1]++;
+        m->value = v;
+        return p + m->len;
+    }
+    m->value = v;
+    m->len = (size_t)(sim_format_i64(m->text, v) - m->text);
+    return sim_format_i64(p, v);
+}
+
 void sim_writer_init(SimWriter *w, FILE *f)
 {
     *w = (SimWriter){ .f = f, .buf = malloc(SIM_WRITER_BYTES) };

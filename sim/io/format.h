@@ -32,12 +32,15 @@ static inline int sim_format_digits(uint64_t u)
     return d + (u >= pow10[d]);
 }
 
+/* The decimal digits of 0 to 99, two a number. */
+static const char sim_format_pairs[201] = "000102030405060708091011121314151617181920212223242526272829303132333435"
+                                          "363738394041424344454647484950515253545556575859606162636465666768697071"
+                                          "72737475767778798081828384858687888990919293949596979899";
+
 /* v in decimal at p, as printf's %lld; returns the end (at most 20 bytes written). Two digits a step. */
 static inline char *sim_format_i64(char *p, int64_t v)
 {
-    static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                   "8081828384858687888990919293949596979899";
+    const char *pairs = sim_format_pairs;
     uint64_t u = (uint64_t)v;
     if (v < 0)
         *p++ = '-', u = -u;
@@ -66,23 +69,55 @@ static inline char *sim_format_us(char *p, int64_t ns)
 }
 
 /* A column's value in the row before and its text: where a row repeats it (its CTA, a task's args within its
- * CTA, a zero wait) sim_format_memo copies the text rather than formatting it again. Zero it to start. */
+ * CTA, a zero wait) sim_format_memo copies the text rather than formatting it again. Start it at
+ * SIM_FORMAT_MEMO_ZERO (it holds 0), or at any value with its text. */
 typedef struct {
     int64_t value;
-    size_t len;                       /* 0: nothing formatted yet */
-    char text[24];                    /* a number (at most 20 bytes) and room for a whole-block copy */
+    size_t len;                       /* of text */
+    char text[24];                    /* value in decimal (at most 20 bytes) and room for a whole-block copy */
 } SimFormatMemo;
+#define SIM_FORMAT_MEMO_ZERO ((SimFormatMemo){ .value = 0, .len = 1, .text = "0" })
+
+/* v's text at p through m, where v is not m's value: m's text with its last digit stepped where v is the next
+ * number (a Q tile, a CTA), else v formatted at p and into m (formatted twice, not read back: see
+ * sim_format_memo_near). Out of line: the memos' hits stay small enough to inline. */
+char *sim_format_memo_miss(char *p, SimFormatMemo *m, int64_t v);
 
 /* v's text at p through m; writes 24 bytes of room (the text, then bytes the caller overwrites); returns
  * the end of the text. */
 static inline char *sim_format_memo(char *p, SimFormatMemo *m, int64_t v)
 {
-    if (v != m->value || m->len == 0) {
-        m->value = v;
-        m->len = (size_t)(sim_format_i64(m->text, v) - m->text);
-    }
+    if (v != m->value)
+        return sim_format_memo_miss(p, m, v);
     memcpy(p, m->text, sizeof m->text);
     return p + m->len;
+}
+
+/* v's text at p and into m, from near's (another memo): where v and near's value are both of at least five
+ * digits and differ only in the last four (a time and the end of a short span after it), those four digits
+ * are written into copies of near's text; else v is formatted. m may be near. Returns the end at p (24 bytes
+ * of room). Neither text is read back just after it is written: a wide read of bytes just stored by narrower
+ * stores waits for them to reach the cache (store-to-load forwarding fails), which costs more than writing
+ * both. */
+static inline char *sim_format_memo_near(char *p, SimFormatMemo *m, const SimFormatMemo *near, int64_t v)
+{
+    int64_t base = near->value;
+    uint64_t low = (uint64_t)(base % 10000) + ((uint64_t)v - (uint64_t)base); /* below 10000 in base's block */
+    m->value = v;
+    if (base < 10000 || low >= 10000) {
+        m->len = (size_t)(sim_format_i64(m->text, v) - m->text);
+        return sim_format_i64(p, v);
+    }
+    size_t n = near->len;
+    memcpy(p, near->text, sizeof near->text);
+    if (m != near)
+        memcpy(m->text, near->text, sizeof m->text);
+    memcpy(p + n - 4, &sim_format_pairs[2 * (low / 100)], 2);
+    memcpy(p + n - 2, &sim_format_pairs[2 * (low % 100)], 2);
+    memcpy(m->text + n - 4, &sim_format_pairs[2 * (low / 100)], 2);
+    memcpy(m->text + n - 2, &sim_format_pairs[2 * (low % 100)], 2);
+    m->len = n;
+    return p + n;
 }
 
 /* A row counter as decimal text, stepped in place rather than formatted: {"0", 1} counts from 0. */

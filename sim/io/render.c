@@ -46,32 +46,21 @@ const char *sim_render_phase_args(const SimRenderSpec *spec, int64_t op, int64_t
 void sim_render_waits_init(SimRenderWaits *w, const SimProgram *p, const SimSchedule *s)
 {
     g_assert(p->engines_per_unit <= 256); /* as in sim_program_seal */
-    *w = (SimRenderWaits){ .p = p, .s = s, .cta = -1, .cta_end = 0 };
+    *w = (SimRenderWaits){ .p = p, .s = s, .cta = -1, .cta_end = 0,
+                           .next_in = p->op_count > 0 ? sim_program_in_begin(p, 0) : 0 };
 }
 
-int64_t sim_render_wait_next(SimRenderWaits *w, int64_t op)
+void sim_render_waits_open_cta(SimRenderWaits *w, int64_t op)
 {
     const SimProgram *p = w->p;
-    const SimSchedule *s = w->s;
-    if (op >= w->cta_end) { /* op opens the next CTA with ops: a CTA's ops follow one another */
-        while (op >= w->cta_end) {
-            const SimCta *next = &p->ctas[++w->cta];
-            w->cta_end = next->op_begin + next->op_count;
-        }
-        g_assert(op == p->ctas[w->cta].op_begin);
-        w->cta_begin = op;
-        for (int k = 0; k < p->engines_per_unit; k++)
-            w->last_end[k] = s->cta_dispatch_ns[w->cta];
+    while (op >= w->cta_end) {
+        const SimCta *next = &p->ctas[++w->cta];
+        w->cta_end = next->op_begin + next->op_count;
     }
-    int k = sim_op_engine(p, op);
-    int64_t ready = w->last_end[k];
-    for (int64_t i = sim_program_in_begin(p, op), last = sim_program_in_end(p, op); i < last; i++) {
-        int64_t from = sim_edge_from(p, sim_program_in_edge(p, i));
-        if (from >= w->cta_begin && from < w->cta_end) /* of the same CTA: its ops are [cta_begin, cta_end) */
-            ready = MAX(ready, sim_schedule_end_ns(p, s, from));
-    }
-    w->last_end[k] = sim_schedule_end_ns(p, s, op);
-    return s->start_ns[op] - ready;
+    g_assert(op == p->ctas[w->cta].op_begin);
+    w->cta_begin = op;
+    for (int k = 0; k < p->engines_per_unit; k++)
+        w->last_end[k] = w->s->cta_dispatch_ns[w->cta];
 }
 
 int64_t *sim_render_waits_new(const SimProgram *p, const SimSchedule *s)
@@ -80,6 +69,6 @@ int64_t *sim_render_waits_new(const SimProgram *p, const SimSchedule *s)
     SimRenderWaits w;
     sim_render_waits_init(&w, p, s);
     for (int64_t op = 0; op < p->op_count; op++)
-        wait[op] = sim_render_wait_next(&w, op);
+        wait[op] = sim_render_wait_next(&w, op, sim_schedule_end_ns(p, s, op));
     return wait;
 }

@@ -100,10 +100,6 @@ typedef struct {
  * only if is_name_wanted. */
 void sim_render_label(const SimRenderSpec *spec, int64_t op, bool is_name_wanted, SimRenderLabel *out);
 
-/* Per op, the time it sat ready within its own CTA but did not start: start minus the latest of its
- * CTA's dispatch, the end of the previous op of its CTA on the same engine, and the ends of incoming
- * edges from ops of the same CTA. What remains is waiting on other CTAs (dQ semaphores, buffers,
- * latency). Returns a new array of op_count entries (g_free it). O(ops + edges). */
 /* Op's phase template and args where spec->phases is set (args: SIM_RENDER_MAX_ARGS entries, those past
  * the arg names 0). */
 static inline const SimRenderPhase *sim_render_phase(const SimRenderSpec *spec, int64_t op, int64_t *args)
@@ -123,6 +119,10 @@ static inline const SimRenderPhase *sim_render_phase(const SimRenderSpec *spec, 
  * without filling a whole label; else as sim_render_label. */
 const char *sim_render_phase_args(const SimRenderSpec *spec, int64_t op, int64_t *args);
 
+/* Per op, the time it sat ready within its own CTA but did not start: start minus the latest of its
+ * CTA's dispatch, the end of the previous op of its CTA on the same engine, and the ends of incoming
+ * edges from ops of the same CTA. What remains is waiting on other CTAs (dQ semaphores, buffers,
+ * latency). Returns a new array of op_count entries (g_free it). O(ops + edges). */
 int64_t *sim_render_waits_new(const SimProgram *p, const SimSchedule *s);
 /* The same one op at a time, without the array: sim_render_wait_next takes every op in op order (a CTA's
  * ops follow one another, CTAs in order), from 0; O(1 + the op's incoming edges) each. */
@@ -131,10 +131,34 @@ typedef struct {
     const SimSchedule *s;             /* borrowed */
     int32_t cta;                      /* the CTA of the last op taken */
     int64_t cta_begin, cta_end;       /* its first op, one past its last */
+    int64_t next_in;                  /* the next op's first incoming edge (the last op's end of them) */
     int64_t last_end[256];            /* per engine: the end of its last op in the CTA, or its dispatch */
 } SimRenderWaits;
 void sim_render_waits_init(SimRenderWaits *w, const SimProgram *p, const SimSchedule *s);
-int64_t sim_render_wait_next(SimRenderWaits *w, int64_t op);
+/* Opens the CTA whose first op is op (sim_render_wait_next's step at a CTA's start). */
+void sim_render_waits_open_cta(SimRenderWaits *w, int64_t op);
+/* end_ns: op's end (sim_schedule_end_ns), which the writers have at hand. Inline: the writers call it once an
+ * op, and it is a few loads for an op of one or two incoming edges. */
+static inline int64_t sim_render_wait_next(SimRenderWaits *w, int64_t op, int64_t end_ns)
+{
+    const SimProgram *p = w->p;
+    const SimSchedule *s = w->s;
+    if (op >= w->cta_end) /* op opens the next CTA with ops: a CTA's ops follow one another */
+        sim_render_waits_open_cta(w, op);
+    int k = sim_op_engine(p, op);
+    int64_t ready = w->last_end[k];
+    int64_t last = sim_program_in_end(p, op);
+    for (int64_t i = w->next_in; i < last; i++) {
+        int64_t from = sim_edge_from(p, sim_program_in_edge(p, i));
+        if (from >= w->cta_begin && from < w->cta_end) { /* of the same CTA: its ops are [cta_begin, cta_end) */
+            int64_t end = sim_schedule_end_ns(p, s, from);
+            ready = end > ready ? end : ready;
+        }
+    }
+    w->next_in = last;
+    w->last_end[k] = end_ns;
+    return s->start_ns[op] - ready;
+}
 
 /* Estimated size of the trace in bytes: ops of nonzero duration are slices, edges of the flow kinds
  * between two slices are arrows. O(ops + edges). */

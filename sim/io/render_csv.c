@@ -62,7 +62,8 @@ typedef struct {
 } RowMemo;
 
 /* One row: the numbers go straight into the writer's buffer, one room check for the row. */
-static void write_row(SimWriter *w, const SimRenderSpec *spec, RowMemo *m, int64_t op, int64_t wait_ns)
+static void write_row(SimWriter *w, const SimRenderSpec *spec, RowMemo *m, int64_t op, int64_t end_ns,
+                      int64_t wait_ns)
 {
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
@@ -83,7 +84,7 @@ static void write_row(SimWriter *w, const SimRenderSpec *spec, RowMemo *m, int64
     c = (char *)memcpy(c, phase, m->phase_len) + m->phase_len;
     *c++ = ',', c = sim_format_memo(c, &m->engine, sim_op_engine(p, op));
     *c++ = ',', c = sim_format_i64(c, s->start_ns[op]);
-    *c++ = ',', c = sim_format_i64(c, sim_schedule_end_ns(p, s, op));
+    *c++ = ',', c = sim_format_i64(c, end_ns);
     *c++ = ',', c = sim_format_memo(c, &m->wait, wait_ns);
     c[0] = ',', c[1] = spec->analysis && spec->analysis->is_critical[op] ? '1' : '0', c[2] = '\n';
     sim_writer_end(w, c + 3);
@@ -105,9 +106,14 @@ SimStatus sim_render_csv(const SimRenderSpec *spec, const char *path, SimError *
     write_header(out.f, spec);
     SimWriter w;
     sim_writer_init(&w, out.f);
-    RowMemo memo = { .op = { "0", 1 } };
-    for (int64_t op = 0; op < p->op_count; op++)
-        write_row(&w, spec, &memo, op, sim_render_wait_next(&waits, op));
+    RowMemo memo = { .op = { "0", 1 }, .head = { SIM_FORMAT_MEMO_ZERO, SIM_FORMAT_MEMO_ZERO },
+                     .engine = SIM_FORMAT_MEMO_ZERO, .wait = SIM_FORMAT_MEMO_ZERO };
+    for (int i = 0; i < SIM_RENDER_MAX_ARGS; i++)
+        memo.args[i] = SIM_FORMAT_MEMO_ZERO;
+    for (int64_t op = 0; op < p->op_count; op++) {
+        int64_t end_ns = sim_schedule_end_ns(p, spec->schedule, op);
+        write_row(&w, spec, &memo, op, end_ns, sim_render_wait_next(&waits, op, end_ns));
+    }
     sim_writer_done(&w); /* a failed write sets the stream's error flag, which sim_output_commit reports */
     bool has_sidecar = !out.is_in_place && (spec->title || spec->meta_count);
     if (sim_output_commit(&out, err) == SIM_OK && has_sidecar)

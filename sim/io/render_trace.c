@@ -90,31 +90,58 @@ static void write_process(FILE *f, const SimRenderSpec *spec, int pid, bool is_f
         }
 }
 
-/* A template's text: ",\"name\":\"C h" before the name's number and "\",\"cat\":..." after it, or the whole
- * name and category and "" (a name without a number). */
+/* A template's text: ",\"name\":\"C h" before the name's number and "\",\"cat\":...,\"args\":{" after it, or
+ * the whole name and category before and the args' opening after (a name without a number); after it, the
+ * text of a slice not critical and that of a critical one (its cname). */
 typedef struct {
-    char *pre, *post;                    /* owned */
-    size_t pre_len, post_len;
+    char *pre, *post[2];                 /* owned */
+    size_t pre_len, post_len[2];
+    int name_arg;                        /* SimRenderPhase.name_arg */
 } PhaseText;
+
+/* Memos per engine below SIM_RENDER_MAX_ENGINES; the engines above share the last one. */
+enum { ENGINE_MEMOS = SIM_RENDER_MAX_ENGINES + 1 };
 
 /* What every slice of a process repeats, escaped once: its opening up to the tid, each label arg's JSON key
  * with its colon, each op kind's name as a JSON string (the phase most labels keep) and, with templates,
- * each phase's name and category around the name's number; and the numbers of the slice before. */
+ * each phase's name and category around the name's number; and the texts of the slices before, copied where
+ * a slice repeats them rather than formatted again: a task's args (its compute and reduction are adjacent),
+ * an engine's last end (the next start on it, or on the next slice's engine), the last two durations.
+ * A text is never read back just after it was written: a new number is formatted straight into the output
+ * (and into its memo, for the slices after), and a task's new args text is kept from the output at the
+ * slice's end. Reading bytes just stored by narrower stores stalls the CPU (store-to-load forwarding fails):
+ * it cost more than formatting twice. */
 typedef struct {
     char *open;                          /* owned: ",\n{"ph":"X","pid":P,"tid":" */
     size_t open_len;
     char *arg_keys[SIM_RENDER_MAX_ARGS]; /* owned; NULL past the last arg */
     size_t arg_key_len[SIM_RENDER_MAX_ARGS];
+    int arg_count;
     char *kinds[SIM_OP_KIND_COUNT];      /* owned */
     size_t kind_len[SIM_OP_KIND_COUNT];
     PhaseText *phase_text;               /* owned: with templates, one per phase */
     SimFormatCounter op;                 /* the next op's number: every op is counted, slice or not */
-    SimFormatMemo tid[SIM_RENDER_MAX_ENGINES], cta, args[SIM_RENDER_MAX_ARGS], wait;
+    SimFormatMemo tid[ENGINE_MEMOS], cta, wait;
+    int64_t args[SIM_RENDER_MAX_ARGS];   /* the slice's args (0 past those its labels give) */
+    SimFormatMemo arg_memo[SIM_RENDER_MAX_ARGS]; /* each arg's value in args_text */
+    int args_from;                       /* the first arg that differs from args_text's; -1: none */
+    int64_t args_task;                   /* with templates: the task whose args args holds; -2: none */
+    int task_arg_count;                  /* with templates: the args read from a task's row */
+    char *args_text;                     /* owned: "\"head\":0,\"kv\":1,...,\"op\":" (every arg, its key and a
+                                          * comma, then the op's key) */
+    size_t args_len, arg_end[SIM_RENDER_MAX_ARGS]; /* its length, and where each arg's comma ends */
+    const char *args_new;                /* in the output: this slice's args text, for args_text at its end */
+    SimFormatMemo end[ENGINE_MEMOS];     /* per engine: its last slice's end_ns */
+    int last_engine;                     /* the last slice's engine memo */
+    SimFormatMemo dur[2];                /* the last two durations, in microseconds (compute, reduce, ...) */
+    int dur_next;                        /* the one the next new duration replaces */
+    size_t room;                         /* the most bytes a slice writes after its label, pads included */
+    const uint8_t *is_critical;          /* the analysis's, or NULL */
 } SliceKeys;
 
 /* The texts every slice copies are padded with PAD bytes, so one of at most PAD bytes is copied whole by a
- * copy of fixed size (a few vector moves, not a call); the room asked for covers the pad. */
-enum { PAD = 32 };
+ * copy of fixed size, 32 or 64 bytes (a few vector moves, not a call); the room asked for covers the pad. */
+enum { PAD = 64 };
 static char *padded(char *s)
 {
     size_t n = strlen(s);
@@ -125,12 +152,17 @@ static char *padded(char *s)
 
 static inline char *put_padded(char *c, const char *text, size_t len)
 {
-    if (len <= PAD)
+    if (len <= PAD / 2)
+        memcpy(c, text, PAD / 2);
+    else if (len <= PAD)
         memcpy(c, text, PAD);
     else
         memcpy(c, text, len);
     return c + len;
 }
+
+/* Appends the literal text lit (a string constant) at c. */
+#define PUT(c, lit) (memcpy((c), (lit), sizeof(lit) - 1), (c) += sizeof(lit) - 1)
 
 /* s as a JSON string (sim_write_json_string's bytes), then tail; a new string and its length. */
 static char *json_text(const char *s, const char *tail, size_t *len)
@@ -154,33 +186,68 @@ static PhaseText phase_text(const SimRenderPhase *ph)
 {
     size_t len;
     char *name = json_text(ph->name, "", &len), *cat = json_text(ph->phase, "", &len);
-    PhaseText t;
-    if (ph->name_arg >= 0) {
+    PhaseText t = { .name_arg = ph->name_arg };
+    bool has_number = ph->name_arg >= 0;
+    if (has_number)
         name[strlen(name) - 1] = '\0'; /* the closing quote follows the number */
-        t.pre = g_strconcat(",\"name\":", name, NULL);
-        t.post = g_strconcat("\",\"cat\":", cat, NULL);
-    } else {
-        t.pre = g_strconcat(",\"name\":", name, ",\"cat\":", cat, NULL);
-        t.post = g_strdup("");
-    }
+    t.pre = g_strconcat(",\"name\":", name, has_number ? "" : ",\"cat\":", has_number ? "" : cat, NULL);
+    for (int critical = 0; critical < 2; critical++)
+        t.post[critical] = g_strconcat(has_number ? "\",\"cat\":" : "", has_number ? cat : "",
+                                       critical ? ",\"cname\":\"terrible\"" : "", ",\"args\":{", NULL);
     g_free(name), g_free(cat);
-    t.pre_len = strlen(t.pre), t.post_len = strlen(t.post);
-    t.pre = padded(t.pre), t.post = padded(t.post);
+    t.pre_len = strlen(t.pre), t.pre = padded(t.pre);
+    for (int critical = 0; critical < 2; critical++)
+        t.post_len[critical] = strlen(t.post[critical]), t.post[critical] = padded(t.post[critical]);
     return t;
+}
+
+/* The args text of all-zero args, and its longest length (each arg's key and 20 digits); a new string. */
+static char *zero_args_text(const SliceKeys *k, size_t *len, size_t *max_len)
+{
+    GString *t = g_string_new("");
+    *max_len = 0;
+    for (int i = 0; i < k->arg_count; i++) {
+        g_string_append_printf(t, "%s0,", k->arg_keys[i]);
+        *max_len += k->arg_key_len[i] + 21;
+    }
+    g_string_append(t, "\"op\":");
+    *len = t->len, *max_len += 5;
+    g_string_set_size(t, *max_len + PAD); /* the pad copied past the end, zeroed */
+    memset(t->str + *len, 0, t->len - *len);
+    return g_string_free(t, FALSE);
 }
 
 static void keys_init(SliceKeys *k, const SimRenderSpec *spec, int pid)
 {
-    *k = (SliceKeys){ .open = g_strdup_printf(",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":", pid), .op = { "0", 1 } };
+    *k = (SliceKeys){ .open = g_strdup_printf(",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":", pid), .op = { "0", 1 },
+                      .args_task = -2, .args_from = -1,
+                      .is_critical = spec->analysis ? spec->analysis->is_critical : NULL };
     k->open_len = strlen(k->open);
     k->open = padded(k->open);
-    for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++)
+    for (int i = 0; i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++, k->arg_count++)
         k->arg_keys[i] = padded(json_text(spec->arg_names[i], ":", &k->arg_key_len[i]));
+    k->task_arg_count = MIN(k->arg_count, spec->task_arg_stride);
+    for (int i = 0; i < SIM_RENDER_MAX_ARGS; i++)
+        k->arg_memo[i] = SIM_FORMAT_MEMO_ZERO;
+    for (int i = 0; i < k->arg_count; i++)
+        k->arg_end[i] = (i ? k->arg_end[i - 1] : 0) + k->arg_key_len[i] + 2;
+    size_t max_len;
+    k->args_text = zero_args_text(k, &k->args_len, &max_len);
     for (int i = 0; i < SIM_OP_KIND_COUNT; i++)
         k->kinds[i] = json_text(sim_op_kind_name(i), "", &k->kind_len[i]);
     k->phase_text = g_new(PhaseText, spec->phases ? spec->phase_count : 0);
-    for (int i = 0; spec->phases && i < spec->phase_count; i++)
+    size_t label = 0;
+    for (int i = 0; spec->phases && i < spec->phase_count; i++) {
         k->phase_text[i] = phase_text(&spec->phases[i]);
+        label = MAX(label, k->phase_text[i].pre_len + k->phase_text[i].post_len[1] + 24 + 2 * PAD);
+    }
+    /* the room: each part at its longest with its pad, numbers 24 bytes (a negative ts 41), the literals */
+    k->room = k->open_len + label + max_len + 3 * PAD + 12 * 24 + 160;
+    g_assert(k->room <= SIM_WRITER_MAX_ROOM);
+    k->cta = k->wait = SIM_FORMAT_MEMO_ZERO;
+    for (int i = 0; i < ENGINE_MEMOS; i++)
+        k->tid[i] = k->end[i] = SIM_FORMAT_MEMO_ZERO;
+    k->dur[0].value = k->dur[1].value = -1; /* no slice lasts -1 ns */
 }
 
 static void keys_clear(SliceKeys *k, int phase_count)
@@ -191,70 +258,148 @@ static void keys_clear(SliceKeys *k, int phase_count)
     for (int i = 0; i < SIM_OP_KIND_COUNT; i++)
         g_free(k->kinds[i]);
     for (int i = 0; i < phase_count; i++)
-        g_free(k->phase_text[i].pre), g_free(k->phase_text[i].post);
+        g_free(k->phase_text[i].pre), g_free(k->phase_text[i].post[0]), g_free(k->phase_text[i].post[1]);
     g_free(k->phase_text);
+    g_free(k->args_text);
 }
 
-/* Appends the literal text lit (a string constant) at c. */
-#define PUT(c, lit) (memcpy((c), (lit), sizeof(lit) - 1), (c) += sizeof(lit) - 1)
+/* After the slice's args were put in k->args: args_from is the first that differs from args_text's, or -1. */
+static void args_changed(SliceKeys *k)
+{
+    int i = 0;
+    while (i < k->arg_count && k->arg_memo[i].value == k->args[i])
+        i++;
+    k->args_from = i < k->arg_count ? i : -1;
+}
 
-/* The slice's name and category from its label (escaped here); its args into args. */
-static char *put_label(SimWriter *w, char *c, const SimRenderSpec *spec, SliceKeys *keys, int64_t op,
-                       int64_t *args)
+/* The slice's args text: args_text, or where args changed its part before them and the rest written here
+ * (then kept from here into args_text at the slice's end). */
+static char *put_args(char *c, SliceKeys *k)
+{
+    if (k->args_from < 0)
+        return put_padded(c, k->args_text, k->args_len);
+    int i = k->args_from;
+    char *text = c;
+    c = put_padded(c, k->args_text, i ? k->arg_end[i - 1] : 0);
+    for (; i < k->arg_count; i++) {
+        c = put_padded(c, k->arg_keys[i], k->arg_key_len[i]);
+        c = sim_format_memo(c, &k->arg_memo[i], k->args[i]);
+        *c++ = ',';
+        k->arg_end[i] = (size_t)(c - text);
+    }
+    PUT(c, "\"op\":");
+    k->args_len = (size_t)(c - text);
+    k->args_new = text;
+    k->args_from = -1;
+    return c;
+}
+
+/* The slice's name and category from its label (escaped here), and its args; returns room for the rest of
+ * the slice. */
+static char *put_label(SimWriter *w, char *c, const SimRenderSpec *spec, SliceKeys *keys, int64_t op)
 {
     SimRenderLabel l;
     sim_render_label(spec, op, true, &l);
-    memcpy(args, l.args, sizeof l.args);
+    memcpy(keys->args, l.args, sizeof keys->args);
+    args_changed(keys);
     PUT(c, ",\"name\":");
     sim_writer_end(w, c);
     sim_writer_json_string(w, l.name);
     SimOpKind kind = sim_op_kind(spec->program, op);
-    c = sim_writer_room(w, 16 + keys->kind_len[kind]);
+    c = sim_writer_room(w, keys->room);
     PUT(c, ",\"cat\":");
     if (l.phase == sim_op_kind_name(kind)) /* the default, escaped once */
         return (char *)memcpy(c, keys->kinds[kind], keys->kind_len[kind]) + keys->kind_len[kind];
     sim_writer_end(w, c);
     sim_writer_json_string(w, l.phase);
-    return sim_writer_room(w, 0);
+    return sim_writer_room(w, keys->room);
 }
 
-/* The slice's name and category from its phase's template; its args into args. */
-static char *put_template(SimWriter *w, char *c, const SimRenderSpec *spec, SliceKeys *keys, int64_t op,
-                          int64_t *args)
+/* The slice's name and category from its phase's template, up to the args' opening (critical: with its
+ * cname); its args are its task's, taken once a task (a task's ops follow one another). */
+static char *put_template(char *c, const SimRenderSpec *spec, SliceKeys *keys, int64_t op, bool is_critical)
 {
-    const SimRenderPhase *ph = sim_render_phase(spec, op, args);
-    const PhaseText *t = &keys->phase_text[ph - spec->phases];
-    sim_writer_end(w, c);
-    c = sim_writer_room(w, t->pre_len + t->post_len + 24 + 2 * PAD);
-    c = put_padded(c, t->pre, t->pre_len);
-    if (ph->name_arg >= 0)
-        c = sim_format_memo(c, &keys->args[ph->name_arg], args[ph->name_arg]);
-    return put_padded(c, t->post, t->post_len);
-}
-
-/* The slice's track, start and duration: the track's number kept per engine (it repeats within a CTA), the
- * start in microseconds from its own nanoseconds' text (written into start, len bytes, for its arg). */
-static char *put_times(char *c, const SimRenderSpec *spec, SliceKeys *keys, int64_t op, int64_t end_ns,
-                       char *start, size_t *len)
-{
-    const SimProgram *p = spec->program;
-    const SimSchedule *s = spec->schedule;
-    int k = sim_op_engine(p, op);
-    c = k < SIM_RENDER_MAX_ENGINES ? sim_format_memo(c, &keys->tid[k], track_of(p, s, op))
-                                   : sim_format_i64(c, track_of(p, s, op));
-    PUT(c, ",\"ts\":");
-    int64_t start_ns = s->start_ns[op];
-    size_t n = *len = (size_t)(sim_format_i64(start, start_ns) - start);
-    if (start_ns >= 1000) { /* sim_format_us_of_text, in copies of fixed size from the padded start */
-        memcpy(c, start, 24);
-        c[n - 3] = '.';
-        memcpy(c + n - 2, start + n - 3, 3);
-        c += n + 1;
-    } else {
-        c = start_ns >= 0 ? sim_format_us_of_text(c, start, n) : sim_format_us(c, start_ns);
+    int32_t task = sim_op_task(spec->program, op);
+    const PhaseText *t = &keys->phase_text[spec->phase_of(spec->label_ctx, op)];
+    if (task != keys->args_task) { /* args as sim_render_phase reads them; those past task_arg_count stay 0 */
+        const int32_t *row = task >= 0 ? spec->task_args + (int64_t)task * spec->task_arg_stride : NULL;
+        for (int i = 0; i < keys->task_arg_count; i++)
+            keys->args[i] = row ? row[i] : 0;
+        args_changed(keys);
+        keys->args_task = task;
     }
+    c = put_padded(c, t->pre, t->pre_len);
+    if (t->name_arg >= 0)
+        c = sim_format_memo(c, &keys->arg_memo[t->name_arg], keys->args[t->name_arg]);
+    return put_padded(c, t->post[is_critical], t->post_len[is_critical]);
+}
+
+/* The memo holding start_ns's text: the end last written on engine memo e or on the last slice's; NULL for
+ * none. */
+static inline const SimFormatMemo *start_text(SliceKeys *keys, int e, int64_t start_ns)
+{
+    if (keys->end[e].value == start_ns)
+        return &keys->end[e];
+    if (keys->end[keys->last_engine].value == start_ns)
+        return &keys->end[keys->last_engine];
+    return NULL;
+}
+
+/* The slice's start in microseconds: from its own nanoseconds' text (start), or formatted. */
+static char *put_ts(char *c, const SimFormatMemo *start, int64_t start_ns)
+{
+    size_t n = start ? start->len : 0;
+    if (start && start_ns >= 1000) { /* sim_format_us_of_text, in copies of fixed size from the padded start */
+        memcpy(c, start->text, sizeof start->text);
+        c[n - 3] = '.';
+        memcpy(c + n - 2, start->text + n - 3, 3);
+        return c + n + 1;
+    }
+    return start && start_ns >= 0 ? sim_format_us_of_text(c, start->text, n) : sim_format_us(c, start_ns);
+}
+
+/* The slice's track, start and duration (one of the last two kept, or formatted). */
+static char *put_times(char *c, SliceKeys *keys, int e, int64_t track, const SimFormatMemo *start,
+                       int64_t start_ns, int64_t end_ns)
+{
+    c = sim_format_memo(c, &keys->tid[e], track);
+    PUT(c, ",\"ts\":");
+    c = put_ts(c, start, start_ns);
     PUT(c, ",\"dur\":");
-    return sim_format_us(c, end_ns - start_ns);
+    int64_t dur_ns = end_ns - start_ns;
+    SimFormatMemo *d = &keys->dur[0];
+    if (d->value == dur_ns || (d = &keys->dur[1])->value == dur_ns) {
+        memcpy(c, d->text, sizeof d->text);
+        return c + d->len;
+    }
+    d = &keys->dur[keys->dur_next];
+    keys->dur_next ^= 1;
+    d->value = dur_ns;
+    d->len = (size_t)(sim_format_us(d->text, dur_ns) - d->text); /* dur_ns > 0: at most 20 bytes */
+    return sim_format_us(c, dur_ns);
+}
+
+/* The slice's numbers after its args: op, CTA, start, end, wait. */
+static char *put_numbers(char *c, SliceKeys *keys, int e, int32_t cta, const SimFormatMemo *start,
+                         int64_t start_ns, int64_t end_ns, int64_t wait_ns)
+{
+    memcpy(c, keys->op.digits, sizeof keys->op.digits);
+    c += keys->op.len;
+    PUT(c, ",\"cta\":");
+    c = sim_format_memo(c, &keys->cta, cta);
+    PUT(c, ",\"start_ns\":");
+    if (start) {
+        memcpy(c, start->text, sizeof start->text);
+        c += start->len;
+    } else {
+        c = sim_format_i64(c, start_ns);
+    }
+    PUT(c, ",\"end_ns\":");
+    /* start's memo is no longer read: it may be the one the end goes to */
+    c = start ? sim_format_memo_near(c, &keys->end[e], start, end_ns) : sim_format_memo(c, &keys->end[e], end_ns);
+    keys->last_engine = e;
+    PUT(c, ",\"wait_ns\":");
+    return sim_format_memo(c, &keys->wait, wait_ns);
 }
 
 /* One slice; keys->op is op's number. */
@@ -262,45 +407,32 @@ static void write_slice(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys
                         int64_t wait_ns)
 {
     const SimProgram *p = spec->program;
-    bool is_critical = spec->analysis && spec->analysis->is_critical[op];
-    int64_t args[SIM_RENDER_MAX_ARGS];
-    char start[24 + PAD];
-    size_t start_len;
-    char *c = sim_writer_room(w, 160 + PAD + keys->open_len); /* tid, ts and dur: 24 + 47 + 48 */
+    const SimSchedule *s = spec->schedule;
+    bool is_critical = keys->is_critical && keys->is_critical[op];
+    int k = sim_op_engine(p, op), e = MIN(k, SIM_RENDER_MAX_ENGINES);
+    int32_t cta = sim_op_cta(p, op);
+    int64_t start_ns = s->start_ns[op];
+    const SimFormatMemo *start = start_text(keys, e, start_ns);
+    char *c = sim_writer_room(w, keys->room);
     c = put_padded(c, keys->open, keys->open_len);
-    c = put_times(c, spec, keys, op, end_ns, start, &start_len);
-    c = spec->phases ? put_template(w, c, spec, keys, op, args) : put_label(w, c, spec, keys, op, args);
-    sim_writer_end(w, c);
-    enum { ROOM = 640 }; /* what follows, keys of at most 24 bytes: 28 + 6 x (PAD + 25) args + 196 */
-    c = sim_writer_room(w, ROOM);
-    if (is_critical)
-        PUT(c, ",\"cname\":\"terrible\"");
-    PUT(c, ",\"args\":{");
-    for (int i = 0; i < SIM_RENDER_MAX_ARGS && keys->arg_keys[i]; i++) {
-        if (keys->arg_key_len[i] > 24) { /* a long key: room of its own */
-            sim_writer_end(w, c);
-            c = sim_writer_room(w, keys->arg_key_len[i] + ROOM);
-        }
-        c = put_padded(c, keys->arg_keys[i], keys->arg_key_len[i]);
-        c = sim_format_memo(c, &keys->args[i], args[i]);
-        *c++ = ',';
+    c = put_times(c, keys, e, (int64_t)s->cta_unit[cta] * p->engines_per_unit + k + 1, start, start_ns, end_ns);
+    if (spec->phases) {
+        c = put_template(c, spec, keys, op, is_critical);
+    } else {
+        c = put_label(w, c, spec, keys, op);
+        if (is_critical)
+            PUT(c, ",\"cname\":\"terrible\"");
+        PUT(c, ",\"args\":{");
     }
-    PUT(c, "\"op\":");
-    memcpy(c, keys->op.digits, sizeof keys->op.digits);
-    c += keys->op.len;
-    PUT(c, ",\"cta\":");
-    c = sim_format_memo(c, &keys->cta, sim_op_cta(p, op));
-    PUT(c, ",\"start_ns\":");
-    c = put_padded(c, start, start_len);
-    PUT(c, ",\"end_ns\":");
-    c = sim_format_i64(c, end_ns);
-    PUT(c, ",\"wait_ns\":");
-    c = sim_format_memo(c, &keys->wait, wait_ns);
+    c = put_args(c, keys);
+    c = put_numbers(c, keys, e, cta, start, start_ns, end_ns, wait_ns);
     if (is_critical)
         PUT(c, ",\"critical\":true}}");
     else
         PUT(c, ",\"critical\":false}}");
     sim_writer_end(w, c);
+    if (keys->args_new) /* written a while ago now: read back without a stall */
+        put_padded(keys->args_text, keys->args_new, keys->args_len), keys->args_new = NULL;
 }
 
 /* One arrow: "s" inside the source slice, "f" (bound to its enclosing slice) inside the target; its id is
@@ -346,8 +478,8 @@ static void write_events(SimWriter *w, const SimRenderSpec *spec, const SimTrace
     SliceKeys keys;
     keys_init(&keys, spec, pid);
     for (int64_t op = 0; op < p->op_count; op++) {
-        int64_t wait = sim_render_wait_next(&waits, op);
         int64_t end = sim_schedule_end_ns(p, s, op);
+        int64_t wait = sim_render_wait_next(&waits, op, end);
         if (end > s->start_ns[op])
             write_slice(w, spec, &keys, op, end, wait);
         sim_format_counter_step(&keys.op);

@@ -89,7 +89,7 @@ static inline int wg_mbar_try_wait(uint64_t *bar, unsigned parity)
 {
     if ((emu_mbar(bar).load(std::memory_order_acquire) >> 63) != parity)
         return 1;
-    std::this_thread::yield();
+    emu_poll_pause();
     return 0;
 }
 

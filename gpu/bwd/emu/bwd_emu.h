@@ -173,8 +173,8 @@ static inline int gpu_smid(void)
 }
 
 /* A poll of a semaphore or an mbarrier sleeps 20 us first: with hundreds of emulated threads on a few cores, a
- * yield per poll made the scheduler's context switches most of the emulator's CPU time (tests/cli_gpu.sh: 55 ->
- * 44 s of CPU; the same bits, the runs' order of events is jittered anyway). */
+ * yield per poll made the scheduler's context switches most of the emulator's CPU time (docs/performance.md,
+ * set-up times; the same bits: the runs' order of events is jittered anyway). */
 static inline void emu_poll_pause(void)
 {
     std::this_thread::sleep_for(std::chrono::microseconds(20));

@@ -32,25 +32,25 @@ wg=$(dirname "$0")/../gpu/bwd/wg
 python3 "$wg/gen-mma.py" | cmp -s - "$wg/wg_mma.cuh" && ok wgmma-wrappers-generated \
     || fail wgmma-wrappers-generated "gpu/bwd/wg/wg_mma.cuh differs from gen-mma.py's output"
 emu=$(dirname "$sim")/gpu-bwd-emu
-"$sim" --policy fa3 --mask full --n 2 --heads 2 --kv-tiles 2 --q-tiles 4 --tile-ratio 2 --reduce async \
-    --emit-plan "$tmp/wg-full.plan" >/dev/null
-expect_exit emu-wgmma-full-gqa 0 "$emu" "$tmp/wg-full.plan" --head-dim 64 --heads 2 --kv-heads 1 --kernel wgmma \
-    --runs 2 --atomic-runs 0 --jitter-us 20
 "$sim" --policy symmetric-shift --mask causal --n 2 --heads 1 --kv-tiles 4 --q-tiles 8 --tile-ratio 2 \
     --reduce async --emit-plan "$tmp/wg-causal.plan" >/dev/null
 expect_exit emu-wgmma-causal-persistent 0 "$emu" "$tmp/wg-causal.plan" --head-dim 128 --kernel wgmma --runs 2 \
     --atomic-runs 0 --jitter-us 20
 # --same-as (the emulated wgmma is asynchronous, so an operand written while a wgmma is in flight stops the run) is
-# checked below on the m128 variant against the default; the one-store-warp variant's run was dropped for test time
+# checked on the m128 variant against the default; the one-store-warp variant's run was dropped for test time.
 # 128 x 128 tiles at head dim 64 (wgmma-...m128, on a tile_ratio-1 plan): the same products per 64 Q rows as the
 # default, so on fa3's order (the same partial products added in the same order) the same bits as the default on the
-# 64 x 128 plan; a 64-row plan is refused with the tile it needs
+# 64 x 128 plan; a 64-row plan is refused with the tile it needs. One run checks both kernels: the default against
+# float64 and bit-identical over two jittered runs, then the m128 variant (with its own timeouts) bit-identical to
+# that (so within the same error of float64)
+"$sim" --policy fa3 --mask full --n 2 --heads 2 --kv-tiles 2 --q-tiles 4 --tile-ratio 2 --reduce async \
+    --emit-plan "$tmp/wg-full.plan" >/dev/null
 "$sim" --policy fa3 --mask full --n 2 --heads 2 --kv-tiles 2 --q-tiles 2 --tile-ratio 1 --reduce async \
     --emit-plan "$tmp/wg-full-m128.plan" >/dev/null
-expect_exit emu-wgmma-m128-gqa 0 "$emu" "$tmp/wg-full-m128.plan" --head-dim 64 --heads 2 --kv-heads 1 \
-    --kernel wgmma-s2b2o1p0w2m128 --same-as wgmma --same-as-plan "$tmp/wg-full.plan" --runs 1 --atomic-runs 0 \
-    --jitter-us 20
-grep -q "bit-identical to wgmma" "$tmp/out" && ok emu-wgmma-m128-bits \
+expect_exit emu-wgmma-full-gqa-and-m128 0 "$emu" "$tmp/wg-full.plan" --head-dim 64 --heads 2 --kv-heads 1 \
+    --kernel wgmma --runs 2 --atomic-runs 0 --jitter-us 20 --same-as wgmma-s2b2o1p0w2m128 \
+    --same-as-plan "$tmp/wg-full-m128.plan"
+grep -q "2 deterministic runs bit-identical.*bit-identical to wgmma-s2b2o1p0w2m128" "$tmp/out" && ok emu-wgmma-m128-bits \
     || fail emu-wgmma-m128-bits "$(cat "$tmp/out")"
 expect_error emu-wgmma-m128-needs-its-plan "needs tile_ratio 1" "$emu" "$tmp/wg-full.plan" --head-dim 64 \
     --kernel wgmma-s2b2o1p0w2m128 --runs 1 --atomic-runs 0

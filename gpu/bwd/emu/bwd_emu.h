@@ -69,7 +69,7 @@ struct EmuWarp {
     EmuBarrier bar;
     const void *ptr[32];
     uint32_t a[32][4], b[32][2];
-    float f[32];
+    float f[2][32]; /* __shfl_xor_sync's exchange, the two halves in turn */
 };
 
 /* One wgmma in flight (gpu/bwd/emu/wg_emu.h): where its operands are, and its result from the operands as they
@@ -108,6 +108,7 @@ struct EmuIdx {
 extern thread_local EmuIdx emu_tid, emu_bid, emu_bdim;
 extern thread_local EmuCta *emu_cta;
 extern thread_local std::mt19937 *emu_rng;
+extern thread_local unsigned emu_shfl_count; /* the calling thread's __shfl_xor_sync calls so far */
 extern int emu_jitter_us; /* > 0: random sleeps before semaphore waits and bulk adds */
 extern int emu_inject_inflight_write; /* 1: a test of the emulation itself (wg_emu.h): writes to wgmma in flight */
 
@@ -133,16 +134,18 @@ static inline void __syncwarp(unsigned mask = 0xffffffffu)
     emu_warp().bar.sync(32);
 }
 
+/* One barrier per shuffle: the values go to the half of the exchange the last shuffle did not use, and a lane
+ * writes a half again only after the next shuffle's barrier, which every lane reaches after reading it (the
+ * 32 lanes of a full mask make the same calls, so their counts agree). */
 static inline float __shfl_xor_sync(unsigned mask, float v, int off)
 {
     (void)mask;
     EmuWarp &w = emu_warp();
     const int lane = emu_tid.x & 31;
-    w.f[lane] = v;
+    float *f = w.f[emu_shfl_count++ & 1];
+    f[lane] = v;
     w.bar.sync(32);
-    const float r = w.f[lane ^ off];
-    w.bar.sync(32);
-    return r;
+    return f[lane ^ off];
 }
 
 static inline int atomicCAS(int *p, int expect, int desired)

@@ -1,7 +1,7 @@
 /* gpu-bwd-emu: runs the real backward kernel's source (gpu/bwd/bwd_fallback_sm80.cuh, or with --kernel wgmma the
  * Hopper kernel of gpu/bwd/wg/) on the CPU through the primitive emulation of bwd_emu.h and wg_emu.h, for plans made for a few SMs: every GPU thread is an OS thread, CTAs
- * are dispatched in launch order onto n_sm emulated SMs (persistent plans: all co-resident), and the
- * preprocess and postprocess kernels run the same way. Checks dQ, dK, dV against a float64 reference, bit
+ * are dispatched in launch order onto n_sm emulated SMs (persistent plans: all co-resident; an SM's threads run its
+ * CTAs one after another), and the preprocess and postprocess kernels run the same way, on two SMs. Checks dQ, dK, dV against a float64 reference, bit
  * identity over runs with random timing jitter, and reports whether the atomic mode differs.
  * --same-as K also runs kernel K once (deterministic) and says whether its gradients equal the kernel's bit for bit,
  * on PLAN or, with --same-as-plan PLAN2, on PLAN2 (same heads, mask and seqlen; for a kernel of other Q tiles).
@@ -29,49 +29,68 @@
 thread_local EmuIdx emu_tid, emu_bid, emu_bdim;
 thread_local EmuCta *emu_cta;
 thread_local std::mt19937 *emu_rng;
+thread_local unsigned emu_shfl_count;
 int emu_jitter_us = 0;
 int emu_inject_inflight_write = 0;
 
-/* Runs blocks 0..blocks-1 of `threads` threads each, in order, at most n_sm at a time. */
+/* One emulated SM of emu_grid: `threads` OS threads that run the blocks the SM is given one after another
+ * (a thread per GPU thread of the resident block, kept from block to block: creating them anew per block was
+ * most of the time of the many small blocks of the pre- and postprocess kernels). */
+struct EmuSlot {
+    EmuBarrier bar;
+    EmuCta *cta = nullptr;
+    int block = 0;
+};
+
+/* Runs blocks 0..blocks-1 of `threads` threads each, in launch order, at most n_sm at a time: each emulated SM
+ * takes the next block as soon as its block's threads have all returned. */
 static void emu_grid(int blocks, int threads, int n_sm, size_t smem_bytes, const std::function<void()> &body)
 {
-    std::vector<std::thread> running;
-    std::mutex m;
-    std::condition_variable cv;
-    int active = 0;
-    for (int b = 0; b < blocks; b++) {
-        {
-            std::unique_lock<std::mutex> l(m);
-            cv.wait(l, [&] { return active < n_sm; });
-            active++;
-        }
-        running.emplace_back([&, b] {
-            EmuCta *cta = new EmuCta();
-            cta->smem = (unsigned char *)aligned_alloc(1024, (smem_bytes + 1023) / 1024 * 1024 + 1024);
-            cta->smid = b % n_sm;
-            std::vector<std::thread> ts;
-            for (int t = 0; t < threads; t++)
-                ts.emplace_back([&, t] {
+    const int slots = blocks < n_sm ? blocks : n_sm;
+    std::atomic<int> next{0};
+    std::vector<EmuSlot> slot(slots);
+    std::vector<std::thread> ts;
+    const size_t smem_alloc = (smem_bytes + 1023) / 1024 * 1024 + 1024;
+    for (int s = 0; s < slots; s++)
+        for (int t = 0; t < threads; t++)
+            ts.emplace_back([&, s, t] {
+                EmuSlot &sl = slot[s];
+                for (;;) {
+                    if (t == 0) { /* the SM's first thread takes the next block, behind the SM's barrier */
+                        sl.block = next.fetch_add(1);
+                        if (sl.block < blocks) {
+                            sl.cta = new EmuCta();
+                            sl.cta->smem = (unsigned char *)aligned_alloc(1024, smem_alloc);
+                            sl.cta->smid = sl.block % n_sm;
+                        }
+                    }
+                    sl.bar.sync(threads);
+                    const int b = sl.block;
+                    if (b >= blocks)
+                        return;
                     emu_tid = {(unsigned)t, 0, 0};
                     emu_bid = {(unsigned)b, 0, 0};
                     emu_bdim = {(unsigned)threads, 0, 0};
-                    emu_cta = cta;
+                    emu_cta = sl.cta;
                     std::mt19937 rng((unsigned)(b * 1000003 + t * 7919 + (unsigned)gpu_globaltimer()));
                     emu_rng = &rng;
                     body();
-                });
-            for (auto &x : ts)
-                x.join();
-            free(cta->smem);
-            delete cta;
-            std::lock_guard<std::mutex> l(m);
-            active--;
-            cv.notify_all();
-        });
-    }
-    for (auto &x : running)
+                    sl.bar.sync(threads); /* the block is done: its CTA state goes */
+                    if (t == 0) {
+                        free(sl.cta->smem);
+                        delete sl.cta;
+                    }
+                }
+            });
+    for (auto &x : ts)
         x.join();
 }
+
+
+
+/* The SMs the pre- and postprocess kernels run on: their blocks touch disjoint rows, so how many run at once
+ * changes no bit, and two (this machine's cores) keep the OS threads few (16 was 4096 threads on 2 cores). */
+#define EMU_PRE_SMS 2
 
 static float bf(const __nv_bfloat16 &x)
 {
@@ -235,7 +254,7 @@ template <int D> static Grads run_kernel(const Problem &p, const GpuPlan &plan, 
     std::vector<unsigned> sem((size_t)plan.heads * plan.q_tiles, 0);
     Grads g;
     g.dq.resize((size_t)rows * D), g.dk.resize(p.k.size()), g.dv.resize(p.v.size());
-    emu_grid((int)((rows + 7) / 8), 256, 16, 0, [&] {
+    emu_grid((int)((rows + 7) / 8), 256, EMU_PRE_SMS, 0, [&] {
         bwd_pre_kernel<D>(p.o.data(), p.dout.data(), p.lse.data(), delta.data(), lse2.data(), rows);
     });
     std::vector<int4> tasks(plan.task_count + 1);
@@ -269,11 +288,11 @@ template <int D> static Grads run_kernel(const Problem &p, const GpuPlan &plan, 
         fprintf(stderr, "timeout: block %d waited on (head %d, q %d) for rank %d, semaphore %u\n", err.block,
                 err.head, err.q, err.rank, err.seen);
     const long long n8 = rows * D / 8;
-    emu_grid((int)((n8 + 255) / 256), 256, 16, 0,
+    emu_grid((int)((n8 + 255) / 256), 256, EMU_PRE_SMS, 0,
              [&] { bwd_post_dq_kernel<D>(acc.data(), g.dq.data(), p.scale, n8); });
     if (p.group > 1) {
         const long long n4 = rows / p.group * D / 4;
-        emu_grid((int)((n4 + 255) / 256), 256, 16, 0, [&] {
+        emu_grid((int)((n4 + 255) / 256), 256, EMU_PRE_SMS, 0, [&] {
             bwd_post_dkv_kernel(dk_part.data(), dv_part.data(), g.dk.data(), g.dv.data(), p.group,
                                 (long long)p.s * D, p.scale, n4);
         });

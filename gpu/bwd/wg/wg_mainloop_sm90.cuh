@@ -27,8 +27,10 @@
  * buffers; OVL: P^T computed while dP^T's wgmma runs; PIPE: the next task's S^T and dP^T wgmma issued
  * before this task's dQ is staged (within a KV tile); SW store warps (2: one per staging buffer, taking
  * alternate tasks, so that two bulk adds and their row releases overlap); BM Q rows per tile (128: head dim
- * 64 only, on plans of tile_ratio 1; each consumer warpgroup then computes dQ of its 64 Q rows, all columns); SZ the
- * dQ staging layout, so dQaccum's too (gpu_tile_pos_z: 1 makes the staging stores conflict-free). */
+ * 64 only, on plans of tile_ratio 1; each consumer warpgroup then computes dQ of its 64 Q rows, all columns); SZ
+ * flags: bit 0 the dQ staging layout, so dQaccum's too (gpu_tile_pos_z: 1 makes the staging stores conflict-free),
+ * bit 1 the staging stores as st.shared on 32-bit shared addresses (the struct is reached through an integer
+ * rounding, so the compiler sees generic pointers and emits generic stores with their address conversions). */
 template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int SZ_> struct BwdWgCfg {
     /* PIPE holds the next task's 64 score registers across the staging, and a second store warp needs more than
      * the producer warpgroup's 24 registers at head dim 128: both are head dim 64 only (128 has no registers),
@@ -36,11 +38,11 @@ template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int S
      * + 128 REG_P = 384 x 168. NDS dS^T buffers (one at BM 128: shared memory); DQ dQ floats per thread. */
     enum { D = D_, ST = ST_, NB = NB_, OVL = OVL_, BM = D_ == 64 ? BM_ : 64, PIPE = PIPE_ && D_ == 64 && BM == 64,
            SW = D_ == 64 ? SW_ : 1, REG_C = D_ == 128 ? 240 : 232, REG_P = D_ == 128 ? 24 : 40,
-           NDS = BM == 64 ? 2 : 1, DQ = BM == 64 ? D_ / 4 : D_ / 2, SZ = SZ_ };
+           NDS = BM == 64 ? 2 : 1, DQ = BM == 64 ? D_ / 4 : D_ / 2, SZ = SZ_ & 1, STAGE = SZ_ };
     static_assert(NB_ == 1 || NB_ == 2, "one or two dQ staging buffers");
     static_assert(SW_ == 1 || (SW_ == 2 && NB_ == 2), "two store warps need two staging buffers");
     static_assert(BM_ == 64 || BM_ == 128, "Q tiles of 64 or 128 rows");
-    static_assert(SZ_ == 0 || SZ_ == 1, "dQ staging layout 0 or 1");
+    static_assert(SZ_ >= 0 && SZ_ <= 3, "staging flags: layout (bit 0), shared addressing (bit 1)");
 };
 
 /* The variants a host can select by name (bwd_set_kernel, gpu-bwd --kernel, gpu-bwd-emu --kernel): name,
@@ -55,7 +57,9 @@ template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int S
     X("wgmma-s2b2o1p1w2", 2, 2, 1, 1, 2, 64, 0)                                                                    \
     X("wgmma-s2b2o1p0w2m128", 2, 2, 1, 0, 2, 128, 0)                                                               \
     X("wgmma-s2b2o1p0w2z", 2, 2, 1, 0, 2, 64, 1)                                                                   \
-    X("wgmma-s2b2o1p0w2zm128", 2, 2, 1, 0, 2, 128, 1)
+    X("wgmma-s2b2o1p0w2zm128", 2, 2, 1, 0, 2, 128, 1)                                                             \
+    X("wgmma-s2b2o1p0w2y", 2, 2, 1, 0, 2, 64, 3)                                                                   \
+    X("wgmma-s2b2o1p0w2ym128", 2, 2, 1, 0, 2, 128, 3)
 
 /* Shared memory (after rounding the base up to 1024 bytes). bf16 tiles are [D/64][rows][64] stacks of
  * 128-byte-swizzled rows (wg_swz), as TMA writes them: element (r, c) at byte (c / 64) rows 128 +
@@ -227,8 +231,14 @@ __device__ static inline void wg_stage_dq(const float (&acc)[BM == 64 ? D / 4 : 
 #pragma unroll
     for (int j = 0; j < (BM == 64 ? D / 16 : D / 8); j++) {
         const int col = (BM == 64 ? w * (D / 2) : 0) + 8 * j + 2 * (lane & 3);
-        *(float2 *)&stage[gpu_tile_pos_z(r0, col, D, SZ)] = make_float2(acc[4 * j], acc[4 * j + 1]);
-        *(float2 *)&stage[gpu_tile_pos_z(r0 + 8, col, D, SZ)] = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
+        if (SZ & 2) {
+            const uint32_t base = wg_smem(stage);
+            wg_st_shared_v2(base + 4u * gpu_tile_pos_z(r0, col, D, SZ & 1), acc[4 * j], acc[4 * j + 1]);
+            wg_st_shared_v2(base + 4u * gpu_tile_pos_z(r0 + 8, col, D, SZ & 1), acc[4 * j + 2], acc[4 * j + 3]);
+        } else {
+            *(float2 *)&stage[gpu_tile_pos_z(r0, col, D, SZ)] = make_float2(acc[4 * j], acc[4 * j + 1]);
+            *(float2 *)&stage[gpu_tile_pos_z(r0 + 8, col, D, SZ)] = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
+        }
     }
 }
 
@@ -484,7 +494,7 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
             gpu_bar_sync(BWD_WG_BAR_EMPTY(b), BWD_WG_HANDOFF);
         else if (C::NDS == 1)
             gpu_bar_sync(BWD_WG_BAR_DQ, BWD_WG_CONSUMERS);
-        wg_stage_dq<D, BM, C::SZ>(dq, sm.stage[b], w);
+        wg_stage_dq<D, BM, C::STAGE>(dq, sm.stage[b], w);
         gpu_fence_proxy_smem();
         gpu_bar_arrive(BWD_WG_BAR_FULL(b), BWD_WG_HANDOFF);
         if (rec)

@@ -508,7 +508,7 @@ SimStatus sim_render_trace_set(const SimRenderSpec *specs, int count, const SimT
     for (int i = 0; i < count; i++)
         write_process(out.f, &specs[i], i + 1, i == 0);
     SimWriter w;
-    sim_writer_init(&w, out.f);
+    sim_writer_init_output(&w, &out);
     int64_t id_base = 0;
     for (int i = 0; i < count; id_base += specs[i++].program->edge_count)
         write_events(&w, &specs[i], opt, i + 1, id_base);

@@ -152,7 +152,7 @@ START_TEST(writer_blocks_end_on_aligned_offsets)
     g_string_truncate(want, 1183);
     fputs(want->str, out.f);
     SimWriter w;
-    sim_writer_init_output(&w, &out);
+    sim_output_writer_init(&w, &out);
     int blocks = 0;
     for (int64_t row = 0; want->len < (size_t)3 * SIM_WRITER_BYTES + 777; row++) {
         size_t len = w.len;

@@ -60,18 +60,18 @@ void sim_writer_init(SimWriter *w, FILE *f)
         abort();
 }
 
-void sim_writer_init_output(SimWriter *w, SimOutput *out)
+void sim_writer_init_sink(SimWriter *w, SimWriterSink sink, void *ctx, int64_t offset)
 {
-    sim_writer_init(w, out->f);
-    w->out = out;
-    w->block = SIM_WRITER_BYTES - (size_t)(sim_output_tell(out) % SIM_WRITER_BYTES);
+    sim_writer_init(w, NULL);
+    w->sink = sink, w->sink_ctx = ctx;
+    w->block = SIM_WRITER_BYTES - (size_t)(offset % SIM_WRITER_BYTES);
 }
 
 /* Writes the buffer's first n bytes. */
 static void write_out(SimWriter *w, size_t n)
 {
     if (n)
-        w->is_bad |= w->out ? !sim_output_write(w->out, w->buf, n) : fwrite(w->buf, 1, n, w->f) != n;
+        w->is_bad |= w->sink ? !w->sink(w->sink_ctx, w->buf, n) : fwrite(w->buf, 1, n, w->f) != n;
 }
 
 void sim_writer_flush(SimWriter *w)

@@ -11,8 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "output.h"
-
 /* s as a JSON string: quotes, '"' and '\' escaped, control bytes as \u00XX; other bytes (UTF-8) as is. */
 void sim_write_json_string(FILE *f, const char *s);
 /* v as a JSON number when it is a whole decimal integer without leading zeros ("132", "-5"), else as a
@@ -156,12 +154,17 @@ static inline char *sim_format_us_of_text(char *p, const char *ns_text, size_t l
     return p + 5;
 }
 
+/* Where a writer's blocks go instead of its stream: sink(ctx, bytes, n) writes all n or returns false. */
+typedef bool (*SimWriterSink)(void *ctx, const char *bytes, size_t n);
+
 /* A buffered writer for large outputs. It writes blocks of SIM_WRITER_BYTES, each ending in the file on a
- * multiple of that (the first one shorter), so that a block of an output (sim_writer_init_output) reaches the
- * file in one write(2) at a page boundary. Errors are sticky: sim_writer_done reports any. */
+ * multiple of that (the first one shorter), so that a block given to a sink (output.h's
+ * sim_output_writer_init) reaches the file in one write(2) at a page boundary. Errors are sticky:
+ * sim_writer_done reports any. */
 typedef struct {
-    FILE *f;         /* where blocks go (out's stream, with out) */
-    SimOutput *out;  /* blocks go straight to its file (sim_output_write); NULL: through f */
+    FILE *f;         /* where blocks go without a sink */
+    SimWriterSink sink; /* NULL: f */
+    void *sink_ctx;
     char *buf;       /* owned: SIM_WRITER_BYTES + SIM_WRITER_MAX_ROOM bytes */
     size_t len;
     size_t block;    /* the next block's bytes: they are written out once the buffer holds them */
@@ -173,8 +176,8 @@ typedef struct {
 
 /* A writer to f, the file offset of f's next byte taken as a multiple of SIM_WRITER_BYTES. */
 void sim_writer_init(SimWriter *w, FILE *f);
-/* A writer to out's file after what its stream holds; nothing may go through out->f until sim_writer_done. */
-void sim_writer_init_output(SimWriter *w, SimOutput *out);
+/* A writer whose blocks go to sink; offset: the file offset of its first byte. */
+void sim_writer_init_sink(SimWriter *w, SimWriterSink sink, void *ctx, int64_t offset);
 /* Writes the next block out (the bytes past it go to the buffer's start); len >= block. */
 void sim_writer_flush(SimWriter *w);
 /* Room for n more bytes (n <= SIM_WRITER_MAX_ROOM): returns where they go; sim_writer_end then takes the

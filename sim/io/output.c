@@ -398,10 +398,15 @@ int64_t sim_output_tell(SimOutput *out)
     return out->sink->written;
 }
 
-bool sim_output_write(SimOutput *out, const char *buf, size_t n)
+/* A writer's sink: the block straight to the descriptor (the stream holds nothing then). */
+static bool sink_block(void *ctx, const char *bytes, size_t n)
 {
-    fflush(out->f);
-    return sink_write(out->sink, buf, n) == (ssize_t)n;
+    return sink_write(ctx, bytes, n) == (ssize_t)n;
+}
+
+void sim_output_writer_init(SimWriter *w, SimOutput *out)
+{
+    sim_writer_init_sink(w, sink_block, out->sink, sim_output_tell(out));
 }
 
 SimStatus sim_output_commit(SimOutput *out, SimError *err)

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "format.h"
 #include "status.h"
 
 typedef struct SimOutputSink SimOutputSink;
@@ -40,13 +41,13 @@ SimStatus sim_output_open(SimOutput *out, const char *path, SimError *err);
  * 200 MB trace). What is not written is freed at the close; nothing for an output written in place, or where
  * the file system cannot (the output is written as before). */
 void sim_output_reserve(SimOutput *out, int64_t bytes);
-/* For a writer with its own large buffer (format.h's SimWriter). sim_output_write writes what out->f holds,
- * then n bytes of buf straight to the file in one write(2) where the system takes it whole: through the
- * stream a block of 1 MB went out as 8 KB (the stream's buffer, filled first) and the rest, at offsets on no
- * page boundary, which cost the kernel about a sixth more. A failure is kept as the stream's: false, and
- * sim_output_commit reports it. sim_output_tell writes what out->f holds and returns the bytes written to
- * the file so far (where the next block starts). */
-bool sim_output_write(SimOutput *out, const char *buf, size_t n);
+/* A writer (format.h) to out's file, after what out->f holds: its blocks go straight to the file, each in one
+ * write(2) where the system takes it whole. Through the stream a block of 1 MB went out as 8 KB (the stream's
+ * buffer, filled first) and the rest, at offsets on no page boundary, which cost the kernel about a sixth
+ * more. Nothing may go through out->f until sim_writer_done; a failed write is kept as the stream's
+ * (sim_output_commit reports it). */
+void sim_output_writer_init(SimWriter *w, SimOutput *out);
+/* Writes what out->f holds; returns the bytes written to out's file so far. */
 int64_t sim_output_tell(SimOutput *out);
 /* Closes and renames into place (inside a batch: at the batch's end); on a write error (its errno in the
  * sentence) removes the temporary file and reports it. */

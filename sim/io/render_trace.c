@@ -2,7 +2,8 @@
  * the slices of a track never overlap: an engine runs one op at a time. Written by hand, not through
  * cJSON, so a trace of millions of slices streams in constant memory and numbers print exactly
  * (ts and dur in microseconds with three decimals = integer nanoseconds); events go through the buffered
- * writer (format.h), numbers formatted by hand. */
+ * writer (format.h), numbers formatted by hand. A slice labelled by templates is its phase's last slice's
+ * text with the numbers that changed rewritten in place (SliceText); one labelled by a call is formatted. */
 #include "render.h"
 
 #include <glib.h>
@@ -134,9 +135,10 @@ typedef struct {
 
 /* What every slice of a process repeats, escaped once: its opening up to the tid, each label arg's JSON key
  * with its colon, each op kind's name as a JSON string (the phase most labels keep) and, with templates,
- * each phase's name and category around the name's number; and the texts of the slices before, copied where
- * a slice repeats them rather than formatted again: a task's args (its compute and reduction are adjacent),
- * an engine's last end (the next start on it, or on the next slice's engine), the last two durations.
+ * each phase's name and category around the name's number; with templates, each phase's last text
+ * (SliceText); and, for slices labelled by a call, the texts of the slices before, copied where a slice
+ * repeats them rather than formatted again: a task's args (its compute and reduction are adjacent), an
+ * engine's last end (the next start on it, or on the next slice's engine), the last two durations.
  * A text is never read back just after it was written: a new number is formatted straight into the output
  * (and into its memo, for the slices after), and a task's new args text is kept from the output at the
  * slice's end. Reading bytes just stored by narrower stores stalls the CPU (store-to-load forwarding fails):
@@ -748,7 +750,7 @@ SimStatus sim_render_trace_set(const SimRenderSpec *specs, int count, const SimT
     for (int i = 0; i < count; i++)
         write_process(out.f, &specs[i], i + 1, i == 0);
     SimWriter w;
-    sim_writer_init_output(&w, &out);
+    sim_output_writer_init(&w, &out);
     int64_t id_base = 0;
     for (int i = 0; i < count; id_base += specs[i++].program->edge_count)
         write_events(&w, &specs[i], opt, i + 1, id_base);

@@ -495,8 +495,9 @@ static void set_block(SliceText *t, int f, int64_t v)
     t->span4[f] = is_block ? 10000 : t->span[f];
 }
 
-/* patch where more than v's last four digits change. Out of line: the rare case. */
-static bool patch_whole(SliceText *t, char *c, const SliceKeys *k, int f, int64_t v)
+/* patch where more than v's last four digits change. Out of line and cold: the rare case, kept out of the
+ * slice's loop. */
+G_GNUC_NO_INLINE __attribute__((cold)) static bool patch_whole(SliceText *t, char *c, const SliceKeys *k, int f, int64_t v)
 {
     if ((uint64_t)v - (uint64_t)t->low[f] >= t->span[f])
         return false;
@@ -522,7 +523,7 @@ static inline bool patch(SliceText *t, char *c, const SliceKeys *k, int f, int64
 {
     if (v == t->value[f])
         return true;
-    if ((uint64_t)v - (uint64_t)t->low4[f] >= t->span4[f])
+    if (G_UNLIKELY((uint64_t)v - (uint64_t)t->low4[f] >= t->span4[f]))
         return patch_whole(t, c, k, f, v);
     uint32_t word = k->digits4[(uint64_t)v - (uint64_t)t->base[f]];
     size_t end = t->end[f] - 4;

@@ -191,6 +191,18 @@ static int kernel_block_m(const BwdHandle *h, int d)
     return bm;
 }
 
+/* The dQaccum layout of h's kernel at head dim d (gpu_tile_pos_z's z; mma.sync: 0). */
+static int kernel_swizzle(const BwdHandle *h, int d)
+{
+    int z = 0;
+#define BWD_SWIZZLE(n, ...)                                                                                        \
+    if (!strcmp(h->kernel, n))                                                                                     \
+        z = d == 64 ? (int)BwdWgCfg<64, __VA_ARGS__>::SZ : (int)BwdWgCfg<128, __VA_ARGS__>::SZ;
+    BWD_WG_VARIANTS(BWD_SWIZZLE)
+#undef BWD_SWIZZLE
+    return z;
+}
+
 const char *bwd_kernel_name(const BwdHandle *h)
 {
     return !strcmp(h->kernel, "mma") ? "dashsim-bwd" : !strcmp(h->kernel, "wgmma") ? "dashsim-bwd-wgmma" : h->kernel;
@@ -348,10 +360,16 @@ int bwd_run(BwdHandle *h, const void *q, const void *k, const void *v, const voi
     BWD_STAGE(3);
     const long long n8 = rows * head_dim / 8;
     const unsigned post_blocks = (unsigned)((n8 + 255) / 256);
-    if (head_dim == 64)
-        bwd_post_dq_kernel<64><<<post_blocks, 256, 0, st>>>(h->d_acc, (__nv_bfloat16 *)dq, scale, n8);
+    const int z = kernel_swizzle(h, head_dim);
+    __nv_bfloat16 *bdq = (__nv_bfloat16 *)dq;
+    if (head_dim == 64 && z)
+        bwd_post_dq_kernel<64, 1><<<post_blocks, 256, 0, st>>>(h->d_acc, bdq, scale, n8);
+    else if (head_dim == 64)
+        bwd_post_dq_kernel<64, 0><<<post_blocks, 256, 0, st>>>(h->d_acc, bdq, scale, n8);
+    else if (z)
+        bwd_post_dq_kernel<128, 1><<<post_blocks, 256, 0, st>>>(h->d_acc, bdq, scale, n8);
     else
-        bwd_post_dq_kernel<128><<<post_blocks, 256, 0, st>>>(h->d_acc, (__nv_bfloat16 *)dq, scale, n8);
+        bwd_post_dq_kernel<128, 0><<<post_blocks, 256, 0, st>>>(h->d_acc, bdq, scale, n8);
     if (group > 1) {
         const long long n4 = rows / group * head_dim / 4;
         bwd_post_dkv_kernel<<<(unsigned)((n4 + 255) / 256), 256, 0, st>>>(

@@ -11,7 +11,9 @@ phase at a time. The product of the steps is the model's error:
 
   spread     deterministic medians against the run (the run's spread; per-SM medians show how much of it
              is SM-to-SM heterogeneity, which a lock-step schedule pays for at its slowest SM; "add" replays each
-             task's own add with medians elsewhere: where it is close to 0 the spread is the add's alone)
+             task's own add with medians elsewhere: where it is close to 0 the spread is the add's alone; "shuf"
+             deals the run's own adds to its tasks in a seeded random order: what independent draws from the
+             same distribution give, without the adds' correlation in time, SM or row)
   compute    the model's compute (serial: with staging and the loop gap) in place of the run's
   deposit    async: the model's deposit in place of the run's (store path: buffer free -> tile ready)
   reduce     the model's reduction as it realised it under its own load (acquire + add)
@@ -29,6 +31,7 @@ Standard library only; about a minute for the 212 traces.
 import argparse
 import gzip
 import json
+import random
 import statistics as st
 import subprocess
 import sys
@@ -79,10 +82,10 @@ def structure(md, tasks):
     return prev_on_sm, by_rank, ph, st.median(acquires or [0]), st.median(handoffs or [0])
 
 
-def replay(md, tasks, s, mode, over=None):
+def replay(md, tasks, s, mode, over=None, adds=None):
     """Makespan of the run's structure in max-plus. mode: own (each task's durations), med (the run's
-    medians), sm (per-SM medians), add (each task's own add, medians elsewhere); over: phases replaced by a
-    value (c, dep, r = acquire + add, ho)."""
+    medians), sm (per-SM medians), add (each task's own add, medians elsewhere; or adds[id(task)] where given);
+    over: phases replaced by a value (c, dep, r = acquire + add, ho)."""
     prev_on_sm, by_rank, ph, acq, ho = s
     is_async = md["reduce"] == "async"
     over = over or {}
@@ -101,6 +104,8 @@ def replay(md, tasks, s, mode, over=None):
             return over["r"] - acq
         if k in over:
             return over[k]
+        if mode == "add" and k == "add" and adds is not None:
+            return adds[id(t)]
         if mode == "own" or (mode == "add" and k == "add"):
             return ph[id(t)][k]
         return sm_med[(t["smid"], k)] if mode == "sm" else med[k]
@@ -141,6 +146,14 @@ def replay(md, tasks, s, mode, over=None):
             if indeg[id(n)] == 0:
                 queue.append(n)
     return end
+
+
+def shuffled_adds(tasks, ph, seed=1):
+    """The run's own adds dealt to its tasks in a seeded random order: the same distribution, no correlation with
+    time, SM or row (issue 31: how much of the spread independent draws would give)."""
+    adds = [ph[id(t)]["add"] for t in tasks]
+    random.Random(seed).shuffle(adds)
+    return {id(t): a for t, a in zip(tasks, adds)}
 
 
 def cold_start(md, tasks):
@@ -189,6 +202,7 @@ def main():
         s = structure(md, tasks)
         meas = tr["measured_ns"]
         own, med, sm, add = (replay(md, tasks, s, m) for m in ("own", "med", "sm", "add"))
+        shuf = replay(md, tasks, s, "add", adds=shuffled_adds(tasks, s[2]))
         adds = sorted(p["add"] for p in s[2].values())
         mp = p["phase_medians_ns"]
         over, steps = {}, []
@@ -204,6 +218,7 @@ def main():
             prev = cur
         rows.append({"trace": tr["trace"], "error": p["makespan_error"], "own": own / meas - 1,
                      "spread": med / meas - 1, "per_sm": sm / meas - 1, "add_spread": add / meas - 1,
+                     "add_shuffled": shuf / meas - 1,
                      "add_p90_over_median": adds[9 * len(adds) // 10] / st.median(adds), "steps": steps,
                      "rest": p["predicted_ns"] / prev - 1, "k_model": p["reductions_in_flight"],
                      "k_run": p["measured_reductions_in_flight"], "method": "%s %s" % (md["reduce"], md["reduce_op"])})
@@ -214,13 +229,13 @@ def main():
         print()
         return
     print("per trace beyond %.0f%% (signed %%: error = product of the steps; own = replay check)" % (100 * a.misses))
-    print("%-58s %6s | %5s %6s %6s %6s | %7s %7s %6s %7s %6s | %s" % ("trace", "error", "own", "spread", "per-SM",
-          "add", "compute", "deposit", "reduce", "handoff", "rest", "in flight model/run"))
+    print("%-58s %6s | %5s %6s %6s %6s %6s | %7s %7s %6s %7s %6s | %s" % ("trace", "error", "own", "spread", "per-SM",
+          "add", "shuf", "compute", "deposit", "reduce", "handoff", "rest", "in flight model/run"))
     for r in sorted(rows, key=lambda r: r["error"]):
         if abs(r["error"]) > a.misses:
-            print("%-58s %6s | %5s %6s %6s %6s | %7s %7s %6s %7s %6s | %3d/%3d %s" % (
+            print("%-58s %6s | %5s %6s %6s %6s %6s | %7s %7s %6s %7s %6s | %3d/%3d %s" % (
                 r["trace"].replace("traces/", "")[:58], pct(r["error"]), pct(r["own"]), pct(r["spread"]),
-                pct(r["per_sm"]), pct(r["add_spread"]), *(pct(x) for x in r["steps"]), pct(r["rest"]), r["k_model"], r["k_run"], r["method"]))
+                pct(r["per_sm"]), pct(r["add_spread"]), pct(r["add_shuffled"]), *(pct(x) for x in r["steps"]), pct(r["rest"]), r["k_model"], r["k_run"], r["method"]))
     faithful = [r for r in rows if abs(r["own"]) <= 0.02]
     print("\n%d traces predicted; the replay reproduces %d of them within 2%% (own: median %s%%, max |%.1f|%%)" % (
         len(rows), len(faithful), pct(st.median(r["own"] for r in rows)), 100 * max(abs(r["own"]) for r in rows)))
@@ -230,11 +245,12 @@ def main():
         g = [r for r in faithful if sel(r)]
         if not g:
             continue
-        print("%-26s %3d traces, median of each step: spread %s%% (per-SM %s%%, own adds %s%%; the run's add p90 "
-              "x%.3f its median), compute %s%%, deposit %s%%, reduce %s%%, handoff %s%%, rest %s%%; reductions in flight "
+        print("%-26s %3d traces, median of each step: spread %s%% (per-SM %s%%, own adds %s%%, own adds shuffled %s%%; "
+              "the run's add p90 x%.3f its median), compute %s%%, deposit %s%%, reduce %s%%, handoff %s%%, rest %s%%; reductions in flight "
               "model/run %d/%d" % (
                   label, len(g), pct(st.median(r["spread"] for r in g)), pct(st.median(r["per_sm"] for r in g)),
-                  pct(st.median(r["add_spread"] for r in g)), st.median(r["add_p90_over_median"] for r in g),
+                  pct(st.median(r["add_spread"] for r in g)), pct(st.median(r["add_shuffled"] for r in g)),
+                  st.median(r["add_p90_over_median"] for r in g),
                   *(pct(st.median(r["steps"][i] for r in g)) for i in range(4)), pct(st.median(r["rest"] for r in g)),
                   st.median(r["k_model"] for r in g), st.median(r["k_run"] for r in g)))
     reps = [c[1] for c in colds]

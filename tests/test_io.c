@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "costmodel.h"
+#include "format.h"
 #include "job.h"
 #include "output.h"
 #include "tests.h"
@@ -135,6 +136,55 @@ START_TEST(reserve_is_cut_back_to_what_is_written)
 }
 END_TEST
 
+/* A writer on an output goes past the stream: after what the stream holds (1183 bytes here), each block
+ * ends on a multiple of SIM_WRITER_BYTES in the file, rows of any length are cut across blocks with no byte
+ * lost or repeated, and what was reserved is cut back. */
+START_TEST(writer_blocks_end_on_aligned_offsets)
+{
+    char *dir = tmp_dir(), *a = g_build_filename(dir, "a.txt", NULL);
+    SimError err = { 0 };
+    SimOutput out;
+    ck_assert_int_eq(sim_output_open(&out, a, &err), SIM_OK);
+    sim_output_reserve(&out, 8 << 20);
+    GString *want = g_string_new("");
+    for (int i = 0; want->len < 1183; i++)
+        g_string_append_printf(want, "head %d\n", i);
+    g_string_truncate(want, 1183);
+    fputs(want->str, out.f);
+    SimWriter w;
+    sim_output_writer_init(&w, &out);
+    int blocks = 0;
+    for (int64_t row = 0; want->len < (size_t)3 * SIM_WRITER_BYTES + 777; row++) {
+        size_t len = w.len;
+        char *c = sim_writer_room(&w, 600);
+        if (w.len < len) { /* a block went out: it ended on a multiple */
+            ck_assert_int_eq(sim_output_tell(&out) % SIM_WRITER_BYTES, 0);
+            blocks++;
+        }
+        int n = (int)(row % 577);
+        memset(c, 'a' + (int)(row % 26), (size_t)n);
+        c[n] = '\n';
+        g_string_append_len(want, c, n + 1);
+        sim_writer_end(&w, c + n + 1);
+    }
+    ck_assert_int_eq(blocks, 3);
+    ck_assert(sim_writer_done(&w));
+    ck_assert_int_eq(sim_output_commit(&out, &err), SIM_OK);
+    gchar *text = NULL;
+    gsize len = 0;
+    ck_assert(g_file_get_contents(a, &text, &len, NULL));
+    ck_assert_uint_eq(len, want->len);
+    ck_assert(memcmp(text, want->str, len) == 0);
+    struct stat st;
+    ck_assert_int_eq(stat(a, &st), 0);
+    ck_assert_int_le((int64_t)st.st_blocks * 512, (int64_t)want->len + (64 << 10));
+    g_free(text), g_string_free(want, TRUE);
+    g_unlink(a);
+    g_rmdir(dir);
+    g_free(a), g_free(dir);
+}
+END_TEST
+
 START_TEST(trace_budget_refuses_before_reading)
 {
     Trace *t = NULL;
@@ -187,6 +237,7 @@ Suite *suite_io(void)
     tcase_add_test(tc, device_is_written_in_place);
     tcase_add_test(tc, same_file_is_refused);
     tcase_add_test(tc, reserve_is_cut_back_to_what_is_written);
+    tcase_add_test(tc, writer_blocks_end_on_aligned_offsets);
     tcase_add_test(tc, trace_budget_refuses_before_reading);
     tcase_add_test(tc, derived_costs_saturate);
     tcase_add_test(tc, times_that_could_overflow_are_refused);

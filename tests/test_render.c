@@ -583,10 +583,16 @@ END_TEST
 
 /* A random program for trace_is_printf_bytes: units x 2 engines, CTAs of 1 to 12 ops with durations that
  * repeat, vary and cross 10 us boundaries (zero-length ops too), tasks of 1 to 3 adjacent ops (some ops of
- * none), edges within a CTA and across CTAs with latency. */
-static SimProgram *random_program(GRand *rng, int units, int ctas, int64_t *task_count)
+ * none), edges within a CTA and across CTAs with latency. is_long: some durations of 8 to 12 digits, so
+ * that times cross 10^8, 10^9 and 10^12 ns (the widths where a slice's number is written in 2, 3 and more
+ * words of four digits). */
+static SimProgram *random_program(GRand *rng, int units, int ctas, bool is_long, int64_t *task_count)
 {
-    static const int64_t durations[] = { 0, 1, 7, 500, 1000, 1000, 1500, 9999, 10001, 12345, 500, 1000 };
+    static const int64_t short_durations[] = { 0, 1, 7, 500, 1000, 1000, 1500, 9999, 10001, 12345, 500, 1000 };
+    static const int64_t long_durations[] = { 0, 1, 1000, 1500, 99999999, 100000000, 123456789, 999999999999,
+                                              1000, 500, 10001, 7 };
+    const int64_t *durations = is_long ? long_durations : short_durations;
+    _Static_assert(sizeof short_durations == sizeof long_durations, "both tables hold as many");
     SimProgram *p = sim_program_new(units, 2);
     int32_t next_task = 0;
     int64_t ops_before = 0;
@@ -599,7 +605,7 @@ static SimProgram *random_program(GRand *rng, int units, int ctas, int64_t *task
                 left_in_task = g_rand_int_range(rng, 0, 3);
                 task = g_rand_int_range(rng, 0, 5) ? next_task++ : -1;
             }
-            int64_t d = durations[g_rand_int_range(rng, 0, G_N_ELEMENTS(durations))];
+            int64_t d = durations[g_rand_int_range(rng, 0, G_N_ELEMENTS(short_durations))];
             SimOpKind kind = (SimOpKind[]){ SIM_OP_COMPUTE, SIM_OP_REDUCE, SIM_OP_SYNC }[g_rand_int_range(rng, 0, 3)];
             int64_t op = sim_program_add_op(p, g_rand_int_range(rng, 0, 2), kind, d, task);
             if (i > 0 && g_rand_int_range(rng, 0, 2))
@@ -662,9 +668,9 @@ START_TEST(trace_is_printf_bytes)
 {
     GRand *rng = g_rand_new_with_seed(35);
     char *dir = g_dir_make_tmp("render-XXXXXX", NULL), *path = tmp_path(dir, "t.json");
-    for (int round = 0; round < 20; round++) {
+    for (int round = 0; round < 26; round++) {
         int64_t tasks;
-        SimProgram *p = random_program(rng, 3 + round % 3, 10 + 10 * round, &tasks);
+        SimProgram *p = random_program(rng, 3 + round % 3, 10 + 10 * (round % 20), round >= 20, &tasks);
         SimSchedule s = { 0 };
         SimError err = { 0 };
         ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);

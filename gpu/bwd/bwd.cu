@@ -165,30 +165,26 @@ int bwd_set_kernel(BwdHandle *h, const char *name)
     return 0;
 }
 
-/* The staging geometry of h's kernel at head dim d: stages, dQ staging buffers, store warps (mma.sync: 2, 1, 1). */
-static void kernel_geometry(const BwdHandle *h, int d, int *stages, int *buffers, int *store_warps)
+/* The shape of h's kernel at head dim d (BwdWgCfg's enums; mma.sync: 2 stages, 1 staging buffer, 1 store warp,
+ * BWD_BLOCK_M rows, gpu_tile_pos's layout). */
+typedef struct {
+    int stages, buffers, store_warps, block_m, swizzle;
+} BwdKernelInfo;
+
+template <class C> static BwdKernelInfo info_of(void)
 {
-    *stages = 2, *buffers = 1, *store_warps = 1;
-#define BWD_GEOMETRY(n, ...)                                                                                       \
-    if (!strcmp(h->kernel, n)) {                                                                                   \
-        *stages = d == 64 ? (int)BwdWgCfg<64, __VA_ARGS__>::ST : (int)BwdWgCfg<128, __VA_ARGS__>::ST;              \
-        *buffers = d == 64 ? (int)BwdWgCfg<64, __VA_ARGS__>::NB : (int)BwdWgCfg<128, __VA_ARGS__>::NB;             \
-        *store_warps = d == 64 ? (int)BwdWgCfg<64, __VA_ARGS__>::SW : (int)BwdWgCfg<128, __VA_ARGS__>::SW;         \
-    }
-    BWD_WG_VARIANTS(BWD_GEOMETRY)
-#undef BWD_GEOMETRY
+    return BwdKernelInfo{ (int)C::ST, (int)C::NB, (int)C::SW, (int)C::BM, (int)C::SZ };
 }
 
-/* The Q rows per tile of h's kernel at head dim d (mma.sync: BWD_BLOCK_M). */
-static int kernel_block_m(const BwdHandle *h, int d)
+static BwdKernelInfo kernel_info(const BwdHandle *h, int d)
 {
-    int bm = BWD_BLOCK_M;
-#define BWD_BLOCK_ROWS(n, ...)                                                                                     \
+    BwdKernelInfo k = { 2, 1, 1, BWD_BLOCK_M, 0 };
+#define BWD_INFO(n, ...)                                                                                           \
     if (!strcmp(h->kernel, n))                                                                                     \
-        bm = d == 64 ? (int)BwdWgCfg<64, __VA_ARGS__>::BM : (int)BwdWgCfg<128, __VA_ARGS__>::BM;
-    BWD_WG_VARIANTS(BWD_BLOCK_ROWS)
-#undef BWD_BLOCK_ROWS
-    return bm;
+        k = d == 64 ? info_of<BwdWgCfg<64, __VA_ARGS__>>() : info_of<BwdWgCfg<128, __VA_ARGS__>>();
+    BWD_WG_VARIANTS(BWD_INFO)
+#undef BWD_INFO
+    return k;
 }
 
 const char *bwd_kernel_name(const BwdHandle *h)
@@ -262,7 +258,7 @@ int bwd_run(BwdHandle *h, const void *q, const void *k, const void *v, const voi
         return fail(h, "batch x heads = %d, the plan has %d heads", batch * heads, p->heads);
     if (head_dim != 64 && head_dim != 128)
         return fail(h, "head_dim %d: the kernel has 64 and 128", head_dim);
-    const int block_m = kernel_block_m(h, head_dim);
+    const int block_m = kernel_info(h, head_dim).block_m;
     if (seqlen != p->kv_tiles * BWD_BLOCK_N || seqlen != p->q_tiles * block_m)
         return fail(h, "seqlen %d does not match the plan's %d KV tiles of %d and %d Q tiles of %d (kernel %s at head "
                        "dim %d: Q tiles of %d)", seqlen, p->kv_tiles, BWD_BLOCK_N, p->q_tiles, seqlen / p->q_tiles,
@@ -348,10 +344,16 @@ int bwd_run(BwdHandle *h, const void *q, const void *k, const void *v, const voi
     BWD_STAGE(3);
     const long long n8 = rows * head_dim / 8;
     const unsigned post_blocks = (unsigned)((n8 + 255) / 256);
-    if (head_dim == 64)
-        bwd_post_dq_kernel<64><<<post_blocks, 256, 0, st>>>(h->d_acc, (__nv_bfloat16 *)dq, scale, n8);
+    const int z = kernel_info(h, head_dim).swizzle;
+    __nv_bfloat16 *bdq = (__nv_bfloat16 *)dq;
+    if (head_dim == 64 && z)
+        bwd_post_dq_kernel<64, 1><<<post_blocks, 256, 0, st>>>(h->d_acc, bdq, scale, n8);
+    else if (head_dim == 64)
+        bwd_post_dq_kernel<64, 0><<<post_blocks, 256, 0, st>>>(h->d_acc, bdq, scale, n8);
+    else if (z)
+        bwd_post_dq_kernel<128, 1><<<post_blocks, 256, 0, st>>>(h->d_acc, bdq, scale, n8);
     else
-        bwd_post_dq_kernel<128><<<post_blocks, 256, 0, st>>>(h->d_acc, (__nv_bfloat16 *)dq, scale, n8);
+        bwd_post_dq_kernel<128, 0><<<post_blocks, 256, 0, st>>>(h->d_acc, bdq, scale, n8);
     if (group > 1) {
         const long long n4 = rows / group * head_dim / 4;
         bwd_post_dkv_kernel<<<(unsigned)((n4 + 255) / 256), 256, 0, st>>>(
@@ -446,7 +448,7 @@ int bwd_write_trace(BwdHandle *h, const char *path, const char *meta)
     gpu_meta_str(&m, "reduce", p->reduce);
     gpu_meta_raw(&m, "persistent", "%d", p->is_persistent);
     gpu_meta_str(&m, "compute", "attention-backward");
-    gpu_meta_raw(&m, "tile_m", "%d", kernel_block_m(h, h->head_dim));
+    gpu_meta_raw(&m, "tile_m", "%d", kernel_info(h, h->head_dim).block_m);
     gpu_meta_raw(&m, "tile_n", "%d", BWD_BLOCK_N);
     char hash[40];
     snprintf(hash, sizeof hash, "fnv1a64:%016llx", (unsigned long long)p->hash);
@@ -475,11 +477,10 @@ int bwd_write_trace(BwdHandle *h, const char *path, const char *meta)
                 fprintf(stderr, "bwd_write_trace: ignoring malformed metadata '%s'\n", s);
     }
     gpu_meta_str(&m, "kernel", bwd_kernel_name(h)); /* the handle's, whatever meta says */
-    int stages, buffers, store_warps;
-    kernel_geometry(h, h->head_dim, &stages, &buffers, &store_warps);
-    gpu_meta_raw(&m, "dq_buffers", "%d", buffers); /* the kernel's, not the plan's (sim's trace reader) */
-    gpu_meta_raw(&m, "store_warps", "%d", store_warps);
-    gpu_meta_raw(&m, "load_stages", "%d", stages);
+    const BwdKernelInfo k = kernel_info(h, h->head_dim);
+    gpu_meta_raw(&m, "dq_buffers", "%d", k.buffers); /* the kernel's, not the plan's (sim's trace reader) */
+    gpu_meta_raw(&m, "store_warps", "%d", k.store_warps);
+    gpu_meta_raw(&m, "load_stages", "%d", k.stages);
     FILE *f = fopen(path, "w");
     if (!f) {
         free(rec);

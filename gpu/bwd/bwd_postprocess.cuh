@@ -5,8 +5,8 @@
 
 #include "bwd_common.cuh"
 
-/* dQ (bf16, [heads][seqlen][D]) = scale * dQaccum; one thread per 8 elements. */
-template <int D>
+/* dQ (bf16, [heads][seqlen][D]) = scale * dQaccum, its tiles in gpu_tile_pos_z layout Z; one thread per 8 elements. */
+template <int D, int Z>
 __global__ void bwd_post_dq_kernel(const float *acc, __nv_bfloat16 *dq, float scale, long long n8)
 {
     const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -15,8 +15,8 @@ __global__ void bwd_post_dq_kernel(const float *acc, __nv_bfloat16 *dq, float sc
     const long long e = i * 8, row = e / D; /* row of [heads * seqlen] */
     const int col = (int)(e % D), r = (int)(row % BWD_BLOCK_M);
     const float *tile = acc + (row / BWD_BLOCK_M) * (long long)(BWD_BLOCK_M * D);
-    const float4 x = *(const float4 *)&tile[gpu_tile_pos(r, col, D)];
-    const float4 y = *(const float4 *)&tile[gpu_tile_pos(r, col + 4, D)];
+    const float4 x = *(const float4 *)&tile[gpu_tile_pos_z(r, col, D, Z)];
+    const float4 y = *(const float4 *)&tile[gpu_tile_pos_z(r, col + 4, D, Z)];
     uint4 out;
     out.x = bwd_pack(x.x * scale, x.y * scale);
     out.y = bwd_pack(x.z * scale, x.w * scale);

@@ -25,21 +25,25 @@ def _sim():
     raise RuntimeError("no planner: set DASHSIM_SIM, or build bin/sim (make) or .dev/sim (gpu/scripts/bundle-sim.sh)")
 
 
-M128 = "wgmma-s2b2o1p0w2m128"  # the Hopper kernel's variant of 128 x 128 tiles at head dim 64 (docs/kernel.md)
+Y = "wgmma-s2b2o1p0w2y"  # the default with its dQ staging free of bank conflicts, by st.shared (docs/kernel.md, "Variants")
+YM128 = "wgmma-s2b2o1p0w2ym128"  # the same for the variant of 128 x 128 tiles at head dim 64
 
 
 def kernel_for(d, gpu_name=None):
     """(kernel, profile) for head dim d. DASHSIM_KERNEL_PROFILE (with DASHSIM_BWD_KERNEL, default "wgmma") overrides.
-    On an H200: at head dim 64 the m128 variant with its own profile (configs/kernels/gpu-bwd-wgmma-m128-h200.json:
-    4-11% faster than the default there, call 8 and its evidence), else the default with gpu-bwd-wgmma-h200.json.
-    Elsewhere the default with configs/kernels/gpu-bwd-wgmma.json (the H100's)."""
+    On an H200, where their profiles were calibrated: at head dim 64 the ym128 variant (configs/kernels/
+    gpu-bwd-wgmma-ym128-h200.json), at 128 the y variant (gpu-bwd-wgmma-y-h200.json): the default's and m128's
+    products with the dQ staging free of bank conflicts and stored by st.shared, the same bits, 2-8% faster (calls 12
+    and 17). Elsewhere the default with configs/kernels/gpu-bwd-wgmma.json (the H100's), the kernel its profile
+    measured."""
     if os.environ.get("DASHSIM_KERNEL_PROFILE"):
         return os.environ.get("DASHSIM_BWD_KERNEL", "wgmma"), os.environ["DASHSIM_KERNEL_PROFILE"]
     name = gpu_name or (torch.cuda.get_device_name() if torch.cuda.is_available() else "")
     if "H200" in name:
-        m128 = os.path.join(ROOT, "configs/kernels/gpu-bwd-wgmma-m128-h200.json")
-        if d == 64 and os.path.exists(m128):
-            return M128, m128
+        kernel, profile = (YM128, "gpu-bwd-wgmma-ym128-h200.json") if d == 64 else (Y, "gpu-bwd-wgmma-y-h200.json")
+        path = os.path.join(ROOT, "configs/kernels", profile)
+        if os.path.exists(path):
+            return kernel, path
         return "wgmma", os.path.join(ROOT, "configs/kernels/gpu-bwd-wgmma-h200.json")
     return "wgmma", os.path.join(ROOT, "configs/kernels/gpu-bwd-wgmma.json")
 

@@ -55,16 +55,31 @@ char *sim_format_memo_miss(char *p, SimFormatMemo *m, int64_t v)
 
 void sim_writer_init(SimWriter *w, FILE *f)
 {
-    *w = (SimWriter){ .f = f, .buf = malloc(SIM_WRITER_BYTES) };
+    *w = (SimWriter){ .f = f, .buf = malloc(SIM_WRITER_BYTES + SIM_WRITER_MAX_ROOM), .block = SIM_WRITER_BYTES };
     if (!w->buf)
         abort();
 }
 
+void sim_writer_init_sink(SimWriter *w, SimWriterSink sink, void *ctx, int64_t offset)
+{
+    sim_writer_init(w, NULL);
+    w->sink = sink, w->sink_ctx = ctx;
+    w->block = SIM_WRITER_BYTES - (size_t)(offset % SIM_WRITER_BYTES);
+}
+
+/* Writes the buffer's first n bytes. */
+static void write_out(SimWriter *w, size_t n)
+{
+    if (n)
+        w->is_bad |= w->sink ? !w->sink(w->sink_ctx, w->buf, n) : fwrite(w->buf, 1, n, w->f) != n;
+}
+
 void sim_writer_flush(SimWriter *w)
 {
-    if (w->len)
-        w->is_bad |= fwrite(w->buf, 1, w->len, w->f) != w->len;
-    w->len = 0;
+    write_out(w, w->block);
+    w->len -= w->block;
+    memmove(w->buf, w->buf + w->block, w->len); /* at most a row */
+    w->block = SIM_WRITER_BYTES;
 }
 
 void sim_writer_i64(SimWriter *w, int64_t v)
@@ -116,7 +131,7 @@ void sim_writer_json_string(SimWriter *w, const char *s)
 
 bool sim_writer_done(SimWriter *w)
 {
-    sim_writer_flush(w);
+    write_out(w, w->len);
     free(w->buf);
     *w = (SimWriter){ .is_bad = w->is_bad };
     return !w->is_bad;

@@ -154,25 +154,38 @@ static inline char *sim_format_us_of_text(char *p, const char *ns_text, size_t l
     return p + 5;
 }
 
-/* A buffered writer for large outputs. Errors are sticky: sim_writer_done reports any. */
+/* Where a writer's blocks go instead of its stream: sink(ctx, bytes, n) writes all n or returns false. */
+typedef bool (*SimWriterSink)(void *ctx, const char *bytes, size_t n);
+
+/* A buffered writer for large outputs. It writes blocks of SIM_WRITER_BYTES, each ending in the file on a
+ * multiple of that (the first one shorter), so that a block given to a sink (output.h's
+ * sim_output_writer_init) reaches the file in one write(2) at a page boundary. Errors are sticky:
+ * sim_writer_done reports any. */
 typedef struct {
-    FILE *f;
-    char *buf;       /* owned */
+    FILE *f;         /* where blocks go without a sink */
+    SimWriterSink sink; /* NULL: f */
+    void *sink_ctx;
+    char *buf;       /* owned: SIM_WRITER_BYTES + SIM_WRITER_MAX_ROOM bytes */
     size_t len;
+    size_t block;    /* the next block's bytes: they are written out once the buffer holds them */
     bool is_bad;     /* a write failed */
 } SimWriter;
 
 #define SIM_WRITER_BYTES (1 << 20)
 #define SIM_WRITER_MAX_ROOM (SIM_WRITER_BYTES / 2) /* the most one sim_writer_room may ask for */
 
+/* A writer to f, the file offset of f's next byte taken as a multiple of SIM_WRITER_BYTES. */
 void sim_writer_init(SimWriter *w, FILE *f);
-/* Writes the buffer out (the next bytes go to its start). */
+/* A writer whose blocks go to sink; offset: the file offset of its first byte. */
+void sim_writer_init_sink(SimWriter *w, SimWriterSink sink, void *ctx, int64_t offset);
+/* Writes the next block out (the bytes past it go to the buffer's start); len >= block. */
 void sim_writer_flush(SimWriter *w);
 /* Room for n more bytes (n <= SIM_WRITER_MAX_ROOM): returns where they go; sim_writer_end then takes the
  * end of what was written there. For a row of known greatest length: one check for all its fields. */
 static inline char *sim_writer_room(SimWriter *w, size_t n)
 {
-    if (w->len + n > SIM_WRITER_BYTES)
+    (void)n; /* the buffer holds SIM_WRITER_MAX_ROOM bytes past a block */
+    if (w->len >= w->block)
         sim_writer_flush(w);
     return w->buf + w->len;
 }

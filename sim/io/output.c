@@ -36,6 +36,7 @@ struct SimOutputSink {
     int error;           /* errno of the first failure, IS_AN_INPUT, or 0 */
     bool is_checked;     /* standard output: compared with the inputs before the first write */
     bool is_reserved;    /* blocks were reserved past what is written: cut back to it at the close */
+    int64_t written;     /* bytes written to fd through the sink */
 };
 
 static GMutex lock;                       /* guards the writers of live[] and the set's targets */
@@ -108,6 +109,7 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t n)
         else if (k > 0)
             done += (size_t)k;
     }
+    s->written += (int64_t)done;
     return (ssize_t)done; /* short: the stream's error flag is set */
 }
 
@@ -388,6 +390,23 @@ void sim_output_reserve(SimOutput *out, int64_t bytes)
     if (out->is_in_place || bytes <= 0)
         return;
     out->sink->is_reserved = fallocate(out->sink->fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)bytes) == 0;
+}
+
+int64_t sim_output_tell(SimOutput *out)
+{
+    fflush(out->f); /* a failure is the stream's error, reported at the commit */
+    return out->sink->written;
+}
+
+/* A writer's sink: the block straight to the descriptor (the stream holds nothing then). */
+static bool sink_block(void *ctx, const char *bytes, size_t n)
+{
+    return sink_write(ctx, bytes, n) == (ssize_t)n;
+}
+
+void sim_output_writer_init(SimWriter *w, SimOutput *out)
+{
+    sim_writer_init_sink(w, sink_block, out->sink, sim_output_tell(out));
 }
 
 SimStatus sim_output_commit(SimOutput *out, SimError *err)

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "format.h"
 #include "status.h"
 
 typedef struct SimOutputSink SimOutputSink;
@@ -40,6 +41,14 @@ SimStatus sim_output_open(SimOutput *out, const char *path, SimError *err);
  * 200 MB trace). What is not written is freed at the close; nothing for an output written in place, or where
  * the file system cannot (the output is written as before). */
 void sim_output_reserve(SimOutput *out, int64_t bytes);
+/* A writer (format.h) to out's file, after what out->f holds: its blocks go straight to the file, each in one
+ * write(2) where the system takes it whole. Through the stream a block of 1 MB went out as 8 KB (the stream's
+ * buffer, filled first) and the rest, at offsets on no page boundary, which cost the kernel about a sixth
+ * more. Nothing may go through out->f until sim_writer_done; a failed write is kept as the stream's
+ * (sim_output_commit reports it). */
+void sim_output_writer_init(SimWriter *w, SimOutput *out);
+/* Writes what out->f holds; returns the bytes written to out's file so far. */
+int64_t sim_output_tell(SimOutput *out);
 /* Closes and renames into place (inside a batch: at the batch's end); on a write error (its errno in the
  * sentence) removes the temporary file and reports it. */
 SimStatus sim_output_commit(SimOutput *out, SimError *err);

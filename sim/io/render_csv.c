@@ -105,7 +105,7 @@ SimStatus sim_render_csv(const SimRenderSpec *spec, const char *path, SimError *
     sim_output_reserve(&out, p->op_count * (48 + 3 * digits + 8 * SIM_RENDER_MAX_ARGS)); /* a row at most, about */
     write_header(out.f, spec);
     SimWriter w;
-    sim_writer_init(&w, out.f);
+    sim_output_writer_init(&w, &out);
     RowMemo memo = { .op = { "0", 1 }, .head = { SIM_FORMAT_MEMO_ZERO, SIM_FORMAT_MEMO_ZERO },
                      .engine = SIM_FORMAT_MEMO_ZERO, .wait = SIM_FORMAT_MEMO_ZERO };
     for (int i = 0; i < SIM_RENDER_MAX_ARGS; i++)

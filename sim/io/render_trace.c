@@ -2,7 +2,8 @@
  * the slices of a track never overlap: an engine runs one op at a time. Written by hand, not through
  * cJSON, so a trace of millions of slices streams in constant memory and numbers print exactly
  * (ts and dur in microseconds with three decimals = integer nanoseconds); events go through the buffered
- * writer (format.h), numbers formatted by hand. */
+ * writer (format.h), numbers formatted by hand. A slice labelled by templates is its phase's last slice's
+ * text with the numbers that changed rewritten in place (SliceText); one labelled by a call is formatted. */
 #include "render.h"
 
 #include <glib.h>
@@ -102,11 +103,42 @@ typedef struct {
 /* Memos per engine below SIM_RENDER_MAX_ENGINES; the engines above share the last one. */
 enum { ENGINE_MEMOS = SIM_RENDER_MAX_ENGINES + 1 };
 
+/* The numbers of a templated slice's text (ts and dur in microseconds, the others integers). */
+enum { F_TID, F_TS, F_DUR, F_NAME, F_ARG, F_OP = F_ARG + SIM_RENDER_MAX_ARGS, F_CTA, F_START, F_END, F_WAIT,
+       F_COUNT };
+
+/* With templates, the whole text of the last slice of one phase and criticality, with each number's value and
+ * where its text ends: the phase's next slice copies it into the output and then rewrites there (and here,
+ * for the slices after) the numbers that changed, where a number keeps its length (the times, the op, a
+ * task's args mostly do); where one does not, the text is written anew. A number is rewritten in stores of
+ * four bytes from a table of four digits, the first of them keeping the text's bytes before the number (its
+ * key: three bytes at least, never another number). The text is read again only at the phase's next slice,
+ * not just after it was rewritten (see SliceKeys). */
+typedef struct {
+    char *text;                          /* owned: room bytes; NULL before the phase's first slice */
+    size_t len;
+    int64_t task;                        /* the task whose args it holds */
+    int64_t value[F_COUNT];
+    int64_t low[F_COUNT];                /* the values whose text has the value's length: [low, low + span) */
+    uint64_t span[F_COUNT];              /* 0: none is rewritten in place (a negative value, or above 12
+                                          * digits before the point) */
+    int64_t base[F_COUNT];               /* the value less its last four digits */
+    int64_t low4[F_COUNT];               /* the values whose text differs from the value's in its last four
+                                          * digits at most: [low4, low4 + span4) */
+    uint64_t span4[F_COUNT];
+    uint32_t end[F_COUNT];               /* where the number's text ends */
+    uint32_t pre[F_COUNT], keep[F_COUNT];/* the text's bytes in the first store's word (pre & keep), and the
+                                          * mask of those kept in it */
+    uint32_t pre4[F_COUNT], keep4[F_COUNT]; /* the same for the last word (of an integer) */
+    uint8_t digits[F_COUNT];             /* the number's digits (before the point), at most 12 where span > 0 */
+} SliceText;
+
 /* What every slice of a process repeats, escaped once: its opening up to the tid, each label arg's JSON key
  * with its colon, each op kind's name as a JSON string (the phase most labels keep) and, with templates,
- * each phase's name and category around the name's number; and the texts of the slices before, copied where
- * a slice repeats them rather than formatted again: a task's args (its compute and reduction are adjacent),
- * an engine's last end (the next start on it, or on the next slice's engine), the last two durations.
+ * each phase's name and category around the name's number; with templates, each phase's last text
+ * (SliceText); and, for slices labelled by a call, the texts of the slices before, copied where a slice
+ * repeats them rather than formatted again: a task's args (its compute and reduction are adjacent), an
+ * engine's last end (the next start on it, or on the next slice's engine), the last two durations.
  * A text is never read back just after it was written: a new number is formatted straight into the output
  * (and into its memo, for the slices after), and a task's new args text is kept from the output at the
  * slice's end. Reading bytes just stored by narrower stores stalls the CPU (store-to-load forwarding fails):
@@ -120,13 +152,18 @@ typedef struct {
     char *kinds[SIM_OP_KIND_COUNT];      /* owned */
     size_t kind_len[SIM_OP_KIND_COUNT];
     PhaseText *phase_text;               /* owned: with templates, one per phase */
+    SliceText *texts;                    /* owned: with templates, two per phase (not critical, critical) */
     SimFormatCounter op;                 /* the next op's number: every op is counted, slice or not */
     SimFormatMemo tid[ENGINE_MEMOS], cta, wait;
     int64_t args[SIM_RENDER_MAX_ARGS];   /* the slice's args (0 past those its labels give) */
     SimFormatMemo arg_memo[SIM_RENDER_MAX_ARGS]; /* each arg's value in args_text */
     int args_from;                       /* the first arg that differs from args_text's; -1: none */
-    int64_t args_task;                   /* with templates: the task whose args args holds; -2: none */
     int task_arg_count;                  /* with templates: the args read from a task's row */
+    int64_t task;                        /* with templates: the last slice's task, whose args task_args holds */
+    int64_t task_args[SIM_RENDER_MAX_ARGS];
+    uint32_t *digits4;                   /* owned, with templates: 0 to 9999 as four digits each ("0042") */
+    uint32_t keep_mask[4];               /* the word's first k bytes set, for k = 0 to 3 */
+    uint32_t point, point_mask;          /* '.' as the word's first byte; the mask of its other three */
     char *args_text;                     /* owned: "\"head\":0,\"kv\":1,...,\"op\":" (every arg, its key and a
                                           * comma, then the op's key) */
     size_t args_len, arg_end[SIM_RENDER_MAX_ARGS]; /* its length, and where each arg's comma ends */
@@ -217,10 +254,28 @@ static char *zero_args_text(const SliceKeys *k, size_t *len, size_t *max_len)
     return g_string_free(t, FALSE);
 }
 
+/* The tables of the templated slices' stores: 0 to 9999 as four digits, and the masks by byte position. */
+static void words_init(SliceKeys *k)
+{
+    k->digits4 = g_new(uint32_t, 10000);
+    for (int i = 0; i < 10000; i++) {
+        char d[4] = { sim_format_pairs[2 * (i / 100)], sim_format_pairs[2 * (i / 100) + 1],
+                      sim_format_pairs[2 * (i % 100)], sim_format_pairs[2 * (i % 100) + 1] };
+        memcpy(&k->digits4[i], d, 4);
+    }
+    for (int n = 0; n < 4; n++) {
+        unsigned char m[4] = { 0 };
+        memset(m, 0xff, (size_t)n);
+        memcpy(&k->keep_mask[n], m, 4);
+    }
+    k->point_mask = ~k->keep_mask[1];
+    memcpy(&k->point, (char[4]){ '.', 0, 0, 0 }, 4);
+}
+
 static void keys_init(SliceKeys *k, const SimRenderSpec *spec, int pid)
 {
     *k = (SliceKeys){ .open = g_strdup_printf(",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":", pid), .op = { "0", 1 },
-                      .args_task = -2, .args_from = -1,
+                      .args_from = -1, .task = -2,
                       .is_critical = spec->analysis ? spec->analysis->is_critical : NULL };
     k->open_len = strlen(k->open);
     k->open = padded(k->open);
@@ -236,6 +291,9 @@ static void keys_init(SliceKeys *k, const SimRenderSpec *spec, int pid)
     for (int i = 0; i < SIM_OP_KIND_COUNT; i++)
         k->kinds[i] = json_text(sim_op_kind_name(i), "", &k->kind_len[i]);
     k->phase_text = g_new(PhaseText, spec->phases ? spec->phase_count : 0);
+    k->texts = g_new0(SliceText, spec->phases ? 2 * spec->phase_count : 0);
+    if (spec->phases)
+        words_init(k);
     size_t label = 0;
     for (int i = 0; spec->phases && i < spec->phase_count; i++) {
         k->phase_text[i] = phase_text(&spec->phases[i]);
@@ -260,6 +318,10 @@ static void keys_clear(SliceKeys *k, int phase_count)
     for (int i = 0; i < phase_count; i++)
         g_free(k->phase_text[i].pre), g_free(k->phase_text[i].post[0]), g_free(k->phase_text[i].post[1]);
     g_free(k->phase_text);
+    for (int i = 0; i < 2 * phase_count; i++)
+        g_free(k->texts[i].text);
+    g_free(k->texts);
+    g_free(k->digits4);
     g_free(k->args_text);
 }
 
@@ -313,25 +375,6 @@ static char *put_label(SimWriter *w, char *c, const SimRenderSpec *spec, SliceKe
     sim_writer_end(w, c);
     sim_writer_json_string(w, l.phase);
     return sim_writer_room(w, keys->room);
-}
-
-/* The slice's name and category from its phase's template, up to the args' opening (critical: with its
- * cname); its args are its task's, taken once a task (a task's ops follow one another). */
-static char *put_template(char *c, const SimRenderSpec *spec, SliceKeys *keys, int64_t op, bool is_critical)
-{
-    int32_t task = sim_op_task(spec->program, op);
-    const PhaseText *t = &keys->phase_text[spec->phase_of(spec->label_ctx, op)];
-    if (task != keys->args_task) { /* args as sim_render_phase reads them; those past task_arg_count stay 0 */
-        const int32_t *row = task >= 0 ? spec->task_args + (int64_t)task * spec->task_arg_stride : NULL;
-        for (int i = 0; i < keys->task_arg_count; i++)
-            keys->args[i] = row ? row[i] : 0;
-        args_changed(keys);
-        keys->args_task = task;
-    }
-    c = put_padded(c, t->pre, t->pre_len);
-    if (t->name_arg >= 0)
-        c = sim_format_memo(c, &keys->arg_memo[t->name_arg], keys->args[t->name_arg]);
-    return put_padded(c, t->post[is_critical], t->post_len[is_critical]);
 }
 
 /* The memo holding start_ns's text: the end last written on engine memo e or on the last slice's; NULL for
@@ -402,7 +445,7 @@ static char *put_numbers(char *c, SliceKeys *keys, int e, int32_t cta, const Sim
     return sim_format_memo(c, &keys->wait, wait_ns);
 }
 
-/* One slice; keys->op is op's number. */
+/* One slice labelled by spec->label (or the defaults); keys->op is op's number. */
 static void write_slice(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys, int64_t op, int64_t end_ns,
                         int64_t wait_ns)
 {
@@ -416,14 +459,10 @@ static void write_slice(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys
     char *c = sim_writer_room(w, keys->room);
     c = put_padded(c, keys->open, keys->open_len);
     c = put_times(c, keys, e, (int64_t)s->cta_unit[cta] * p->engines_per_unit + k + 1, start, start_ns, end_ns);
-    if (spec->phases) {
-        c = put_template(c, spec, keys, op, is_critical);
-    } else {
-        c = put_label(w, c, spec, keys, op);
-        if (is_critical)
-            PUT(c, ",\"cname\":\"terrible\"");
-        PUT(c, ",\"args\":{");
-    }
+    c = put_label(w, c, spec, keys, op);
+    if (is_critical)
+        PUT(c, ",\"cname\":\"terrible\"");
+    PUT(c, ",\"args\":{");
     c = put_args(c, keys);
     c = put_numbers(c, keys, e, cta, start, start_ns, end_ns, wait_ns);
     if (is_critical)
@@ -433,6 +472,207 @@ static void write_slice(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys
     sim_writer_end(w, c);
     if (keys->args_new) /* written a while ago now: read back without a stall */
         put_padded(keys->args_text, keys->args_new, keys->args_len), keys->args_new = NULL;
+}
+
+static inline bool is_us(int f)
+{
+    return f == F_TS || f == F_DUR;
+}
+
+static inline void put_word(char *c, char *text, size_t at, uint32_t word)
+{
+    memcpy(c + at, &word, 4);
+    memcpy(text + at, &word, 4);
+}
+
+/* Where number f's last four digits alone may change from v: the values of v's block of 10000 (of as many
+ * digits), or where v has fewer than five digits the values of as many digits. */
+static void set_block(SliceText *t, int f, int64_t v)
+{
+    t->base[f] = v - v % 10000;
+    bool is_block = is_us(f) || t->digits[f] > 4;
+    t->low4[f] = is_block ? t->base[f] : t->low[f];
+    t->span4[f] = is_block ? 10000 : t->span[f];
+}
+
+/* patch where more than v's last four digits change. Out of line and cold: the rare case, kept out of the
+ * slice's loop. */
+G_GNUC_NO_INLINE __attribute__((cold)) static bool patch_whole(SliceText *t, char *c, const SliceKeys *k, int f, int64_t v)
+{
+    if ((uint64_t)v - (uint64_t)t->low[f] >= t->span[f])
+        return false;
+    t->value[f] = v;
+    set_block(t, f, v);
+    size_t end = t->end[f] - 4;
+    uint64_t u = (uint64_t)v;
+    if (is_us(f)) { /* "%lld.%03lld": the point and the thousandths in one word, then the whole part */
+        put_word(c, t->text, end, (k->digits4[u % 1000] & k->point_mask) | k->point);
+        end -= 4, u /= 1000;
+    }
+    for (int i = 4; i < t->digits[f]; i += 4, end -= 4, u /= 10000) /* the words after the first */
+        put_word(c, t->text, end, k->digits4[u % 10000]);
+    uint32_t word = k->digits4[u];
+    put_word(c, t->text, end, (word & ~t->keep[f]) | t->pre[f]);
+    return true;
+}
+
+/* Number f takes v in t and in the copy of t's text at c: rewritten in both where its text keeps its length
+ * (sim_format_i64's and sim_format_us's bytes); false where it does not. Where only its last four digits
+ * change (a time, the op, most often), one word (a time: and the digit before the point). */
+static inline bool patch(SliceText *t, char *c, const SliceKeys *k, int f, int64_t v)
+{
+    if (v == t->value[f])
+        return true;
+    if (G_UNLIKELY((uint64_t)v - (uint64_t)t->low4[f] >= t->span4[f]))
+        return patch_whole(t, c, k, f, v);
+    uint32_t word = k->digits4[(uint64_t)v - (uint64_t)t->base[f]];
+    size_t end = t->end[f] - 4;
+    t->value[f] = v;
+    if (is_us(f)) {
+        put_word(c, t->text, end, (word & k->point_mask) | k->point);
+        memcpy(c + end - 1, &word, 1); /* the thousands, the whole part's last digit: the word's first byte */
+        memcpy(t->text + end - 1, &word, 1);
+    } else {
+        put_word(c, t->text, end, (word & ~t->keep4[f]) | t->pre4[f]);
+    }
+    return true;
+}
+
+/* Task's args as sim_render_phase reads them: its row's first task_arg_count (the others stay 0; all 0 for
+ * an op of no task, -1). */
+static void task_args(const SimRenderSpec *spec, const SliceKeys *k, int64_t task, int64_t *args)
+{
+    int n = k->task_arg_count; /* in a local: the stores below could otherwise change it */
+    const int32_t *row = task >= 0 ? spec->task_args + task * spec->task_arg_stride : NULL;
+    for (int i = 0; i < n; i++)
+        args[i] = row ? row[i] : 0;
+}
+
+/* The args of the slice's task (keys->task_args) and the name's number in t and at c, as patch. */
+static bool patch_args(SliceText *t, char *c, const SliceKeys *k, const PhaseText *ph)
+{
+    int n = k->arg_count; /* in a local: the stores below could otherwise change it */
+    for (int i = 0; i < n; i++)
+        if (!patch(t, c, k, F_ARG + i, k->task_args[i]))
+            return false;
+    if (ph->name_arg >= 0 && !patch(t, c, k, F_NAME, k->task_args[ph->name_arg]))
+        return false;
+    t->task = k->task;
+    return true;
+}
+
+/* Where number f's text (v's, ending at end in t's text) may be rewritten in place: the values of as many
+ * digits, the first store's word. */
+static void field_range(SliceText *t, const SliceKeys *k, int f, int64_t v, size_t end)
+{
+    static const uint64_t pow10[13] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+                                        1000000000, 10000000000, 100000000000, 1000000000000 };
+    int64_t whole = is_us(f) ? v / 1000 : v;
+    int d = v < 0 ? 0 : sim_format_digits((uint64_t)whole);
+    t->value[f] = v;
+    t->digits[f] = (uint8_t)d;
+    t->span[f] = t->span4[f] = 0;
+    if (d < 1 || d > 12)
+        return;
+    int64_t scale = is_us(f) ? 1000 : 1;
+    t->low[f] = d == 1 ? 0 : (int64_t)pow10[d - 1] * scale;
+    t->span[f] = pow10[d] * (uint64_t)scale - (uint64_t)t->low[f];
+    int words = (d + 3) / 4, top = d - 4 * (words - 1); /* digits in the first word */
+    size_t at = end - (is_us(f) ? 4 : 0) - 4 * (size_t)words;
+    t->keep[f] = k->keep_mask[4 - top];
+    memcpy(&t->pre[f], t->text + at, 4);
+    t->pre[f] &= t->keep[f];
+    t->keep4[f] = d > 4 ? 0 : t->keep[f];
+    t->pre4[f] = d > 4 ? 0 : t->pre[f];
+    set_block(t, f, v);
+}
+
+/* Number f's text for v at c, kept in t (s: t's text); returns its end. */
+static char *put_field(SliceText *t, const char *s, char *c, int f, int64_t v)
+{
+    char *end = is_us(f) ? sim_format_us(c, v) : sim_format_i64(c, v);
+    t->end[f] = (uint32_t)(end - s);
+    return end;
+}
+
+/* t's whole text, written anew: the slice of numbers v (args: task's) with phase text ph. */
+static void text_build(SliceText *t, const SliceKeys *k, const PhaseText *ph, bool is_critical, const int64_t *v)
+{
+    char *s = t->text, *c = (char *)memcpy(s, k->open, k->open_len) + k->open_len;
+    const int64_t *args = k->task_args;
+    c = put_field(t, s, c, F_TID, v[F_TID]);
+    PUT(c, ",\"ts\":");
+    c = put_field(t, s, c, F_TS, v[F_TS]);
+    PUT(c, ",\"dur\":");
+    c = put_field(t, s, c, F_DUR, v[F_DUR]);
+    c = (char *)memcpy(c, ph->pre, ph->pre_len) + ph->pre_len;
+    if (ph->name_arg >= 0)
+        c = put_field(t, s, c, F_NAME, args[ph->name_arg]);
+    c = (char *)memcpy(c, ph->post[is_critical], ph->post_len[is_critical]) + ph->post_len[is_critical];
+    for (int i = 0; i < k->arg_count; i++) {
+        c = (char *)memcpy(c, k->arg_keys[i], k->arg_key_len[i]) + k->arg_key_len[i];
+        c = put_field(t, s, c, F_ARG + i, args[i]);
+        *c++ = ',';
+    }
+    static const char *const keys[] = { "\"op\":", ",\"cta\":", ",\"start_ns\":", ",\"end_ns\":", ",\"wait_ns\":" };
+    for (int f = F_OP; f <= F_WAIT; f++) {
+        size_t n = strlen(keys[f - F_OP]);
+        c = put_field(t, s, (char *)memcpy(c, keys[f - F_OP], n) + n, f, v[f]);
+    }
+    if (is_critical)
+        PUT(c, ",\"critical\":true}}");
+    else
+        PUT(c, ",\"critical\":false}}");
+    t->len = (size_t)(c - s);
+    t->task = k->task;
+    for (int f = 0; f < F_COUNT; f++) {
+        bool is_arg = f >= F_ARG && f < F_OP;
+        if ((f == F_NAME && ph->name_arg < 0) || (is_arg && f - F_ARG >= k->arg_count))
+            continue; /* not in the text */
+        field_range(t, k, f, f == F_NAME ? args[ph->name_arg] : is_arg ? args[f - F_ARG] : v[f], t->end[f]);
+    }
+}
+
+/* t's text at c, in copies of fixed size: 192 bytes (most slices' text is longer), then 32 at a time (t's
+ * text and the room at c have them past its end). */
+static inline void copy_text(char *c, const SliceText *t)
+{
+    memcpy(c, t->text, 192);
+    for (size_t i = 192; i < t->len; i += 32)
+        memcpy(c + i, t->text + i, 32);
+}
+
+/* One slice labelled by templates (spec->phases): its phase's last text with the numbers that changed
+ * rewritten, or written anew. */
+static void write_templated(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys, int64_t op, int64_t end_ns,
+                            int64_t wait_ns)
+{
+    const SimProgram *p = spec->program;
+    const SimSchedule *s = spec->schedule;
+    bool is_critical = keys->is_critical && keys->is_critical[op];
+    int phase = spec->phase_of(spec->label_ctx, op);
+    SliceText *t = &keys->texts[2 * phase + is_critical];
+    const PhaseText *ph = &keys->phase_text[phase];
+    int32_t cta = sim_op_cta(p, op);
+    int64_t task = sim_op_task(p, op), start_ns = s->start_ns[op];
+    int64_t track = (int64_t)s->cta_unit[cta] * p->engines_per_unit + sim_op_engine(p, op) + 1;
+    if (task != keys->task) /* a task's ops follow one another: its args are read once */
+        task_args(spec, keys, task, keys->task_args), keys->task = task;
+    char *c = sim_writer_room(w, keys->room);
+    if (t->text)
+        copy_text(c, t);
+    if (!t->text || !patch(t, c, keys, F_TID, track) || !patch(t, c, keys, F_TS, start_ns) ||
+        !patch(t, c, keys, F_DUR, end_ns - start_ns) || (task != t->task && !patch_args(t, c, keys, ph)) ||
+        !patch(t, c, keys, F_OP, op) || !patch(t, c, keys, F_CTA, cta) || !patch(t, c, keys, F_START, start_ns) ||
+        !patch(t, c, keys, F_END, end_ns) || !patch(t, c, keys, F_WAIT, wait_ns)) {
+        int64_t v[F_COUNT] = { [F_TID] = track, [F_TS] = start_ns, [F_DUR] = end_ns - start_ns, [F_OP] = op,
+                               [F_CTA] = cta, [F_START] = start_ns, [F_END] = end_ns, [F_WAIT] = wait_ns };
+        if (!t->text)
+            t->text = g_malloc0(keys->room);
+        text_build(t, keys, ph, is_critical, v);
+        copy_text(c, t);
+    }
+    sim_writer_end(w, c + t->len);
 }
 
 /* One arrow: "s" inside the source slice, "f" (bound to its enclosing slice) inside the target; its id is
@@ -480,9 +720,12 @@ static void write_events(SimWriter *w, const SimRenderSpec *spec, const SimTrace
     for (int64_t op = 0; op < p->op_count; op++) {
         int64_t end = sim_schedule_end_ns(p, s, op);
         int64_t wait = sim_render_wait_next(&waits, op, end);
-        if (end > s->start_ns[op])
+        if (end > s->start_ns[op] && spec->phases)
+            write_templated(w, spec, &keys, op, end, wait);
+        else if (end > s->start_ns[op])
             write_slice(w, spec, &keys, op, end, wait);
-        sim_format_counter_step(&keys.op);
+        if (!spec->phases) /* read by write_slice alone */
+            sim_format_counter_step(&keys.op);
     }
     for (int64_t e = 0; opt->has_flows && e < p->edge_count; e++)
         if (is_flow(spec, opt, e))
@@ -508,7 +751,7 @@ SimStatus sim_render_trace_set(const SimRenderSpec *specs, int count, const SimT
     for (int i = 0; i < count; i++)
         write_process(out.f, &specs[i], i + 1, i == 0);
     SimWriter w;
-    sim_writer_init(&w, out.f);
+    sim_output_writer_init(&w, &out);
     int64_t id_base = 0;
     for (int i = 0; i < count; id_base += specs[i++].program->edge_count)
         write_events(&w, &specs[i], opt, i + 1, id_base);

@@ -207,6 +207,18 @@ static int emu_block_m(const char *k, int d)
     return bm;
 }
 
+/* The dQaccum layout of kernel k at head dim d (gpu_tile_pos_z's z; mma: 0). */
+static int emu_swizzle(const char *k, int d)
+{
+    int z = 0;
+#define EMU_SWIZZLE(n, ...)                                                                                        \
+    if (!strcmp(k, n))                                                                                             \
+        z = d == 64 ? (int)BwdWgCfg<64, __VA_ARGS__>::SZ : (int)BwdWgCfg<128, __VA_ARGS__>::SZ;
+    BWD_WG_VARIANTS(EMU_SWIZZLE)
+#undef EMU_SWIZZLE
+    return z;
+}
+
 /* Reads plan `path` for kernel k at head dim d and seqlen s (0: the plan's): 0, or 2 with the reason printed. */
 static int emu_plan_read(const char *path, const char *k, int d, int s, GpuPlan *plan, GpuOrder *ord)
 {
@@ -289,7 +301,12 @@ template <int D> static Grads run_kernel(const Problem &p, const GpuPlan &plan, 
                 err.head, err.q, err.rank, err.seen);
     const long long n8 = rows * D / 8;
     emu_grid((int)((n8 + 255) / 256), 256, EMU_PRE_SMS, 0,
-             [&] { bwd_post_dq_kernel<D>(acc.data(), g.dq.data(), p.scale, n8); });
+             [&] {
+                 if (emu_swizzle(emu_kernel, D))
+                     bwd_post_dq_kernel<D, 1>(acc.data(), g.dq.data(), p.scale, n8);
+                 else
+                     bwd_post_dq_kernel<D, 0>(acc.data(), g.dq.data(), p.scale, n8);
+             });
     if (p.group > 1) {
         const long long n4 = rows / p.group * D / 4;
         emu_grid((int)((n4 + 255) / 256), 256, EMU_PRE_SMS, 0, [&] {

@@ -37,6 +37,12 @@ static inline uint32_t wg_smem(const void *p)
     return (uint32_t)((const unsigned char *)p - emu_cta->smem);
 }
 
+static inline void wg_st_shared_v2(uint32_t addr, float a, float b)
+{
+    memcpy(emu_cta->smem + addr, &a, 4);
+    memcpy(emu_cta->smem + addr + 4, &b, 4);
+}
+
 /* mbarrier word: bit 63 phase, bits 0-19 pending arrivals, 20-39 expected arrivals, 40-62 pending bytes. */
 static inline std::atomic_ref<uint64_t> emu_mbar(uint64_t *bar)
 {

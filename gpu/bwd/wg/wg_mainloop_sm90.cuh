@@ -27,31 +27,39 @@
  * buffers; OVL: P^T computed while dP^T's wgmma runs; PIPE: the next task's S^T and dP^T wgmma issued
  * before this task's dQ is staged (within a KV tile); SW store warps (2: one per staging buffer, taking
  * alternate tasks, so that two bulk adds and their row releases overlap); BM Q rows per tile (128: head dim
- * 64 only, on plans of tile_ratio 1; each consumer warpgroup then computes dQ of its 64 Q rows, all columns). */
-template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_> struct BwdWgCfg {
+ * 64 only, on plans of tile_ratio 1; each consumer warpgroup then computes dQ of its 64 Q rows, all columns); SZ
+ * flags: bit 0 the dQ staging layout, so dQaccum's too (gpu_tile_pos_z: 1 makes the staging stores conflict-free),
+ * bit 1 the staging stores as st.shared on 32-bit shared addresses (the struct is reached through an integer
+ * rounding, so the compiler sees generic pointers and emits generic stores with their address conversions). */
+template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int SZ_> struct BwdWgCfg {
     /* PIPE holds the next task's 64 score registers across the staging, and a second store warp needs more than
      * the producer warpgroup's 24 registers at head dim 128: both are head dim 64 only (128 has no registers),
      * as is BM 128 (128 score and dP registers). Registers: consumers REG_C, producer warpgroup REG_P, 256 REG_C
      * + 128 REG_P = 384 x 168. NDS dS^T buffers (one at BM 128: shared memory); DQ dQ floats per thread. */
     enum { D = D_, ST = ST_, NB = NB_, OVL = OVL_, BM = D_ == 64 ? BM_ : 64, PIPE = PIPE_ && D_ == 64 && BM == 64,
            SW = D_ == 64 ? SW_ : 1, REG_C = D_ == 128 ? 240 : 232, REG_P = D_ == 128 ? 24 : 40,
-           NDS = BM == 64 ? 2 : 1, DQ = BM == 64 ? D_ / 4 : D_ / 2 };
+           NDS = BM == 64 ? 2 : 1, DQ = BM == 64 ? D_ / 4 : D_ / 2, SZ = SZ_ & 1, STAGE = SZ_ };
     static_assert(NB_ == 1 || NB_ == 2, "one or two dQ staging buffers");
     static_assert(SW_ == 1 || (SW_ == 2 && NB_ == 2), "two store warps need two staging buffers");
     static_assert(BM_ == 64 || BM_ == 128, "Q tiles of 64 or 128 rows");
+    static_assert(SZ_ >= 0 && SZ_ <= 3, "staging flags: layout (bit 0), shared addressing (bit 1)");
 };
 
 /* The variants a host can select by name (bwd_set_kernel, gpu-bwd --kernel, gpu-bwd-emu --kernel): name,
- * then ST, NB, OVL, PIPE, SW, BM. "wgmma" is the default; the others are the variant table's rows. */
+ * then ST, NB, OVL, PIPE, SW, BM, SZ. "wgmma" is the default; the others are the variant table's rows. */
 #define BWD_WG_VARIANTS(X)                                                                                         \
-    X("wgmma", 2, 2, 1, 0, 2, 64)                                                                                  \
-    X("wgmma-s2b1o1p0w1", 2, 1, 1, 0, 1, 64)                                                                       \
-    X("wgmma-s2b1o0p0w1", 2, 1, 0, 0, 1, 64)                                                                       \
-    X("wgmma-s3b1o1p0w1", 3, 1, 1, 0, 1, 64)                                                                       \
-    X("wgmma-s2b2o1p0w1", 2, 2, 1, 0, 1, 64)                                                                       \
-    X("wgmma-s2b1o1p1w1", 2, 1, 1, 1, 1, 64)                                                                       \
-    X("wgmma-s2b2o1p1w2", 2, 2, 1, 1, 2, 64)                                                                       \
-    X("wgmma-s2b2o1p0w2m128", 2, 2, 1, 0, 2, 128)
+    X("wgmma", 2, 2, 1, 0, 2, 64, 0)                                                                               \
+    X("wgmma-s2b1o1p0w1", 2, 1, 1, 0, 1, 64, 0)                                                                    \
+    X("wgmma-s2b1o0p0w1", 2, 1, 0, 0, 1, 64, 0)                                                                    \
+    X("wgmma-s3b1o1p0w1", 3, 1, 1, 0, 1, 64, 0)                                                                    \
+    X("wgmma-s2b2o1p0w1", 2, 2, 1, 0, 1, 64, 0)                                                                    \
+    X("wgmma-s2b1o1p1w1", 2, 1, 1, 1, 1, 64, 0)                                                                    \
+    X("wgmma-s2b2o1p1w2", 2, 2, 1, 1, 2, 64, 0)                                                                    \
+    X("wgmma-s2b2o1p0w2m128", 2, 2, 1, 0, 2, 128, 0)                                                               \
+    X("wgmma-s2b2o1p0w2z", 2, 2, 1, 0, 2, 64, 1)                                                                   \
+    X("wgmma-s2b2o1p0w2zm128", 2, 2, 1, 0, 2, 128, 1)                                                             \
+    X("wgmma-s2b2o1p0w2y", 2, 2, 1, 0, 2, 64, 3)                                                                   \
+    X("wgmma-s2b2o1p0w2ym128", 2, 2, 1, 0, 2, 128, 3)
 
 /* Shared memory (after rounding the base up to 1024 bytes). bf16 tiles are [D/64][rows][64] stacks of
  * 128-byte-swizzled rows (wg_swz), as TMA writes them: element (r, c) at byte (c / 64) rows 128 +
@@ -60,7 +68,7 @@ template <class C> struct BwdWgSmem {
     __nv_bfloat16 k[BWD_BLOCK_N * C::D], v[BWD_BLOCK_N * C::D];
     __nv_bfloat16 q[C::ST][C::BM * C::D], dout[C::ST][C::BM * C::D];
     __nv_bfloat16 ds[C::NDS][BWD_BLOCK_N * C::BM]; /* dS^T [q/64][kv][64 q], 128-byte rows; by task parity */
-    float stage[C::NB][C::BM * C::D];               /* partial dQ, 64-row tiles in gpu_tile_pos layout (as dQaccum) */
+    float stage[C::NB][C::BM * C::D];               /* partial dQ, 64-row tiles in gpu_tile_pos_z layout (as dQaccum) */
     float lse2[C::ST][C::BM], delta[C::ST][C::BM];
     uint64_t q_full[C::ST], q_empty[C::ST], kv_full, kv_empty;
 };
@@ -214,7 +222,7 @@ __device__ static inline void wg_store_ds(const uint32_t (&a)[4][4], __nv_bfloat
 
 /* This warpgroup's part of the partial dQ into the staging tile: BM 64, its half of the columns (w D/2 ..);
  * BM 128, all columns of its 64 rows (the w-th 64-row tile of the two). */
-template <int D, int BM>
+template <int D, int BM, int SZ = 0>
 __device__ static inline void wg_stage_dq(const float (&acc)[BM == 64 ? D / 4 : D / 2], float *stage, int w)
 {
     const int lane = threadIdx.x & 31, r0 = ((threadIdx.x >> 5) & 3) * 16 + (lane >> 2);
@@ -223,8 +231,14 @@ __device__ static inline void wg_stage_dq(const float (&acc)[BM == 64 ? D / 4 : 
 #pragma unroll
     for (int j = 0; j < (BM == 64 ? D / 16 : D / 8); j++) {
         const int col = (BM == 64 ? w * (D / 2) : 0) + 8 * j + 2 * (lane & 3);
-        *(float2 *)&stage[gpu_tile_pos(r0, col, D)] = make_float2(acc[4 * j], acc[4 * j + 1]);
-        *(float2 *)&stage[gpu_tile_pos(r0 + 8, col, D)] = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
+        if (SZ & 2) {
+            const uint32_t base = wg_smem(stage);
+            wg_st_shared_v2(base + 4u * gpu_tile_pos_z(r0, col, D, SZ & 1), acc[4 * j], acc[4 * j + 1]);
+            wg_st_shared_v2(base + 4u * gpu_tile_pos_z(r0 + 8, col, D, SZ & 1), acc[4 * j + 2], acc[4 * j + 3]);
+        } else {
+            *(float2 *)&stage[gpu_tile_pos_z(r0, col, D, SZ)] = make_float2(acc[4 * j], acc[4 * j + 1]);
+            *(float2 *)&stage[gpu_tile_pos_z(r0 + 8, col, D, SZ)] = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
+        }
     }
 }
 
@@ -480,7 +494,7 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
             gpu_bar_sync(BWD_WG_BAR_EMPTY(b), BWD_WG_HANDOFF);
         else if (C::NDS == 1)
             gpu_bar_sync(BWD_WG_BAR_DQ, BWD_WG_CONSUMERS);
-        wg_stage_dq<D, BM>(dq, sm.stage[b], w);
+        wg_stage_dq<D, BM, C::STAGE>(dq, sm.stage[b], w);
         gpu_fence_proxy_smem();
         gpu_bar_arrive(BWD_WG_BAR_FULL(b), BWD_WG_HANDOFF);
         if (rec)

@@ -36,6 +36,12 @@ __device__ static inline uint32_t wg_smem(const void *p)
     return (uint32_t)__cvta_generic_to_shared(p);
 }
 
+/* Two floats to the shared address addr (8-byte aligned): st.shared, no generic address conversion. */
+__device__ static inline void wg_st_shared_v2(uint32_t addr, float a, float b)
+{
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(a), "f"(b) : "memory");
+}
+
 __device__ static inline void wg_mbar_init(uint64_t *bar, unsigned count)
 {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(wg_smem(bar)), "r"(count) : "memory");

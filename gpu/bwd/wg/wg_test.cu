@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-template <int D> using TestCfg = BwdWgCfg<D, 1, 1, 0, 0, 1, 64>;
+template <int D> using TestCfg = BwdWgCfg<D, 1, 1, 0, 0, 1, 64, 0>;
 #define TEST_SMEM(D) bwd_wg_smem_bytes<TestCfg<D>>()
 
 __device__ static void test_wait(uint64_t *bar)

@@ -88,6 +88,10 @@ while read -r syntax keeps; do
         grep -qF -- "$syntax" "$root/$f" && ok "docs-mask-$f-$syntax" || fail "docs-mask-$f-$syntax" "$f does not name $syntax"
     done
 done <"$tmp/masks"
+# The FA3 baseline profile is what docs/profile.md's command makes from the published times (it wrote out/fa3-h100.json
+# above): the committed file must be that command's output, byte for byte
+cmp -s "$work/out/fa3-h100.json" "$root/configs/kernels/fa3-h100.json" && ok docs-fa3-h100-profile-reproduced ||
+    fail docs-fa3-h100-profile-reproduced "$(diff "$work/out/fa3-h100.json" "$root/configs/kernels/fa3-h100.json" 2>&1 | head -5)"
 # A map of traces/ (issue 36): every folder has a README; the two written last name their GPU and their readers.
 missing=$(for d in "$root"/traces/*/; do [ -f "$d/README.md" ] || basename "$d"; done)
 [ -z "$missing" ] && ok docs-traces-readme || fail docs-traces-readme "traces/ folders without a README.md: $missing"

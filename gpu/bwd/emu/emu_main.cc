@@ -195,28 +195,22 @@ static bool emu_kernel_known(const char *name)
     return false;
 }
 
-/* The Q rows per tile of kernel k at head dim d (mma: BWD_BLOCK_M). */
-static int emu_block_m(const char *k, int d)
-{
-    int bm = BWD_BLOCK_M;
-#define EMU_BLOCK_ROWS(n, ...)                                                                                     \
-    if (!strcmp(k, n))                                                                                             \
-        bm = d == 64 ? (int)BwdWgCfg<64, __VA_ARGS__>::BM : (int)BwdWgCfg<128, __VA_ARGS__>::BM;
-    BWD_WG_VARIANTS(EMU_BLOCK_ROWS)
-#undef EMU_BLOCK_ROWS
-    return bm;
-}
+/* The Q rows per tile and the dQaccum layout (gpu_tile_pos_z's z) of kernel k at head dim d (mma: BWD_BLOCK_M, 0). */
+struct EmuKernelShape {
+    int block_m, swizzle;
+};
 
-/* The dQaccum layout of kernel k at head dim d (gpu_tile_pos_z's z; mma: 0). */
-static int emu_swizzle(const char *k, int d)
+template <class C> static EmuKernelShape emu_shape_of() { return EmuKernelShape{ (int)C::BM, (int)C::SZ }; }
+
+static EmuKernelShape emu_shape(const char *k, int d)
 {
-    int z = 0;
-#define EMU_SWIZZLE(n, ...)                                                                                        \
+    EmuKernelShape shape = { BWD_BLOCK_M, 0 };
+#define EMU_SHAPE(n, ...)                                                                                          \
     if (!strcmp(k, n))                                                                                             \
-        z = d == 64 ? (int)BwdWgCfg<64, __VA_ARGS__>::SZ : (int)BwdWgCfg<128, __VA_ARGS__>::SZ;
-    BWD_WG_VARIANTS(EMU_SWIZZLE)
-#undef EMU_SWIZZLE
-    return z;
+        shape = d == 64 ? emu_shape_of<BwdWgCfg<64, __VA_ARGS__>>() : emu_shape_of<BwdWgCfg<128, __VA_ARGS__>>();
+    BWD_WG_VARIANTS(EMU_SHAPE)
+#undef EMU_SHAPE
+    return shape;
 }
 
 /* Reads plan `path` for kernel k at head dim d and seqlen s (0: the plan's): 0, or 2 with the reason printed. */
@@ -225,7 +219,7 @@ static int emu_plan_read(const char *path, const char *k, int d, int s, GpuPlan 
     char err[512];
     if (gpu_plan_read(path, plan, err, sizeof err))
         return fprintf(stderr, "gpu-bwd-emu: %s\n", err), 2;
-    const int bm = emu_block_m(k, d);
+    const int bm = emu_shape(k, d).block_m;
     if (plan->tile_ratio != BWD_BLOCK_N / bm || plan->q_tiles * bm != plan->kv_tiles * BWD_BLOCK_N ||
         (s && plan->kv_tiles * BWD_BLOCK_N != s))
         return fprintf(stderr, "gpu-bwd-emu: %s: kernel %s at head dim %d needs tile_ratio %d and q_tiles = %d kv_tiles%s\n",
@@ -302,7 +296,7 @@ template <int D> static Grads run_kernel(const Problem &p, const GpuPlan &plan, 
     const long long n8 = rows * D / 8;
     emu_grid((int)((n8 + 255) / 256), 256, EMU_PRE_SMS, 0,
              [&] {
-                 if (emu_swizzle(emu_kernel, D))
+                 if (emu_shape(emu_kernel, D).swizzle)
                      bwd_post_dq_kernel<D, 1>(acc.data(), g.dq.data(), p.scale, n8);
                  else
                      bwd_post_dq_kernel<D, 0>(acc.data(), g.dq.data(), p.scale, n8);

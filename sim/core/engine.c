@@ -569,16 +569,6 @@ static void init_overlap(Engine *e)
     }
 }
 
-/* Whether every program edge runs from a lower op to a higher one: CTA order is then a topological order
- * of the realised DAG, and the plain path keeps no completion order (engine.h). */
-static bool is_edge_order_forward(const SimProgram *p)
-{
-    for (int64_t k = 0; k < p->edge_count; k++)
-        if (sim_edge_from(p, k) >= sim_edge_to(p, k))
-            return false;
-    return true;
-}
-
 /* Each op's pending count: its incoming edges and the op before it (or the dispatch); on the plain path in
  * pending, else as minus that in s->end_ns. Takes the plain path away from an op with too many. Returns
  * the longest duration. */
@@ -624,7 +614,7 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
     e->is_plain = !e->load && !e->unit_compute && !e->is_accum_bound;
     s->start_ns = SIM_PREFAULT_NEW0(int64_t, n); /* ready times until each op starts */
     int64_t longest = init_pending(e);
-    bool is_forward = e->is_plain && is_edge_order_forward(p);
+    bool is_forward = e->is_plain && sim_program_is_edge_order_forward(p);
     if (!is_forward)
         s->order = SIM_PREFAULT_NEW(int32_t, n + p->cta_count);
     s->cta_unit = g_new(int32_t, p->cta_count);

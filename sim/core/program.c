@@ -253,6 +253,14 @@ void sim_program_seal(SimProgram *p)
     }
 }
 
+bool sim_program_is_edge_order_forward(const SimProgram *p)
+{
+    for (int64_t k = 0; k < p->edge_count; k++)
+        if (sim_edge_from(p, k) >= sim_edge_to(p, k))
+            return false;
+    return true;
+}
+
 int64_t sim_program_edge_latency(const SimProgram *p, int64_t e, int32_t u_from, int32_t u_to)
 {
     if (u_from == u_to)

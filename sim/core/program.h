@@ -285,6 +285,10 @@ static inline bool sim_program_is_first_on_engine(const SimProgram *p, int64_t o
 }
 /* Latency of edge e when its ends run on units u_from and u_to. */
 int64_t sim_program_edge_latency(const SimProgram *p, int64_t e, int32_t u_from, int32_t u_to);
+/* Whether every edge runs from a lower op to a higher one. Then CTA order (each CTA's dispatch, then its ops) is a
+ * topological order of the program: ops run up within a CTA, and a dispatch waits only on earlier CTAs (the previous
+ * one on its unit, the previous one launched). The engine's plain path and the analysis's backward pass use it. */
+bool sim_program_is_edge_order_forward(const SimProgram *p);
 
 /* Gives the program a copy of a load model (its tables, each len + 1 entries indexed by k). */
 void sim_program_set_load(SimProgram *p, const SimLoadModel *load);

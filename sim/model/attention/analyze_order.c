@@ -280,17 +280,6 @@ static void backward_node(Solver *sv, int64_t v, int32_t cta)
         sv->flags[v] |= IS_CRITICAL;
 }
 
-/* Whether every program edge runs from a lower op to a higher one. Then CTA order (each CTA's dispatch,
- * then its ops) is topological too: program order runs up within a CTA, and a dispatch waits only on
- * earlier CTAs (the previous one on its unit, the previous one launched). */
-static bool is_edge_order_forward(const SimProgram *p)
-{
-    for (int64_t e = 0; e < p->edge_count; e++)
-        if (sim_edge_from(p, e) >= sim_edge_to(p, e))
-            return false;
-    return true;
-}
-
 static void backward_in_cta_order(Solver *sv)
 {
     const SimProgram *p = sv->p;
@@ -413,7 +402,7 @@ static bool solve(Solver *sv, bool has_critical)
 {
     const int32_t *order = sv->s->order;
     int64_t nodes = sv->n + sv->p->cta_count;
-    if (is_edge_order_forward(sv->p))
+    if (sim_program_is_edge_order_forward(sv->p))
         return solve_in_cta_order(sv, has_critical, nodes);
     if (!order) /* the engine leaves it out only where edges run forward */
         return false;

@@ -79,25 +79,23 @@ __host__ __device__ static inline float gpu_task_bias(uint32_t seed)
 }
 
 /* Position of element (row, col) in a kBlockM x head_dim fp32 tile, in shared memory and in dQaccum alike
- * (the bulk reduce copies the tile as is): row-major with the 16-byte chunks of each row XOR-swizzled by
- * row % 8, so that the eight rows a warp's mma fragment covers land in different banks (FA3 likewise keeps
- * dQaccum in its shared-memory layout). Needs head_dim % 32 == 0. */
-__host__ __device__ static inline int gpu_tile_pos(int row, int col, int head_dim)
-{
-    return row * head_dim + ((((col >> 2) ^ (row & 7))) << 2) + (col & 3);
-}
-
-/* gpu_tile_pos, or with z = 1 the layout that makes those stores conflict-free (the Hopper kernel's variants named
- * ...z, issue 32). A warp's 8-byte fragment store is served a half-warp at a time: lanes 0-15 cover 4 rows x 2
- * adjacent 16-byte chunks, and row % 8 as the XOR puts rows 0-3 (and 4-7) in only 4 of the 8 chunk columns, so
- * every such store takes 4 wavefronts instead of 2 (Nsight Compute, gpu/bwd/NOTES.md call 11: 39% of the kernel's
- * shared-store wavefronts are bank conflicts). z = 1 XORs the chunk with (row % 4) * 2 + (row / 4) % 2 instead: each
- * half-warp's 8 chunks fall in 8 distinct columns. A permutation of 16-byte chunks within each aligned 128 bytes of
- * a row, as before (needs head_dim % 32 == 0). */
+ * (the bulk reduce copies the tile as is): row-major with the 16-byte chunks of each row XOR-swizzled within
+ * each aligned 128 bytes (needs head_dim % 32 == 0; FA3 likewise keeps dQaccum in its shared-memory layout).
+ * z = 0 (gpu_tile_pos, every kernel but the Hopper variants named ...z, ...y): the XOR is row % 8, so that the
+ * eight rows a warp's mma fragment covers land in different banks. z = 1: a warp's 8-byte fragment store is served
+ * a half-warp at a time, lanes 0-15 covering 4 rows x 2 adjacent chunks, and row % 8 puts rows 0-3 (and 4-7) in 4
+ * of the 8 chunk columns: 4 wavefronts a store instead of 2 (Nsight Compute, gpu/bwd/NOTES.md call 11: 39% of the
+ * kernel's shared-store wavefronts). z = 1 XORs by (row % 4) * 2 + (row / 4) % 2: each half-warp's 8 chunks fall
+ * in 8 distinct columns. */
 __host__ __device__ static inline int gpu_tile_pos_z(int row, int col, int head_dim, int z)
 {
     const int x = z ? ((row & 3) << 1) | ((row >> 2) & 1) : (row & 7);
     return row * head_dim + (((col >> 2) ^ x) << 2) + (col & 3);
+}
+
+__host__ __device__ static inline int gpu_tile_pos(int row, int col, int head_dim)
+{
+    return gpu_tile_pos_z(row, col, head_dim, 0);
 }
 
 /* ---- device primitives ---- */

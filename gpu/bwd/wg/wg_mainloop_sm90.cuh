@@ -221,8 +221,9 @@ __device__ static inline void wg_store_ds(const uint32_t (&a)[4][4], __nv_bfloat
 }
 
 /* This warpgroup's part of the partial dQ into the staging tile: BM 64, its half of the columns (w D/2 ..);
- * BM 128, all columns of its 64 rows (the w-th 64-row tile of the two). */
-template <int D, int BM, int SZ = 0>
+ * BM 128, all columns of its 64 rows (the w-th 64-row tile of the two). STAGE: BwdWgCfg's staging flags (bit 0 the
+ * layout, gpu_tile_pos_z's z; bit 1 stores by st.shared). */
+template <int D, int BM, int STAGE = 0>
 __device__ static inline void wg_stage_dq(const float (&acc)[BM == 64 ? D / 4 : D / 2], float *stage, int w)
 {
     const int lane = threadIdx.x & 31, r0 = ((threadIdx.x >> 5) & 3) * 16 + (lane >> 2);
@@ -231,13 +232,13 @@ __device__ static inline void wg_stage_dq(const float (&acc)[BM == 64 ? D / 4 : 
 #pragma unroll
     for (int j = 0; j < (BM == 64 ? D / 16 : D / 8); j++) {
         const int col = (BM == 64 ? w * (D / 2) : 0) + 8 * j + 2 * (lane & 3);
-        if (SZ & 2) {
+        if (STAGE & 2) {
             const uint32_t base = wg_smem(stage);
-            wg_st_shared_v2(base + 4u * gpu_tile_pos_z(r0, col, D, SZ & 1), acc[4 * j], acc[4 * j + 1]);
-            wg_st_shared_v2(base + 4u * gpu_tile_pos_z(r0 + 8, col, D, SZ & 1), acc[4 * j + 2], acc[4 * j + 3]);
+            wg_st_shared_v2(base + 4u * gpu_tile_pos_z(r0, col, D, STAGE & 1), acc[4 * j], acc[4 * j + 1]);
+            wg_st_shared_v2(base + 4u * gpu_tile_pos_z(r0 + 8, col, D, STAGE & 1), acc[4 * j + 2], acc[4 * j + 3]);
         } else {
-            *(float2 *)&stage[gpu_tile_pos_z(r0, col, D, SZ)] = make_float2(acc[4 * j], acc[4 * j + 1]);
-            *(float2 *)&stage[gpu_tile_pos_z(r0 + 8, col, D, SZ)] = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
+            *(float2 *)&stage[gpu_tile_pos_z(r0, col, D, STAGE)] = make_float2(acc[4 * j], acc[4 * j + 1]);
+            *(float2 *)&stage[gpu_tile_pos_z(r0 + 8, col, D, STAGE)] = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
         }
     }
 }

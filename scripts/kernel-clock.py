@@ -7,8 +7,8 @@ under load"). Three subcommands, standard library only:
                             its tasks); per head dim the least-squares line f = a + b u and the pooled clock f_ref;
                             prints the rows and the law as JSON (one object per head dim)
   apply PROFILE LAW RUNS... the first-order correction a clock law would make: each run's predicted makespan
-                            (bin/sim validate --predict --kernel PROFILE) scaled by f_ref / f(u) at its own u (two
-                            fixed-point steps), fixed costs unchanged; time and speedup-over-fa3 errors as is and
+                            (bin/sim validate --predict --kernel PROFILE) scaled by f_ref / f(u) at its own u (the
+                            busy fraction does not move when every task is scaled), fixed costs unchanged; time and speedup-over-fa3 errors as is and
                             corrected. LAW: the JSON that fit prints
   recording RUNS TRACE...   whether recording a trace slows the kernel: per shape, the timed (unrecorded) runs of its
                             policies against the recorded traces' spans, time = F + k span by least squares; k = 1
@@ -95,7 +95,8 @@ def summary(rows, key):
 
 
 def apply(profile, law, runs):
-    tiles = {t["head_dim"]: t for t in json.load(open(profile))["tiles"]}
+    kp = json.load(open(profile))
+    tiles, sm_count = {t["head_dim"]: t for t in kp["tiles"]}, kp["gpu"]["sm_count"]
     law = json.loads(law)
     rows = []
     for f in runs:
@@ -107,12 +108,10 @@ def apply(profile, law, runs):
                     continue
                 t, c = tiles[r["head_dim"]], law[str(r["head_dim"])]
                 fx = fixed_ns(t, r) - t["cta_prologue_ns"]
-                span, scale = r["predicted_ns"] - fx, 1.0
-                work = task_count(r, t["block_m"], t["block_n"]) * t["compute_ns"]
-                for _ in range(2):  # u at the corrected span, then the clock at that u
-                    u = work * scale / (132 * span * scale)
-                    scale = c["f_ref_mhz"] / (c["a_mhz"] + c["b_mhz"] * u)
-                rows.append(dict(r, corrected_ns=fx + span * scale))
+                span = r["predicted_ns"] - fx
+                # u as fit measures it; scaling every task by the clock scales the span alike, so u stays put
+                u = task_count(r, t["block_m"], t["block_n"]) * t["compute_ns"] / (sm_count * span)
+                rows.append(dict(r, corrected_ns=fx + span * c["f_ref_mhz"] / (c["a_mhz"] + c["b_mhz"] * u)))
     print("as is:     " + summary(rows, "predicted_ns"))
     print("corrected: " + summary(rows, "corrected_ns"))
 
@@ -145,7 +144,9 @@ def main():
         SIM = args[i + 1]
         del args[i:i + 2]
     if len(args) < 3 or args[0] not in ("fit", "apply", "recording"):
-        sys.exit(__doc__)
+        print("kernel-clock: give fit PROFILE TRACE..., apply PROFILE LAW RUNS... or recording RUNS TRACE... (see the "
+              "header of scripts/kernel-clock.py)", file=sys.stderr)
+        sys.exit(2)
     if args[0] == "fit":
         fit(args[1], args[2:])
     elif args[0] == "apply":

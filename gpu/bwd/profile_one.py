@@ -16,7 +16,8 @@ import bench  # noqa: E402
 
 def main():
     if len(sys.argv) < 6 or sys.argv[1] not in ("dash", "dash-atomic", "cudnn"):
-        sys.exit(__doc__)
+        print("profile_one: usage: profile_one.py dash|dash-atomic|cudnn MASK SEQLEN HEAD_DIM BH [POLICY]", file=sys.stderr)
+        sys.exit(2)
     who, mask, s, d, bh = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
     policy = sys.argv[6] if len(sys.argv) > 6 else ("shift" if mask == "full" else "symmetric-shift")
     causal = mask == "causal"

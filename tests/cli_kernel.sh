@@ -99,6 +99,32 @@ expect_exit ym128-kernel-calibrate 0 "$sim" calibrate --kernel traces/kernel-wg-
     -o "$tmp/kym.json"
 cmp -s "$tmp/kym.json" configs/kernels/gpu-bwd-wgmma-ym128-h200.json && ok ym128-kernel-profile-reproduced ||
     fail ym128-kernel-profile-reproduced "$(diff "$tmp/kym.json" configs/kernels/gpu-bwd-wgmma-ym128-h200.json | head -5)"
+# --grouped-medians (docs/profile.md, "The timer's 32-ns step"; not the default: it predicted the held-out runs worse):
+# each median of stamp differences as grouped data on the stamps' own grid, found from the stamps. On the H100's d 64
+# trace (32-ns stamps) the phase medians leave the grid, each within a step of the plain one; the same trace with one
+# stamp moved by 1 ns has no grid and fits the plain medians.
+g1=traces/kernel-wg/h100/traces/wgmma-fa3-causal-s4096-bh16-d64.json.gz
+python3 -c '
+import gzip, json, sys
+d = json.load(gzip.open(sys.argv[1])); d["tasks"][0][d["columns"].index("b_exit")] += 1
+json.dump(d, open(sys.argv[2], "w"))
+' "$g1" "$tmp/g1-ns.json"
+"$sim" calibrate --kernel "$g1" --fixed-from gpu-bwd -o "$tmp/g1-plain.json" &&
+    "$sim" calibrate --kernel "$g1" --fixed-from gpu-bwd --grouped-medians -o "$tmp/g1-grouped.json" &&
+    "$sim" calibrate --kernel "$tmp/g1-ns.json" --fixed-from gpu-bwd --grouped-medians -o "$tmp/g1-ns-grouped.json" &&
+    python3 - "$tmp/g1-plain.json" "$tmp/g1-grouped.json" "$tmp/g1-ns-grouped.json" <<'PY' && ok kernel-grouped-medians-resolution || fail kernel-grouped-medians-resolution "$(head -c 300 "$tmp/g1-grouped.json")"
+import json, sys
+p, g, n = (json.load(open(f)) for f in sys.argv[1:])
+assert "32-ns grid" in g["source"] and "1-ns grid" in n["source"] and "grid" not in p["source"], (g["source"], n["source"])
+phases = ("deposit_ns", "reduce_read_ns", "reduce_tail_ns", "reduce_read_waited_ns", "reduce_tail_waited_ns", "handoff_ns",
+          "cta_prologue_ns")
+tp, tg = p["tiles"][0], g["tiles"][0]
+assert all(tp[k] % 16 == 0 and abs(tg[k] - tp[k]) < 32 for k in phases), [(tp[k], tg[k]) for k in phases]
+assert sum(tg[k] % 32 != 0 for k in phases) >= 5, [tg[k] for k in phases]
+assert n["tiles"] == p["tiles"], (n["tiles"], p["tiles"])
+PY
+expect_error kernel-grouped-medians-usage "--grouped-medians goes with --kernel and traces" "$sim" calibrate \
+    traces/h200-calib/calib-profile-raw.json --grouped-medians
 evidence_targets y/wgmma-y-evidence-targets traces/kernel-wg-h200/y/wgmma-y-evidence.json 54 39 12
 evidence_targets y-evidence2 traces/kernel-wg-h200/y/wgmma-y-evidence2.json 49 35 11 0.02 0.06
 evidence_targets ym128-evidence traces/kernel-wg-h200/y/m128/wgmma-ym128-evidence.json 43 31 11 0.02 0.05 -

@@ -491,6 +491,44 @@ START_TEST(sort_i64_matches_qsort_on_both_digit_widths)
 }
 END_TEST
 
+/* n differences of two %globaltimer-like stamps (floor to 32 ns) of a phase of true duration d ns plus a
+ * jitter of -6..6 ns, the start's phase spread evenly over the 32-ns step (n = 32 x 13). */
+static void quantized_phase(int64_t d, int64_t *v)
+{
+    for (int64_t i = 0; i < 32 * 13; i++) {
+        int64_t start = i % 32 + 64 * i, end = start + d + i / 32 - 6;
+        v[i] = end / 32 * 32 - start / 32 * 32;
+    }
+}
+
+/* sim_median_grouped_i64 (calibrate --kernel --grouped-medians): on a 32-ns timer a phase of 1454 ns and one of
+ * 1458 ns read as 1440 or 1472; their plain medians land a whole step apart (1440, 1472), the grouped medians
+ * within 3 ns of each true value. A constant sample, a step of 1, and an even sample whose middle classes are
+ * not adjacent (the middle of the gap) give the plain median; values off a common grid stay in their class. */
+START_TEST(grouped_median_resolves_a_quantized_phase)
+{
+    int64_t v[32 * 13], w[32 * 13];
+    for (int64_t d = 1450; d <= 1466; d += 4) {
+        quantized_phase(d, v);
+        int64_t m = sim_median_grouped_i64(v, 32 * 13, 32);
+        ck_assert_msg(m >= d - 3 && m <= d + 3, "true %lld, grouped median %lld", (long long)d, (long long)m);
+    }
+    quantized_phase(1454, v), quantized_phase(1458, w);
+    ck_assert_int_eq(sim_median_i64(v, 32 * 13), 1440);
+    ck_assert_int_eq(sim_median_i64(w, 32 * 13), 1472);
+    quantized_phase(1454, v), quantized_phase(1458, w);
+    int64_t a = sim_median_grouped_i64(v, 32 * 13, 32), b = sim_median_grouped_i64(w, 32 * 13, 32);
+    ck_assert_msg(b - a >= 0 && b - a <= 8, "grouped medians %lld and %lld", (long long)a, (long long)b);
+    int64_t same[] = { 1440, 1440, 1440 }, gap[] = { 0, 0, 64, 64 }, odd[] = { 1, 5, 9, 31, 100 };
+    ck_assert_int_eq(sim_median_grouped_i64(same, 3, 32), 1440);
+    ck_assert_int_eq(sim_median_grouped_i64(gap, 4, 32), 32);
+    ck_assert_int_eq(sim_median_grouped_i64(odd, 5, 1), 9);
+    ck_assert_int_eq(sim_median_grouped_i64(odd, 5, 32), 20); /* off the grid: 9's class [-7, 25) holds 1, 5, 9 */
+    int64_t pair[] = { 1440, 1472 }; /* adjacent classes: the edge between them, as the plain mean of the two */
+    ck_assert_int_eq(sim_median_grouped_i64(pair, 2, 32), 1456);
+}
+END_TEST
+
 /* The VmFlags line of /proc/self/smaps for the mapping that holds addr ("" if none). */
 static char *vm_flags_at(uintptr_t addr)
 {
@@ -532,6 +570,7 @@ Suite *suite_engine(void)
     TCase *tc = tcase_create("semantics");
     tcase_add_test(tc, dispatch_goes_to_first_free_unit_in_launch_order);
     tcase_add_test(tc, sort_i64_matches_qsort_on_both_digit_widths);
+    tcase_add_test(tc, grouped_median_resolves_a_quantized_phase);
     tcase_add_test(tc, prefault_advises_huge_pages);
     tcase_add_test(tc, equal_free_times_pick_the_lowest_unit);
     tcase_add_test(tc, latency_applies_only_between_units);

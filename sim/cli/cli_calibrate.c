@@ -19,7 +19,7 @@ static const char usage[] =
     "usage: sim calibrate RAW.json [--latency-matrix FILE] [--load RAW.json] [--clock RAW.json] [--steady RAW.json]\n"
     "                     [-o PROFILE.json]\n"
     "       sim calibrate --kernel TRACE... [--runs RUNS.json | --fixed-from KERNEL] [--name NAME] [--write-rule R]\n"
-    "                     [-o KERNEL.json]\n"
+    "                     [--grouped-medians] [-o KERNEL.json]\n"
     "       sim calibrate --kernel --baseline TIMES.json --reference KERNEL [-o KERNEL.json]\n"
     "The first form writes a hardware profile (docs/profile.md) from gpu-calib --profile output: compute per\n"
     "tile in cycles, reduction time by reductions in flight, hand-off growth with load, staging, CTA launch\n"
@@ -45,6 +45,10 @@ static const char usage[] =
     "  --write-rule R         overlap (default): a reduction beside the SM's dK/dV write is slowed whether it\n"
     "                         started inside the write or was running when it began; start: only the first\n"
     "                         (gpu/bwd's Hopper kernel, docs/profile.md)\n"
+    "  --grouped-medians      take each median of stamp differences as grouped data on the traces' timer grid\n"
+    "                         (the stamps' greatest common divisor: 32 ns on Hopper), interpolated inside its\n"
+    "                         step, not the plain median, which lands on the grid (docs/profile.md, \"The\n"
+    "                         timer's 32-ns step\": not the default, it predicted the held-out runs worse)\n"
     "  --baseline FILE        fit to the baseline order's times alone (a kernel that cannot be traced, such as\n"
     "                         a published FA3 table; docs/profile.md): one compute cost per tile, and the\n"
     "                         fixed costs' base when the times span several shapes\n"
@@ -59,17 +63,23 @@ static const char usage[] =
     "Exit status: 0 ok, 2 bad usage or input.\n";
 
 enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS, OPT_BASELINE, OPT_REFERENCE, OPT_LOAD, OPT_CLOCK,
-       OPT_MEM, OPT_WRITE_RULE, OPT_FIXED_FROM, OPT_STEADY };
+       OPT_MEM, OPT_WRITE_RULE, OPT_FIXED_FROM, OPT_STEADY, OPT_GROUPED };
 static const struct option long_options[] = {
     { "latency-matrix", required_argument, NULL, OPT_MATRIX }, { "output", required_argument, NULL, 'o' },
     { "kernel", no_argument, NULL, OPT_KERNEL }, { "name", required_argument, NULL, OPT_NAME },
     { "runs", required_argument, NULL, OPT_RUNS }, { "baseline", required_argument, NULL, OPT_BASELINE },
     { "fixed-from", required_argument, NULL, OPT_FIXED_FROM }, { "steady", required_argument, NULL, OPT_STEADY },
     { "reference", required_argument, NULL, OPT_REFERENCE }, { "load", required_argument, NULL, OPT_LOAD },
-    { "max-memory-mb", required_argument, NULL, OPT_MEM },
+    { "max-memory-mb", required_argument, NULL, OPT_MEM }, { "grouped-medians", no_argument, NULL, OPT_GROUPED },
     { "clock", required_argument, NULL, OPT_CLOCK }, { "write-rule", required_argument, NULL, OPT_WRITE_RULE },
     { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
 };
+
+typedef struct {
+    const char *matrix, *out_path, *name, *runs, *baseline, *reference, *load, *clock, *fixed_from, *steady;
+    int64_t max_memory_mb;
+    bool is_kernel, is_write_rule_start, has_write_rule, is_grouped;
+} CalibrateOptions;
 
 typedef bool (*WriteFn)(const void *profile, FILE *f);
 
@@ -102,7 +112,7 @@ static void emit(const void *profile, WriteFn write, const char *out_path, SimEr
 /* The kernel profile's source: how many traces, from which directories (in the order first given), the
  * runs file; and its date: the newest trace's. */
 static void describe_source(KernelProfile *k, Trace **traces, char **paths, int n, const char *runs,
-                            const char *fixed_from)
+                            const char *fixed_from, int64_t step_ns)
 {
     GString *s = g_string_new("");
     g_string_printf(s, "sim calibrate --kernel over %d trace%s in", n, n == 1 ? "" : "s");
@@ -124,6 +134,8 @@ static void describe_source(KernelProfile *k, Trace **traces, char **paths, int 
     if (fixed_from)
         g_string_append_printf(s, "; fixed costs from %s (the same GPU's pre- and post-processing and launches)",
                                fixed_from);
+    if (step_ns) /* --grouped-medians */
+        g_string_append_printf(s, "; medians of grouped data on the stamps' %" PRId64 "-ns grid", step_ns);
     g_strlcpy(k->source, s->str, sizeof k->source);
     g_ptr_array_free(dirs, TRUE);
     g_string_free(s, TRUE);
@@ -193,21 +205,23 @@ static SimStatus load_traces(char **paths, int n, int64_t max_memory_mb, Trace *
     return err->status;
 }
 
-static int calibrate_kernel(char **paths, int n, const char *name, const char *runs_path, const char *fixed_from,
-                            bool is_write_rule_start, const char *out_path, int64_t max_memory_mb)
+static int calibrate_kernel(char **paths, int n, const CalibrateOptions *o)
 {
+    const char *runs_path = o->runs;
     SimError err = { 0 };
     Trace **traces = g_new0(Trace *, n);
     int64_t *timed_ns = g_new0(int64_t, n);
     KernelProfile *k = NULL;
-    load_traces(paths, n, max_memory_mb, traces, &err);
+    load_traces(paths, n, o->max_memory_mb, traces, &err);
     if (!err.status && runs_path)
         match_runs(traces, n, runs_path, timed_ns, &err);
-    if (!err.status && sim_kernel_fit_traces(traces, runs_path ? timed_ns : NULL, n, is_write_rule_start, &k, &err) == SIM_OK) {
-        g_strlcpy(k->name, name ? name : k->kernel, sizeof k->name);
-        describe_source(k, traces, paths, n, runs_path, fixed_from);
-        if (!fixed_from || take_fixed(k, fixed_from, &err) == SIM_OK)
-            emit(k, write_kernel, out_path, &err);
+    int64_t step_ns = !err.status && o->is_grouped ? sim_trace_stamp_step(traces, n) : 0;
+    if (!err.status && sim_kernel_fit_traces(traces, runs_path ? timed_ns : NULL, n, o->is_write_rule_start, step_ns, &k,
+                                             &err) == SIM_OK) {
+        g_strlcpy(k->name, o->name ? o->name : k->kernel, sizeof k->name);
+        describe_source(k, traces, paths, n, runs_path, o->fixed_from, step_ns);
+        if (!o->fixed_from || take_fixed(k, o->fixed_from, &err) == SIM_OK)
+            emit(k, write_kernel, o->out_path, &err);
     }
     for (int i = 0; i < n; i++)
         sim_trace_free(traces[i]);
@@ -261,12 +275,6 @@ static int calibrate_raw(const char *raw, const char *matrix, const char *load, 
     return err.status ? cli_fail(&err) : 0;
 }
 
-typedef struct {
-    const char *matrix, *out_path, *name, *runs, *baseline, *reference, *load, *clock, *fixed_from, *steady;
-    int64_t max_memory_mb;
-    bool is_kernel, is_write_rule_start, has_write_rule;
-} CalibrateOptions;
-
 static void take_option(int opt, CalibrateOptions *o, SimError *err)
 {
     switch (opt) {
@@ -281,6 +289,7 @@ static void take_option(int opt, CalibrateOptions *o, SimError *err)
     case OPT_CLOCK: o->clock = optarg; break;
     case OPT_FIXED_FROM: o->fixed_from = optarg; break;
     case OPT_STEADY: o->steady = optarg; break;
+    case OPT_GROUPED: o->is_grouped = true; break;
     case OPT_MEM: cli_parse_max_memory_mb("--max-memory-mb", optarg, &o->max_memory_mb, err); break;
     case OPT_WRITE_RULE:
         o->has_write_rule = true, o->is_write_rule_start = strcmp(optarg, "start") == 0;
@@ -295,6 +304,9 @@ static void take_option(int opt, CalibrateOptions *o, SimError *err)
 static int run_form(const CalibrateOptions *o, int n, char **args)
 {
     SimError err = { 0 };
+    if (o->is_grouped && (!o->is_kernel || o->baseline))
+        return sim_error_set(&err, SIM_ERR_USAGE, "--grouped-medians goes with --kernel and traces (see sim calibrate "
+                             "--help)"), cli_fail(&err);
     if (o->baseline || o->reference) {
         if (!o->is_kernel || !o->baseline || !o->reference || n || o->runs || o->name || o->matrix || o->load ||
             o->clock || o->fixed_from || o->steady)
@@ -313,8 +325,7 @@ static int run_form(const CalibrateOptions *o, int n, char **args)
         return sim_error_set(&err, SIM_ERR_USAGE, "--runs and --fixed-from both give the fixed costs: give one"),
                cli_fail(&err);
     if (o->is_kernel)
-        return calibrate_kernel(args, n, o->name, o->runs, o->fixed_from, o->is_write_rule_start, o->out_path,
-                                o->max_memory_mb);
+        return calibrate_kernel(args, n, o);
     if (n != 1 || o->name || o->runs || o->has_write_rule || o->fixed_from)
         return sim_error_set(&err, SIM_ERR_USAGE, "sim calibrate needs one raw calibration file (see sim calibrate "
                              "--help)"), cli_fail(&err);

@@ -61,6 +61,28 @@ int64_t sim_median_i64(int64_t *v, int64_t n)
     return n % 2 ? v[n / 2] : (select_i64_max_below(v, n / 2) + v[n / 2]) / 2;
 }
 
+/* The textbook median of grouped data with class width q, the classes centred on the grid values g:
+ *     median = lo + q * (n/2 - below) / at,   lo = g_m - q/2,
+ * g_m the (n/2 + 1)-th smallest value (its class is the median class), lo that class's lower edge, below the
+ * count under lo, at the count in [lo, lo + q). Samples on one grid give g_m's class exactly; values off a
+ * common grid (a stamp difference minus a fitted median) are counted in the class by their range. With n even
+ * and exactly half below lo (the median class's neighbour below is not adjacent), the middle of the empty
+ * stretch: (g' + g_m) / 2, g' the n/2-th smallest (the formula's value when the classes touch). The result
+ * lies in [lo, lo + q); rounded to the nearest integer, halves away from zero. */
+int64_t sim_median_grouped_i64(int64_t *v, int64_t n, int64_t q)
+{
+    if (q <= 1 || n <= 0)
+        return sim_median_i64(v, n);
+    select_i64(v, n, n / 2);
+    int64_t g = v[n / 2], below = 0, at = 0;
+    double lo = (double)g - (double)q / 2, hi = lo + (double)q;
+    for (int64_t i = 0; i < n; i++)
+        below += (double)v[i] < lo, at += (double)v[i] >= lo && (double)v[i] < hi;
+    if (n % 2 == 0 && 2 * below == n)
+        return llround(((double)select_i64_max_below(v, n / 2) + (double)g) / 2);
+    return llround(lo + (double)q * ((double)n / 2 - (double)below) / (double)at);
+}
+
 double sim_median_f64(double *v, int64_t n)
 {
     if (n <= 0)

@@ -23,9 +23,12 @@ static void add(Sample *s, int64_t x)
     s->v[s->n++] = x;
 }
 
-static int64_t med(Sample *s)
+/* The median of a sample of stamp differences: with q > 1 (--grouped-medians) as grouped data on a timer of
+ * step q ns (sim_median_grouped_i64: on a 32-ns timer the plain median snaps to the grid, so two fits of nearly
+ * the same phase can land a step apart); else the plain median. */
+static int64_t med(Sample *s, int64_t q)
 {
-    return s->n ? sim_median_i64(s->v, s->n) : 0;
+    return s->n ? sim_median_grouped_i64(s->v, s->n, q) : 0;
 }
 
 enum { S_LAUNCH, S_LAUNCH_DIAG, S_LATER, S_LATER_DIAG, S_KV_WRITE, S_KV_WRITE_GQA, S_KV_SWITCH, S_GAP, S_DEPOSIT, S_READ, S_TAIL, S_READ_WAITED,
@@ -44,6 +47,7 @@ typedef struct {
                                   * write of its block: 'i' it started inside it, 'r' it ran when it began */
     Sample write_in_flight[2], write_ns[2]; /* each dK/dV write (MHA, GQA): other SMs' writes running at its
                                   * start, and its time */
+    int64_t step_ns;             /* > 1: medians as grouped data on this grid (sim_kernel_fit_traces) */
 } Phases;
 
 static int by_block_then_start(const void *a, const void *b)
@@ -195,7 +199,7 @@ static void fit_write_slope(Phases *ph, KernelTile *tile)
         Sample r = { 0 };
         for (int64_t i = 0; i < ph->write_ns[k].n; i++)
             add(&r, ph->write_ns[k].v[i] - (int64_t)slope * ph->write_in_flight[k].v[i]);
-        *base[k] = MAX(med(&r), 0);
+        *base[k] = MAX(med(&r, ph->step_ns), 0);
         g_free(r.v);
     }
 }
@@ -237,7 +241,7 @@ static void fit_overlap(Phases *ph, SimOverlapRule *rule, int64_t *c_plain, int6
             int64_t m[4];
             double sse = 0;
             for (int k = 0; k < 4; k++)
-                m[k] = med(&g[k]);
+                m[k] = med(&g[k], ph->step_ns);
             for (int64_t i = 0; i < ph->offset_ns.n; i++) {
                 int64_t off = ph->offset_ns.v[i], c = ph->offset_c.v[i];
                 int k = (int)((c & 1) * 2 + (off >= -windows[a] && off < windows[b]));
@@ -327,20 +331,21 @@ static int32_t write_excess(const Phases *ph, const KernelTile *tile, bool at_st
         for (int64_t i = 0; i < ph->s[kinds[k] + 1].n; i++)
             add(&excess, ph->s[kinds[k] + 1].v[i] - alone_waited);
     }
-    int32_t x = (int32_t)MAX(med(&excess), 0);
+    int32_t x = (int32_t)MAX(med(&excess, ph->step_ns), 0);
     g_free(excess.v);
     return x;
 }
 
 /* One tile from the traces of one head dim. */
-static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, bool is_write_rule_start, KernelTile *tile)
+static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, bool is_write_rule_start, int64_t step_ns,
+                     KernelTile *tile)
 {
-    Phases ph = { 0 };
+    Phases ph = { .step_ns = step_ns };
     for (int i = 0; i < n; i++)
         collect(tr[i], &ph);
-    int64_t c = 0, diag = 0;
+    int64_t c = 0, diag = 0, q = step_ns;
     fit_overlap(&ph, &tile->overlap, &c, &diag);
-    int64_t gap = med(&ph.s[S_GAP]);
+    int64_t gap = med(&ph.s[S_GAP], q);
     Sample extra = { 0 }, later = { 0 }; /* first computes over the same kind of interior compute */
     for (int64_t i = 0; i < ph.s[S_LAUNCH].n; i++)
         add(&extra, ph.s[S_LAUNCH].v[i] - c);
@@ -353,13 +358,13 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, bool is_w
     *tile = (KernelTile){
         .head_dim = tr[0]->kernel.head_dim, .mask = -1, .block_m = tr[0]->kernel.tile_m,
         .block_n = tr[0]->kernel.tile_n, .compute_ns = c + gap, .diag_ns = diag ? diag + gap : 0,
-        .launch_extra_ns = MAX(med(&extra), 0), .cta_first_extra_ns = MAX(med(&later), 0), .kv_write_ns = med(&ph.s[S_KV_WRITE]),
-        .kv_write_gqa_ns = med(&ph.s[S_KV_WRITE_GQA]),
-        .kv_switch_ns = ph.s[S_KV_SWITCH].n ? MAX(med(&ph.s[S_KV_SWITCH]) - gap, 0) : 0,
-        .deposit_ns = med(&ph.s[S_DEPOSIT]), .reduce_read_ns = MAX(med(&ph.s[S_READ]), 1),
-        .reduce_tail_ns = MAX(med(&ph.s[S_TAIL]), 1), .reduce_read_waited_ns = med(&ph.s[S_READ_WAITED]),
-        .reduce_tail_waited_ns = med(&ph.s[S_TAIL_WAITED]), .handoff_ns = MAX(med(&ph.s[S_HANDOFF]), 0),
-        .cta_prologue_ns = med(&ph.s[S_PROLOGUE]), .overlap = tile->overlap, .traces = n };
+        .launch_extra_ns = MAX(med(&extra, q), 0), .cta_first_extra_ns = MAX(med(&later, q), 0),
+        .kv_write_ns = med(&ph.s[S_KV_WRITE], q), .kv_write_gqa_ns = med(&ph.s[S_KV_WRITE_GQA], q),
+        .kv_switch_ns = ph.s[S_KV_SWITCH].n ? MAX(med(&ph.s[S_KV_SWITCH], q) - gap, 0) : 0,
+        .deposit_ns = med(&ph.s[S_DEPOSIT], q), .reduce_read_ns = MAX(med(&ph.s[S_READ], q), 1),
+        .reduce_tail_ns = MAX(med(&ph.s[S_TAIL], q), 1), .reduce_read_waited_ns = med(&ph.s[S_READ_WAITED], q),
+        .reduce_tail_waited_ns = med(&ph.s[S_TAIL_WAITED], q), .handoff_ns = MAX(med(&ph.s[S_HANDOFF], q), 0),
+        .cta_prologue_ns = med(&ph.s[S_PROLOGUE], q), .overlap = tile->overlap, .traces = n };
     fit_fixed(tr, timed_ns, n, tile);
     tile->overlap.write_extra_ns = write_excess(&ph, tile, is_write_rule_start);
     tile->overlap.is_write_extra_at_start = is_write_rule_start;
@@ -370,6 +375,29 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, bool is_w
     for (int k = 0; k < 2; k++)
         g_free(ph.write_in_flight[k].v), g_free(ph.write_ns[k].v);
     g_free(ph.offset_ns.v), g_free(ph.offset_c.v), g_free(extra.v), g_free(later.v);
+}
+
+static int64_t gcd(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t r = a % b;
+        a = b, b = r;
+    }
+    return a;
+}
+
+int64_t sim_trace_stamp_step(Trace *const *traces, int count)
+{
+    int64_t g = 0;
+    for (int i = 0; i < count && g != 1; i++)
+        for (int64_t j = 0; j < traces[i]->task_count && g != 1; j++) {
+            const TraceTask *x = &traces[i]->tasks[j];
+            const int64_t stamp[] = { x->c_start, x->c_end, x->r_ready, x->r_start, x->r_end, x->s_end, x->k_end,
+                                      x->r_read, x->b_entry, x->b_exit };
+            for (size_t k = 0; k < sizeof stamp / sizeof stamp[0]; k++)
+                g = gcd(g, stamp[k] < 0 ? -stamp[k] : stamp[k]);
+        }
+    return g ? g : 1;
 }
 
 static SimStatus check_trace(const Trace *t, const Trace *first, SimError *err)
@@ -390,7 +418,7 @@ static SimStatus check_trace(const Trace *t, const Trace *first, SimError *err)
 }
 
 SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, int count, bool is_write_rule_start,
-                                KernelProfile **out, SimError *err)
+                                int64_t step_ns, KernelProfile **out, SimError *err)
 {
     *out = NULL;
     if (count < 1)
@@ -417,7 +445,7 @@ SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, i
             if (!is_done[j] && traces[j]->kernel.head_dim == traces[i]->kernel.head_dim)
                 group_ns[n] = timed_ns ? timed_ns[j] : 0, group[n++] = traces[j], is_done[j] = true;
         k->tiles = g_renew(KernelTile, k->tiles, k->tile_count + 1);
-        fit_tile(group, group_ns, n, is_write_rule_start, &k->tiles[k->tile_count++]);
+        fit_tile(group, group_ns, n, is_write_rule_start, step_ns, &k->tiles[k->tile_count++]);
     }
     g_free(group);
     g_free(group_ns);

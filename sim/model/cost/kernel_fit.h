@@ -1,9 +1,10 @@
 /* Fitting a kernel profile (kernel.h) to measured traces of that kernel (docs/profile.md, "Making a kernel
- * profile"). Each cost is a median of the phase it names, over every trace of the head dim: compute of an
- * interior task and of a diagonal one (each without the overlap that slows it), the overlap's penalty and
- * window, the launch wave's extra load, the dK/dV write, the K/V switch of persistent CTAs, the deposit, the
- * kernel's own reduction (read and tail), the hand-off, the CTA prologue; the fixed costs of a launch by
- * least squares over the traces' stage times against the bytes each stage moves. */
+ * profile"). Each cost is a median of the phase it names (or, asked for, the median of grouped data on the
+ * stamps' grid), over every trace of the head dim: compute of an interior task and of a diagonal
+ * one (each without the overlap that slows it), the overlap's penalty and window, the launch wave's extra
+ * load, the dK/dV write, the K/V switch of persistent CTAs, the deposit, the kernel's own reduction (read and
+ * tail), the hand-off, the CTA prologue; the fixed costs of a launch by least squares over the traces' stage
+ * times against the bytes each stage moves. */
 #ifndef SIM_KERNEL_FIT_H
 #define SIM_KERNEL_FIT_H
 
@@ -16,8 +17,16 @@
  * name and source are the caller's to fill. One tile per head dim found. SIM_ERR_INPUT with a sentence
  * naming the trace that cannot be used. is_write_rule_start: a reduction already running when its SM's dK/dV
  * write starts is not slowed (geometry write_rule "start", the Hopper kernel: docs/profile.md); else it pays
- * the excess measured on such reductions. O(tasks log tasks). */
+ * the excess measured on such reductions. step_ns > 1: every median of stamp differences is taken as grouped
+ * data on a grid of that step (sim_median_grouped_i64; sim_trace_stamp_step gives the traces' own step); 0 or
+ * 1: plain medians (every committed profile: the grouped ones predicted the held-out runs worse, docs/profile.md,
+ * "The timer's 32-ns step"). O(tasks log tasks). */
 SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, int count, bool is_write_rule_start,
-                                KernelProfile **out, SimError *err);
+                                int64_t step_ns, KernelProfile **out, SimError *err);
+
+/* The step of the traces' time stamps: the greatest common divisor of every phase stamp (c_cycles is no
+ * stamp), 1 when they have none but 0. %globaltimer on Hopper ticks every 32 ns: every committed trace's
+ * stamps are multiples of 32. O(stamps). */
+int64_t sim_trace_stamp_step(Trace *const *traces, int count);
 
 #endif

@@ -25,22 +25,21 @@ def _sim():
     raise RuntimeError("no planner: set DASHSIM_SIM, or build bin/sim (make) or .dev/sim (gpu/scripts/bundle-sim.sh)")
 
 
-Y = "wgmma-s2b2o1p0w2y"  # the default with its dQ staging free of bank conflicts, by st.shared (docs/kernel.md, "Variants")
-YM128 = "wgmma-s2b2o1p0w2ym128"  # the same for the variant of 128 x 128 tiles at head dim 64
+X = "wgmma-s2b2o1p0w2x"  # the default, its dQ staging conflict-free by st.shared, the next task record prefetched,
+XM128 = "wgmma-s2b2o1p0w2xm128"  # LSE and dS^T by ld/st.shared; and the same on 128 x 128 tiles (docs/kernel.md, "Variants")
 
 
 def kernel_for(d, gpu_name=None):
     """(kernel, profile) for head dim d. DASHSIM_KERNEL_PROFILE (with DASHSIM_BWD_KERNEL, default "wgmma") overrides.
-    On an H200, where their profiles were calibrated: at head dim 64 the ym128 variant (configs/kernels/
-    gpu-bwd-wgmma-ym128-h200.json), at 128 the y variant (gpu-bwd-wgmma-y-h200.json): the default's and m128's
-    products with the dQ staging free of bank conflicts and stored by st.shared, the same bits, 2-8% faster (calls 12
-    and 17). Elsewhere the default with configs/kernels/gpu-bwd-wgmma.json (the H100's), the kernel its profile
-    measured."""
+    On an H200, where their profiles were calibrated: at head dim 64 the xm128 variant (configs/kernels/
+    gpu-bwd-wgmma-xm128-h200.json), at 128 the x variant (gpu-bwd-wgmma-x-h200.json): the default's and m128's
+    products, the same bits, 6-21% faster (calls 12, 17 and 20). Elsewhere the default with
+    configs/kernels/gpu-bwd-wgmma.json (the H100's), the kernel its profile measured."""
     if os.environ.get("DASHSIM_KERNEL_PROFILE"):
         return os.environ.get("DASHSIM_BWD_KERNEL", "wgmma"), os.environ["DASHSIM_KERNEL_PROFILE"]
     name = gpu_name or (torch.cuda.get_device_name() if torch.cuda.is_available() else "")
     if "H200" in name:
-        kernel, profile = (YM128, "gpu-bwd-wgmma-ym128-h200.json") if d == 64 else (Y, "gpu-bwd-wgmma-y-h200.json")
+        kernel, profile = (XM128, "gpu-bwd-wgmma-xm128-h200.json") if d == 64 else (X, "gpu-bwd-wgmma-x-h200.json")
         path = os.path.join(ROOT, "configs/kernels", profile)
         if os.path.exists(path):
             return kernel, path

@@ -16,7 +16,7 @@ import bench  # noqa: E402  (its Lib, inputs, reference, timing and checks: one 
 from bench import SDPBackend  # noqa: E402
 
 VARIANTS = os.environ.get("VARIANTS", "wgmma,wgmma-s2b2o1p0w1").split(",")
-DEFAULT = "wgmma"
+DEFAULT = os.environ.get("VARIANT_BASE", "wgmma")  # the kernel the others are compared with (ratios, bits)
 SHAPES = [("causal", 16, 8192, 128), ("full", 16, 8192, 128), ("causal", 64, 4096, 128), ("full", 64, 4096, 128),
           ("causal", 16, 4096, 128), ("causal", 16, 4096, 64), ("full", 16, 8192, 64), ("causal", 16, 8192, 64),
           ("full", 16, 4096, 64), ("causal", 64, 4096, 64), ("full", 64, 4096, 64)]

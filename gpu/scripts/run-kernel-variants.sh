@@ -5,7 +5,7 @@
 # .dev/kernel-variants.tar.xz (stripped bin/gpu-bwd, bin/gpu-wg-test, libdashbwd.so and the plans it needs, about
 # 1.5 MB: the carry). On the GPU machine, without arguments: unpacks it, runs the layout test and smoke
 # (run-kernel-smoke.sh), a smoke of each new variant (both head dims, deterministic and atomic), then
-# gpu/bwd/variants.py (VARIANTS, VARIANT_ROUNDS, DET_RUNS). Every step has its own limit; the whole ends within
+# gpu/bwd/variants.py (VARIANTS, VARIANT_BASE, VARIANT_ROUNDS, DET_RUNS). Every step has its own limit; the whole ends within
 # 420 s on one H200. Writes $OUT/variants.json, variants.md, smoke.txt, log-variants.txt; exit 1 on a failure.
 # Usage: gpu/scripts/run-kernel-variants.sh --pack   |   OUT=DIR gpu/scripts/run-kernel-variants.sh
 set -u

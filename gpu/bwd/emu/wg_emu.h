@@ -43,6 +43,19 @@ static inline void wg_st_shared_v2(uint32_t addr, float a, float b)
     memcpy(emu_cta->smem + addr + 4, &b, 4);
 }
 
+static inline float2 wg_ld_shared_v2(uint32_t addr)
+{
+    float2 v;
+    memcpy(&v.x, emu_cta->smem + addr, 4);
+    memcpy(&v.y, emu_cta->smem + addr + 4, 4);
+    return v;
+}
+
+static inline void wg_st_shared_b32(uint32_t addr, uint32_t v)
+{
+    memcpy(emu_cta->smem + addr, &v, 4);
+}
+
 /* mbarrier word: bit 63 phase, bits 0-19 pending arrivals, 20-39 expected arrivals, 40-62 pending bytes. */
 static inline std::atomic_ref<uint64_t> emu_mbar(uint64_t *bar)
 {
@@ -159,7 +172,6 @@ template <int R> static inline void wg_setmaxnreg_dec(void)
 }
 
 #define WG_SMEM_BASE(name) unsigned char *name = emu_cta->smem
-
 /* Element (row, k) of a shared operand (is_mn: M/N-major) under descriptor desc, as a float. */
 static inline float emu_desc_at(uint64_t desc, int is_mn, int mn, int k)
 {

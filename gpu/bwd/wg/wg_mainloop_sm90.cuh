@@ -30,7 +30,10 @@
  * 64 only, on plans of tile_ratio 1; each consumer warpgroup then computes dQ of its 64 Q rows, all columns); SZ
  * flags: bit 0 the dQ staging layout, so dQaccum's too (gpu_tile_pos_z: 1 makes the staging stores conflict-free),
  * bit 1 the staging stores as st.shared on 32-bit shared addresses (the struct is reached through an integer
- * rounding, so the compiler sees generic pointers and emits generic stores with their address conversions). */
+ * rounding, so the compiler sees generic pointers and emits generic stores with their address conversions), bit 2
+ * the consumers' next task record loaded during this task (a global load no longer opens every task), bit 3 the LSE
+ * read and dS^T written by ld/st.shared on 32-bit shared addresses (the struct itself at the 1024-byte aligned base,
+ * so that every access is a shared one, spilled 8 bytes at head dim 128). */
 template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int SZ_> struct BwdWgCfg {
     /* PIPE holds the next task's 64 score registers across the staging, and a second store warp needs more than
      * the producer warpgroup's 24 registers at head dim 128: both are head dim 64 only (128 has no registers),
@@ -38,11 +41,12 @@ template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int S
      * + 128 REG_P = 384 x 168. NDS dS^T buffers (one at BM 128: shared memory); DQ dQ floats per thread. */
     enum { D = D_, ST = ST_, NB = NB_, OVL = OVL_, BM = D_ == 64 ? BM_ : 64, PIPE = PIPE_ && D_ == 64 && BM == 64,
            SW = D_ == 64 ? SW_ : 1, REG_C = D_ == 128 ? 240 : 232, REG_P = D_ == 128 ? 24 : 40,
-           NDS = BM == 64 ? 2 : 1, DQ = BM == 64 ? D_ / 4 : D_ / 2, SZ = SZ_ & 1, STAGE = SZ_ };
+           NDS = BM == 64 ? 2 : 1, DQ = BM == 64 ? D_ / 4 : D_ / 2, SZ = SZ_ & 1, STAGE = SZ_ & 3,
+           PF = (SZ_ >> 2) & 1, SH = (SZ_ >> 3) & 1 };
     static_assert(NB_ == 1 || NB_ == 2, "one or two dQ staging buffers");
     static_assert(SW_ == 1 || (SW_ == 2 && NB_ == 2), "two store warps need two staging buffers");
     static_assert(BM_ == 64 || BM_ == 128, "Q tiles of 64 or 128 rows");
-    static_assert(SZ_ >= 0 && SZ_ <= 3, "staging flags: layout (bit 0), shared addressing (bit 1)");
+    static_assert(SZ_ >= 0 && SZ_ <= 15, "flags: staging layout, staging by st.shared, prefetch, LSE/dS^T shared");
 };
 
 /* The variants a host can select by name (bwd_set_kernel, gpu-bwd --kernel, gpu-bwd-emu --kernel): name,
@@ -59,7 +63,11 @@ template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int S
     X("wgmma-s2b2o1p0w2z", 2, 2, 1, 0, 2, 64, 1)                                                                   \
     X("wgmma-s2b2o1p0w2zm128", 2, 2, 1, 0, 2, 128, 1)                                                             \
     X("wgmma-s2b2o1p0w2y", 2, 2, 1, 0, 2, 64, 3)                                                                   \
-    X("wgmma-s2b2o1p0w2ym128", 2, 2, 1, 0, 2, 128, 3)
+    X("wgmma-s2b2o1p0w2ym128", 2, 2, 1, 0, 2, 128, 3)                                                             \
+    X("wgmma-s2b2o1p0w2v", 2, 2, 1, 0, 2, 64, 7)                                                                   \
+    X("wgmma-s2b2o1p0w2s", 2, 2, 1, 0, 2, 64, 11)                                                                  \
+    X("wgmma-s2b2o1p0w2x", 2, 2, 1, 0, 2, 64, 15)                                                                  \
+    X("wgmma-s2b2o1p0w2xm128", 2, 2, 1, 0, 2, 128, 15)
 
 /* Shared memory (after rounding the base up to 1024 bytes). bf16 tiles are [D/64][rows][64] stacks of
  * 128-byte-swizzled rows (wg_swz), as TMA writes them: element (r, c) at byte (c / 64) rows 128 +
@@ -184,20 +192,37 @@ __device__ static inline void wg_pack_a(uint32_t (&a)[4][4], const float (&acc)[
             a[k][r] = bwd_pack(acc[8 * k + 2 * r], acc[8 * k + 2 * r + 1]);
 }
 
-/* P^T (in place of S^T) of this thread's elements; rows are KV rows kv0 + .., columns Q rows q0 + .. */
+/* P^T (in place of S^T) of this thread's elements; rows are KV rows kv0 + .., columns Q rows q0 + ... SH: the LSE
+ * read by ld.shared (a float2 per 8 columns) rather than through a generic pointer. */
+template <bool SH = false>
 __device__ static inline void wg_softmax_p(float (&s)[32], const float *lse2, const BwdArgs &a, int kv0, int q0)
 {
     const int lane = threadIdx.x & 31, row = kv0 + ((threadIdx.x >> 5) & 3) * 16 + (lane >> 2);
     const bool is_masked = a.is_causal && q0 < kv0 + 63;
+    if constexpr (SH) {
 #pragma unroll
-    for (int i = 0; i < 32; i++) {
-        const int col = 8 * (i / 4) + 2 * (lane & 3) + (i & 1), kv = row + 8 * ((i >> 1) & 1);
-        const float p = bwd_exp2(fmaf(s[i], a.scale_log2, -lse2[col]));
-        s[i] = is_masked && q0 + col < kv ? 0.0f : p;
+        for (int j = 0; j < 8; j++) {
+            const int c0 = 8 * j + 2 * (lane & 3);
+            const float2 l = wg_ld_shared_v2(wg_smem(lse2) + 4u * c0);
+#pragma unroll
+            for (int i = 4 * j; i < 4 * j + 4; i++) {
+                const int col = c0 + (i & 1), kv = row + 8 * ((i >> 1) & 1);
+                const float p = bwd_exp2(fmaf(s[i], a.scale_log2, -(i & 1 ? l.y : l.x)));
+                s[i] = is_masked && q0 + col < kv ? 0.0f : p;
+            }
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < 32; i++) {
+            const int col = 8 * (i / 4) + 2 * (lane & 3) + (i & 1), kv = row + 8 * ((i >> 1) & 1);
+            const float p = bwd_exp2(fmaf(s[i], a.scale_log2, -lse2[col]));
+            s[i] = is_masked && q0 + col < kv ? 0.0f : p;
+        }
     }
 }
 
-/* dS^T = P^T (dP^T - Delta), in place of dP^T. */
+/* dS^T = P^T (dP^T - Delta), in place of dP^T. (Delta stays a generic read: by ld.shared, beside a prefetched task
+ * record, ptxas spilled 8 bytes at head dim 128.) */
 __device__ static inline void wg_softmax_ds(const float (&p)[32], float (&dp)[32], const float *delta)
 {
     const int lane = threadIdx.x & 31;
@@ -206,7 +231,8 @@ __device__ static inline void wg_softmax_ds(const float (&p)[32], float (&dp)[32
         dp[i] = p[i] * (dp[i] - delta[8 * (i / 4) + 2 * (lane & 3) + (i & 1)]);
 }
 
-/* dS^T (A fragments) into ds [128 kv][64 q], rows 64w.. (swizzled 128-byte rows). */
+/* dS^T (A fragments) into ds [128 kv][64 q], rows 64w.. (swizzled 128-byte rows; SH: by st.shared). */
+template <bool SH = false>
 __device__ static inline void wg_store_ds(const uint32_t (&a)[4][4], __nv_bfloat16 *ds, int w)
 {
     const int lane = threadIdx.x & 31, r0 = w * 64 + ((threadIdx.x >> 5) & 3) * 16 + (lane >> 2);
@@ -216,7 +242,10 @@ __device__ static inline void wg_store_ds(const uint32_t (&a)[4][4], __nv_bfloat
 #pragma unroll
         for (int r = 0; r < 4; r++) {
             const int row = r0 + 8 * (r & 1), col = 16 * k + 8 * (r >> 1) + 2 * (lane & 3);
-            *(uint32_t *)(base + wg_swz(row, 2 * col)) = a[k][r];
+            if (SH)
+                wg_st_shared_b32(wg_smem(ds) + wg_swz(row, 2 * col), a[k][r]);
+            else
+                *(uint32_t *)(base + wg_swz(row, 2 * col)) = a[k][r];
         }
 }
 
@@ -366,7 +395,7 @@ __device__ static inline void wg_task_ds_m128(BwdWgSmem<C> &sm, const BwdArgs &a
     for (int h = 0; h < 2; h++) {
         wg_wait<1>();
         wg_keep_all(sc);
-        wg_softmax_p(sc, sm.lse2[s] + 64 * h, a, kv0, q0 + 64 * h);
+        wg_softmax_p<C::SH>(sc, sm.lse2[s] + 64 * h, a, kv0, q0 + 64 * h);
         wg_wait<0>();
         wg_keep_all(sc);
         wg_keep_all(dp);
@@ -400,13 +429,13 @@ __device__ static inline void wg_task_grads(BwdWgSmem<C> &sm, const BwdArgs &a, 
         if (C::OVL) {
             wg_wait<1>();
             wg_keep_all(sc);
-            wg_softmax_p(sc, sm.lse2[s], a, kv0, q0);
+            wg_softmax_p<C::SH>(sc, sm.lse2[s], a, kv0, q0);
         }
         wg_wait<0>();
         wg_keep_all(sc);
         wg_keep_all(dp);
         if (!C::OVL)
-            wg_softmax_p(sc, sm.lse2[s], a, kv0, q0);
+            wg_softmax_p<C::SH>(sc, sm.lse2[s], a, kv0, q0);
         wg_softmax_ds(sc, dp, sm.delta[s]);
         wg_pack_a(pa[0], sc);
         wg_pack_a(dsa[0], dp);
@@ -440,11 +469,12 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
     uint32_t pa[BM / 64][4][4], dsa[BM / 64][4][4];
     int4 prev = make_int4(-1, -1, -1, -1);
     bool is_issued = false; /* this task's S^T and dP^T were issued during the previous one */
+    int4 t_pf = C::PF ? a.tasks[begin] : prev; /* PF: this task's record, loaded as the last task's next */
     for (int i = begin, n = 0, kv_n = 0; i < end; i++, n++) {
-        const int4 t = a.tasks[i];
-        const int4 next = i + 1 < end ? a.tasks[i + 1] : make_int4(-1, -1, -1, -1);
+        const int4 t = C::PF ? t_pf : a.tasks[i];
+        int4 next = !C::PF && i + 1 < end ? a.tasks[i + 1] : make_int4(-1, -1, -1, -1);
         const int s = n % C::ST, b = n % C::NB;
-        const bool is_kv_end = !wg_same_kv(t, next);
+        bool is_kv_end = !C::PF && !wg_same_kv(t, next); /* PF: compared once the next record has arrived */
         long long *rec = a.rec && ct == 0 ? a.rec + (size_t)i * BWD_REC_FIELDS : NULL;
         if (!is_issued) {
             wg_stamp_start(rec);
@@ -458,13 +488,17 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
             wg_issue_scores<C>(sm, s, w, sc, dp);
         }
         wg_task_grads<C>(sm, a, t, s, w, sc, dp, dk, dv, pa, dsa);
+        if (C::PF && i + 1 < end) /* loaded here, under the dQ product; the next task's record */
+            next = t_pf = a.tasks[i + 1];
         __nv_bfloat16 *ds = sm.ds[n % C::NDS];
 #pragma unroll
         for (int h = 0; h < BM / 64; h++) /* dS^T's h-th 64 Q columns: the h-th [128][64] block */
-            wg_store_ds(dsa[h], ds + h * BWD_BLOCK_N * 64, w);
+            wg_store_ds<C::SH>(dsa[h], ds + h * BWD_BLOCK_N * 64, w);
         gpu_fence_proxy_smem(); /* generic stores, read next by wgmma (async proxy) */
         gpu_bar_sync(BWD_WG_BAR_DS, BWD_WG_CONSUMERS);
         wg_gemm_dq<D, BM>(dq, ds, sm.k, w);
+        if (C::PF)
+            is_kv_end = !wg_same_kv(t, next);
         is_issued = C::PIPE && !is_kv_end;
         if (is_issued) { /* the next task's scores run on the tensor cores while this task's dQ is staged */
             wg_stamp_start(rec ? rec + BWD_REC_FIELDS : NULL);

@@ -33,7 +33,8 @@
  * rounding, so the compiler sees generic pointers and emits generic stores with their address conversions), bit 2
  * the consumers' next task record loaded during this task (a global load no longer opens every task), bit 3 the LSE
  * read and dS^T written by ld/st.shared on 32-bit shared addresses (the struct itself at the 1024-byte aligned base,
- * so that every access is a shared one, spilled 8 bytes at head dim 128). */
+ * so that every access is a shared one, spilled 8 bytes at head dim 128), bit 4 the LSE read by ld.shared before the
+ * wait for S^T, bit 5 Delta before the wait for dP^T (their load latency under the wgmma). */
 template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int SZ_> struct BwdWgCfg {
     /* PIPE holds the next task's 64 score registers across the staging, and a second store warp needs more than
      * the producer warpgroup's 24 registers at head dim 128: both are head dim 64 only (128 has no registers),
@@ -42,11 +43,11 @@ template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int S
     enum { D = D_, ST = ST_, NB = NB_, OVL = OVL_, BM = D_ == 64 ? BM_ : 64, PIPE = PIPE_ && D_ == 64 && BM == 64,
            SW = D_ == 64 ? SW_ : 1, REG_C = D_ == 128 ? 240 : 232, REG_P = D_ == 128 ? 24 : 40,
            NDS = BM == 64 ? 2 : 1, DQ = BM == 64 ? D_ / 4 : D_ / 2, SZ = SZ_ & 1, STAGE = SZ_ & 3,
-           PF = (SZ_ >> 2) & 1, SH = (SZ_ >> 3) & 1 };
+           PF = (SZ_ >> 2) & 1, SH = (SZ_ >> 3) & 1, PRE = (SZ_ >> 4) & 1, DPRE = (SZ_ >> 5) & 1 };
     static_assert(NB_ == 1 || NB_ == 2, "one or two dQ staging buffers");
     static_assert(SW_ == 1 || (SW_ == 2 && NB_ == 2), "two store warps need two staging buffers");
     static_assert(BM_ == 64 || BM_ == 128, "Q tiles of 64 or 128 rows");
-    static_assert(SZ_ >= 0 && SZ_ <= 15, "flags: staging layout, staging by st.shared, prefetch, LSE/dS^T shared");
+    static_assert(SZ_ >= 0 && SZ_ <= 63, "flags: staging layout and by st.shared, prefetch, LSE/dS^T shared, LSE, Delta early");
 };
 
 /* The variants a host can select by name (bwd_set_kernel, gpu-bwd --kernel, gpu-bwd-emu --kernel): name,
@@ -67,7 +68,10 @@ template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int S
     X("wgmma-s2b2o1p0w2v", 2, 2, 1, 0, 2, 64, 7)                                                                   \
     X("wgmma-s2b2o1p0w2s", 2, 2, 1, 0, 2, 64, 11)                                                                  \
     X("wgmma-s2b2o1p0w2x", 2, 2, 1, 0, 2, 64, 15)                                                                  \
-    X("wgmma-s2b2o1p0w2xm128", 2, 2, 1, 0, 2, 128, 15)
+    X("wgmma-s2b2o1p0w2xm128", 2, 2, 1, 0, 2, 128, 15)                                                           \
+    X("wgmma-s2b2o1p0w2q", 2, 2, 1, 0, 2, 64, 31)                                                                  \
+    X("wgmma-s2b2o1p0w2w", 2, 2, 1, 0, 2, 64, 63)                                                                  \
+    X("wgmma-s2b2o1p0w2wm128", 2, 2, 1, 0, 2, 128, 63)
 
 /* Shared memory (after rounding the base up to 1024 bytes). bf16 tiles are [D/64][rows][64] stacks of
  * 128-byte-swizzled rows (wg_swz), as TMA writes them: element (r, c) at byte (c / 64) rows 128 +
@@ -219,6 +223,37 @@ __device__ static inline void wg_softmax_p(float (&s)[32], const float *lse2, co
             s[i] = is_masked && q0 + col < kv ? 0.0f : p;
         }
     }
+}
+
+/* This thread's 16 values of a per-Q-row vector (LSE or Delta: a float2 per 8 columns) by ld.shared, issued before the
+ * wait for the wgmma that they follow (BwdWgCfg's PRE, DPRE). */
+__device__ static inline void wg_load_cols(float2 (&l)[8], const float *lse2)
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+        l[j] = wg_ld_shared_v2(wg_smem(lse2) + 4u * (8 * j + 2 * (lane & 3)));
+}
+
+/* wg_softmax_p from the LSE values wg_load_cols read. */
+__device__ static inline void wg_softmax_p_pre(float (&s)[32], const float2 (&l)[8], const BwdArgs &a, int kv0, int q0)
+{
+    const int lane = threadIdx.x & 31, row = kv0 + ((threadIdx.x >> 5) & 3) * 16 + (lane >> 2);
+    const bool is_masked = a.is_causal && q0 < kv0 + 63;
+#pragma unroll
+    for (int i = 0; i < 32; i++) {
+        const int col = 8 * (i / 4) + 2 * (lane & 3) + (i & 1), kv = row + 8 * ((i >> 1) & 1);
+        const float p = bwd_exp2(fmaf(s[i], a.scale_log2, -(i & 1 ? l[i / 4].y : l[i / 4].x)));
+        s[i] = is_masked && q0 + col < kv ? 0.0f : p;
+    }
+}
+
+/* dS^T = P^T (dP^T - Delta) from the Delta values wg_load_cols read. */
+__device__ static inline void wg_softmax_ds_pre(const float (&p)[32], float (&dp)[32], const float2 (&d)[8])
+{
+#pragma unroll
+    for (int i = 0; i < 32; i++)
+        dp[i] = p[i] * (dp[i] - (i & 1 ? d[i / 4].y : d[i / 4].x));
 }
 
 /* dS^T = P^T (dP^T - Delta), in place of dP^T. (Delta stays a generic read: by ld.shared, beside a prefetched task
@@ -393,13 +428,25 @@ __device__ static inline void wg_task_ds_m128(BwdWgSmem<C> &sm, const BwdArgs &a
 {
 #pragma unroll
     for (int h = 0; h < 2; h++) {
+        float2 l[8];
+        if constexpr (C::PRE)
+            wg_load_cols(l, sm.lse2[s] + 64 * h);
         wg_wait<1>();
         wg_keep_all(sc);
-        wg_softmax_p<C::SH>(sc, sm.lse2[s] + 64 * h, a, kv0, q0 + 64 * h);
+        if constexpr (C::PRE)
+            wg_softmax_p_pre(sc, l, a, kv0, q0 + 64 * h);
+        else
+            wg_softmax_p<C::SH>(sc, sm.lse2[s] + 64 * h, a, kv0, q0 + 64 * h);
+        float2 dl[8];
+        if constexpr (C::DPRE)
+            wg_load_cols(dl, sm.delta[s] + 64 * h);
         wg_wait<0>();
         wg_keep_all(sc);
         wg_keep_all(dp);
-        wg_softmax_ds(sc, dp, sm.delta[s] + 64 * h);
+        if constexpr (C::DPRE)
+            wg_softmax_ds_pre(sc, dp, dl);
+        else
+            wg_softmax_ds(sc, dp, sm.delta[s] + 64 * h);
         wg_pack_a(pa[h], sc);
         wg_pack_a(dsa[h], dp);
         if (h == 0) {
@@ -427,16 +474,28 @@ __device__ static inline void wg_task_grads(BwdWgSmem<C> &sm, const BwdArgs &a, 
         wg_task_ds_m128<C>(sm, a, s, w, kv0, q0, sc, dp, dk, dv, pa, dsa);
     } else {
         if (C::OVL) {
+            float2 l[8];
+            if constexpr (C::PRE)
+                wg_load_cols(l, sm.lse2[s]);
             wg_wait<1>();
             wg_keep_all(sc);
-            wg_softmax_p<C::SH>(sc, sm.lse2[s], a, kv0, q0);
+            if constexpr (C::PRE)
+                wg_softmax_p_pre(sc, l, a, kv0, q0);
+            else
+                wg_softmax_p<C::SH>(sc, sm.lse2[s], a, kv0, q0);
         }
+        float2 dl[8];
+        if constexpr (C::DPRE)
+            wg_load_cols(dl, sm.delta[s]);
         wg_wait<0>();
         wg_keep_all(sc);
         wg_keep_all(dp);
         if (!C::OVL)
             wg_softmax_p<C::SH>(sc, sm.lse2[s], a, kv0, q0);
-        wg_softmax_ds(sc, dp, sm.delta[s]);
+        if constexpr (C::DPRE)
+            wg_softmax_ds_pre(sc, dp, dl);
+        else
+            wg_softmax_ds(sc, dp, sm.delta[s]);
         wg_pack_a(pa[0], sc);
         wg_pack_a(dsa[0], dp);
     }

@@ -34,20 +34,23 @@
  * the consumers' next task record loaded during this task (a global load no longer opens every task), bit 3 the LSE
  * read and dS^T written by ld/st.shared on 32-bit shared addresses (the struct itself at the 1024-byte aligned base,
  * so that every access is a shared one, spilled 8 bytes at head dim 128), bit 4 the LSE read by ld.shared before the
- * wait for S^T, bit 5 Delta before the wait for dP^T (their load latency under the wgmma). */
+ * wait for S^T, bit 5 Delta before the wait for dP^T (their load latency under the wgmma), bit 6 two store warps at
+ * head dim 128 as at 64 (SW2, above). */
 template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int SZ_> struct BwdWgCfg {
     /* PIPE holds the next task's 64 score registers across the staging, and a second store warp needs more than
      * the producer warpgroup's 24 registers at head dim 128: both are head dim 64 only (128 has no registers),
-     * as is BM 128 (128 score and dP registers). Registers: consumers REG_C, producer warpgroup REG_P, 256 REG_C
+     * as is BM 128 (128 score and dP registers); SW2 (flag bit 6) takes the second store warp at head dim 128 too,
+     * with the consumers at 232 registers (the x variant's consumers fit them: 0 spills). Registers: consumers REG_C, producer warpgroup REG_P, 256 REG_C
      * + 128 REG_P = 384 x 168. NDS dS^T buffers (one at BM 128: shared memory); DQ dQ floats per thread. */
     enum { D = D_, ST = ST_, NB = NB_, OVL = OVL_, BM = D_ == 64 ? BM_ : 64, PIPE = PIPE_ && D_ == 64 && BM == 64,
-           SW = D_ == 64 ? SW_ : 1, REG_C = D_ == 128 ? 240 : 232, REG_P = D_ == 128 ? 24 : 40,
+           SW2 = (SZ_ >> 6) & 1, SW = D_ == 64 || SW2 ? SW_ : 1, REG_C = D_ == 128 && !SW2 ? 240 : 232,
+           REG_P = D_ == 128 && !SW2 ? 24 : 40,
            NDS = BM == 64 ? 2 : 1, DQ = BM == 64 ? D_ / 4 : D_ / 2, SZ = SZ_ & 1, STAGE = SZ_ & 3,
            PF = (SZ_ >> 2) & 1, SH = (SZ_ >> 3) & 1, PRE = (SZ_ >> 4) & 1, DPRE = (SZ_ >> 5) & 1 };
     static_assert(NB_ == 1 || NB_ == 2, "one or two dQ staging buffers");
     static_assert(SW_ == 1 || (SW_ == 2 && NB_ == 2), "two store warps need two staging buffers");
     static_assert(BM_ == 64 || BM_ == 128, "Q tiles of 64 or 128 rows");
-    static_assert(SZ_ >= 0 && SZ_ <= 63, "flags: staging layout and by st.shared, prefetch, LSE/dS^T shared, LSE, Delta early");
+    static_assert(SZ_ >= 0 && SZ_ <= 127, "flags: staging (2 bits), prefetch, shared LSE, LSE and Delta early, SW2");
 };
 
 /* The variants a host can select by name (bwd_set_kernel, gpu-bwd --kernel, gpu-bwd-emu --kernel): name,
@@ -71,7 +74,8 @@ template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int S
     X("wgmma-s2b2o1p0w2xm128", 2, 2, 1, 0, 2, 128, 15)                                                           \
     X("wgmma-s2b2o1p0w2q", 2, 2, 1, 0, 2, 64, 31)                                                                  \
     X("wgmma-s2b2o1p0w2w", 2, 2, 1, 0, 2, 64, 63)                                                                  \
-    X("wgmma-s2b2o1p0w2wm128", 2, 2, 1, 0, 2, 128, 63)
+    X("wgmma-s2b2o1p0w2wm128", 2, 2, 1, 0, 2, 128, 63)                                                           \
+    X("wgmma-s2b2o1p0w2u", 2, 2, 1, 0, 2, 64, 79)
 
 /* Shared memory (after rounding the base up to 1024 bytes). bf16 tiles are [D/64][rows][64] stacks of
  * 128-byte-swizzled rows (wg_swz), as TMA writes them: element (r, c) at byte (c / 64) rows 128 +

@@ -75,7 +75,8 @@ template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int S
     X("wgmma-s2b2o1p0w2q", 2, 2, 1, 0, 2, 64, 31)                                                                  \
     X("wgmma-s2b2o1p0w2w", 2, 2, 1, 0, 2, 64, 63)                                                                  \
     X("wgmma-s2b2o1p0w2wm128", 2, 2, 1, 0, 2, 128, 63)                                                           \
-    X("wgmma-s2b2o1p0w2u", 2, 2, 1, 0, 2, 64, 79)
+    X("wgmma-s2b2o1p0w2u", 2, 2, 1, 0, 2, 64, 79)                                                                  \
+    X("wgmma-s2b2o1p0w2t", 2, 2, 1, 0, 2, 64, 127)
 
 /* Shared memory (after rounding the base up to 1024 bytes). bf16 tiles are [D/64][rows][64] stacks of
  * 128-byte-swizzled rows (wg_swz), as TMA writes them: element (r, c) at byte (c / 64) rows 128 +

@@ -103,7 +103,7 @@ assert len(calls) == len(set(calls)) == 9, calls  # one plan per kernel, policy 
 print("grid plans ok")
 PY
 grep -q "grid plans ok" "$tmp/grid.txt" && ok bench-grid-m128-plans || fail bench-grid-m128-plans "$(tail -2 "$tmp/grid.txt")"
-# dash_attn's kernel and profile per GPU and head dim: on an H200 the wm128 variant with its own profile at d 64, the u
+# dash_attn's kernel and profile per GPU and head dim: on an H200 the wm128 variant with its own profile at d 64, the t
 # variant with its own at d 128; elsewhere the default with the H100 profile; DASHSIM_KERNEL_PROFILE overrides
 python3 - "$bwd" >"$tmp/kfor.txt" 2>&1 <<'PY'
 import os, sys
@@ -114,7 +114,7 @@ sys.path.insert(0, sys.argv[1])
 import dash_attn  # noqa: E402
 b = lambda k, p: (k, os.path.basename(p))
 assert b(*dash_attn.kernel_for(64, "NVIDIA H200")) == ("wgmma-s2b2o1p0w2wm128", "gpu-bwd-wgmma-wm128-h200.json")
-assert b(*dash_attn.kernel_for(128, "NVIDIA H200")) == ("wgmma-s2b2o1p0w2u", "gpu-bwd-wgmma-u-h200.json")
+assert b(*dash_attn.kernel_for(128, "NVIDIA H200")) == ("wgmma-s2b2o1p0w2t", "gpu-bwd-wgmma-t-h200.json")
 assert b(*dash_attn.kernel_for(64, "NVIDIA H100 80GB HBM3")) == ("wgmma", "gpu-bwd-wgmma.json")
 assert all(os.path.exists(dash_attn.kernel_for(d, g)[1]) for d in (64, 128) for g in ("NVIDIA H200", "H100"))
 os.environ["DASHSIM_KERNEL_PROFILE"] = "x.json"

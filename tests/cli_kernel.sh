@@ -158,6 +158,13 @@ cmp -s "$tmp/ku.json" configs/kernels/gpu-bwd-wgmma-u-h200.json && ok u-kernel-p
 evidence_targets u/wgmma-u-evidence traces/kernel-wg-h200/u/wgmma-u-evidence.json 54 39 12 0.02 0.05 -
 evidence_targets u/wgmma-u-evidence2 traces/kernel-wg-h200/u/wgmma-u-evidence2.json 49 35 10 0.02 0.05 -
 evidence_targets u/wgmma-u-evidence3 traces/kernel-wg-h200/u/wgmma-u-evidence3.json 50 36 11 0.02 0.05 -
+# t (u with the LSE and Delta read before the wgmma waits; call 26), the kernel dash_attn runs at d 128 on an H200 since:
+# its profile byte for byte (its evidence run is owed: traces/kernel-wg-h200/t/README.md)
+expect_exit t-kernel-calibrate 0 "$sim" calibrate --kernel traces/kernel-wg-h200/t/calibration/d128/*.json.gz \
+    traces/kernel-wg-h200/t/calibration/d64/*.json.gz --runs traces/kernel-wg-h200/t/wgmma-t-calibration.json \
+    --write-rule start --name gpu-bwd-wgmma-t-h200 -o "$tmp/kt.json"
+cmp -s "$tmp/kt.json" configs/kernels/gpu-bwd-wgmma-t-h200.json && ok t-kernel-profile-reproduced ||
+    fail t-kernel-profile-reproduced "$(diff "$tmp/kt.json" configs/kernels/gpu-bwd-wgmma-t-h200.json | head -5)"
 # The H100 Hopper profile (fixed costs from gpu-bwd.json, the same GPU's shared pre/post kernels) on issue 23's H100
 # grid, which it was not made from (docs/profile.md has all 112 runs at seqlen >= 2048: 1.27% / 4.51%). For test time
 # the shapes of at most 32k tokens (98 runs, 28 shapes; b4 x 16384 alone takes 8 s): time median <= 2%, max <= 5%,

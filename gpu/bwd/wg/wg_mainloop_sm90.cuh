@@ -68,12 +68,8 @@ template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int S
     X("wgmma-s2b2o1p0w2zm128", 2, 2, 1, 0, 2, 128, 1)                                                             \
     X("wgmma-s2b2o1p0w2y", 2, 2, 1, 0, 2, 64, 3)                                                                   \
     X("wgmma-s2b2o1p0w2ym128", 2, 2, 1, 0, 2, 128, 3)                                                             \
-    X("wgmma-s2b2o1p0w2v", 2, 2, 1, 0, 2, 64, 7)                                                                   \
-    X("wgmma-s2b2o1p0w2s", 2, 2, 1, 0, 2, 64, 11)                                                                  \
     X("wgmma-s2b2o1p0w2x", 2, 2, 1, 0, 2, 64, 15)                                                                  \
     X("wgmma-s2b2o1p0w2xm128", 2, 2, 1, 0, 2, 128, 15)                                                           \
-    X("wgmma-s2b2o1p0w2q", 2, 2, 1, 0, 2, 64, 31)                                                                  \
-    X("wgmma-s2b2o1p0w2w", 2, 2, 1, 0, 2, 64, 63)                                                                  \
     X("wgmma-s2b2o1p0w2wm128", 2, 2, 1, 0, 2, 128, 63)                                                           \
     X("wgmma-s2b2o1p0w2u", 2, 2, 1, 0, 2, 64, 79)                                                                  \
     X("wgmma-s2b2o1p0w2t", 2, 2, 1, 0, 2, 64, 127)

@@ -46,7 +46,7 @@ static bool is_allowed_time(const SimProgram *p, int64_t op, int64_t realised)
     int64_t duration = sim_op_duration_ns(p, op), d = realised - duration;
     if (sim_op_kind(p, op) == SIM_OP_COMPUTE)
         return d == 0 || d == p->overlap.penalty_ns;
-    if (sim_op_engine(p, op) != 1)
+    if (sim_op_engine(p, op) == 0)
         return d == 0;
     int64_t w = sim_op_kind(p, op) == SIM_OP_REDUCE ? p->waited.read_delta_ns : p->waited.tail_delta_ns;
     w = MAX(w, -duration);
@@ -58,11 +58,11 @@ static int64_t check_schedule(const Plan *plan, const SimProgram *p, const SimSc
 {
     bool has_tail = false, has_write = false; /* a split reduction; a dK/dV write after some tasks */
     for (int64_t op = 0; op < p->op_count; op++)
-        has_tail |= sim_op_kind(p, op) == SIM_OP_SYNC && sim_op_engine(p, op) == 1,
+        has_tail |= sim_op_kind(p, op) == SIM_OP_SYNC && sim_op_engine(p, op) >= 1,
             has_write |= sim_op_kind(p, op) == SIM_OP_WRITE;
     int per_task = p->engines_per_unit == 1 ? 2 : 3 + has_tail;
     int *seen = g_new0(int, plan->task_count);
-    int64_t work[2] = { 0, 0 };
+    int64_t work[1 + ATTN_STORE_WARPS_MAX] = { 0 }, busiest = 0; /* per engine */
     for (int64_t op = 0; op < p->op_count; op++) {
         int32_t c = sim_op_cta(p, op);
         int64_t duration = sim_op_duration_ns(p, op), end = sim_schedule_end_ns(p, s, op);
@@ -94,7 +94,9 @@ static int64_t check_schedule(const Plan *plan, const SimProgram *p, const SimSc
                 ck_assert(s->cta_end_ns[a] <= s->cta_dispatch_ns[b] || s->cta_end_ns[b] <= s->cta_dispatch_ns[a]);
     ck_assert_int_ge(s->makespan_ns, plan_critical_path(p)); /* the plan's own bound, no SM limit */
     g_free(seen);
-    return MAX(work[0], work[1]);
+    for (int k = 0; k < p->engines_per_unit; k++)
+        busiest = MAX(busiest, work[k]);
+    return busiest;
 }
 
 /* A load model: a queue of capacity 2.5 (reductions issue for 70% of their time), 100 ns
@@ -114,6 +116,10 @@ static const AttnCosts cost_cases[] = {
     { .c_ns = 900, .r_ns = 700, .latency_ns = 200, .deposit_ns = 100, .reduce = REDUCE_ASYNC, .c_diag_ns = 800,
       .launch_extra_ns = 300, .kv_write_ns = 400, .kv_switch_ns = 150, .reduce_read_ns = 300, .cta_prologue_ns = 100,
       .overlap = { 200, 150, 100, 250 }, .waited = { -50, 120 } },
+    /* two store warps (store engines 1 and 2), every rule */
+    { .c_ns = 500, .r_ns = 900, .latency_ns = 200, .deposit_ns = 100, .reduce = REDUCE_ASYNC, .dq_buffers = 2,
+      .store_warps = 2, .kv_write_ns = 400, .reduce_read_ns = 300, .overlap = { 200, 150, 100, 250, 1, 0 },
+      .waited = { -50, 120 } },
     /* released at the read (FA3's protocol) */
     { .c_ns = 600, .r_ns = 800, .latency_ns = 150, .deposit_ns = 80, .reduce = REDUCE_ASYNC, .kv_write_ns = 200,
       .reduce_read_ns = 350, .is_release_at_read = true, .overlap = { 100, 200, 200, 0 }, .waited = { 40, -30 } },
@@ -273,6 +279,45 @@ START_TEST(unit_load_model_is_the_fixed_engine)
 }
 END_TEST
 
+/* Two store warps (AttnCosts.store_warps): one SM, one CTA of four tasks on four dQ rows (no accumulation
+ * edges), reductions ten times the compute. With one store engine the reductions run one at a time; with two,
+ * task i's on engine 1 + i % 2, the second starts while the first still runs, the makespan is shorter, and the
+ * critical path still equals it. */
+START_TEST(two_store_warps_overlap_a_units_reductions)
+{
+    Workload wl = { .n_sm = 1, .heads = 1, .kv_tiles = 1, .q_tiles = 4, .mask = MASK_FULL, .tile_ratio = 1,
+                    .head_swizzle = 1 };
+    SimError err = { 0 };
+    Plan *plan = policy_build(policy_find("fa3"), &wl, &err);
+    ck_assert_ptr_nonnull(plan);
+    int64_t makespan[2];
+    for (int sw = 1; sw <= 2; sw++) {
+        AttnCosts costs = { .c_ns = 100, .r_ns = 1000, .reduce = REDUCE_ASYNC, .dq_buffers = 2, .store_warps = sw };
+        SimProgram *p = sim_attention_program(plan, &costs);
+        ck_assert_int_eq(p->engines_per_unit, 1 + sw);
+        SimSchedule s = { 0 };
+        ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+        int64_t r[4], k = 0;
+        for (int64_t op = 0; op < p->op_count; op++)
+            if (sim_op_kind(p, op) == SIM_OP_REDUCE) {
+                ck_assert_int_eq(sim_op_engine(p, op), 1 + k % sw);
+                r[k++] = op;
+            }
+        ck_assert_int_eq(k, 4);
+        bool is_overlapped = s.start_ns[r[1]] < sim_schedule_end_ns(p, &s, r[0]);
+        ck_assert(is_overlapped == (sw == 2));
+        SimAnalysis a;
+        ck_assert_int_eq(sim_analyze(p, &s, &a, NULL, &err), SIM_OK);
+        ck_assert_int_eq(a.critical_path_ns, s.makespan_ns);
+        makespan[sw - 1] = s.makespan_ns;
+        sim_analysis_clear(&a), sim_schedule_clear(&s), sim_program_free(p);
+    }
+    ck_assert_int_eq(makespan[0], 100 + 4 * 1000); /* the four reductions back to back after the first compute */
+    ck_assert_int_lt(makespan[1], makespan[0]);
+    plan_free(plan);
+}
+END_TEST
+
 /* Lemma 1 on real schedules: the DASH schedules respect chain depth, FA3's does not. */
 START_TEST(lemma1_on_schedules)
 {
@@ -295,6 +340,7 @@ Suite *suite_conformance(void)
     collect_cases();
     tcase_add_loop_test(tc, policy_conforms, 0, case_count);
     tcase_add_test(tc, lemma1_on_schedules);
+    tcase_add_test(tc, two_store_warps_overlap_a_units_reductions);
     tcase_add_test(tc, unit_load_model_is_the_fixed_engine);
     suite_add_tcase(s, tc);
     return s;

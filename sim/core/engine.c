@@ -42,14 +42,15 @@ typedef struct {
     const SimLoadModel *load;         /* NULL: every duration fixed */
     ReduceQueue rq;
     int64_t *issue_mark;              /* per op, with a load model */
-    /* The overlap rule (program.h), when the program has one: per unit, the latest start of a REDUCE on
-     * engine 1, and the latest COMPUTE on engine 0 with whether it already paid the penalty. */
+    /* The overlap rule (program.h), when the program has one: per unit, the latest start of a REDUCE on a
+     * store engine (any engine but 0), and the latest COMPUTE on engine 0 with whether it already paid the
+     * penalty. */
     int64_t *unit_reduce_start;
     int32_t *unit_compute;
     bool *is_unit_compute_slowed;
     int64_t *unit_write_start, *unit_write_end; /* the unit's latest WRITE op */
-    int32_t *unit_store_op;                     /* the unit's latest op on engine 1 */
-    bool *has_unit_reduction_paid;              /* the unit's current reduction paid a write extra */
+    int32_t *unit_store_op;                     /* per slot (unit x engines + engine): its latest op */
+    bool *has_unit_reduction_paid;              /* per slot: its current reduction paid a write extra */
     /* The waited-reduction rule (program.h), when the program has one: per op, whether its ready time was
      * set by an ACCUM edge (it waited for its turn) */
     bool *is_accum_bound;
@@ -96,7 +97,7 @@ static int64_t writes_in_flight(const Engine *e, int32_t u, int64_t start)
 }
 
 /* The interference rules at a start (program.h's SimOverlapRule), between a unit's compute engine (0) and
- * its store engine (1): a compute that starts within the window of the unit's latest reduction start pays
+ * its store engines (every other one; one slot of store state each): a compute that starts within the window of the unit's latest reduction start pays
  * the penalty, and a reduction that starts within the window of the unit's running compute lengthens it;
  * a store-engine op that overlaps the unit's WRITE op pays write_extra_ns, whichever starts first; with
  * is_write_extra_at_start only a reduction that starts inside the write pays, once for its read and tail (the
@@ -118,20 +119,23 @@ static int64_t interfere_at_start(Engine *e, int64_t op, int64_t start)
     if (kind == SIM_OP_WRITE && engine == 0) {
         int64_t slowed = r->write_slope_ns > 0 ? (int64_t)r->write_slope_ns * writes_in_flight(e, u, start) : 0;
         e->unit_write_start[u] = start, e->unit_write_end[u] = start + sim_op_duration_ns(p, op) + slowed;
-        int32_t x = e->unit_store_op[u];
-        if (!r->is_write_extra_at_start && r->write_extra_ns > 0 && x >= 0 && !e->has_unit_reduction_paid[u] &&
-            e->s->start_ns[x] <= start && e->s->end_ns[x] > start && e->s->end_ns[x] != ENDS_UNKNOWN) {
-            e->has_unit_reduction_paid[u] = true;
-            lengthen(e, x, r->write_extra_ns);
+        for (int32_t k = 1; k < p->engines_per_unit && !r->is_write_extra_at_start && r->write_extra_ns > 0; k++) {
+            int32_t slot = u * p->engines_per_unit + k, x = e->unit_store_op[slot];
+            if (x >= 0 && !e->has_unit_reduction_paid[slot] && e->s->start_ns[x] <= start && e->s->end_ns[x] > start &&
+                e->s->end_ns[x] != ENDS_UNKNOWN) {
+                e->has_unit_reduction_paid[slot] = true;
+                lengthen(e, x, r->write_extra_ns);
+            }
         }
         return slowed;
     }
-    if (engine != 1)
+    if (engine == 0)
         return 0;
-    e->unit_store_op[u] = (int32_t)op;
+    int32_t slot = u * p->engines_per_unit + engine;
+    e->unit_store_op[slot] = (int32_t)op;
     bool is_inside = r->write_extra_ns > 0 && e->unit_write_start[u] <= start && start < e->unit_write_end[u];
-    bool has_paid = r->is_write_extra_at_start && kind != SIM_OP_REDUCE && e->has_unit_reduction_paid[u];
-    e->has_unit_reduction_paid[u] = is_inside || has_paid; /* at start: once for its read and tail together */
+    bool has_paid = r->is_write_extra_at_start && kind != SIM_OP_REDUCE && e->has_unit_reduction_paid[slot];
+    e->has_unit_reduction_paid[slot] = is_inside || has_paid; /* at start: once for its read and tail together */
     int64_t extra = is_inside && !has_paid ? r->write_extra_ns : 0;
     if (kind != SIM_OP_REDUCE)
         return extra;
@@ -561,11 +565,14 @@ static void init_overlap(Engine *e)
     e->is_unit_compute_slowed = g_new0(bool, n_units);
     e->unit_write_start = g_new(int64_t, n_units);
     e->unit_write_end = g_new(int64_t, n_units);
-    e->unit_store_op = g_new(int32_t, n_units);
-    e->has_unit_reduction_paid = g_new0(bool, n_units);
+    int64_t slots = (int64_t)n_units * p->engines_per_unit;
+    e->unit_store_op = g_new(int32_t, slots);
+    e->has_unit_reduction_paid = g_new0(bool, slots);
+    for (int64_t k = 0; k < slots; k++)
+        e->unit_store_op[k] = -1;
     for (int32_t u = 0; u < n_units; u++) {
         e->unit_reduce_start[u] = e->unit_write_start[u] = e->unit_write_end[u] = INT64_MIN / 4;
-        e->unit_compute[u] = e->unit_store_op[u] = -1;
+        e->unit_compute[u] = -1;
     }
 }
 

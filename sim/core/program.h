@@ -53,17 +53,18 @@ typedef struct {
     int32_t capacity_milli;     /* reductions issuing at once that the queue drains without a backlog, x1000 */
 } SimLoadModel;
 
-/* Optional: a unit's COMPUTE op on engine 0 takes penalty_ns longer when one of the unit's REDUCE ops on
- * engine 1 starts from before_ns before its start to after_ns after it (measured on gpu/bwd: the store
- * engine's read of the staging buffer slows the compute's first phase; docs/profile.md). penalty_ns 0: none.
+/* Optional: a unit's COMPUTE op on engine 0 takes penalty_ns longer when one of the unit's REDUCE ops on a
+ * store engine (any engine but 0) starts from before_ns before its start to after_ns after it (measured on
+ * gpu/bwd: the store engine's read of the staging buffer slows the compute's first phase; docs/profile.md).
+ * penalty_ns 0: none.
  * Each compute pays it at most once. */
 typedef struct {
     int32_t penalty_ns, before_ns, after_ns;
-    int32_t write_extra_ns;     /* an op on engine 1 that overlaps the unit's WRITE op on engine 0 takes this
+    int32_t write_extra_ns;     /* an op on a store engine that overlaps the unit's WRITE op on engine 0 takes this
                                  * much more, once (the epilogue's stores hold up the store engine's
                                  * completion and release); 0: none */
     int32_t is_write_extra_at_start; /* 1: only a reduction that starts inside the WRITE pays, once (the Hopper
-                                 * kernel: docs/profile.md); 0: every engine-1 op overlapping it, whichever
+                                 * kernel: docs/profile.md); 0: every store-engine op overlapping it, whichever
                                  * starts first (mma.sync) */
     int32_t write_slope_ns;     /* a WRITE op on engine 0 takes this much more per other unit's WRITE in flight
                                  * at its start (the dK/dV writes of a wave share the memory system:

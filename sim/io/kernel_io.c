@@ -21,7 +21,7 @@ static const char *const tile_keys[] = { "head_dim", "mask", "block_m", "block_n
                                          "launch_extra_ns", "cta_first_extra_ns", "kv_write_ns", "kv_write_gqa_ns", "kv_switch_ns", "deposit_ns",
                                          "reduce_read_ns", "reduce_tail_ns", "reduce_read_waited_ns",
                                          "reduce_tail_waited_ns", "handoff_ns", "cta_prologue_ns", "overlap",
-                                         "fixed", "traces", NULL };
+                                         "fixed", "traces", "store_warps", NULL };
 
 static KernelLinear read_linear(JsonIn *in, const cJSON *fixed, const char *path, const char *key)
 {
@@ -71,6 +71,8 @@ static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *
     t->handoff_ns = sim_json_int(in, r, path, "handoff_ns", 0, NS_MAX);
     t->cta_prologue_ns = sim_json_int(in, r, path, "cta_prologue_ns", 0, NS_MAX);
     t->traces = (int)sim_json_int(in, r, path, "traces", 0, 1 << 20);
+    t->store_warps = cJSON_GetObjectItemCaseSensitive(r, "store_warps") ? /* optional: 1 when absent */
+        (int)sim_json_int(in, r, path, "store_warps", 1, ATTN_STORE_WARPS_MAX) : 1;
     char p[64];
     snprintf(p, sizeof p, "%s/overlap", path);
     const cJSON *o = sim_json_get(in, r, path, "overlap");
@@ -254,8 +256,11 @@ static void write_tile(FILE *f, const KernelTile *t, bool is_last)
     fprintf(f, "     \"reduce_read_ns\": %" PRId64 ", \"reduce_tail_ns\": %" PRId64 ", \"reduce_read_waited_ns\": %"
             PRId64 ", \"reduce_tail_waited_ns\": %" PRId64 ",\n", t->reduce_read_ns, t->reduce_tail_ns,
             t->reduce_read_waited_ns, t->reduce_tail_waited_ns);
-    fprintf(f, "     \"handoff_ns\": %" PRId64 ", \"cta_prologue_ns\": %" PRId64 ",\n", t->handoff_ns,
+    fprintf(f, "     \"handoff_ns\": %" PRId64 ", \"cta_prologue_ns\": %" PRId64 ",", t->handoff_ns,
             t->cta_prologue_ns);
+    if (t->store_warps > 1) /* written only above 1: profiles of one store warp stay byte for byte */
+        fprintf(f, " \"store_warps\": %d,", t->store_warps);
+    fputs("\n", f);
     fprintf(f, "     \"overlap\": {\"penalty_ns\": %d, \"before_ns\": %d, \"after_ns\": %d, \"write_extra_ns\": %d",
             t->overlap.penalty_ns, t->overlap.before_ns, t->overlap.after_ns, t->overlap.write_extra_ns);
     if (t->overlap.write_slope_ns) /* written only when fitted: profiles without it stay byte for byte */

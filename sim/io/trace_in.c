@@ -92,7 +92,8 @@ static SimStatus load_kernel(Trace *t, const cJSON *meta, SimError *err)
         meta_int(meta, p, "seqlen", 0, 1 << 24, 0, &k->seqlen, err) ||
         meta_int(meta, p, "batch", 0, 1 << 20, 0, &k->batch, err) ||
         meta_int(meta, p, "heads_per_batch", 0, 1 << 20, 0, &k->heads_per_batch, err) ||
-        meta_int(meta, p, "kv_heads", 0, 1 << 20, 0, &k->kv_heads, err));
+        meta_int(meta, p, "kv_heads", 0, 1 << 20, 0, &k->kv_heads, err) ||
+        meta_int(meta, p, "store_warps", 1, ATTN_STORE_WARPS_MAX, 1, &k->store_warps, err));
     const char *stage[] = { "memset_ns", "pre_ns", "main_ns", "post_ns" };
     int64_t *out[] = { &k->memset_ns, &k->pre_ns, &k->main_ns, &k->post_ns };
     for (int i = 0; i < 4 && !err->status; i++) {

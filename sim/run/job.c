@@ -81,7 +81,7 @@ static bool is_prologue(const SimProgram *p, int64_t op)
 
 static bool is_tail(const SimProgram *p, int64_t op)
 {
-    return sim_op_kind(p, op) == SIM_OP_SYNC && sim_op_engine(p, op) == 1;
+    return sim_op_kind(p, op) == SIM_OP_SYNC && sim_op_engine(p, op) >= 1;
 }
 
 /* The op's phase letter: C compute, R reduction, T its completion, P prologue, D deposit, W dK/dV write. */
@@ -153,7 +153,9 @@ SimRenderSpec sim_job_render_spec(const AttnJob *job, const Plan *plan, const Si
     snprintf(t->device, sizeof t->device, "GPU (%d SMs)", wl->n_sm);
     t->label_ctx = (AttnLabelCtx){ plan, prog };
     return (SimRenderSpec){ .program = prog, .schedule = s, .analysis = a, .device = t->device, .unit_name = "SM",
-                            .unit_column = "sm", .engine_names = { "compute", "reduction store" },
+                            .unit_column = "sm", .engine_names = { "compute", "reduction store", "reduction store 2",
+                                              "reduction store 3", "reduction store 4", "reduction store 5",
+                                              "reduction store 6", "reduction store 7" },
                             .arg_names = { "head", "kv", "q", "rank" }, .group_name = "head", .title = t->title,
                             .meta = t->meta, .meta_count = ATTN_META_COUNT,
                             .flow_edge_kinds = 1u << SIM_EDGE_ACCUM, .label_ctx = &t->label_ctx,

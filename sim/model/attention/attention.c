@@ -7,6 +7,12 @@
 
 #include "prefault.h"
 
+/* Store engines a unit: engines 1 .. store_warps (0 and 1: one). */
+static int store_warps(const AttnCosts *c)
+{
+    return MAX(c->store_warps, 1);
+}
+
 static bool is_split(const AttnCosts *c)
 {
     return c->reduce == REDUCE_ASYNC && c->reduce_read_ns > 0;
@@ -141,8 +147,8 @@ static int64_t count_edges(const Plan *plan, const AttnCosts *costs, const RankS
     return edges;
 }
 
-/* One async task's ops: C, D [, W] on the compute engine, R [, T] on the store engine, and the phase and
- * buffer edges. Sets the task's reduction (accumulation target, in its rank slot), read and release
+/* One async task's ops: C, D [, W] on the compute engine, R [, T] on store engine 1 + i % store_warps (the
+ * kernel's store warp w takes a CTA's tasks w, w + SW, ...: gpu/bwd/bwd_rank.cuh), and the phase and buffer edges. Sets the task's reduction (accumulation target, in its rank slot), read and release
  * (accumulation source). */
 static void add_async_task(SimProgram *prog, const Plan *plan, const AttnCosts *costs, const PlanCta *cta, int32_t i,
                            bool is_launch, int32_t *read_op, int32_t *reduce_slot, int32_t *release_op)
@@ -154,10 +160,11 @@ static void add_async_task(SimProgram *prog, const Plan *plan, const AttnCosts *
     if (has_kv_op(costs) && (is_last || !is_same_kv(&plan->tasks[t], &plan->tasks[t + 1])))
         sim_program_add_op(prog, 0, SIM_OP_WRITE, costs->kv_write_ns + (is_last ? 0 : costs->kv_switch_ns), t);
     int64_t read = is_split(costs) ? MIN(costs->reduce_read_ns, costs->r_ns) : costs->r_ns;
-    *reduce_slot = read_op[t] = (int32_t)sim_program_add_op(prog, 1, SIM_OP_REDUCE, read, t);
+    int store = 1 + i % store_warps(costs);
+    *reduce_slot = read_op[t] = (int32_t)sim_program_add_op(prog, store, SIM_OP_REDUCE, read, t);
     release_op[t] = read_op[t];
     if (is_split(costs)) {
-        int32_t tail = (int32_t)sim_program_add_op(prog, 1, SIM_OP_SYNC, costs->r_ns - read, t);
+        int32_t tail = (int32_t)sim_program_add_op(prog, store, SIM_OP_SYNC, costs->r_ns - read, t);
         release_op[t] = costs->is_release_at_read ? read_op[t] : tail;
     }
     sim_program_add_edge(prog, deposit, read_op[t], 0, SIM_EDGE_PHASE);
@@ -168,7 +175,7 @@ static void add_async_task(SimProgram *prog, const Plan *plan, const AttnCosts *
 static SimProgram *build(const Plan *plan, const AttnCosts *costs, bool has_tasks)
 {
     bool is_async = costs->reduce == REDUCE_ASYNC;
-    SimProgram *prog = sim_program_new(plan->wl.n_sm, is_async ? 2 : 1);
+    SimProgram *prog = sim_program_new(plan->wl.n_sm, is_async ? 1 + store_warps(costs) : 1);
     RankSlots r = rank_slots_new(plan);
     if (!has_tasks)
         sim_program_drop_tasks(prog);

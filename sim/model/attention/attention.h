@@ -10,8 +10,9 @@
 
 /* A CTA with a prologue opens with a SYNC op of that length (attributed to its first task).
  * Ops per task: serial: C, R on engine 0 in program order. async: C and a deposit D (deposit_ns) on
- * engine 0, then a KV write W (kv_write_ns, SYNC) on the task that ends its KV-tile run, R on engine 1 (the
- * store engine) and, when R is split, its completion T (SYNC, engine 1); D(t) -> R(t), R(t - depth) -> D(t).
+ * engine 0, then a KV write W (kv_write_ns, SYNC) on the task that ends its KV-tile run, R on a store engine
+ * (engine 1 + i % store_warps for the CTA's i-th task; engine 1 with one store warp) and, when R is split, its
+ * completion T (SYNC, the same engine); D(t) -> R(t), R(t - depth) -> D(t).
  * Every row gets R or T (rank k-1) -> R(rank k) with the latency. With costs->load the program gets a copy of
  * the load model. Owned by the caller. O(tasks). */
 SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs);

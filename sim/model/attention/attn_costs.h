@@ -11,12 +11,16 @@
 
 typedef enum { REDUCE_SERIAL, REDUCE_ASYNC } ReduceMode;
 
+#define ATTN_STORE_WARPS_MAX 7 /* store engines a unit at most (the renderers name 8 engines) */
+
 typedef struct {
     int64_t c_ns;        /* compute of one tile pair */
     int64_t r_ns;        /* ordered reduction of one partial dQ tile */
     int64_t latency_ns;  /* added to each accumulation edge between different SMs */
     ReduceMode reduce;   /* serial: R blocks the next C (the paper); async: FA3's store warp */
     int dq_buffers;      /* async: staging buffer depth; the next C may deposit only once R(t-depth) ended */
+    int store_warps;     /* async: store engines a unit (the kernel's store warps); reduction i of a CTA runs on
+                          * store engine 1 + i % store_warps; 0 or 1: one, engine 1 */
     int64_t cta_prologue_ns; /* per CTA before its first task (dispatch gap, K/V load); 0 in the paper */
     int64_t deposit_ns;  /* async: the compute warps' staging of a tile for the store warp; 0 in the paper */
     const SimLoadModel *load; /* optional load-dependent reductions (profile); borrowed; NULL: fixed */

@@ -40,6 +40,8 @@ typedef struct {
                                * turn (started at the previous one's release); 0: as above */
     int64_t handoff_ns;        /* a row's release -> the next reducer sees it; 0: the hardware profile's */
     int64_t cta_prologue_ns;   /* a CTA's start -> its first compute */
+    int store_warps;           /* store warps (store engines an SM: AttnCosts.store_warps); optional, 1 when
+                                * absent and written only when above 1 */
     SimOverlapRule overlap;    /* program.h: compute slowed by the SM's own reduction starting near its start */
     KernelLinear fixed;        /* a launch beyond its tasks' span (memset, preprocess, postprocess, launch,
                                 * the first CTA's prologue, drain, and with GQA the dK/dV group sums), over the

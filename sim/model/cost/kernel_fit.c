@@ -364,7 +364,8 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, bool is_w
         .deposit_ns = med(&ph.s[S_DEPOSIT], q), .reduce_read_ns = MAX(med(&ph.s[S_READ], q), 1),
         .reduce_tail_ns = MAX(med(&ph.s[S_TAIL], q), 1), .reduce_read_waited_ns = med(&ph.s[S_READ_WAITED], q),
         .reduce_tail_waited_ns = med(&ph.s[S_TAIL_WAITED], q), .handoff_ns = MAX(med(&ph.s[S_HANDOFF], q), 0),
-        .cta_prologue_ns = med(&ph.s[S_PROLOGUE], q), .overlap = tile->overlap, .traces = n };
+        .cta_prologue_ns = med(&ph.s[S_PROLOGUE], q), .overlap = tile->overlap, .traces = n,
+        .store_warps = tr[0]->kernel.store_warps };
     fit_fixed(tr, timed_ns, n, tile);
     tile->overlap.write_extra_ns = write_excess(&ph, tile, is_write_rule_start);
     tile->overlap.is_write_extra_at_start = is_write_rule_start;
@@ -417,6 +418,20 @@ static SimStatus check_trace(const Trace *t, const Trace *first, SimError *err)
     return SIM_OK;
 }
 
+/* The traces of one head dim (one tile) ran with one number of store warps. */
+static SimStatus check_store_warps(Trace *const *traces, int count, SimError *err)
+{
+    for (int i = 1; i < count; i++)
+        for (int j = 0; j < i; j++) {
+            const TraceKernel *a = &traces[j]->kernel, *b = &traces[i]->kernel;
+            if (a->head_dim == b->head_dim && a->store_warps != b->store_warps)
+                return sim_error_set(err, SIM_ERR_INPUT, "%s: store_warps %d, but %s at the same head dim (%d) has "
+                                     "%d: one tile is one kernel configuration", traces[i]->path, b->store_warps,
+                                     traces[j]->path, a->head_dim, a->store_warps);
+        }
+    return SIM_OK;
+}
+
 SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, int count, bool is_write_rule_start,
                                 int64_t step_ns, KernelProfile **out, SimError *err)
 {
@@ -426,6 +441,8 @@ SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, i
     for (int i = 0; i < count; i++)
         if (check_trace(traces[i], traces[0], err) != SIM_OK)
             return err->status;
+    if (check_store_warps(traces, count, err) != SIM_OK)
+        return err->status;
     KernelProfile *k = g_new0(KernelProfile, 1);
     k->version = 1, k->head_swizzle = 1, k->dq_buffers = traces[0]->model.dq_buffers;
     k->sm_count = traces[0]->wl.n_sm, k->release = KERNEL_RELEASE_AT_COMPLETION;

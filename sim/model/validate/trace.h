@@ -31,6 +31,7 @@ typedef struct {
     char name[32];             /* "kernel": which kernel ("dashsim-bwd"), for its kernel profile */
     char date[32];             /* when the run was made (ISO 8601, UTC) */
     int tile_n, seqlen, batch, heads_per_batch, kv_heads;
+    int store_warps;           /* the kernel's store warps (metadata "store_warps"; 1 when absent) */
     int64_t memset_ns, pre_ns, main_ns, post_ns; /* cudaEvent-timed stages of the recorded launch */
 } TraceKernel;
 

@@ -77,9 +77,12 @@ static void print_text(const ShapeReport *s)
     fprintf(s->f, "costs  c = %" PRId64 " ns per task (%s), r = %" PRId64 " ns, hand-off %" PRId64 " ns, deposit %" PRId64
            " ns; r from the %s\n", k->c_ns, s->rep->compute_from, k->r_ns, k->latency_ns, k->deposit_ns,
            s->rep->reduce_from);
-    fprintf(s->f, "model  %s reduction, %d dQ buffer(s), hardware profile %s; launch fixed costs %" PRId64
+    char warps[32] = ""; /* named only above one: one store warp's report stays as it was */
+    if (k->reduce == REDUCE_ASYNC && k->store_warps > 1)
+        snprintf(warps, sizeof warps, ", %d store warps", k->store_warps);
+    fprintf(s->f, "model  %s reduction, %d dQ buffer(s)%s, hardware profile %s; launch fixed costs %" PRId64
            " ns; model numbers, not measurements\n", k->reduce == REDUCE_ASYNC ? "async" : "serial", k->dq_buffers,
-           s->profile ? s->profile : "none: r and latency from the cost model (--model paper)", s->rep->fixed_ns);
+           warps, s->profile ? s->profile : "none: r and latency from the cost model (--model paper)", s->rep->fixed_ns);
     char gqa[256];
     int64_t kv_heads;
     sim_shape_gqa_note(&s->q, s->r, s->kernel != NULL, &kv_heads, gqa, sizeof gqa);

@@ -180,6 +180,19 @@ zcat "${u128[1]}" | sed 's/"store_warps":2/"store_warps":1/' >"$tmp/sw1-shift.js
 expect_error kernel-store-warps-disagree "store_warps 1, but .* at the same head dim (128) has 2" "$sim" calibrate \
     --kernel "${u128[0]}" "$tmp/sw1-shift.json" --write-rule start -o "$tmp/ksw.json"
 [ ! -e "$tmp/ksw.json" ] && ok kernel-store-warps-disagree-no-file || fail kernel-store-warps-disagree-no-file "left behind"
+# perfetto lays a 2-store-warp trace on one track per store warp: no two measured reductions of a track overlap (on
+# one store track, 2074 did)
+"$sim" perfetto "${u128[0]}" -o "$tmp/sw-view.json" >/dev/null && python3 -c '
+import json, sys, collections
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+assert any(e.get("ph") == "M" and e["args"].get("name") == "SM 0 reduction store 2" for e in ev)
+track = collections.defaultdict(list)
+for e in ev:
+    if e.get("ph") == "X":
+        track[(e["pid"], e["tid"])].append((e["ts"], e["ts"] + e["dur"]))
+over = sum(b[0] < a[1] - 1e-6 for v in track.values() for a, b in zip(sorted(v), sorted(v)[1:]))
+assert over == 0, over
+' "$tmp/sw-view.json" && ok kernel-store-warps-tracks || fail kernel-store-warps-tracks "$(head -c 200 "$tmp/sw-view.json")"
 evidence_targets u/wgmma-u-evidence traces/kernel-wg-h200/u/wgmma-u-evidence.json 54 39 12
 evidence_targets u/wgmma-u-evidence2 traces/kernel-wg-h200/u/wgmma-u-evidence2.json 49 35 10
 evidence_targets u/wgmma-u-evidence3 traces/kernel-wg-h200/u/wgmma-u-evidence3.json 50 36 11 0.02 0.05 -

@@ -108,6 +108,7 @@ SimStatus sim_trace_view_write(const Trace *t, const Plan *plan, const char *pat
     if (sim_validate_trace(t, plan, NULL, NULL, &check, err) != SIM_OK)
         return err->status;
     out->costs = t->model;
+    out->costs.store_warps = t->kernel.store_warps; /* one store engine a store warp: the measured tracks too */
     out->costs.c_ns = check.fit.c_ns, out->costs.r_ns = check.fit.r_ns, out->costs.latency_ns = check.fit.latency_ns;
     out->costs.cta_prologue_ns = check.fit.prologue_ns;
     out->measured_ns = check.measured_ns;

@@ -70,30 +70,28 @@ expect_exit m128-kernel-calibrate 0 "$sim" calibrate --kernel traces/kernel-wg-h
 cmp -s "$tmp/km128.json" configs/kernels/gpu-bwd-wgmma-m128-h200.json && grep -q '"block_m": 128' "$tmp/km128.json" &&
     ok m128-kernel-profile-reproduced || fail m128-kernel-profile-reproduced "$(diff "$tmp/km128.json" configs/kernels/gpu-bwd-wgmma-m128-h200.json | head -5)"
 evidence_targets m128-evidence traces/kernel-wg-h200/m128/wgmma-m128-evidence.json 43 31 11 0.025 0.05 -
+# NAME PROFILE (in configs/kernels) DIR [M128]: the H200 profile of a kernel variant, rebuilt from its committed
+# calibration traces (DIR/calibration/d128 and d64, or with M128 DIR/m128/calibration/d64) and timed runs, byte for byte
+variant_profile() {
+    local name=$1 profile=$2 dir=$3 runs traces
+    if [ -n "${4:-}" ]; then
+        traces=("$dir"/m128/calibration/d64/*.json.gz) runs=$(ls "$dir"/m128/wgmma-*-calibration.json)
+    else
+        traces=("$dir"/calibration/d128/*.json.gz "$dir"/calibration/d64/*.json.gz) runs=$(ls "$dir"/wgmma-*-calibration.json)
+    fi
+    expect_exit "$name-kernel-calibrate" 0 "$sim" calibrate --kernel "${traces[@]}" --runs "$runs" --write-rule start \
+        --name "${profile%.json}" -o "$tmp/$name.json"
+    cmp -s "$tmp/$name.json" "configs/kernels/$profile" && ok "$name-kernel-profile-reproduced" ||
+        fail "$name-kernel-profile-reproduced" "$(diff "$tmp/$name.json" "configs/kernels/$profile" | head -5)"
+}
 # The z variants (the default and m128 with the dQ staging free of bank conflicts, issue 32): their H200 profiles from
 # their committed calibration traces, byte for byte. (Their evidence, predicted before it ran, is in
 # traces/kernel-wg-h200/z/README.md; x, then u, replaced them, so for test time only u's evidence is held below.)
-expect_exit z-kernel-calibrate 0 "$sim" calibrate --kernel traces/kernel-wg-h200/z/calibration/d128/*.json.gz \
-    traces/kernel-wg-h200/z/calibration/d64/*.json.gz --runs traces/kernel-wg-h200/z/wgmma-z-calibration.json \
-    --write-rule start --name gpu-bwd-wgmma-z-h200 -o "$tmp/kz.json"
-cmp -s "$tmp/kz.json" configs/kernels/gpu-bwd-wgmma-z-h200.json && grep -q '"kernel": "wgmma-s2b2o1p0w2z"' "$tmp/kz.json" &&
-    ok z-kernel-profile-reproduced || fail z-kernel-profile-reproduced "$(diff "$tmp/kz.json" configs/kernels/gpu-bwd-wgmma-z-h200.json | head -5)"
-expect_exit zm128-kernel-calibrate 0 "$sim" calibrate --kernel traces/kernel-wg-h200/z/m128/calibration/d64/*.json.gz \
-    --runs traces/kernel-wg-h200/z/m128/wgmma-zm128-calibration.json --write-rule start --name gpu-bwd-wgmma-zm128-h200 \
-    -o "$tmp/kzm.json"
-cmp -s "$tmp/kzm.json" configs/kernels/gpu-bwd-wgmma-zm128-h200.json && grep -q '"block_m": 128' "$tmp/kzm.json" &&
-    ok zm128-kernel-profile-reproduced || fail zm128-kernel-profile-reproduced "$(diff "$tmp/kzm.json" configs/kernels/gpu-bwd-wgmma-zm128-h200.json | head -5)"
+variant_profile z gpu-bwd-wgmma-z-h200.json traces/kernel-wg-h200/z
+variant_profile zm128 gpu-bwd-wgmma-zm128-h200.json traces/kernel-wg-h200/z m128
 # The y variants (z with the staging by st.shared): profiles byte for byte (their evidence: traces/kernel-wg-h200/y/README.md)
-expect_exit y-kernel-calibrate 0 "$sim" calibrate --kernel traces/kernel-wg-h200/y/calibration/d128/*.json.gz \
-    traces/kernel-wg-h200/y/calibration/d64/*.json.gz --runs traces/kernel-wg-h200/y/wgmma-y-calibration.json \
-    --write-rule start --name gpu-bwd-wgmma-y-h200 -o "$tmp/ky.json"
-cmp -s "$tmp/ky.json" configs/kernels/gpu-bwd-wgmma-y-h200.json && ok y-kernel-profile-reproduced ||
-    fail y-kernel-profile-reproduced "$(diff "$tmp/ky.json" configs/kernels/gpu-bwd-wgmma-y-h200.json | head -5)"
-expect_exit ym128-kernel-calibrate 0 "$sim" calibrate --kernel traces/kernel-wg-h200/y/m128/calibration/d64/*.json.gz \
-    --runs traces/kernel-wg-h200/y/m128/wgmma-ym128-calibration.json --write-rule start --name gpu-bwd-wgmma-ym128-h200 \
-    -o "$tmp/kym.json"
-cmp -s "$tmp/kym.json" configs/kernels/gpu-bwd-wgmma-ym128-h200.json && ok ym128-kernel-profile-reproduced ||
-    fail ym128-kernel-profile-reproduced "$(diff "$tmp/kym.json" configs/kernels/gpu-bwd-wgmma-ym128-h200.json | head -5)"
+variant_profile y gpu-bwd-wgmma-y-h200.json traces/kernel-wg-h200/y
+variant_profile ym128 gpu-bwd-wgmma-ym128-h200.json traces/kernel-wg-h200/y m128
 # --grouped-medians (docs/profile.md, "The timer's 32-ns step"; not the default: it predicted the held-out runs worse):
 # each median of stamp differences as grouped data on the stamps' own grid, found from the stamps. On the H100's d 64
 # trace (32-ns stamps) the phase medians leave the grid, each within a step of the plain one; the same trace with one
@@ -127,43 +125,27 @@ evidence_targets m128-evidence3-targets traces/kernel-wg-h200/m128/wgmma-m128-ev
 # The x variants (y with the task record prefetched, LSE and dS^T by ld/st.shared; issue 32, call 20): profiles byte for
 # byte from their committed calibration traces. (Their evidence, traces/kernel-wg-h200/x/README.md, misses issue 31's
 # speedup median at d 128, 3.35 / 2.13 pp: the fa3 order 3-5% slower than x's profile says; u, below, replaced x.)
-expect_exit x-kernel-calibrate 0 "$sim" calibrate --kernel traces/kernel-wg-h200/x/calibration/d128/*.json.gz \
-    traces/kernel-wg-h200/x/calibration/d64/*.json.gz --runs traces/kernel-wg-h200/x/wgmma-x-calibration.json \
-    --write-rule start --name gpu-bwd-wgmma-x-h200 -o "$tmp/kx.json"
-cmp -s "$tmp/kx.json" configs/kernels/gpu-bwd-wgmma-x-h200.json && ok x-kernel-profile-reproduced ||
-    fail x-kernel-profile-reproduced "$(diff "$tmp/kx.json" configs/kernels/gpu-bwd-wgmma-x-h200.json | head -5)"
-expect_exit xm128-kernel-calibrate 0 "$sim" calibrate --kernel traces/kernel-wg-h200/x/m128/calibration/d64/*.json.gz \
-    --runs traces/kernel-wg-h200/x/m128/wgmma-xm128-calibration.json --write-rule start --name gpu-bwd-wgmma-xm128-h200 \
-    -o "$tmp/kxm.json"
-cmp -s "$tmp/kxm.json" configs/kernels/gpu-bwd-wgmma-xm128-h200.json && ok xm128-kernel-profile-reproduced ||
-    fail xm128-kernel-profile-reproduced "$(diff "$tmp/kxm.json" configs/kernels/gpu-bwd-wgmma-xm128-h200.json | head -5)"
+variant_profile x gpu-bwd-wgmma-x-h200.json traces/kernel-wg-h200/x
+variant_profile xm128 gpu-bwd-wgmma-xm128-h200.json traces/kernel-wg-h200/x m128
 # wm128 (xm128 with LSE and Delta read before the wgmma waits; call 22): its profile byte for byte, its evidence predicted
 # first (traces/kernel-wg-h200/w/README.md): set 1 within issue 31's targets but the speedup max (6.78 pp, the shortest
 # causal shape), set 3 within all of them
-expect_exit wm128-kernel-calibrate 0 "$sim" calibrate --kernel traces/kernel-wg-h200/w/m128/calibration/d64/*.json.gz \
-    --runs traces/kernel-wg-h200/w/m128/wgmma-wm128-calibration.json --write-rule start --name gpu-bwd-wgmma-wm128-h200 \
-    -o "$tmp/kwm.json"
-cmp -s "$tmp/kwm.json" configs/kernels/gpu-bwd-wgmma-wm128-h200.json && ok wm128-kernel-profile-reproduced ||
-    fail wm128-kernel-profile-reproduced "$(diff "$tmp/kwm.json" configs/kernels/gpu-bwd-wgmma-wm128-h200.json | head -5)"
+variant_profile wm128 gpu-bwd-wgmma-wm128-h200.json traces/kernel-wg-h200/w m128
 evidence_targets w/wm128-evidence traces/kernel-wg-h200/w/m128/wgmma-wm128-evidence.json 43 31 10 0.02 0.05 -
 evidence_targets w/wm128-evidence3 traces/kernel-wg-h200/w/m128/wgmma-wm128-evidence3.json 21 15 4
 # u (x with two store warps at head dim 128; call 24), the kernel dash_attn runs at d 128 on an H200: its profile byte for
 # byte, its three evidence sets predicted first (traces/kernel-wg-h200/u/README.md): time and speedup medians and every
 # pick within issue 31's targets; the speedup maxima of sets 1 and 2 too since its two store warps are modelled (3.26,
 # 4.77 pp; docs/profile.md "Store warps"), not set 3's (6.18 pp: causal 6656 GQA d 64)
-expect_exit u-kernel-calibrate 0 "$sim" calibrate --kernel traces/kernel-wg-h200/u/calibration/d128/*.json.gz \
-    traces/kernel-wg-h200/u/calibration/d64/*.json.gz --runs traces/kernel-wg-h200/u/wgmma-u-calibration.json \
-    --write-rule start --name gpu-bwd-wgmma-u-h200 -o "$tmp/ku.json"
-cmp -s "$tmp/ku.json" configs/kernels/gpu-bwd-wgmma-u-h200.json && ok u-kernel-profile-reproduced ||
-    fail u-kernel-profile-reproduced "$(diff "$tmp/ku.json" configs/kernels/gpu-bwd-wgmma-u-h200.json | head -5)"
+variant_profile u gpu-bwd-wgmma-u-h200.json traces/kernel-wg-h200/u
 # Store warps (docs/profile.md): calibrate writes a tile's store_warps from its traces' metadata (u: 2 at both head
 # dims; x: 2 at d 64 only; a tile of one store warp has no key); the same profile without the key (one store engine)
 # predicts fa3 slower at a d 64 shape whose SM's reductions overlap on two; traces of one head dim that disagree are
 # an error
-[ "$(grep -c '"store_warps": 2' "$tmp/ku.json")" = 2 ] && [ "$(grep -c '"store_warps"' "$tmp/kx.json")" = 1 ] &&
-    ok kernel-store-warps-calibrated || fail kernel-store-warps-calibrated "$(grep -c store_warps "$tmp/ku.json" "$tmp/kx.json")"
-sed 's/ "store_warps": 2,//' "$tmp/ku.json" >"$tmp/ku-sw1.json"
-for k in ku ku-sw1; do
+[ "$(grep -c '"store_warps": 2' "$tmp/u.json")" = 2 ] && [ "$(grep -c '"store_warps"' "$tmp/x.json")" = 1 ] &&
+    ok kernel-store-warps-calibrated || fail kernel-store-warps-calibrated "$(grep -c store_warps "$tmp/u.json" "$tmp/x.json")"
+sed 's/ "store_warps": 2,//' "$tmp/u.json" >"$tmp/u-sw1.json"
+for k in u u-sw1; do
     "$sim" --seqlen 2048 --heads 16 --head-dim 64 --mask full --kernel "$tmp/$k.json" --hardware h200-sxm --json \
         >"$tmp/$k-shape.json"
 done
@@ -171,9 +153,9 @@ python3 -c '
 import json, sys
 t = [{p["policy"]: p["time_ns"] for p in json.load(open(f))["policies"]} for f in sys.argv[1:]]
 assert t[0]["fa3"] < t[1]["fa3"] and all(t[0][p] <= t[1][p] for p in t[0]), t
-' "$tmp/ku-shape.json" "$tmp/ku-sw1-shape.json" && grep -q "2 store warps" <("$sim" --seqlen 2048 --heads 16 \
-    --head-dim 64 --mask full --kernel "$tmp/ku.json" --hardware h200-sxm) && ok kernel-store-warps-predict ||
-    fail kernel-store-warps-predict "$(head -c 300 "$tmp/ku-shape.json")"
+' "$tmp/u-shape.json" "$tmp/u-sw1-shape.json" && grep -q "2 store warps" <("$sim" --seqlen 2048 --heads 16 \
+    --head-dim 64 --mask full --kernel "$tmp/u.json" --hardware h200-sxm) && ok kernel-store-warps-predict ||
+    fail kernel-store-warps-predict "$(head -c 300 "$tmp/u-shape.json")"
 u128=(traces/kernel-wg-h200/u/calibration/d128/fa3-full-s1024-b8-h16-kv16-d128.json.gz
       traces/kernel-wg-h200/u/calibration/d128/shift-full-s1024-b8-h16-kv16-d128.json.gz)
 zcat "${u128[1]}" | sed 's/"store_warps":2/"store_warps":1/' >"$tmp/sw1-shift.json"
@@ -198,11 +180,7 @@ evidence_targets u/wgmma-u-evidence2 traces/kernel-wg-h200/u/wgmma-u-evidence2.j
 evidence_targets u/wgmma-u-evidence3 traces/kernel-wg-h200/u/wgmma-u-evidence3.json 50 36 11 0.02 0.05 -
 # t (u with the LSE and Delta read before the wgmma waits; call 26), the kernel dash_attn runs at d 128 on an H200 since:
 # its profile byte for byte (its evidence run is owed: traces/kernel-wg-h200/t/README.md)
-expect_exit t-kernel-calibrate 0 "$sim" calibrate --kernel traces/kernel-wg-h200/t/calibration/d128/*.json.gz \
-    traces/kernel-wg-h200/t/calibration/d64/*.json.gz --runs traces/kernel-wg-h200/t/wgmma-t-calibration.json \
-    --write-rule start --name gpu-bwd-wgmma-t-h200 -o "$tmp/kt.json"
-cmp -s "$tmp/kt.json" configs/kernels/gpu-bwd-wgmma-t-h200.json && ok t-kernel-profile-reproduced ||
-    fail t-kernel-profile-reproduced "$(diff "$tmp/kt.json" configs/kernels/gpu-bwd-wgmma-t-h200.json | head -5)"
+variant_profile t gpu-bwd-wgmma-t-h200.json traces/kernel-wg-h200/t
 # The H100 Hopper profile (fixed costs from gpu-bwd.json, the same GPU's shared pre/post kernels) on issue 23's H100
 # grid, which it was not made from (docs/profile.md has all 112 runs at seqlen >= 2048: 1.27% / 4.51%). For test time
 # the shapes of at most 32k tokens (98 runs, 28 shapes; b4 x 16384 alone takes 8 s): time median <= 2%, max <= 5%,

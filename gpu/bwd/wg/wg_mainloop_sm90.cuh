@@ -40,8 +40,9 @@ template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int S
     /* PIPE holds the next task's 64 score registers across the staging, and a second store warp needs more than
      * the producer warpgroup's 24 registers at head dim 128: both are head dim 64 only (128 has no registers),
      * as is BM 128 (128 score and dP registers); SW2 (flag bit 6) takes the second store warp at head dim 128 too,
-     * with the consumers at 232 registers (the x variant's consumers fit them: 0 spills). Registers: consumers REG_C, producer warpgroup REG_P, 256 REG_C
-     * + 128 REG_P = 384 x 168. NDS dS^T buffers (one at BM 128: shared memory); DQ dQ floats per thread. */
+     * with the consumers at 232 registers (the x variant's consumers fit them: 0 spills). Registers: consumers
+     * REG_C, producer warpgroup REG_P, 256 REG_C + 128 REG_P = 384 x 168. NDS dS^T buffers (one at BM 128: shared
+     * memory); DQ dQ floats per thread. */
     enum { D = D_, ST = ST_, NB = NB_, OVL = OVL_, BM = D_ == 64 ? BM_ : 64, PIPE = PIPE_ && D_ == 64 && BM == 64,
            SW2 = (SZ_ >> 6) & 1, SW = D_ == 64 || SW2 ? SW_ : 1, REG_C = D_ == 128 && !SW2 ? 240 : 232,
            REG_P = D_ == 128 && !SW2 ? 24 : 40,
@@ -257,8 +258,8 @@ __device__ static inline void wg_softmax_ds_pre(const float (&p)[32], float (&dp
         dp[i] = p[i] * (dp[i] - (i & 1 ? d[i / 4].y : d[i / 4].x));
 }
 
-/* dS^T = P^T (dP^T - Delta), in place of dP^T. (Delta stays a generic read: by ld.shared, beside a prefetched task
- * record, ptxas spilled 8 bytes at head dim 128.) */
+/* dS^T = P^T (dP^T - Delta), in place of dP^T. (Read here by ld.shared, beside the prefetched task record, Delta
+ * spilled 8 bytes at head dim 128; DPRE reads it by ld.shared before the wait instead, wg_softmax_ds_pre.) */
 __device__ static inline void wg_softmax_ds(const float (&p)[32], float (&dp)[32], const float *delta)
 {
     const int lane = threadIdx.x & 31;

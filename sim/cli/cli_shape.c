@@ -82,7 +82,8 @@ static void print_text(const ShapeReport *s)
         snprintf(warps, sizeof warps, ", %d store warps", k->store_warps);
     fprintf(s->f, "model  %s reduction, %d dQ buffer(s)%s, hardware profile %s; launch fixed costs %" PRId64
            " ns; model numbers, not measurements\n", k->reduce == REDUCE_ASYNC ? "async" : "serial", k->dq_buffers,
-           warps, s->profile ? s->profile : "none: r and latency from the cost model (--model paper)", s->rep->fixed_ns);
+           warps, s->profile ? s->profile : "none: r and latency from the cost model (--model paper)",
+           s->rep->fixed_ns);
     char gqa[256];
     int64_t kv_heads;
     sim_shape_gqa_note(&s->q, s->r, s->kernel != NULL, &kv_heads, gqa, sizeof gqa);

@@ -97,8 +97,9 @@ static int64_t writes_in_flight(const Engine *e, int32_t u, int64_t start)
 }
 
 /* The interference rules at a start (program.h's SimOverlapRule), between a unit's compute engine (0) and
- * its store engines (every other one; one slot of store state each): a compute that starts within the window of the unit's latest reduction start pays
- * the penalty, and a reduction that starts within the window of the unit's running compute lengthens it;
+ * its store engines (every other one; one slot of store state each): a compute that starts within the window
+ * of the unit's latest reduction start pays the penalty, and a reduction that starts within the window of the
+ * unit's running compute lengthens it;
  * a store-engine op that overlaps the unit's WRITE op pays write_extra_ns, whichever starts first; with
  * is_write_extra_at_start only a reduction that starts inside the write pays, once for its read and tail (the
  * Hopper kernel: lengthening a running one made its fa3 order 6-13% too slow, docs/profile.md). Returns the

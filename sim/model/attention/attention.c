@@ -148,8 +148,9 @@ static int64_t count_edges(const Plan *plan, const AttnCosts *costs, const RankS
 }
 
 /* One async task's ops: C, D [, W] on the compute engine, R [, T] on store engine 1 + i % store_warps (the
- * kernel's store warp w takes a CTA's tasks w, w + SW, ...: gpu/bwd/bwd_rank.cuh), and the phase and buffer edges. Sets the task's reduction (accumulation target, in its rank slot), read and release
- * (accumulation source). */
+ * kernel's store warp w takes a CTA's tasks w, w + SW, ...: gpu/bwd/bwd_rank.cuh), and the phase and buffer
+ * edges. Sets the task's reduction (accumulation target, in its rank slot), read and release (accumulation
+ * source). */
 static void add_async_task(SimProgram *prog, const Plan *plan, const AttnCosts *costs, const PlanCta *cta, int32_t i,
                            bool is_launch, int32_t *read_op, int32_t *reduce_slot, int32_t *release_op)
 {

@@ -197,6 +197,36 @@ static SimProgram *write_wave_program(int32_t slope)
     return p;
 }
 
+/* Two store engines (engines 1 and 2, two store warps): C0 0..100, then W 100..700 on the compute engine; R1 on
+ * engine 1 and R2 on engine 2 both run 0..1000. Under the overlap rule each store engine's running op pays the
+ * write extra once (one store engine's state would have lengthened only the latest); under the start rule, only a
+ * reduction that starts inside W pays, and none does. R3 (engine 1, after R1) starts after W has ended: no extra. */
+START_TEST(write_extra_per_store_engine)
+{
+    for (int at_start = 0; at_start <= 1; at_start++) {
+        SimProgram *p = sim_program_new(1, 3);
+        sim_program_add_cta(p, -1);
+        sim_program_add_op(p, 0, SIM_OP_COMPUTE, 100, 0);
+        sim_program_add_op(p, 0, SIM_OP_WRITE, 600, 0);
+        int64_t r1 = sim_program_add_op(p, 1, SIM_OP_REDUCE, 1000, 0);
+        int64_t r2 = sim_program_add_op(p, 2, SIM_OP_REDUCE, 1000, 1);
+        int64_t r3 = sim_program_add_op(p, 1, SIM_OP_REDUCE, 100, 2);
+        p->overlap = (SimOverlapRule){ 0, 0, 0, 300, at_start, 0 };
+        sim_program_seal(p);
+        SimSchedule s = { 0 };
+        SimError err = { 0 };
+        ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+        ck_assert_int_eq(s.start_ns[r1], 0);
+        ck_assert_int_eq(s.start_ns[r2], 0); /* beside R1, on the other store engine */
+        ck_assert_int_eq(sim_schedule_end_ns(p, &s, r1), at_start ? 1000 : 1300);
+        ck_assert_int_eq(sim_schedule_end_ns(p, &s, r2), at_start ? 1000 : 1300);
+        ck_assert_int_eq(sim_schedule_end_ns(p, &s, r3), at_start ? 1100 : 1400);
+        sim_schedule_clear(&s);
+        sim_program_free(p);
+    }
+}
+END_TEST
+
 START_TEST(write_slope_slows_a_write_per_write_in_flight)
 {
     SimSchedule s = { 0 };
@@ -577,6 +607,7 @@ Suite *suite_engine(void)
     tcase_add_test(tc, zero_length_ops_and_two_engines);
     tcase_add_test(tc, overlap_penalty_slows_the_compute_its_reduction_starts_beside);
     tcase_add_test(tc, write_extra_slows_the_store_engine_beside_a_write);
+    tcase_add_test(tc, write_extra_per_store_engine);
     tcase_add_test(tc, write_slope_slows_a_write_per_write_in_flight);
     tcase_add_test(tc, waited_reduction_takes_its_other_times);
     tcase_add_test(tc, waiting_on_an_unplaced_cta_deadlocks);

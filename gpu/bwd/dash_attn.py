@@ -34,7 +34,7 @@ def kernel_for(d, gpu_name=None):
     """(kernel, profile) for head dim d. DASHSIM_KERNEL_PROFILE (with DASHSIM_BWD_KERNEL, default "wgmma") overrides.
     On an H200, where their profiles were calibrated: at head dim 64 the wm128 variant (configs/kernels/
     gpu-bwd-wgmma-wm128-h200.json), at 128 the t variant (gpu-bwd-wgmma-t-h200.json): the default's and m128's
-    products, the same bits as theirs, 1.11-1.31x the default (docs/kernel.md, "Variants"). Elsewhere the default with
+    products, the same bits as theirs, faster step by step (docs/kernel.md, "Variants"). Elsewhere the default with
     configs/kernels/gpu-bwd-wgmma.json (the H100's), the kernel its profile measured."""
     if os.environ.get("DASHSIM_KERNEL_PROFILE"):
         return os.environ.get("DASHSIM_BWD_KERNEL", "wgmma"), os.environ["DASHSIM_KERNEL_PROFILE"]

@@ -35,7 +35,11 @@
  * read and dS^T written by ld/st.shared on 32-bit shared addresses (the struct itself at the 1024-byte aligned base,
  * so that every access is a shared one, spilled 8 bytes at head dim 128), bit 4 the LSE read by ld.shared before the
  * wait for S^T, bit 5 Delta before the wait for dP^T (their load latency under the wgmma), bit 6 two store warps at
- * head dim 128 as at 64 (SW2, above). */
+ * head dim 128 as at 64 (SW2, above), bit 7 HALF (head dim 64, without PIPE): the next task's S^T (at BM 128 of its
+ * first 64 Q rows) alone issued once this task's partial dQ is in the staging buffer (within a KV tile), so that it
+ * runs under the staging's fence, the hand-off and the loop's turn; its dP^T is issued at the loop's top, where P^T is
+ * computed under it. At head dim 128 ptxas runs out of registers for it (and serializes every wgmma), so there HALF
+ * is off: the variant is its base. */
 template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int SZ_> struct BwdWgCfg {
     /* PIPE holds the next task's 64 score registers across the staging, and a second store warp needs more than
      * the producer warpgroup's 24 registers at head dim 128: both are head dim 64 only (128 has no registers),
@@ -47,11 +51,12 @@ template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int S
            SW2 = (SZ_ >> 6) & 1, SW = D_ == 64 || SW2 ? SW_ : 1, REG_C = D_ == 128 && !SW2 ? 240 : 232,
            REG_P = D_ == 128 && !SW2 ? 24 : 40,
            NDS = BM == 64 ? 2 : 1, DQ = BM == 64 ? D_ / 4 : D_ / 2, SZ = SZ_ & 1, STAGE = SZ_ & 3,
-           PF = (SZ_ >> 2) & 1, SH = (SZ_ >> 3) & 1, PRE = (SZ_ >> 4) & 1, DPRE = (SZ_ >> 5) & 1 };
+           PF = (SZ_ >> 2) & 1, SH = (SZ_ >> 3) & 1, PRE = (SZ_ >> 4) & 1, DPRE = (SZ_ >> 5) & 1,
+           HALF = ((SZ_ >> 7) & 1) && D_ == 64 && !PIPE };
     static_assert(NB_ == 1 || NB_ == 2, "one or two dQ staging buffers");
     static_assert(SW_ == 1 || (SW_ == 2 && NB_ == 2), "two store warps need two staging buffers");
     static_assert(BM_ == 64 || BM_ == 128, "Q tiles of 64 or 128 rows");
-    static_assert(SZ_ >= 0 && SZ_ <= 127, "flags: staging (2 bits), prefetch, shared LSE, LSE and Delta early, SW2");
+    static_assert(SZ_ >= 0 && SZ_ <= 255, "flags: staging (2 bits), prefetch, shared LSE, LSE and Delta early, SW2, HALF");
 };
 
 /* The variants a host can select by name (bwd_set_kernel, gpu-bwd --kernel, gpu-bwd-emu --kernel): name,
@@ -73,7 +78,9 @@ template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int S
     X("wgmma-s2b2o1p0w2xm128", 2, 2, 1, 0, 2, 128, 15)                                                           \
     X("wgmma-s2b2o1p0w2wm128", 2, 2, 1, 0, 2, 128, 63)                                                           \
     X("wgmma-s2b2o1p0w2u", 2, 2, 1, 0, 2, 64, 79)                                                                  \
-    X("wgmma-s2b2o1p0w2t", 2, 2, 1, 0, 2, 64, 127)
+    X("wgmma-s2b2o1p0w2t", 2, 2, 1, 0, 2, 64, 127)                                                                 \
+    X("wgmma-s2b2o1p0w2h", 2, 2, 1, 0, 2, 64, 255)                                                                 \
+    X("wgmma-s2b2o1p0w2hm128", 2, 2, 1, 0, 2, 128, 191)
 
 /* Shared memory (after rounding the base up to 1024 bytes). bf16 tiles are [D/64][rows][64] stacks of
  * 128-byte-swizzled rows (wg_swz), as TMA writes them: element (r, c) at byte (c / 64) rows 128 +
@@ -526,10 +533,11 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
 {
     constexpr int D = C::D, BM = C::BM;
     const int ct = threadIdx.x - BWD_WG_CONSUMER0, w = ct >> 7;
-    float dk[D / 2], dv[D / 2], dq[C::DQ], sc[32], dp[32];
+    float dk[D / 2], dv[D / 2], dq[C::DQ], sc[32], dp[32], sn[32]; /* sn: HALF's next S^T, within an iteration */
     uint32_t pa[BM / 64][4][4], dsa[BM / 64][4][4];
     int4 prev = make_int4(-1, -1, -1, -1);
     bool is_issued = false; /* this task's S^T and dP^T were issued during the previous one */
+    bool is_half = false;   /* HALF: its S^T alone was */
     int4 t_pf = C::PF ? a.tasks[begin] : prev; /* PF: this task's record, loaded as the last task's next */
     for (int i = begin, n = 0, kv_n = 0; i < end; i++, n++) {
         const int4 t = C::PF ? t_pf : a.tasks[i];
@@ -537,7 +545,11 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
         const int s = n % C::ST, b = n % C::NB;
         bool is_kv_end = !C::PF && !wg_same_kv(t, next); /* PF: compared once the next record has arrived */
         long long *rec = a.rec && ct == 0 ? a.rec + (size_t)i * BWD_REC_FIELDS : NULL;
-        if (!is_issued) {
+        if (is_half) { /* S^T ran under the last hand-off; dP^T now, under P^T */
+            wg_stamp_start(rec);
+            wg_fence();
+            wg_gemm_rows_qt<D, BM>(dp, sm.v, sm.dout[s], w);
+        } else if (!is_issued) {
             wg_stamp_start(rec);
             if (!wg_same_kv(t, prev)) {
                 wg_wait_phase(&sm.kv_full, kv_n & 1, a, deadline, t, WG_WAIT_KV_FULL);
@@ -561,6 +573,7 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
         if (C::PF)
             is_kv_end = !wg_same_kv(t, next);
         is_issued = C::PIPE && !is_kv_end;
+        is_half = C::HALF && !is_kv_end;
         if (is_issued) { /* the next task's scores run on the tensor cores while this task's dQ is staged */
             wg_stamp_start(rec ? rec + BWD_REC_FIELDS : NULL);
             wg_wait_phase(&sm.q_full[(n + 1) % C::ST], ((n + 1) / C::ST) & 1, a, deadline, next, WG_WAIT_Q_FULL);
@@ -591,6 +604,11 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
         else if (C::NDS == 1)
             gpu_bar_sync(BWD_WG_BAR_DQ, BWD_WG_CONSUMERS);
         wg_stage_dq<D, BM, C::STAGE>(dq, sm.stage[b], w);
+        if (is_half) { /* the next task's S^T runs on the tensor cores under the fence, hand-off and turn */
+            wg_wait_phase(&sm.q_full[(n + 1) % C::ST], ((n + 1) / C::ST) & 1, a, deadline, next, WG_WAIT_Q_FULL);
+            wg_fence();
+            wg_gemm_rows_qt<D, BM>(sn, sm.k, sm.q[(n + 1) % C::ST], w);
+        }
         gpu_fence_proxy_smem();
         gpu_bar_arrive(BWD_WG_BAR_FULL(b), BWD_WG_HANDOFF);
         if (rec)
@@ -601,8 +619,13 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
             if (rec)
                 rec[7] = gpu_globaltimer(); /* thread 0's part of the write: the others end within its spread */
         }
-        if (C::PIPE)
+        if (C::PIPE || C::HALF)
             wg_wait<0>(); /* the next task's scores, carried across the loop: ptxas waits here anyway */
+        if (is_half) /* S^T into the loop's registers: sn lives within an iteration, and the copies run with no wgmma
+                      * in flight (a value carried from a wgmma's output across the loop's join makes ptxas serialize) */
+#pragma unroll
+            for (int j = 0; j < 32; j++)
+                sc[j] = sn[j];
         prev = t;
     }
 }

@@ -182,6 +182,10 @@ variant_profile t gpu-bwd-wgmma-t-h200.json traces/kernel-wg-h200/t
 evidence_targets t/wgmma-t-evidence traces/kernel-wg-h200/t/wgmma-t-evidence.json 54 39 11 0.02 0.05 -
 evidence_targets t/wgmma-t-evidence2 traces/kernel-wg-h200/t/wgmma-t-evidence2.json 49 35 10 0.02 0.05 -
 evidence_targets t/wgmma-t-evidence3 traces/kernel-wg-h200/t/wgmma-t-evidence3.json 50 36 12
+# e and em128 (t and wm128 with the LSE read before S^T and dP^T are issued; call 29), the kernels dash_attn runs on an
+# H200 since: their profiles byte for byte (their evidence, predicted first: traces/kernel-wg-h200/e/README.md)
+variant_profile e gpu-bwd-wgmma-e-h200.json traces/kernel-wg-h200/e
+variant_profile em128 gpu-bwd-wgmma-em128-h200.json traces/kernel-wg-h200/e m128
 # The H100 Hopper profile (fixed costs from gpu-bwd.json, the same GPU's shared pre/post kernels) on issue 23's H100
 # grid, which it was not made from (docs/profile.md has all 112 runs at seqlen >= 2048: 1.27% / 4.51%). For test time
 # the shapes of at most 32k tokens (98 runs, 28 shapes; b4 x 16384 alone takes 8 s): time median <= 2%, max <= 5%,

@@ -130,7 +130,7 @@ static SimProgram *store_overlap_program(SimOverlapRule rule, int64_t write_ns)
 START_TEST(overlap_penalty_slows_the_compute_its_reduction_starts_beside)
 {
     /* R0 starts at 1000 with C1: inside the window, C1 pays 200 once */
-    SimProgram *p = store_overlap_program((SimOverlapRule){ 200, 100, 100, 0, 0, 0 }, 0);
+    SimProgram *p = store_overlap_program((SimOverlapRule){ 200, 100, 100, 0, 0, 0, 0 }, 0);
     SimSchedule s = { 0 };
     SimError err = { 0 };
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
@@ -139,7 +139,7 @@ START_TEST(overlap_penalty_slows_the_compute_its_reduction_starts_beside)
     ck_assert_int_eq(sim_schedule_end_ns(p, &s, 2), 1500); /* the reduction itself keeps its time */
     sim_schedule_clear(&s);
     sim_program_free(p);
-    p = store_overlap_program((SimOverlapRule){ 200, 0, 0, 0, 0, 0 }, 0); /* an empty window: no penalty */
+    p = store_overlap_program((SimOverlapRule){ 200, 0, 0, 0, 0, 0, 0 }, 0); /* an empty window: no penalty */
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
     ck_assert_int_eq(sim_schedule_end_ns(p, &s, 3), 2000);
     sim_schedule_clear(&s);
@@ -152,7 +152,7 @@ START_TEST(write_extra_slows_the_store_engine_beside_a_write)
     /* C1 ends at 2000, W runs 2000..2600; the second reduction (program order after R0, ends 1500) starts at
      * 1500. Running when W starts, it pays 300 more under the overlap rule and keeps its time under the start
      * rule; started inside W it pays 300 under both (docs/profile.md, "The Hopper kernel's fa3 order") */
-    SimProgram *p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300, 0, 0 }, 600);
+    SimProgram *p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300, 0, 0, 0 }, 600);
     SimSchedule s = { 0 };
     SimError err = { 0 };
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
@@ -161,14 +161,14 @@ START_TEST(write_extra_slows_the_store_engine_beside_a_write)
     sim_schedule_clear(&s);
     sim_program_free(p);
     for (int at_start = 0; at_start <= 1; at_start++) {
-        p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300, at_start, 0 }, 600);
+        p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300, at_start, 0, 0 }, 600);
         sim_program_set_duration(p, 5, 800); /* now it runs 1500..2300, across W's start at 2000 */
         ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
         ck_assert_int_eq(sim_schedule_end_ns(p, &s, 5), at_start ? 2300 : 2600);
         ck_assert_int_eq(s.makespan_ns, 2600);
         sim_schedule_clear(&s);
         sim_program_free(p);
-        p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300, at_start, 0 }, 600);
+        p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300, at_start, 0, 0 }, 600);
         sim_program_set_duration(p, 2, 1200); /* R0 runs 1000..2200 (overlap: lengthened to 2500, as above) */
         ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
         ck_assert_int_eq(s.start_ns[5], at_start ? 2200 : 2500); /* inside W: 300 more */
@@ -211,7 +211,7 @@ START_TEST(write_extra_per_store_engine)
         int64_t r1 = sim_program_add_op(p, 1, SIM_OP_REDUCE, 1000, 0);
         int64_t r2 = sim_program_add_op(p, 2, SIM_OP_REDUCE, 1000, 1);
         int64_t r3 = sim_program_add_op(p, 1, SIM_OP_REDUCE, 100, 2);
-        p->overlap = (SimOverlapRule){ 0, 0, 0, 300, at_start, 0 };
+        p->overlap = (SimOverlapRule){ 0, 0, 0, 300, at_start, 0, 0 };
         sim_program_seal(p);
         SimSchedule s = { 0 };
         SimError err = { 0 };
@@ -243,6 +243,42 @@ START_TEST(write_slope_slows_a_write_per_write_in_flight)
         sim_schedule_clear(&s);
         sim_program_free(p);
     }
+}
+END_TEST
+
+/* write_wave_program's three units, each with a reduction R of 200 ns on its store engine after a first store op
+ * P that ends 10 ns after the unit's write starts (110, 110, 610): R starts inside its own write, on units 0 and 1
+ * with the other's write in flight, on unit 2 with both. Under the start rule R pays write_extra_ns +
+ * write_extra_slope_ns per other write in flight (docs/profile.md, "The write extra and the writes in flight");
+ * under the overlap rule P, running when the write begins, pays the write extra, then R pays it, and the slope is
+ * not applied. */
+START_TEST(write_extra_slope_per_write_in_flight)
+{
+    SimSchedule s = { 0 };
+    SimError err = { 0 };
+    for (int at_start = 0; at_start <= 1; at_start++)
+        for (int32_t slope = 0; slope <= 40; slope += 40) {
+            SimProgram *p = sim_program_new(3, 2);
+            int64_t r[3];
+            for (int32_t u = 0; u < 3; u++) {
+                sim_program_add_cta(p, u);
+                sim_program_add_op(p, 0, SIM_OP_COMPUTE, u < 2 ? 100 : 600, u);
+                sim_program_add_op(p, 0, SIM_OP_WRITE, 1000, u);
+                sim_program_add_op(p, 1, SIM_OP_REDUCE, u < 2 ? 110 : 610, u);
+                r[u] = sim_program_add_op(p, 1, SIM_OP_REDUCE, 200, u);
+            }
+            p->overlap = (SimOverlapRule){ .write_extra_ns = 300, .is_write_extra_at_start = at_start,
+                                           .write_extra_slope_ns = slope };
+            sim_program_seal(p);
+            ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+            for (int u = 0; u < 3; u++) {
+                ck_assert_int_eq(s.start_ns[r[u]], (u < 2 ? 110 : 610) + (at_start ? 0 : 300));
+                ck_assert_int_eq(sim_schedule_end_ns(p, &s, r[u]) - s.start_ns[r[u]],
+                                 500 + (at_start ? (u < 2 ? 1 : 2) * slope : 0));
+            }
+            sim_schedule_clear(&s);
+            sim_program_free(p);
+        }
 }
 END_TEST
 
@@ -609,6 +645,7 @@ Suite *suite_engine(void)
     tcase_add_test(tc, write_extra_slows_the_store_engine_beside_a_write);
     tcase_add_test(tc, write_extra_per_store_engine);
     tcase_add_test(tc, write_slope_slows_a_write_per_write_in_flight);
+    tcase_add_test(tc, write_extra_slope_per_write_in_flight);
     tcase_add_test(tc, waited_reduction_takes_its_other_times);
     tcase_add_test(tc, waiting_on_an_unplaced_cta_deadlocks);
     tcase_add_test(tc, dependency_cycle_deadlocks);

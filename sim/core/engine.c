@@ -134,10 +134,12 @@ static int64_t interfere_at_start(Engine *e, int64_t op, int64_t start)
         return 0;
     int32_t slot = u * p->engines_per_unit + engine;
     e->unit_store_op[slot] = (int32_t)op;
-    bool is_inside = r->write_extra_ns > 0 && e->unit_write_start[u] <= start && start < e->unit_write_end[u];
+    bool is_inside = (r->write_extra_ns > 0 || r->write_extra_slope_ns > 0) && e->unit_write_start[u] <= start && start < e->unit_write_end[u];
     bool has_paid = r->is_write_extra_at_start && kind != SIM_OP_REDUCE && e->has_unit_reduction_paid[slot];
     e->has_unit_reduction_paid[slot] = is_inside || has_paid; /* at start: once for its read and tail together */
     int64_t extra = is_inside && !has_paid ? r->write_extra_ns : 0;
+    if (is_inside && !has_paid && r->is_write_extra_at_start && r->write_extra_slope_ns > 0)
+        extra += (int64_t)r->write_extra_slope_ns * writes_in_flight(e, u, start);
     if (kind != SIM_OP_REDUCE)
         return extra;
     e->unit_reduce_start[u] = start;
@@ -531,7 +533,7 @@ static int64_t longest_extra(const SimProgram *p)
     for (int32_t k = 0; p->load && p->load->handoff_extra_ns && k <= p->load->handoff_len; k++)
         handoff = MAX(handoff, p->load->handoff_extra_ns[k]);
     int64_t rules = MAX(p->overlap.penalty_ns, 0) + MAX(p->overlap.write_extra_ns, 0) +
-                    (int64_t)MAX(p->overlap.write_slope_ns, 0) * p->n_units +
+                    (int64_t)(MAX(p->overlap.write_slope_ns, 0) + MAX(p->overlap.write_extra_slope_ns, 0)) * p->n_units +
                     MAX(p->waited.read_delta_ns, 0) + MAX(p->waited.tail_delta_ns, 0);
     return lat + handoff + rules;
 }
@@ -557,7 +559,8 @@ static int64_t longest_queued(const SimProgram *p, int64_t longest)
 static void init_overlap(Engine *e)
 {
     const SimProgram *p = e->p;
-    if ((p->overlap.penalty_ns <= 0 && p->overlap.write_extra_ns <= 0 && p->overlap.write_slope_ns <= 0) ||
+    if ((p->overlap.penalty_ns <= 0 && p->overlap.write_extra_ns <= 0 && p->overlap.write_slope_ns <= 0 &&
+         p->overlap.write_extra_slope_ns <= 0) ||
         p->engines_per_unit == 1)
         return;
     int32_t n_units = p->n_units;

@@ -69,6 +69,9 @@ typedef struct {
     int32_t write_slope_ns;     /* a WRITE op on engine 0 takes this much more per other unit's WRITE in flight
                                  * at its start (the dK/dV writes of a wave share the memory system:
                                  * docs/profile.md); 0: none */
+    int32_t write_extra_slope_ns; /* with is_write_extra_at_start: a reduction that starts inside the WRITE pays this
+                                 * much more per other unit's WRITE in flight at its start, beside write_extra_ns
+                                 * (docs/profile.md, "The write extra and the writes in flight"); 0: none */
 } SimOverlapRule;
 
 /* Optional: a REDUCE op whose start was set by an incoming ACCUM edge (it waited for its turn: the previous

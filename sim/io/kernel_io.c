@@ -47,7 +47,7 @@ static int read_mask(JsonIn *in, const cJSON *r, const char *path)
 static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *t)
 {
     static const char *const overlap_keys[] = { "penalty_ns", "before_ns", "after_ns", "write_extra_ns",
-                                                "write_slope_ns", NULL };
+                                                "write_slope_ns", "write_extra_slope_ns", NULL };
     static const char *const fixed_keys[] = { "all", "gqa", NULL };
     sim_json_known_keys(in, r, path, tile_keys);
     t->head_dim = (int)sim_json_int(in, r, path, "head_dim", 1, 1024);
@@ -82,9 +82,11 @@ static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *
     t->overlap = (SimOverlapRule){ (int32_t)sim_json_int(in, o, p, "penalty_ns", 0, NS_MAX),
                                    (int32_t)sim_json_int(in, o, p, "before_ns", 0, NS_MAX),
                                    (int32_t)sim_json_int(in, o, p, "after_ns", 0, NS_MAX),
-                                   (int32_t)sim_json_int(in, o, p, "write_extra_ns", 0, NS_MAX), 0, 0 };
+                                   (int32_t)sim_json_int(in, o, p, "write_extra_ns", 0, NS_MAX), 0, 0, 0 };
     if (cJSON_GetObjectItemCaseSensitive(o, "write_slope_ns")) /* optional: 0 in profiles written before it */
         t->overlap.write_slope_ns = (int32_t)sim_json_int(in, o, p, "write_slope_ns", 0, 1000000);
+    if (cJSON_GetObjectItemCaseSensitive(o, "write_extra_slope_ns")) /* optional: 0 when absent */
+        t->overlap.write_extra_slope_ns = (int32_t)sim_json_int(in, o, p, "write_extra_slope_ns", 0, 1000000);
     snprintf(p, sizeof p, "%s/fixed", path);
     const cJSON *f = sim_json_get(in, r, path, "fixed");
     sim_json_known_keys(in, f, p, fixed_keys);
@@ -269,6 +271,8 @@ static void write_tile(FILE *f, const KernelTile *t, bool is_last)
             t->overlap.penalty_ns, t->overlap.before_ns, t->overlap.after_ns, t->overlap.write_extra_ns);
     if (t->overlap.write_slope_ns) /* written only when fitted: profiles without it stay byte for byte */
         fprintf(f, ", \"write_slope_ns\": %d", t->overlap.write_slope_ns);
+    if (t->overlap.write_extra_slope_ns) /* written only when fitted (--write-extra-slope) */
+        fprintf(f, ", \"write_extra_slope_ns\": %d", t->overlap.write_extra_slope_ns);
     fputs("},\n", f);
     fputs("     \"fixed\": {", f);
     write_linear(f, "all", &t->fixed, false), write_linear(f, "gqa", &t->fixed_gqa, true);

@@ -47,6 +47,10 @@ typedef struct {
                                   * write of its block: 'i' it started inside it, 'r' it ran when it began */
     Sample write_in_flight[2], write_ns[2]; /* each dK/dV write (MHA, GQA): other SMs' writes running at its
                                   * start, and its time */
+    int32_t *inside_others;      /* per task of the trace being walked, marked 'i': other SMs' writes running at
+                                  * its reduction's start */
+    Sample inside_in_flight[2];  /* beside S_BESIDE_WRITE and S_BESIDE_WRITE_WAITED, sample for sample: those
+                                  * counts (the write-extra slope, --write-extra-slope) */
     int64_t step_ns;             /* > 1: medians as grouped data on this grid (sim_kernel_fit_traces) */
 } Phases;
 
@@ -127,11 +131,13 @@ static void handoffs(const Trace *t, Phases *ph)
         for (int64_t k = first[r]; k < first[r + 1]; k++) {
             bool is_waited = k > first[r] && by[k]->r_ready < by[k - 1]->r_end;
             char beside = ph->beside_write[by[k] - t->tasks];
-            if (beside) /* its whole time; the excess is fitted later */
+            if (beside) { /* its whole time; the excess is fitted later */
                 add(&ph->s[beside == 'i' ? (is_waited ? S_BESIDE_WRITE_WAITED : S_BESIDE_WRITE)
                                          : (is_waited ? S_RUNNING_WRITE_WAITED : S_RUNNING_WRITE)],
                     by[k]->r_end - by[k]->r_start);
-            else {
+                if (beside == 'i') /* sample for sample beside S_BESIDE_WRITE(_WAITED) */
+                    add(&ph->inside_in_flight[is_waited], ph->inside_others[by[k] - t->tasks]);
+            } else {
                 add(&ph->s[is_waited ? S_READ_WAITED : S_READ], by[k]->r_read - by[k]->r_start);
                 add(&ph->s[is_waited ? S_TAIL_WAITED : S_TAIL], by[k]->r_end - by[k]->r_read);
             }
@@ -204,6 +210,25 @@ static void fit_write_slope(Phases *ph, KernelTile *tile)
     }
 }
 
+/* For each reduction that started inside its block's dK/dV write: the other SMs' writes (s_end -> k_end of a
+ * run's last task) running at its start. O(such reductions x writes). */
+static void count_inside_others(const Trace *t, Phases *ph)
+{
+    const TraceTask **w = g_new(const TraceTask *, t->task_count ? t->task_count : 1);
+    int64_t n = 0;
+    for (int64_t i = 0; i < t->task_count; i++)
+        if (t->tasks[i].k_end > t->tasks[i].s_end)
+            w[n++] = &t->tasks[i];
+    for (int64_t i = 0; i < t->task_count; i++) {
+        const TraceTask *x = &t->tasks[i];
+        int32_t others = 0;
+        for (int64_t j = 0; ph->beside_write[i] == 'i' && j < n; j++)
+            others += w[j]->smid != x->smid && w[j]->s_end <= x->r_start && x->r_start < w[j]->k_end;
+        ph->inside_others[i] = others;
+    }
+    g_free(w);
+}
+
 static void collect(const Trace *t, Phases *ph)
 {
     TraceTask **b = g_new(TraceTask *, t->task_count);
@@ -222,10 +247,12 @@ static void collect(const Trace *t, Phases *ph)
             add(&ph->s[S_CTA_GAP], b[i]->b_entry - prev_end);
         prev_sm = b[i]->smid, prev_end = end;
     }
+    ph->inside_others = g_new0(int32_t, t->task_count ? t->task_count : 1);
+    count_inside_others(t, ph);
     handoffs(t, ph);
     write_waves(t, ph);
-    g_free(ph->beside_write);
-    ph->beside_write = NULL;
+    g_free(ph->beside_write), g_free(ph->inside_others);
+    ph->beside_write = NULL, ph->inside_others = NULL;
     g_free(b);
 }
 
@@ -255,7 +282,7 @@ static void fit_overlap(Phases *ph, SimOverlapRule *rule, int64_t *c_plain, int6
                 best = sse;
                 *c_plain = m[0], *diag_plain = m[2];
                 int64_t pen = g[1].n && g[0].n ? m[1] - m[0] : 0;
-                *rule = (SimOverlapRule){ (int32_t)MAX(pen, 0), windows[a], windows[b], 0, 0, 0 };
+                *rule = (SimOverlapRule){ (int32_t)MAX(pen, 0), windows[a], windows[b], 0, 0, 0, 0 };
             }
             for (int k = 0; k < 4; k++)
                 g_free(g[k].v);
@@ -319,6 +346,36 @@ static void fit_fixed(Trace *const *tr, const int64_t *timed_ns, int n, KernelTi
     tile->fixed_gqa = fit_linear(x[1], y[1], m[1]);
 }
 
+/* With --write-extra-slope: the reductions that started inside a write, excess (over the same kind alone) against
+ * the other SMs' writes in flight at their start; the slope by least squares, clamped at 0, then the base as
+ * the median of excess - slope x count (as the write slope's, fit_write_slope). */
+static void fit_write_extra_slope(const Phases *ph, int64_t alone, int64_t alone_waited, KernelTile *tile)
+{
+    double mx = 0, my = 0, num = 0, den = 0;
+    int64_t n = ph->s[S_BESIDE_WRITE].n + ph->s[S_BESIDE_WRITE_WAITED].n;
+    for (int pass = 0; pass < 2 && n > 0; pass++)
+        for (int w = 0; w < 2; w++) {
+            const Sample *y = &ph->s[w ? S_BESIDE_WRITE_WAITED : S_BESIDE_WRITE], *x = &ph->inside_in_flight[w];
+            for (int64_t i = 0; i < y->n; i++) {
+                double dx = (double)x->v[i], dy = (double)(y->v[i] - (w ? alone_waited : alone));
+                if (pass == 0)
+                    mx += dx / (double)n, my += dy / (double)n;
+                else
+                    num += (dx - mx) * (dy - my), den += (dx - mx) * (dx - mx);
+            }
+        }
+    int32_t slope = den > 0 && num > 0 ? (int32_t)lround(num / den) : 0;
+    Sample r = { 0 };
+    for (int w = 0; w < 2; w++) {
+        const Sample *y = &ph->s[w ? S_BESIDE_WRITE_WAITED : S_BESIDE_WRITE], *x = &ph->inside_in_flight[w];
+        for (int64_t i = 0; i < y->n; i++)
+            add(&r, y->v[i] - (w ? alone_waited : alone) - (int64_t)slope * x->v[i]);
+    }
+    tile->overlap.write_extra_slope_ns = slope;
+    tile->overlap.write_extra_ns = (int32_t)MAX(med(&r, ph->step_ns), 0);
+    g_free(r.v);
+}
+
 /* The median excess of the reductions beside a dK/dV write over the same kind of reduction alone (those that
  * waited for their turn over the waited ones): the reductions that started inside it, and unless at_start also
  * those running when it began (the engine's two rules, program.h); 0 when none was seen. */
@@ -372,12 +429,16 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, const Ker
     fit_fixed(tr, timed_ns, n, tile);
     tile->overlap.write_extra_ns = write_excess(&ph, tile, o->is_write_rule_start);
     tile->overlap.is_write_extra_at_start = o->is_write_rule_start;
+    if (o->has_write_extra_slope && o->is_write_rule_start)
+        fit_write_extra_slope(&ph, tile->reduce_read_ns + tile->reduce_tail_ns,
+                              tile->reduce_read_waited_ns ? tile->reduce_read_waited_ns + tile->reduce_tail_waited_ns
+                                                          : tile->reduce_read_ns + tile->reduce_tail_ns, tile);
     fit_write_slope(&ph, tile);
 
     for (int k = 0; k < S_COUNT; k++)
         g_free(ph.s[k].v);
     for (int k = 0; k < 2; k++)
-        g_free(ph.write_in_flight[k].v), g_free(ph.write_ns[k].v);
+        g_free(ph.write_in_flight[k].v), g_free(ph.write_ns[k].v), g_free(ph.inside_in_flight[k].v);
     g_free(ph.offset_ns.v), g_free(ph.offset_c.v), g_free(extra.v), g_free(later.v);
 }
 

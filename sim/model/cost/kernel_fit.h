@@ -23,6 +23,9 @@ typedef struct {
     bool has_cta_gap;         /* fit cta_gap_ns (a CTA's last op end -> the next CTA's entry on its SM); else 0
                                * (every committed profile: with it the held-out runs were predicted worse,
                                * docs/profile.md, "The CTA turnover") */
+    bool has_write_extra_slope; /* with is_write_rule_start: fit the write extra as write_extra_ns +
+                               * write_extra_slope_ns per other SM's write in flight at the reduction's start;
+                               * else one median (docs/profile.md, "The write extra and the writes in flight") */
 } KernelFitOptions;
 
 /* One kernel profile from traces of one kernel on one GPU (their "kernel" and "gpu_name" metadata must

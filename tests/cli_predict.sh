@@ -220,6 +220,19 @@ import json, sys
 law = json.loads(sys.argv[1])
 assert all(v["b_mhz"] < 0 and 1700 < v["f_ref_mhz"] < 1900 for v in law.values()), law
 ' "$law" && ok clock-law-reproduces || fail clock-law-reproduces "$(tail -c 400 "$tmp/clk")"
+# where em128's causal makespan goes (scripts/kernel-phase-sums.py, docs/profile.md "em128's over-prediction"): at
+# fa3-spt causal 4096 GQA the engine's CTAs drain 2.2 us past their dK/dV write against 0.77 us traced, and the
+# reductions that start inside a write exceed their kind alone by 822 + 18.2 ns per other write in flight
+e128=traces/kernel-wg-h200/e/m128/calibration/d64
+python3 scripts/kernel-phase-sums.py sums configs/kernels/gpu-bwd-wgmma-em128-h200.json --sim "$sim" \
+    "$e128/fa3-spt-causal-s4096-b1-h16-kv4-d64.json.gz" >"$tmp/sums" 2>&1 &&
+    grep -q 'end 207.2 / 211.7' "$tmp/sums" && grep -q 'trace mean 774 median 768; engine mean 2169 median 2280' "$tmp/sums" &&
+    ok kernel-phase-sums || fail kernel-phase-sums "$(head -c 400 "$tmp/sums")"
+python3 scripts/kernel-phase-sums.py write-extra configs/kernels/gpu-bwd-wgmma-em128-h200.json "$e128"/*.json.gz \
+    >"$tmp/wx" 2>&1 && grep -q '^fa3-causal-s4096-b1-h16-kv4-d64.json.gz: 0-15: 192 (n 172)$' "$tmp/wx" &&
+    grep -q '^all: 5286 reductions, 822 ns + 18.2 ns per other write in flight' "$tmp/wx" &&
+    ok kernel-phase-sums-write-extra || fail kernel-phase-sums-write-extra "$(tail -c 400 "$tmp/wx")"
+expect_exit kernel-phase-sums-usage 2 python3 scripts/kernel-phase-sums.py sums
 # multi-wave: 32 heads x 132 KV tiles = 32 waves of CTAs
 expect_exit multi-wave-fit 0 "$sim" validate "$g/fa3-full-q8-h32-cr1-async.json.gz" --tolerance 0.05
 finish

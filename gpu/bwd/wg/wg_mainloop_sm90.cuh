@@ -37,9 +37,7 @@
  * wait for S^T, bit 5 Delta before the wait for dP^T (their load latency under the wgmma), bit 6 two store warps at
  * head dim 128 as at 64 (SW2, above), bit 7 EARLY (with bit 4; not with PIPE): the LSE of the task's first 64 Q rows
  * read at the loop's top, before S^T and dP^T are issued, so that its loads do not queue behind their shared-memory
- * operand reads (Nsight Compute, call 28), bit 8 NEXTL (with EARLY): within a KV tile, the next task's LSE read at
- * the end of this task, after its partial dQ is handed off (the Q-full wait for it moves there), so that the loads'
- * latency runs under the loop's turn (call 29: half of it was still on the path). */
+ * operand reads (Nsight Compute, call 28). */
 template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int SZ_> struct BwdWgCfg {
     /* PIPE holds the next task's 64 score registers across the staging, and a second store warp needs more than
      * the producer warpgroup's 24 registers at head dim 128: both are head dim 64 only (128 has no registers),
@@ -52,11 +50,11 @@ template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int S
            REG_P = D_ == 128 && !SW2 ? 24 : 40,
            NDS = BM == 64 ? 2 : 1, DQ = BM == 64 ? D_ / 4 : D_ / 2, SZ = SZ_ & 1, STAGE = SZ_ & 3,
            PF = (SZ_ >> 2) & 1, SH = (SZ_ >> 3) & 1, PRE = (SZ_ >> 4) & 1, DPRE = (SZ_ >> 5) & 1,
-           EARLY = ((SZ_ >> 7) & 1) && !PIPE, NEXTL = ((SZ_ >> 8) & 1) && EARLY };
+           EARLY = ((SZ_ >> 7) & 1) && !PIPE };
     static_assert(NB_ == 1 || NB_ == 2, "one or two dQ staging buffers");
     static_assert(SW_ == 1 || (SW_ == 2 && NB_ == 2), "two store warps need two staging buffers");
     static_assert(BM_ == 64 || BM_ == 128, "Q tiles of 64 or 128 rows");
-    static_assert(SZ_ >= 0 && SZ_ <= 511, "flags: staging (2 bits), prefetch, shared LSE, LSE and Delta early, SW2, EARLY, NEXTL");
+    static_assert(SZ_ >= 0 && SZ_ <= 255, "flags: staging (2 bits), prefetch, shared LSE, LSE and Delta early, SW2, EARLY");
     static_assert(!((SZ_ >> 7) & 1) || ((SZ_ >> 4) & 1), "EARLY reads the LSE as PRE does (flag bit 4)");
 };
 
@@ -81,9 +79,7 @@ template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int S
     X("wgmma-s2b2o1p0w2u", 2, 2, 1, 0, 2, 64, 79)                                                                  \
     X("wgmma-s2b2o1p0w2t", 2, 2, 1, 0, 2, 64, 127)                                                                 \
     X("wgmma-s2b2o1p0w2e", 2, 2, 1, 0, 2, 64, 255)                                                                 \
-    X("wgmma-s2b2o1p0w2em128", 2, 2, 1, 0, 2, 128, 191)                                                          \
-    X("wgmma-s2b2o1p0w2f", 2, 2, 1, 0, 2, 64, 511)                                                                 \
-    X("wgmma-s2b2o1p0w2fm128", 2, 2, 1, 0, 2, 128, 447)
+    X("wgmma-s2b2o1p0w2em128", 2, 2, 1, 0, 2, 128, 191)
 
 /* Shared memory (after rounding the base up to 1024 bytes). bf16 tiles are [D/64][rows][64] stacks of
  * 128-byte-swizzled rows (wg_swz), as TMA writes them: element (r, c) at byte (c / 64) rows 128 +
@@ -553,8 +549,6 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
     uint32_t pa[BM / 64][4][4], dsa[BM / 64][4][4];
     int4 prev = make_int4(-1, -1, -1, -1);
     bool is_issued = false; /* this task's S^T and dP^T were issued during the previous one */
-    float2 l0[8];           /* EARLY: the LSE of the first 64 Q rows, read before the scores are issued */
-    bool is_l0 = false;     /* NEXTL: l0 was read at the end of the previous task */
     int4 t_pf = C::PF ? a.tasks[begin] : prev; /* PF: this task's record, loaded as the last task's next */
     for (int i = begin, n = 0, kv_n = 0; i < end; i++, n++) {
         const int4 t = C::PF ? t_pf : a.tasks[i];
@@ -562,6 +556,7 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
         const int s = n % C::ST, b = n % C::NB;
         bool is_kv_end = !C::PF && !wg_same_kv(t, next); /* PF: compared once the next record has arrived */
         long long *rec = a.rec && ct == 0 ? a.rec + (size_t)i * BWD_REC_FIELDS : NULL;
+        float2 l0[8]; /* EARLY: the LSE of the first 64 Q rows, read before the scores are issued */
         if (!is_issued) {
             wg_stamp_start(rec);
             if (!wg_same_kv(t, prev)) {
@@ -571,7 +566,7 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
                 wg_zero(dv);
             }
             wg_wait_phase(&sm.q_full[s], (n / C::ST) & 1, a, deadline, t, WG_WAIT_Q_FULL);
-            if (C::EARLY && !is_l0)
+            if constexpr (C::EARLY)
                 wg_load_cols(l0, sm.lse2[s]);
             wg_issue_scores<C>(sm, s, w, sc, dp);
         }
@@ -630,11 +625,6 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
         }
         if (C::PIPE)
             wg_wait<0>(); /* the next task's scores, carried across the loop: ptxas waits here anyway */
-        is_l0 = C::NEXTL && !is_kv_end;
-        if (is_l0) { /* the next task's LSE, its latency under the loop's turn */
-            wg_wait_phase(&sm.q_full[(n + 1) % C::ST], ((n + 1) / C::ST) & 1, a, deadline, next, WG_WAIT_Q_FULL);
-            wg_load_cols(l0, sm.lse2[(n + 1) % C::ST]);
-        }
         prev = t;
     }
 }

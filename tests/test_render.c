@@ -710,6 +710,88 @@ START_TEST(trace_is_printf_bytes)
 }
 END_TEST
 
+/* The labeller of csv_is_printf_bytes: the random programs' templates as a call (phase and args). */
+typedef struct {
+    const SimProgram *p;
+    const int32_t *rows;
+} RandomLabels;
+
+static void random_label(void *ctx, int64_t op, SimRenderLabel *out)
+{
+    const RandomLabels *l = ctx;
+    int64_t task = sim_op_task(l->p, op);
+    out->phase = random_phases[random_phase_of((void *)l->p, op)].phase;
+    for (int i = 0; i < 3; i++)
+        out->args[i] = task >= 0 ? l->rows[task * 3 + i] : 0;
+}
+
+/* printf's row of op, as the CSV's documentation (render.h) gives it, for the random program's spec. */
+static void reference_row(GString *out, const SimRenderSpec *spec, const int32_t *rows, int64_t op, int64_t wait)
+{
+    const SimProgram *p = spec->program;
+    const SimSchedule *s = spec->schedule;
+    int64_t task = sim_op_task(p, op), args[4] = { 0 };
+    for (int i = 0; i < 3 && task >= 0; i++)
+        args[i] = rows[task * 3 + i];
+    int k = random_phase_of((void *)p, op);
+    int32_t cta = sim_op_cta(p, op);
+    g_string_append_printf(out, "%" G_GINT64_FORMAT ",%d,%d,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+                           ",%" G_GINT64_FORMAT ",%s,%d,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%d\n",
+                           op, cta, s->cta_unit[cta], args[0], args[1], args[2], args[3], random_phases[k].phase,
+                           sim_op_engine(p, op), s->start_ns[op], sim_schedule_end_ns(p, s, op), wait,
+                           spec->analysis && spec->analysis->is_critical[op]);
+}
+
+/* The CSV's rows are printf's bytes, row by row, on the random programs of trace_is_printf_bytes, through the
+ * templates and through a labeller, with critical marks and without: the parts a row keeps from the rows
+ * before (a CTA's columns, a task's args changing at any position, a phase's columns on either engine, the op
+ * counter, times of up to 13 digits) are those a row written anew would have. */
+START_TEST(csv_is_printf_bytes)
+{
+    GRand *rng = g_rand_new_with_seed(36);
+    char *dir = g_dir_make_tmp("render-XXXXXX", NULL), *path = tmp_path(dir, "t.csv");
+    for (int round = 0; round < 26; round++) {
+        int64_t tasks;
+        SimProgram *p = random_program(rng, 3 + round % 3, 10 + 10 * (round % 20), round >= 20, &tasks);
+        SimSchedule s = { 0 };
+        SimError err = { 0 };
+        ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+        int32_t *rows = g_new(int32_t, 3 * tasks + 3);
+        for (int64_t i = 0; i < 3 * tasks; i++) /* args that change at any position from one task to the next */
+            rows[i] = g_rand_int_range(rng, 0, 3) ? (int32_t)(i < 3 ? 0 : rows[i - 3]) : g_rand_int_range(rng, 0, 100001);
+        SimAnalysis a = { .is_critical = g_new0(uint8_t, p->op_count) };
+        for (int64_t op = 0; op < p->op_count; op++)
+            a.is_critical[op] = (uint8_t)g_rand_int_range(rng, 0, 2);
+        RandomLabels labels = { p, rows };
+        bool is_labeller = round % 2, has_marks = round % 4 < 2;
+        SimRenderSpec spec = { .program = p, .schedule = &s, .analysis = has_marks ? &a : NULL, .unit_column = "sm",
+                               .arg_names = { "head", "kv", "q", "rank" } };
+        if (is_labeller)
+            spec.label = random_label, spec.label_ctx = &labels;
+        else
+            spec.phases = random_phases, spec.phase_count = 4, spec.phase_of = random_phase_of, spec.label_ctx = p,
+            spec.task_args = rows, spec.task_arg_stride = 3;
+        ck_assert_int_eq(sim_render_csv(&spec, path, &err), SIM_OK);
+        GString *want = g_string_new("op,cta,sm,head,kv,q,rank,phase,engine,start_ns,end_ns,wait_ns,critical\n");
+        int64_t *wait = sim_render_waits_new(p, &s);
+        for (int64_t op = 0; op < p->op_count; op++)
+            reference_row(want, &spec, rows, op, wait[op]);
+        char *text;
+        ck_assert(g_file_get_contents(path, &text, NULL, NULL));
+        char **got_lines = g_strsplit(text, "\n", -1), **want_lines = g_strsplit(want->str, "\n", -1);
+        for (int i = 0; got_lines[i] || want_lines[i]; i++) /* the first row that differs, alone */
+            ck_assert_str_eq(got_lines[i] ? got_lines[i] : "(none)", want_lines[i] ? want_lines[i] : "(none)");
+        g_strfreev(got_lines), g_strfreev(want_lines);
+        g_free(text), g_free(wait), g_string_free(want, TRUE), g_free(rows), g_free(a.is_critical);
+        sim_schedule_clear(&s);
+        sim_program_free(p);
+    }
+    g_rand_free(rng);
+    g_free(path);
+    remove_dir(dir);
+}
+END_TEST
+
 /* Two processes in one file (sim perfetto's measured run and model): each its own pid, name and tracks,
  * slices split between them, flow ids unique across the file, the file's metadata the first's with the
  * version first and its integers as numbers. */
@@ -794,6 +876,7 @@ Suite *suite_render(void)
     tcase_add_test(tc, trace_estimate_and_cap);
     tcase_add_test(tc, trace_set_two_processes);
     tcase_add_test(tc, csv_last_end_is_makespan_and_waits_match);
+    tcase_add_test(tc, csv_is_printf_bytes);
     tcase_add_test(tc, wait_counts_only_other_ctas);
     tcase_add_test(tc, templates_write_the_labellers_bytes);
     tcase_add_test(tc, trace_is_printf_bytes);

@@ -177,25 +177,14 @@ typedef struct {
 } SliceKeys;
 
 /* The texts every slice copies are padded with PAD bytes, so one of at most PAD bytes is copied whole by a
- * copy of fixed size, 32 or 64 bytes (a few vector moves, not a call); the room asked for covers the pad. */
-enum { PAD = 64 };
+ * copy of fixed size (sim_format_put_padded); the room asked for covers the pad. */
+enum { PAD = SIM_FORMAT_PAD };
 static char *padded(char *s)
 {
     size_t n = strlen(s);
     s = g_realloc(s, n + PAD + 1);
     memset(s + n, 0, PAD + 1);
     return s;
-}
-
-static inline char *put_padded(char *c, const char *text, size_t len)
-{
-    if (len <= PAD / 2)
-        memcpy(c, text, PAD / 2);
-    else if (len <= PAD)
-        memcpy(c, text, PAD);
-    else
-        memcpy(c, text, len);
-    return c + len;
 }
 
 /* Appends the literal text lit (a string constant) at c. */
@@ -339,12 +328,12 @@ static void args_changed(SliceKeys *k)
 static char *put_args(char *c, SliceKeys *k)
 {
     if (k->args_from < 0)
-        return put_padded(c, k->args_text, k->args_len);
+        return sim_format_put_padded(c, k->args_text, k->args_len);
     int i = k->args_from;
     char *text = c;
-    c = put_padded(c, k->args_text, i ? k->arg_end[i - 1] : 0);
+    c = sim_format_put_padded(c, k->args_text, i ? k->arg_end[i - 1] : 0);
     for (; i < k->arg_count; i++) {
-        c = put_padded(c, k->arg_keys[i], k->arg_key_len[i]);
+        c = sim_format_put_padded(c, k->arg_keys[i], k->arg_key_len[i]);
         c = sim_format_memo(c, &k->arg_memo[i], k->args[i]);
         *c++ = ',';
         k->arg_end[i] = (size_t)(c - text);
@@ -457,7 +446,7 @@ static void write_slice(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys
     int64_t start_ns = s->start_ns[op];
     const SimFormatMemo *start = start_text(keys, e, start_ns);
     char *c = sim_writer_room(w, keys->room);
-    c = put_padded(c, keys->open, keys->open_len);
+    c = sim_format_put_padded(c, keys->open, keys->open_len);
     c = put_times(c, keys, e, (int64_t)s->cta_unit[cta] * p->engines_per_unit + k + 1, start, start_ns, end_ns);
     c = put_label(w, c, spec, keys, op);
     if (is_critical)
@@ -471,7 +460,7 @@ static void write_slice(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys
         PUT(c, ",\"critical\":false}}");
     sim_writer_end(w, c);
     if (keys->args_new) /* written a while ago now: read back without a stall */
-        put_padded(keys->args_text, keys->args_new, keys->args_len), keys->args_new = NULL;
+        sim_format_put_padded(keys->args_text, keys->args_new, keys->args_len), keys->args_new = NULL;
 }
 
 static inline bool is_us(int f)

@@ -113,8 +113,8 @@ for m in ("torch", "torch.nn", "torch.nn.functional", "torch.nn.attention"):
 sys.path.insert(0, sys.argv[1])
 import dash_attn  # noqa: E402
 b = lambda k, p: (k, os.path.basename(p))
-assert b(*dash_attn.kernel_for(64, "NVIDIA H200")) == ("wgmma-s2b2o1p0w2wm128", "gpu-bwd-wgmma-wm128-h200.json")
-assert b(*dash_attn.kernel_for(128, "NVIDIA H200")) == ("wgmma-s2b2o1p0w2t", "gpu-bwd-wgmma-t-h200.json")
+assert b(*dash_attn.kernel_for(64, "NVIDIA H200")) == ("wgmma-s2b2o1p0w2em128", "gpu-bwd-wgmma-em128-h200.json")
+assert b(*dash_attn.kernel_for(128, "NVIDIA H200")) == ("wgmma-s2b2o1p0w2e", "gpu-bwd-wgmma-e-h200.json")
 assert b(*dash_attn.kernel_for(64, "NVIDIA H100 80GB HBM3")) == ("wgmma", "gpu-bwd-wgmma.json")
 assert all(os.path.exists(dash_attn.kernel_for(d, g)[1]) for d in (64, 128) for g in ("NVIDIA H200", "H100"))
 os.environ["DASHSIM_KERNEL_PROFILE"] = "x.json"

@@ -25,22 +25,23 @@ def _sim():
     raise RuntimeError("no planner: set DASHSIM_SIM, or build bin/sim (make) or .dev/sim (gpu/scripts/bundle-sim.sh)")
 
 
-T = "wgmma-s2b2o1p0w2t"  # the default, its dQ staging conflict-free by st.shared, the next task record prefetched, LSE
-# and dS^T by ld/st.shared, LSE and Delta read before the wgmma waits, two store warps (docs/kernel.md, "Variants")
-WM128 = "wgmma-s2b2o1p0w2wm128"  # the same on 128 x 128 tiles (one store warp per staging buffer, as ever at d 64)
+E = "wgmma-s2b2o1p0w2e"  # the default, its dQ staging conflict-free by st.shared, the next task record prefetched, LSE
+# and dS^T by ld/st.shared, LSE and Delta read before the wgmma waits (the LSE before S^T and dP^T are issued), two store
+# warps (docs/kernel.md, "Variants")
+EM128 = "wgmma-s2b2o1p0w2em128"  # the same on 128 x 128 tiles (one store warp per staging buffer, as ever at d 64)
 
 
 def kernel_for(d, gpu_name=None):
     """(kernel, profile) for head dim d. DASHSIM_KERNEL_PROFILE (with DASHSIM_BWD_KERNEL, default "wgmma") overrides.
-    On an H200, where their profiles were calibrated: at head dim 64 the wm128 variant (configs/kernels/
-    gpu-bwd-wgmma-wm128-h200.json), at 128 the t variant (gpu-bwd-wgmma-t-h200.json): the default's and m128's
+    On an H200, where their profiles were calibrated: at head dim 64 the em128 variant (configs/kernels/
+    gpu-bwd-wgmma-em128-h200.json), at 128 the e variant (gpu-bwd-wgmma-e-h200.json): the default's and m128's
     products, the same bits as theirs, faster step by step (docs/kernel.md, "Variants"). Elsewhere the default with
     configs/kernels/gpu-bwd-wgmma.json (the H100's), the kernel its profile measured."""
     if os.environ.get("DASHSIM_KERNEL_PROFILE"):
         return os.environ.get("DASHSIM_BWD_KERNEL", "wgmma"), os.environ["DASHSIM_KERNEL_PROFILE"]
     name = gpu_name or (torch.cuda.get_device_name() if torch.cuda.is_available() else "")
     if "H200" in name:
-        kernel, profile = (WM128, "gpu-bwd-wgmma-wm128-h200.json") if d == 64 else (T, "gpu-bwd-wgmma-t-h200.json")
+        kernel, profile = (EM128, "gpu-bwd-wgmma-em128-h200.json") if d == 64 else (E, "gpu-bwd-wgmma-e-h200.json")
         path = os.path.join(ROOT, "configs/kernels", profile)
         if os.path.exists(path):
             return kernel, path

@@ -30,6 +30,11 @@ for g in $(echo "$grid" | tr , ' '); do  # every plan bench.py will open (gpu/sc
   done
 done
 .dev/sim/sim --version > /dev/null || { echo "run-kernel-torch.sh: the bundled planner does not run" >&2; exit 2; }
+for f in configs/kernels/gpu-bwd-wgmma*.json; do  # a stale bundle cannot read today's profiles: dash_attn would fail late
+  .dev/sim/sim --seqlen 512 --batch 1 --heads 1 --head-dim 64 --mask causal --kernel "$f" > /dev/null 2>&1 ||
+    .dev/sim/sim --seqlen 512 --batch 1 --heads 1 --head-dim 128 --mask causal --kernel "$f" > /dev/null 2>&1 ||
+    { echo "run-kernel-torch.sh: the bundled planner cannot plan with $f (rebuild it: gpu/scripts/bundle-sim.sh)" >&2; exit 2; }
+done
 python3 -c 'import torch, jax; print("torch", torch.__version__, "jax", jax.__version__)' 2>&1 | tail -1
 # 1. layout test and smoke, both kernels: a failure stops the run (every later number would be meaningless)
 sh gpu/scripts/run-kernel-smoke.sh > /dev/null || { tail -5 "$OUT/smoke.txt"; echo "layout test or smoke FAILED"; exit 1; }

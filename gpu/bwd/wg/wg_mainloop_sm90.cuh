@@ -35,7 +35,9 @@
  * read and dS^T written by ld/st.shared on 32-bit shared addresses (the struct itself at the 1024-byte aligned base,
  * so that every access is a shared one, spilled 8 bytes at head dim 128), bit 4 the LSE read by ld.shared before the
  * wait for S^T, bit 5 Delta before the wait for dP^T (their load latency under the wgmma), bit 6 two store warps at
- * head dim 128 as at 64 (SW2, above). */
+ * head dim 128 as at 64 (SW2, above), bit 7 EARLY (with bit 4; not with PIPE): the LSE of the task's first 64 Q rows
+ * read at the loop's top, before S^T and dP^T are issued, so that its loads do not queue behind their shared-memory
+ * operand reads (Nsight Compute, call 28). */
 template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int SZ_> struct BwdWgCfg {
     /* PIPE holds the next task's 64 score registers across the staging, and a second store warp needs more than
      * the producer warpgroup's 24 registers at head dim 128: both are head dim 64 only (128 has no registers),
@@ -47,11 +49,13 @@ template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int S
            SW2 = (SZ_ >> 6) & 1, SW = D_ == 64 || SW2 ? SW_ : 1, REG_C = D_ == 128 && !SW2 ? 240 : 232,
            REG_P = D_ == 128 && !SW2 ? 24 : 40,
            NDS = BM == 64 ? 2 : 1, DQ = BM == 64 ? D_ / 4 : D_ / 2, SZ = SZ_ & 1, STAGE = SZ_ & 3,
-           PF = (SZ_ >> 2) & 1, SH = (SZ_ >> 3) & 1, PRE = (SZ_ >> 4) & 1, DPRE = (SZ_ >> 5) & 1 };
+           PF = (SZ_ >> 2) & 1, SH = (SZ_ >> 3) & 1, PRE = (SZ_ >> 4) & 1, DPRE = (SZ_ >> 5) & 1,
+           EARLY = ((SZ_ >> 7) & 1) && !PIPE };
     static_assert(NB_ == 1 || NB_ == 2, "one or two dQ staging buffers");
     static_assert(SW_ == 1 || (SW_ == 2 && NB_ == 2), "two store warps need two staging buffers");
     static_assert(BM_ == 64 || BM_ == 128, "Q tiles of 64 or 128 rows");
-    static_assert(SZ_ >= 0 && SZ_ <= 127, "flags: staging (2 bits), prefetch, shared LSE, LSE and Delta early, SW2");
+    static_assert(SZ_ >= 0 && SZ_ <= 255, "flags: staging (2 bits), prefetch, shared LSE, LSE and Delta early, SW2, EARLY");
+    static_assert(!((SZ_ >> 7) & 1) || ((SZ_ >> 4) & 1), "EARLY reads the LSE as PRE does (flag bit 4)");
 };
 
 /* The variants a host can select by name (bwd_set_kernel, gpu-bwd --kernel, gpu-bwd-emu --kernel): name,
@@ -73,7 +77,9 @@ template <int D_, int ST_, int NB_, int OVL_, int PIPE_, int SW_, int BM_, int S
     X("wgmma-s2b2o1p0w2xm128", 2, 2, 1, 0, 2, 128, 15)                                                           \
     X("wgmma-s2b2o1p0w2wm128", 2, 2, 1, 0, 2, 128, 63)                                                           \
     X("wgmma-s2b2o1p0w2u", 2, 2, 1, 0, 2, 64, 79)                                                                  \
-    X("wgmma-s2b2o1p0w2t", 2, 2, 1, 0, 2, 64, 127)
+    X("wgmma-s2b2o1p0w2t", 2, 2, 1, 0, 2, 64, 127)                                                                 \
+    X("wgmma-s2b2o1p0w2e", 2, 2, 1, 0, 2, 64, 255)                                                                 \
+    X("wgmma-s2b2o1p0w2em128", 2, 2, 1, 0, 2, 128, 191)
 
 /* Shared memory (after rounding the base up to 1024 bytes). bf16 tiles are [D/64][rows][64] stacks of
  * 128-byte-swizzled rows (wg_swz), as TMA writes them: element (r, c) at byte (c / 64) rows 128 +
@@ -235,6 +241,18 @@ __device__ static inline void wg_load_cols(float2 (&l)[8], const float *lse2)
 #pragma unroll
     for (int j = 0; j < 8; j++)
         l[j] = wg_ld_shared_v2(wg_smem(lse2) + 4u * (8 * j + 2 * (lane & 3)));
+}
+
+/* wg_load_cols, or (is_read: EARLY's first 64 Q rows) the values it read at the loop's top. */
+__device__ static inline void wg_load_cols_or(float2 (&l)[8], const float *lse2, bool is_read, const float2 (&l0)[8])
+{
+    if (is_read) {
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            l[j] = l0[j];
+    } else {
+        wg_load_cols(l, lse2);
+    }
 }
 
 /* wg_softmax_p from the LSE values wg_load_cols read. */
@@ -426,13 +444,14 @@ __device__ static inline void wg_issue_scores(BwdWgSmem<C> &sm, int s, int w, fl
 template <class C>
 __device__ static inline void wg_task_ds_m128(BwdWgSmem<C> &sm, const BwdArgs &a, int s, int w, int kv0, int q0,
                                               float (&sc)[32], float (&dp)[32], float (&dk)[C::D / 2],
-                                              float (&dv)[C::D / 2], uint32_t (&pa)[2][4][4], uint32_t (&dsa)[2][4][4])
+                                              float (&dv)[C::D / 2], uint32_t (&pa)[2][4][4], uint32_t (&dsa)[2][4][4],
+                                              const float2 (&l0)[8])
 {
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         float2 l[8];
         if constexpr (C::PRE)
-            wg_load_cols(l, sm.lse2[s] + 64 * h);
+            wg_load_cols_or(l, sm.lse2[s] + 64 * h, C::EARLY && h == 0, l0);
         wg_wait<1>();
         wg_keep_all(sc);
         if constexpr (C::PRE)
@@ -469,16 +488,16 @@ template <class C>
 __device__ static inline void wg_task_grads(BwdWgSmem<C> &sm, const BwdArgs &a, int4 t, int s, int w,
                                             float (&sc)[32], float (&dp)[32], float (&dk)[C::D / 2],
                                             float (&dv)[C::D / 2], uint32_t (&pa)[C::BM / 64][4][4],
-                                            uint32_t (&dsa)[C::BM / 64][4][4])
+                                            uint32_t (&dsa)[C::BM / 64][4][4], const float2 (&l0)[8])
 {
     const int kv0 = t.y * BWD_BLOCK_N + w * 64, q0 = t.z * C::BM;
     if constexpr (C::BM == 128) {
-        wg_task_ds_m128<C>(sm, a, s, w, kv0, q0, sc, dp, dk, dv, pa, dsa);
+        wg_task_ds_m128<C>(sm, a, s, w, kv0, q0, sc, dp, dk, dv, pa, dsa, l0);
     } else {
         if (C::OVL) {
             float2 l[8];
             if constexpr (C::PRE)
-                wg_load_cols(l, sm.lse2[s]);
+                wg_load_cols_or(l, sm.lse2[s], C::EARLY, l0);
             wg_wait<1>();
             wg_keep_all(sc);
             if constexpr (C::PRE)
@@ -537,6 +556,7 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
         const int s = n % C::ST, b = n % C::NB;
         bool is_kv_end = !C::PF && !wg_same_kv(t, next); /* PF: compared once the next record has arrived */
         long long *rec = a.rec && ct == 0 ? a.rec + (size_t)i * BWD_REC_FIELDS : NULL;
+        float2 l0[8]; /* EARLY: the LSE of the first 64 Q rows, read before the scores are issued */
         if (!is_issued) {
             wg_stamp_start(rec);
             if (!wg_same_kv(t, prev)) {
@@ -546,9 +566,11 @@ __device__ static void wg_consume(BwdWgSmem<C> &sm, const BwdArgs &a, int begin,
                 wg_zero(dv);
             }
             wg_wait_phase(&sm.q_full[s], (n / C::ST) & 1, a, deadline, t, WG_WAIT_Q_FULL);
+            if constexpr (C::EARLY)
+                wg_load_cols(l0, sm.lse2[s]);
             wg_issue_scores<C>(sm, s, w, sc, dp);
         }
-        wg_task_grads<C>(sm, a, t, s, w, sc, dp, dk, dv, pa, dsa);
+        wg_task_grads<C>(sm, a, t, s, w, sc, dp, dk, dv, pa, dsa, l0);
         if (C::PF && i + 1 < end) /* loaded here, under the dQ product; the next task's record */
             next = t_pf = a.tasks[i + 1];
         __nv_bfloat16 *ds = sm.ds[n % C::NDS];

@@ -266,11 +266,13 @@ static const SimRenderPhase test_phases[2 + SIM_OP_KIND_COUNT] = {
     { "write", "write", -1, -1 },
 };
 
-static int test_phase_of(void *ctx, int64_t op)
+static void test_phase_of(void *ctx, int64_t first, int64_t count, uint8_t *out)
 {
     const TemplateCtx *t = ctx;
-    SimOpKind kind = sim_op_kind(t->prog, op);
-    return sim_op_task(t->prog, op) >= 0 && kind <= SIM_OP_REDUCE ? (int)kind : 2 + (int)kind;
+    for (int64_t op = first; op < first + count; op++) {
+        SimOpKind kind = sim_op_kind(t->prog, op);
+        out[op - first] = (uint8_t)(sim_op_task(t->prog, op) >= 0 && kind <= SIM_OP_REDUCE ? kind : 2 + kind);
+    }
 }
 
 static void test_label(void *ctx, int64_t op, SimRenderLabel *out)
@@ -627,11 +629,16 @@ static const SimRenderPhase random_phases[] = {
     { "compute", "C h", 0, 0 }, { "reduce", "R kv", 1, 1 }, { "sync", "S", 5, -1 }, { "idle \"x\"", "none", -1, -1 },
 };
 
-static int random_phase_of(void *ctx, int64_t op)
+static int random_phase(const SimProgram *p, int64_t op)
 {
-    const SimProgram *p = ctx;
     SimOpKind kind = sim_op_kind(p, op);
     return sim_op_task(p, op) < 0 ? 3 : kind == SIM_OP_COMPUTE ? 0 : kind == SIM_OP_REDUCE ? 1 : 2;
+}
+
+static void random_phase_of(void *ctx, int64_t first, int64_t count, uint8_t *out)
+{
+    for (int64_t op = first; op < first + count; op++)
+        out[op - first] = (uint8_t)random_phase(ctx, op);
 }
 
 /* printf's slice of op, as the trace's documentation (render.h) gives it, for the random program's spec. */
@@ -643,7 +650,7 @@ static void reference_slice(GString *out, const SimRenderSpec *spec, int64_t op,
     int64_t args[4] = { 0 };
     for (int i = 0; i < 3 && task >= 0; i++) /* task_arg_stride 3: the fourth arg is 0 */
         args[i] = spec->task_args[task * 3 + i];
-    const SimRenderPhase *ph = &spec->phases[spec->phase_of(spec->label_ctx, op)];
+    const SimRenderPhase *ph = &spec->phases[random_phase(spec->program, op)];
     bool is_critical = spec->analysis->is_critical[op];
     g_string_append_printf(out, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%" G_GINT64_FORMAT
                            ".%03" G_GINT64_FORMAT ",\"dur\":%" G_GINT64_FORMAT ".%03" G_GINT64_FORMAT ",\"name\":\"%s",
@@ -748,7 +755,7 @@ static void random_label(void *ctx, int64_t op, SimRenderLabel *out)
 {
     const RandomLabels *l = ctx;
     int64_t task = sim_op_task(l->p, op);
-    out->phase = random_phases[random_phase_of((void *)l->p, op)].phase;
+    out->phase = random_phases[random_phase(l->p, op)].phase;
     for (int i = 0; i < 3; i++)
         out->args[i] = task >= 0 ? l->rows[task * 3 + i] : 0;
 }
@@ -761,7 +768,7 @@ static void reference_row(GString *out, const SimRenderSpec *spec, const int32_t
     int64_t task = sim_op_task(p, op), args[4] = { 0 };
     for (int i = 0; i < 3 && task >= 0; i++)
         args[i] = rows[task * 3 + i];
-    int k = random_phase_of((void *)p, op);
+    int k = random_phase(p, op);
     int32_t cta = sim_op_cta(p, op);
     g_string_append_printf(out, "%" G_GINT64_FORMAT ",%d,%d,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
                            ",%" G_GINT64_FORMAT ",%s,%d,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%d\n",

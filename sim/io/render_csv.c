@@ -86,6 +86,7 @@ typedef struct {
     const char *args_new;             /* in the output: the last row's new args text, kept at the next row */
     PhaseColumns *phases;             /* owned: per phase (templates) or op kind (a labeller's default) */
     int phase_count;
+    SimRenderPhases phase_block;      /* with templates: the ops' phases */
     SimFormatMemo end[ENGINE_MEMOS];  /* per engine memo: its last row's end_ns */
     int last_engine;                  /* the last row's engine memo */
     SimFormatMemo wait;
@@ -94,6 +95,7 @@ typedef struct {
 static void parts_init(RowParts *r, const SimRenderSpec *spec)
 {
     *r = (RowParts){ .op = { "0", 1 }, .cta = -1, .task = -2, .wait = SIM_FORMAT_MEMO_ZERO,
+                     .phase_block = SIM_RENDER_PHASES_INIT,
                      .is_critical = spec->analysis ? spec->analysis->is_critical : NULL };
     while (r->arg_count < SIM_RENDER_MAX_ARGS && spec->arg_names[r->arg_count])
         r->arg_count++;
@@ -128,7 +130,7 @@ static PhaseColumns *row_label(const SimRenderSpec *spec, RowParts *r, int64_t o
         memcpy(r->args, args, sizeof args);
         return &r->phases[sim_op_kind(spec->program, op)];
     }
-    int slot = spec->phase_of(spec->label_ctx, op);
+    int slot = sim_render_phase_at(spec, &r->phase_block, op);
     int64_t task = sim_op_task(spec->program, op);
     *phase = spec->phases[slot].phase;
     if (task != r->task) { /* a task's ops follow one another */

@@ -156,6 +156,7 @@ typedef struct {
     PhaseText *phase_text;               /* owned: with templates, one per phase */
     SliceText *texts;                    /* owned: with templates, two per phase (not critical, critical) */
     SimFormatCounter op;                 /* the next op's number: every op is counted, slice or not */
+    SimRenderPhases phase_block;         /* with templates: the ops' phases */
     SimFormatMemo tid[ENGINE_MEMOS], cta, wait;
     int64_t args[SIM_RENDER_MAX_ARGS];   /* the slice's args (0 past those its labels give) */
     SimFormatMemo arg_memo[SIM_RENDER_MAX_ARGS]; /* each arg's value in args_text */
@@ -266,7 +267,7 @@ static void words_init(SliceKeys *k)
 static void keys_init(SliceKeys *k, const SimRenderSpec *spec, int pid)
 {
     *k = (SliceKeys){ .open = g_strdup_printf(",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":", pid), .op = { "0", 1 },
-                      .args_from = -1, .task = -2,
+                      .args_from = -1, .task = -2, .phase_block = SIM_RENDER_PHASES_INIT,
                       .is_critical = spec->analysis ? spec->analysis->is_critical : NULL };
     k->open_len = strlen(k->open);
     k->open = padded(k->open);
@@ -668,7 +669,7 @@ static void write_templated(SimWriter *w, const SimRenderSpec *spec, SliceKeys *
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
     bool is_critical = keys->is_critical && keys->is_critical[op];
-    int phase = spec->phase_of(spec->label_ctx, op);
+    int phase = sim_render_phase_at(spec, &keys->phase_block, op);
     SliceText *t = &keys->texts[2 * phase + is_critical];
     const PhaseText *ph = &keys->phase_text[phase];
     int32_t cta = sim_op_cta(p, op);

@@ -175,6 +175,29 @@ for e in ev:
 over = sum(b[0] < a[1] - 1e-6 for v in track.values() for a, b in zip(sorted(v), sorted(v)[1:]))
 assert over == 0, over
 ' "$tmp/sw-view.json" && ok kernel-store-warps-tracks || fail kernel-store-warps-tracks "$(head -c 200 "$tmp/sw-view.json")"
+# The CTA turnover (docs/profile.md, "The CTA turnover"; not the default: it predicted the held-out runs worse):
+# calibrate --kernel --cta-gap writes cta_gap_ns, the median of a block's entry less its SM's previous block's last op
+# end (u: 320 ns at d 64, 512 at d 128), the default none (u's profile above, byte for byte); the engine adds it to every
+# CTA that starts on an SM another CTA left: at causal 4096 GQA d 64 (512 CTAs, at most 4 an SM) each non-persistent
+# order's makespan grows by 1 to 4 gaps, the persistent symmetric-shift's not at all
+"$sim" calibrate --kernel traces/kernel-wg-h200/u/calibration/d128/*.json.gz traces/kernel-wg-h200/u/calibration/d64/*.json.gz \
+    --runs traces/kernel-wg-h200/u/wgmma-u-calibration.json --write-rule start --name gpu-bwd-wgmma-u-h200 --cta-gap \
+    -o "$tmp/u-gap.json" && for k in u u-gap; do
+    "$sim" --seqlen 4096 --heads 16 --kv-heads 4 --head-dim 64 --mask causal --kernel "$tmp/$k.json" \
+        --hardware h200-sxm --json >"$tmp/$k-gap-shape.json"
+done && python3 - "$tmp/u.json" "$tmp/u-gap.json" "$tmp/u-gap-shape.json" "$tmp/u-gap-gap-shape.json" <<'PY' &&
+import json, sys
+u, g = (json.load(open(f)) for f in sys.argv[1:3])
+assert all("cta_gap_ns" not in t for t in u["tiles"]), u["tiles"]
+assert [t["cta_gap_ns"] for t in g["tiles"]] == [512, 320], g["tiles"]
+assert [dict(t, cta_gap_ns=0) for t in g["tiles"]] == [dict(t, cta_gap_ns=0) for t in u["tiles"]]
+a, b = ({p["policy"]: p["makespan_ns"] for p in json.load(open(f))["policies"]} for f in sys.argv[3:])
+assert b["symmetric-shift"] == a["symmetric-shift"], (a, b)
+assert all(320 <= b[p] - a[p] <= 4 * 320 for p in ("fa3", "fa3-spt", "descending")), (a, b)
+PY
+    ok kernel-cta-gap || fail kernel-cta-gap "$(grep -h cta_gap "$tmp/u-gap.json" | head -c 300)"
+expect_error kernel-cta-gap-usage "--cta-gap goes with --kernel and traces" "$sim" calibrate \
+    traces/h200-calib/calib-profile-raw.json --cta-gap
 # t (u with the LSE and Delta read before the wgmma waits; call 26), the kernel dash_attn runs at d 128 on an H200 since:
 # its profile byte for byte, and its evidence (call 27, predicted before the run: traces/kernel-wg-h200/t/README.md;
 # it replaced u's checks, whose figures stay in traces/kernel-wg-h200/u/README.md). The speedup max is held where met.

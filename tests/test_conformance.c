@@ -115,7 +115,7 @@ static const AttnCosts cost_cases[] = {
      * and every interference rule of the engine */
     { .c_ns = 900, .r_ns = 700, .latency_ns = 200, .deposit_ns = 100, .reduce = REDUCE_ASYNC, .c_diag_ns = 800,
       .launch_extra_ns = 300, .kv_write_ns = 400, .kv_switch_ns = 150, .reduce_read_ns = 300, .cta_prologue_ns = 100,
-      .overlap = { 200, 150, 100, 250 }, .waited = { -50, 120 } },
+      .cta_gap_ns = 60, .overlap = { 200, 150, 100, 250 }, .waited = { -50, 120 } },
     /* two store warps (store engines 1 and 2), every rule */
     { .c_ns = 500, .r_ns = 900, .latency_ns = 200, .deposit_ns = 100, .reduce = REDUCE_ASYNC, .dq_buffers = 2,
       .store_warps = 2, .kv_write_ns = 400, .reduce_read_ns = 300, .overlap = { 200, 150, 100, 250, 1, 0 },

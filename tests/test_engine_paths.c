@@ -542,6 +542,46 @@ START_TEST(event_engine_keeps_ends_and_order_only_where_needed)
 }
 END_TEST
 
+/* A kernel profile's CTA turnover (cta_gap_ns): the prologue of a CTA that starts on a unit another CTA left,
+ * not the launch wave's, nor a persistent slot's next plan CTA (the same GPU CTA). fa3 on 2 SMs, 4 KV tiles: CTAs
+ * 2 and 3 follow CTAs 0 and 1 and start their first compute prologue + gap after them. */
+START_TEST(cta_gap_only_where_a_cta_follows_another)
+{
+    SimError err = { 0 };
+    Workload wl = { .n_sm = 2, .heads = 1, .kv_tiles = 4, .q_tiles = 2, .mask = MASK_FULL, .tile_ratio = 1,
+                    .head_swizzle = 1 };
+    AttnCosts costs = { .c_ns = 1000, .r_ns = 500, .reduce = REDUCE_ASYNC, .dq_buffers = 2, .cta_prologue_ns = 100,
+                        .cta_gap_ns = 70 };
+    Plan *plan = policy_build(policy_find("fa3"), &wl, &err);
+    ck_assert_ptr_nonnull(plan);
+    ck_assert_int_eq(plan->cta_count, 4);
+    SimProgram *p = sim_attention_program(plan, &costs);
+    for (int32_t c = 0; c < 4; c++)
+        ck_assert_int_eq(sim_op_duration_ns(p, p->ctas[c].op_begin), (c < 2 ? 100 : 170));
+    SimSchedule s = { 0 };
+    ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+    for (int32_t c = 2; c < 4; c++) /* on the unit CTA c - 2 left, its compute 170 ns after that CTA's end */
+        ck_assert_int_eq(s.start_ns[p->ctas[c].op_begin + 1], s.cta_end_ns[s.cta_unit[c] == s.cta_unit[0] ? 0 : 1] + 170);
+    sim_schedule_clear(&s), sim_program_free(p), plan_free(plan);
+    costs.cta_prologue_ns = 0; /* the gap alone still makes a prologue op, 0 at launch */
+    plan = policy_build(policy_find("fa3"), &wl, &err);
+    p = sim_attention_program(plan, &costs);
+    ck_assert_int_eq(sim_op_duration_ns(p, p->ctas[0].op_begin), 0);
+    ck_assert_int_eq(sim_op_duration_ns(p, p->ctas[3].op_begin), 70);
+    sim_program_free(p), plan_free(plan);
+    wl = (Workload){ .n_sm = 2, .heads = 2, .kv_tiles = 4, .q_tiles = 4, .mask = MASK_CAUSAL, .tile_ratio = 1,
+                     .head_swizzle = 1 };
+    costs.cta_prologue_ns = 100;
+    plan = policy_build(policy_find("symmetric-shift"), &wl, &err);
+    ck_assert_ptr_nonnull(plan);
+    ck_assert(plan->is_persistent && plan->cta_count > wl.n_sm);
+    p = sim_attention_program(plan, &costs);
+    for (int32_t c = 0; c < plan->cta_count; c++)
+        ck_assert_int_eq(sim_op_duration_ns(p, p->ctas[c].op_begin), 100);
+    sim_program_free(p), plan_free(plan);
+}
+END_TEST
+
 Suite *suite_engine_paths(void)
 {
     Suite *s = suite_create("engine_paths");
@@ -554,6 +594,7 @@ Suite *suite_engine_paths(void)
     tcase_add_test(tc, pipeline_policies_same_schedule);
     tcase_add_test(tc, random_programs_same_schedule);
     tcase_add_test(tc, fast_path_turns_down_what_it_cannot_order);
+    tcase_add_test(tc, cta_gap_only_where_a_cta_follows_another);
     tcase_set_timeout(tc, 60); /* each schedule's analysis is also checked against dag/'s: 0.4 s of CPU in all,
                                 * past Check's 4 s default on a loaded machine */
     suite_add_tcase(s, tc);

@@ -19,7 +19,7 @@ static const char usage[] =
     "usage: sim calibrate RAW.json [--latency-matrix FILE] [--load RAW.json] [--clock RAW.json] [--steady RAW.json]\n"
     "                     [-o PROFILE.json]\n"
     "       sim calibrate --kernel TRACE... [--runs RUNS.json | --fixed-from KERNEL] [--name NAME] [--write-rule R]\n"
-    "                     [--grouped-medians] [-o KERNEL.json]\n"
+    "                     [--grouped-medians] [--cta-gap] [-o KERNEL.json]\n"
     "       sim calibrate --kernel --baseline TIMES.json --reference KERNEL [-o KERNEL.json]\n"
     "The first form writes a hardware profile (docs/profile.md) from gpu-calib --profile output: compute per\n"
     "tile in cycles, reduction time by reductions in flight, hand-off growth with load, staging, CTA launch\n"
@@ -49,6 +49,10 @@ static const char usage[] =
     "                         (the stamps' greatest common divisor: 32 ns on Hopper), interpolated inside its\n"
     "                         step, not the plain median, which lands on the grid (docs/profile.md, \"The\n"
     "                         timer's 32-ns step\": not the default, it predicted the held-out runs worse)\n"
+    "  --cta-gap              fit cta_gap_ns: a CTA's last op end to the next CTA's entry on its SM, which the\n"
+    "                         engine then adds to the prologue of every CTA that starts on an SM another left\n"
+    "                         (docs/profile.md, \"The CTA turnover\": not the default, it predicted the\n"
+    "                         held-out runs worse)\n"
     "  --baseline FILE        fit to the baseline order's times alone (a kernel that cannot be traced, such as\n"
     "                         a published FA3 table; docs/profile.md): one compute cost per tile, and the\n"
     "                         fixed costs' base when the times span several shapes\n"
@@ -63,7 +67,7 @@ static const char usage[] =
     "Exit status: 0 ok, 2 bad usage or input.\n";
 
 enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS, OPT_BASELINE, OPT_REFERENCE, OPT_LOAD, OPT_CLOCK,
-       OPT_MEM, OPT_WRITE_RULE, OPT_FIXED_FROM, OPT_STEADY, OPT_GROUPED };
+       OPT_MEM, OPT_WRITE_RULE, OPT_FIXED_FROM, OPT_STEADY, OPT_GROUPED, OPT_CTA_GAP };
 static const struct option long_options[] = {
     { "latency-matrix", required_argument, NULL, OPT_MATRIX }, { "output", required_argument, NULL, 'o' },
     { "kernel", no_argument, NULL, OPT_KERNEL }, { "name", required_argument, NULL, OPT_NAME },
@@ -72,13 +76,13 @@ static const struct option long_options[] = {
     { "reference", required_argument, NULL, OPT_REFERENCE }, { "load", required_argument, NULL, OPT_LOAD },
     { "max-memory-mb", required_argument, NULL, OPT_MEM }, { "grouped-medians", no_argument, NULL, OPT_GROUPED },
     { "clock", required_argument, NULL, OPT_CLOCK }, { "write-rule", required_argument, NULL, OPT_WRITE_RULE },
-    { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
+    { "cta-gap", no_argument, NULL, OPT_CTA_GAP }, { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
 };
 
 typedef struct {
     const char *matrix, *out_path, *name, *runs, *baseline, *reference, *load, *clock, *fixed_from, *steady;
     int64_t max_memory_mb;
-    bool is_kernel, is_write_rule_start, has_write_rule, is_grouped;
+    bool is_kernel, is_write_rule_start, has_write_rule, is_grouped, has_cta_gap;
 } CalibrateOptions;
 
 typedef bool (*WriteFn)(const void *profile, FILE *f);
@@ -216,8 +220,8 @@ static int calibrate_kernel(char **paths, int n, const CalibrateOptions *o)
     if (!err.status && runs_path)
         match_runs(traces, n, runs_path, timed_ns, &err);
     int64_t step_ns = !err.status && o->is_grouped ? sim_trace_stamp_step(traces, n) : 0;
-    if (!err.status && sim_kernel_fit_traces(traces, runs_path ? timed_ns : NULL, n, o->is_write_rule_start, step_ns, &k,
-                                             &err) == SIM_OK) {
+    KernelFitOptions fit = { o->is_write_rule_start, step_ns, o->has_cta_gap };
+    if (!err.status && sim_kernel_fit_traces(traces, runs_path ? timed_ns : NULL, n, &fit, &k, &err) == SIM_OK) {
         g_strlcpy(k->name, o->name ? o->name : k->kernel, sizeof k->name);
         describe_source(k, traces, paths, n, runs_path, o->fixed_from, step_ns);
         if (!o->fixed_from || take_fixed(k, o->fixed_from, &err) == SIM_OK)
@@ -290,6 +294,7 @@ static void take_option(int opt, CalibrateOptions *o, SimError *err)
     case OPT_FIXED_FROM: o->fixed_from = optarg; break;
     case OPT_STEADY: o->steady = optarg; break;
     case OPT_GROUPED: o->is_grouped = true; break;
+    case OPT_CTA_GAP: o->has_cta_gap = true; break;
     case OPT_MEM: cli_parse_max_memory_mb("--max-memory-mb", optarg, &o->max_memory_mb, err); break;
     case OPT_WRITE_RULE:
         o->has_write_rule = true, o->is_write_rule_start = strcmp(optarg, "start") == 0;
@@ -304,9 +309,9 @@ static void take_option(int opt, CalibrateOptions *o, SimError *err)
 static int run_form(const CalibrateOptions *o, int n, char **args)
 {
     SimError err = { 0 };
-    if (o->is_grouped && (!o->is_kernel || o->baseline))
-        return sim_error_set(&err, SIM_ERR_USAGE, "--grouped-medians goes with --kernel and traces (see sim calibrate "
-                             "--help)"), cli_fail(&err);
+    if ((o->is_grouped || o->has_cta_gap) && (!o->is_kernel || o->baseline))
+        return sim_error_set(&err, SIM_ERR_USAGE, "%s goes with --kernel and traces (see sim calibrate --help)",
+                             o->is_grouped ? "--grouped-medians" : "--cta-gap"), cli_fail(&err);
     if (o->baseline || o->reference) {
         if (!o->is_kernel || !o->baseline || !o->reference || n || o->runs || o->name || o->matrix || o->load ||
             o->clock || o->fixed_from || o->steady)

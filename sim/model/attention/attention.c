@@ -118,11 +118,24 @@ static int64_t compute_ns(const Plan *plan, const AttnCosts *costs, const PlanCt
     return c;
 }
 
+/* Whether each CTA opens with a prologue op (SYNC on the compute engine): its own, or the turnover gap. */
+static bool has_prologue(const AttnCosts *costs)
+{
+    return costs->cta_prologue_ns > 0 || costs->cta_gap_ns > 0;
+}
+
+/* A CTA's prologue: cta_prologue_ns, and cta_gap_ns more where it starts on a unit another CTA left (a GPU
+ * CTA's exit and the block scheduler's turnover; a persistent slot's next plan CTA is the same GPU CTA). */
+static int64_t prologue_ns(const Plan *plan, const AttnCosts *costs, bool is_launch)
+{
+    return costs->cta_prologue_ns + (is_launch || plan->is_persistent ? 0 : costs->cta_gap_ns);
+}
+
 /* Exact op count: the reserve is filled, and prefaulted, whole. */
 static int64_t count_ops(const Plan *plan, const AttnCosts *costs)
 {
     int64_t ops = plan->task_count * (costs->reduce == REDUCE_SERIAL ? 2 : 3 + is_split(costs)) +
-                  (costs->cta_prologue_ns > 0 ? plan->cta_count : 0);
+                  (has_prologue(costs) ? plan->cta_count : 0);
     if (has_kv_op(costs))
         for (int32_t c = 0; c < plan->cta_count; c++)
             for (int32_t i = 0; i < plan->ctas[c].task_count; i++) {
@@ -193,8 +206,8 @@ static SimProgram *build(const Plan *plan, const AttnCosts *costs, bool has_task
         bool is_launch = plan->is_persistent ? !has_unit_started[cta->slot] : c < plan->wl.n_sm;
         if (plan->is_persistent)
             has_unit_started[cta->slot] = true;
-        if (costs->cta_prologue_ns > 0)
-            sim_program_add_op(prog, 0, SIM_OP_SYNC, costs->cta_prologue_ns, cta->task_begin);
+        if (has_prologue(costs))
+            sim_program_add_op(prog, 0, SIM_OP_SYNC, prologue_ns(plan, costs, is_launch), cta->task_begin);
         for (int32_t i = 0, t = cta->task_begin; i < cta->task_count; i++, t++) {
             int32_t *reduce_slot = &r.by_rank[slot_of(plan, &r, t)];
             if (is_async) {

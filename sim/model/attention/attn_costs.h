@@ -29,6 +29,9 @@ typedef struct {
     int64_t c_first_extra_ns; /* more compute for the first task of each run of one KV tile on a CTA (K/V load) */
     int64_t cta_first_extra_ns; /* more compute for the first task of a CTA that starts after launch (its K/V
                                  * load on an SM another CTA left) */
+    int64_t cta_gap_ns;       /* more prologue for a CTA that starts on a unit another CTA left (not the launch
+                               * wave, not a persistent slot's next plan CTA): the exit and block scheduler's
+                               * turnover between them */
     int64_t launch_extra_ns;  /* more compute for the first task of a CTA that starts at launch (the first
                                * CTA on each unit: every SM loads K/V at once) */
     int64_t kv_write_ns;      /* after the last task of a KV-tile run: dK/dV written (compute engine) */

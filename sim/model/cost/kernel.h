@@ -40,6 +40,9 @@ typedef struct {
                                * turn (started at the previous one's release); 0: as above */
     int64_t handoff_ns;        /* a row's release -> the next reducer sees it; 0: the hardware profile's */
     int64_t cta_prologue_ns;   /* a CTA's start -> its first compute */
+    int64_t cta_gap_ns;        /* a CTA's last op end -> the next CTA's start on that SM (the CTA's exit and the
+                                * block scheduler's turnover; not the launch wave, not a persistent slot's next
+                                * plan CTA); optional, 0 when absent and written only above 0 */
     int store_warps;           /* store warps (store engines an SM: AttnCosts.store_warps); optional, 1 when
                                 * absent and written only when above 1 */
     SimOverlapRule overlap;    /* program.h: compute slowed by the SM's own reduction starting near its start */

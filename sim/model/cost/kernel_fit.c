@@ -32,7 +32,7 @@ static int64_t med(Sample *s, int64_t q)
 }
 
 enum { S_LAUNCH, S_LAUNCH_DIAG, S_LATER, S_LATER_DIAG, S_KV_WRITE, S_KV_WRITE_GQA, S_KV_SWITCH, S_GAP, S_DEPOSIT, S_READ, S_TAIL, S_READ_WAITED,
-       S_TAIL_WAITED, S_HANDOFF, S_PROLOGUE, S_BESIDE_WRITE, S_BESIDE_WRITE_WAITED,
+       S_TAIL_WAITED, S_HANDOFF, S_PROLOGUE, S_CTA_GAP, S_BESIDE_WRITE, S_BESIDE_WRITE_WAITED,
        S_RUNNING_WRITE, S_RUNNING_WRITE_WAITED, S_COUNT }; /* each *_WAITED just after its kind */
 
 /* Candidate overlap windows: the previous reduction starting from before_ns before to after_ns after the
@@ -212,11 +212,15 @@ static void collect(const Trace *t, Phases *ph)
         b[i] = &t->tasks[i];
     qsort(b, (size_t)t->task_count, sizeof *b, by_block_then_start);
     int32_t prev_sm = -1;
+    int64_t prev_end = 0; /* the SM's previous block's last op end (reduction or dK/dV write) */
     for (int64_t i = 0, j; i < t->task_count; i = j) {
-        for (j = i + 1; j < t->task_count && b[j]->smid == b[i]->smid && b[j]->b_entry == b[i]->b_entry; j++)
-            ;
+        int64_t end = INT64_MIN;
+        for (j = i; j < t->task_count && b[j]->smid == b[i]->smid && b[j]->b_entry == b[i]->b_entry; j++)
+            end = MAX(end, MAX(b[j]->r_end, b[j]->k_end));
         walk_block(t, b + i, j - i, b[i]->smid != prev_sm, ph); /* an SM's first block started at launch */
-        prev_sm = b[i]->smid;
+        if (b[i]->smid == prev_sm) /* a block on an SM another block left: the turnover between them */
+            add(&ph->s[S_CTA_GAP], b[i]->b_entry - prev_end);
+        prev_sm = b[i]->smid, prev_end = end;
     }
     handoffs(t, ph);
     write_waves(t, ph);
@@ -337,13 +341,12 @@ static int32_t write_excess(const Phases *ph, const KernelTile *tile, bool at_st
 }
 
 /* One tile from the traces of one head dim. */
-static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, bool is_write_rule_start, int64_t step_ns,
-                     KernelTile *tile)
+static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, const KernelFitOptions *o, KernelTile *tile)
 {
-    Phases ph = { .step_ns = step_ns };
+    Phases ph = { .step_ns = o->step_ns };
     for (int i = 0; i < n; i++)
         collect(tr[i], &ph);
-    int64_t c = 0, diag = 0, q = step_ns;
+    int64_t c = 0, diag = 0, q = o->step_ns;
     fit_overlap(&ph, &tile->overlap, &c, &diag);
     int64_t gap = med(&ph.s[S_GAP], q);
     Sample extra = { 0 }, later = { 0 }; /* first computes over the same kind of interior compute */
@@ -364,11 +367,11 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, bool is_w
         .deposit_ns = med(&ph.s[S_DEPOSIT], q), .reduce_read_ns = MAX(med(&ph.s[S_READ], q), 1),
         .reduce_tail_ns = MAX(med(&ph.s[S_TAIL], q), 1), .reduce_read_waited_ns = med(&ph.s[S_READ_WAITED], q),
         .reduce_tail_waited_ns = med(&ph.s[S_TAIL_WAITED], q), .handoff_ns = MAX(med(&ph.s[S_HANDOFF], q), 0),
-        .cta_prologue_ns = med(&ph.s[S_PROLOGUE], q), .overlap = tile->overlap, .traces = n,
+        .cta_prologue_ns = med(&ph.s[S_PROLOGUE], q), .cta_gap_ns = o->has_cta_gap ? MAX(med(&ph.s[S_CTA_GAP], q), 0) : 0, .overlap = tile->overlap, .traces = n,
         .store_warps = tr[0]->kernel.store_warps };
     fit_fixed(tr, timed_ns, n, tile);
-    tile->overlap.write_extra_ns = write_excess(&ph, tile, is_write_rule_start);
-    tile->overlap.is_write_extra_at_start = is_write_rule_start;
+    tile->overlap.write_extra_ns = write_excess(&ph, tile, o->is_write_rule_start);
+    tile->overlap.is_write_extra_at_start = o->is_write_rule_start;
     fit_write_slope(&ph, tile);
 
     for (int k = 0; k < S_COUNT; k++)
@@ -432,8 +435,8 @@ static SimStatus check_store_warps(Trace *const *traces, int count, SimError *er
     return SIM_OK;
 }
 
-SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, int count, bool is_write_rule_start,
-                                int64_t step_ns, KernelProfile **out, SimError *err)
+SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, int count, const KernelFitOptions *o,
+                                KernelProfile **out, SimError *err)
 {
     *out = NULL;
     if (count < 1)
@@ -446,7 +449,7 @@ SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, i
     KernelProfile *k = g_new0(KernelProfile, 1);
     k->version = 1, k->head_swizzle = 1, k->dq_buffers = traces[0]->model.dq_buffers;
     k->sm_count = traces[0]->wl.n_sm, k->release = KERNEL_RELEASE_AT_COMPLETION;
-    k->is_write_rule_start = is_write_rule_start;
+    k->is_write_rule_start = o->is_write_rule_start;
     g_strlcpy(k->kernel, traces[0]->kernel.name, sizeof k->kernel);
     g_strlcpy(k->gpu_name, traces[0]->gpu_name, sizeof k->gpu_name);
     g_strlcpy(k->reduce_op, traces[0]->kernel.reduce_op[0] ? traces[0]->kernel.reduce_op : "bulk", sizeof k->reduce_op);
@@ -462,7 +465,7 @@ SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, i
             if (!is_done[j] && traces[j]->kernel.head_dim == traces[i]->kernel.head_dim)
                 group_ns[n] = timed_ns ? timed_ns[j] : 0, group[n++] = traces[j], is_done[j] = true;
         k->tiles = g_renew(KernelTile, k->tiles, k->tile_count + 1);
-        fit_tile(group, group_ns, n, is_write_rule_start, step_ns, &k->tiles[k->tile_count++]);
+        fit_tile(group, group_ns, n, o, &k->tiles[k->tile_count++]);
     }
     g_free(group);
     g_free(group_ns);

@@ -11,18 +11,27 @@
 #include "kernel.h"
 #include "trace.h"
 
+/* How the fit reads the traces (zero: the defaults every committed profile was made with). */
+typedef struct {
+    bool is_write_rule_start; /* a reduction already running when its SM's dK/dV write starts is not slowed
+                               * (geometry write_rule "start", the Hopper kernel: docs/profile.md); else it
+                               * pays the excess measured on such reductions */
+    int64_t step_ns;          /* > 1: every median of stamp differences is taken as grouped data on a grid of
+                               * that step (sim_median_grouped_i64; sim_trace_stamp_step gives the traces' own
+                               * step); 0 or 1: plain medians (every committed profile: the grouped ones
+                               * predicted the held-out runs worse, docs/profile.md, "The timer's 32-ns step") */
+    bool has_cta_gap;         /* fit cta_gap_ns (a CTA's last op end -> the next CTA's entry on its SM); else 0
+                               * (every committed profile: with it the held-out runs were predicted worse,
+                               * docs/profile.md, "The CTA turnover") */
+} KernelFitOptions;
+
 /* One kernel profile from traces of one kernel on one GPU (their "kernel" and "gpu_name" metadata must
  * agree; each needs the phase columns). timed_ns[i]: the median time of the same run unrecorded (the
  * kernel-runs file), for the fixed costs; NULL or 0: the recorded run's stage times instead. The profile's
  * name and source are the caller's to fill. One tile per head dim found. SIM_ERR_INPUT with a sentence
- * naming the trace that cannot be used. is_write_rule_start: a reduction already running when its SM's dK/dV
- * write starts is not slowed (geometry write_rule "start", the Hopper kernel: docs/profile.md); else it pays
- * the excess measured on such reductions. step_ns > 1: every median of stamp differences is taken as grouped
- * data on a grid of that step (sim_median_grouped_i64; sim_trace_stamp_step gives the traces' own step); 0 or
- * 1: plain medians (every committed profile: the grouped ones predicted the held-out runs worse, docs/profile.md,
- * "The timer's 32-ns step"). O(tasks log tasks). */
-SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, int count, bool is_write_rule_start,
-                                int64_t step_ns, KernelProfile **out, SimError *err);
+ * naming the trace that cannot be used. O(tasks log tasks). */
+SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, int count, const KernelFitOptions *o,
+                                KernelProfile **out, SimError *err);
 
 /* The step of the traces' time stamps: the greatest common divisor of every phase stamp (c_cycles is no
  * stamp), 1 when they have none but 0. %globaltimer on Hopper ticks every 32 ns: every committed trace's

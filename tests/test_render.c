@@ -266,11 +266,13 @@ static const SimRenderPhase test_phases[2 + SIM_OP_KIND_COUNT] = {
     { "write", "write", -1, -1 },
 };
 
-static int test_phase_of(void *ctx, int64_t op)
+static void test_phase_of(void *ctx, int64_t first, int64_t count, uint8_t *out)
 {
     const TemplateCtx *t = ctx;
-    SimOpKind kind = sim_op_kind(t->prog, op);
-    return sim_op_task(t->prog, op) >= 0 && kind <= SIM_OP_REDUCE ? (int)kind : 2 + (int)kind;
+    for (int64_t op = first; op < first + count; op++) {
+        SimOpKind kind = sim_op_kind(t->prog, op);
+        out[op - first] = (uint8_t)(sim_op_task(t->prog, op) >= 0 && kind <= SIM_OP_REDUCE ? kind : 2 + kind);
+    }
 }
 
 static void test_label(void *ctx, int64_t op, SimRenderLabel *out)
@@ -627,11 +629,16 @@ static const SimRenderPhase random_phases[] = {
     { "compute", "C h", 0, 0 }, { "reduce", "R kv", 1, 1 }, { "sync", "S", 5, -1 }, { "idle \"x\"", "none", -1, -1 },
 };
 
-static int random_phase_of(void *ctx, int64_t op)
+static int random_phase(const SimProgram *p, int64_t op)
 {
-    const SimProgram *p = ctx;
     SimOpKind kind = sim_op_kind(p, op);
     return sim_op_task(p, op) < 0 ? 3 : kind == SIM_OP_COMPUTE ? 0 : kind == SIM_OP_REDUCE ? 1 : 2;
+}
+
+static void random_phase_of(void *ctx, int64_t first, int64_t count, uint8_t *out)
+{
+    for (int64_t op = first; op < first + count; op++)
+        out[op - first] = (uint8_t)random_phase(ctx, op);
 }
 
 /* printf's slice of op, as the trace's documentation (render.h) gives it, for the random program's spec. */
@@ -643,7 +650,7 @@ static void reference_slice(GString *out, const SimRenderSpec *spec, int64_t op,
     int64_t args[4] = { 0 };
     for (int i = 0; i < 3 && task >= 0; i++) /* task_arg_stride 3: the fourth arg is 0 */
         args[i] = spec->task_args[task * 3 + i];
-    const SimRenderPhase *ph = &spec->phases[spec->phase_of(spec->label_ctx, op)];
+    const SimRenderPhase *ph = &spec->phases[random_phase(spec->program, op)];
     bool is_critical = spec->analysis->is_critical[op];
     g_string_append_printf(out, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%" G_GINT64_FORMAT
                            ".%03" G_GINT64_FORMAT ",\"dur\":%" G_GINT64_FORMAT ".%03" G_GINT64_FORMAT ",\"name\":\"%s",
@@ -660,6 +667,46 @@ static void reference_slice(GString *out, const SimRenderSpec *spec, int64_t op,
                            sim_op_cta(p, op), start, end, wait, is_critical ? "true" : "false");
 }
 
+/* One round of the printf tests: a random program run, its tasks' args (3 a task, changing at any position
+ * from one task to the next) and random critical marks. */
+typedef struct {
+    SimProgram *p;
+    SimSchedule s;
+    int32_t *rows;
+    SimAnalysis a;
+} RandomRun;
+
+static void random_run_init(RandomRun *r, GRand *rng, int round)
+{
+    int64_t tasks;
+    r->p = random_program(rng, 3 + round % 3, 10 + 10 * (round % 20), round >= 20, &tasks);
+    r->s = (SimSchedule){ 0 };
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_engine_run(r->p, &r->s, &err), SIM_OK);
+    r->rows = g_new(int32_t, 3 * tasks + 3);
+    for (int64_t i = 0; i < 3 * tasks; i++)
+        r->rows[i] = g_rand_int_range(rng, 0, 3) ? (int32_t)(i < 3 ? 0 : r->rows[i - 3]) : g_rand_int_range(rng, 0, 100001);
+    r->a = (SimAnalysis){ .is_critical = g_new0(uint8_t, r->p->op_count) };
+    for (int64_t op = 0; op < r->p->op_count; op++)
+        r->a.is_critical[op] = (uint8_t)g_rand_int_range(rng, 0, 2);
+}
+
+static void random_run_clear(RandomRun *r)
+{
+    g_free(r->rows), g_free(r->a.is_critical);
+    sim_schedule_clear(&r->s);
+    sim_program_free(r->p);
+}
+
+/* got and want line by line: the first line that differs, alone. */
+static void assert_same_lines(const char *got, const char *want)
+{
+    char **got_lines = g_strsplit(got, "\n", -1), **want_lines = g_strsplit(want, "\n", -1);
+    for (int i = 0; got_lines[i] || want_lines[i]; i++)
+        ck_assert_str_eq(got_lines[i] ? got_lines[i] : "(none)", want_lines[i] ? want_lines[i] : "(none)");
+    g_strfreev(got_lines), g_strfreev(want_lines);
+}
+
 /* The trace's slices are printf's bytes of the documented format, slice by slice, on random programs whose
  * repeats the writer copies rather than formats (a task's args changing at each arg, starts at the end just
  * written on the engine or not, durations repeating or new, times crossing 10 us boundaries, a long and
@@ -669,26 +716,18 @@ START_TEST(trace_is_printf_bytes)
     GRand *rng = g_rand_new_with_seed(35);
     char *dir = g_dir_make_tmp("render-XXXXXX", NULL), *path = tmp_path(dir, "t.json");
     for (int round = 0; round < 26; round++) {
-        int64_t tasks;
-        SimProgram *p = random_program(rng, 3 + round % 3, 10 + 10 * (round % 20), round >= 20, &tasks);
-        SimSchedule s = { 0 };
-        SimError err = { 0 };
-        ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
-        int32_t *rows = g_new(int32_t, 3 * tasks + 3);
-        for (int64_t i = 0; i < 3 * tasks; i++) /* args that change at any position from one task to the next */
-            rows[i] = g_rand_int_range(rng, 0, 3) ? (int32_t)(i < 3 ? 0 : rows[i - 3]) : g_rand_int_range(rng, 0, 100001);
-        SimAnalysis a = { .is_critical = g_new0(uint8_t, p->op_count) };
-        for (int64_t op = 0; op < p->op_count; op++)
-            a.is_critical[op] = (uint8_t)g_rand_int_range(rng, 0, 2);
-        SimRenderSpec spec = { .program = p, .schedule = &s, .analysis = &a, .unit_name = "SM",
+        RandomRun r;
+        random_run_init(&r, rng, round);
+        SimRenderSpec spec = { .program = r.p, .schedule = &r.s, .analysis = &r.a, .unit_name = "SM",
                                .arg_names = { "head", "kv", "q \"with a long key, over 32 bytes\"", "rank" },
                                .phases = random_phases, .phase_count = 4, .phase_of = random_phase_of,
-                               .label_ctx = p, .task_args = rows, .task_arg_stride = 3 };
+                               .label_ctx = r.p, .task_args = r.rows, .task_arg_stride = 3 };
+        SimError err = { 0 };
         ck_assert_int_eq(sim_render_trace(&spec, &(SimTraceOptions){ 0 }, path, &err), SIM_OK);
         GString *want = g_string_new("");
-        int64_t *wait = sim_render_waits_new(p, &s), slices = 0;
-        for (int64_t op = 0; op < p->op_count; op++)
-            if (sim_schedule_end_ns(p, &s, op) > s.start_ns[op])
+        int64_t *wait = sim_render_waits_new(r.p, &r.s), slices = 0;
+        for (int64_t op = 0; op < r.p->op_count; op++)
+            if (sim_schedule_end_ns(r.p, &r.s, op) > r.s.start_ns[op])
                 reference_slice(want, &spec, op, wait[op]), slices++;
         char *text;
         ck_assert(g_file_get_contents(path, &text, NULL, NULL));
@@ -696,13 +735,79 @@ START_TEST(trace_is_printf_bytes)
         ck_assert_ptr_nonnull(first);
         ck_assert_int_gt(slices, 10);
         *last = '\0';
-        char **got_lines = g_strsplit(first, "\n", -1), **want_lines = g_strsplit(want->str, "\n", -1);
-        for (int i = 0; got_lines[i] || want_lines[i]; i++) /* the first slice that differs, alone */
-            ck_assert_str_eq(got_lines[i] ? got_lines[i] : "(none)", want_lines[i] ? want_lines[i] : "(none)");
-        g_strfreev(got_lines), g_strfreev(want_lines);
-        g_free(text), g_free(wait), g_string_free(want, TRUE), g_free(rows), g_free(a.is_critical);
-        sim_schedule_clear(&s);
-        sim_program_free(p);
+        assert_same_lines(first, want->str);
+        g_free(text), g_free(wait), g_string_free(want, TRUE);
+        random_run_clear(&r);
+    }
+    g_rand_free(rng);
+    g_free(path);
+    remove_dir(dir);
+}
+END_TEST
+
+/* The labeller of csv_is_printf_bytes: the random programs' templates as a call (phase and args). */
+typedef struct {
+    const SimProgram *p;
+    const int32_t *rows;
+} RandomLabels;
+
+static void random_label(void *ctx, int64_t op, SimRenderLabel *out)
+{
+    const RandomLabels *l = ctx;
+    int64_t task = sim_op_task(l->p, op);
+    out->phase = random_phases[random_phase(l->p, op)].phase;
+    for (int i = 0; i < 3; i++)
+        out->args[i] = task >= 0 ? l->rows[task * 3 + i] : 0;
+}
+
+/* printf's row of op, as the CSV's documentation (render.h) gives it, for the random program's spec. */
+static void reference_row(GString *out, const SimRenderSpec *spec, const int32_t *rows, int64_t op, int64_t wait)
+{
+    const SimProgram *p = spec->program;
+    const SimSchedule *s = spec->schedule;
+    int64_t task = sim_op_task(p, op), args[4] = { 0 };
+    for (int i = 0; i < 3 && task >= 0; i++)
+        args[i] = rows[task * 3 + i];
+    int k = random_phase(p, op);
+    int32_t cta = sim_op_cta(p, op);
+    g_string_append_printf(out, "%" G_GINT64_FORMAT ",%d,%d,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+                           ",%" G_GINT64_FORMAT ",%s,%d,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%d\n",
+                           op, cta, s->cta_unit[cta], args[0], args[1], args[2], args[3], random_phases[k].phase,
+                           sim_op_engine(p, op), s->start_ns[op], sim_schedule_end_ns(p, s, op), wait,
+                           spec->analysis && spec->analysis->is_critical[op]);
+}
+
+/* The CSV's rows are printf's bytes, row by row, on the random programs of trace_is_printf_bytes, through the
+ * templates and through a labeller, with critical marks and without: the parts a row keeps from the rows
+ * before (a CTA's columns, a task's args changing at any position, a phase's columns on either engine, the op
+ * counter, times of up to 13 digits) are those a row written anew would have. */
+START_TEST(csv_is_printf_bytes)
+{
+    GRand *rng = g_rand_new_with_seed(36);
+    char *dir = g_dir_make_tmp("render-XXXXXX", NULL), *path = tmp_path(dir, "t.csv");
+    for (int round = 0; round < 26; round++) {
+        RandomRun r;
+        random_run_init(&r, rng, round);
+        RandomLabels labels = { r.p, r.rows };
+        bool is_labeller = round % 2, has_marks = round % 4 < 2;
+        SimRenderSpec spec = { .program = r.p, .schedule = &r.s, .analysis = has_marks ? &r.a : NULL,
+                               .unit_column = "sm", .arg_names = { "head", "kv", "q", "rank" } };
+        if (is_labeller)
+            spec.label = random_label, spec.label_ctx = &labels;
+        else
+            spec.phases = random_phases, spec.phase_count = 4, spec.phase_of = random_phase_of, spec.label_ctx = r.p,
+            spec.task_args = r.rows, spec.task_arg_stride = 3;
+        SimError err = { 0 };
+        ck_assert_int_eq(sim_render_csv(&spec, path, &err), SIM_OK);
+        GString *want = g_string_new("op,cta,sm,head,kv,q,rank,phase,engine,start_ns,end_ns,wait_ns,critical\n");
+        int64_t *wait = sim_render_waits_new(r.p, &r.s);
+        for (int64_t op = 0; op < r.p->op_count; op++)
+            reference_row(want, &spec, r.rows, op, wait[op]);
+        char *text;
+        ck_assert(g_file_get_contents(path, &text, NULL, NULL));
+        assert_same_lines(text, want->str);
+        g_free(text), g_free(wait), g_string_free(want, TRUE);
+        random_run_clear(&r);
     }
     g_rand_free(rng);
     g_free(path);
@@ -794,6 +899,7 @@ Suite *suite_render(void)
     tcase_add_test(tc, trace_estimate_and_cap);
     tcase_add_test(tc, trace_set_two_processes);
     tcase_add_test(tc, csv_last_end_is_makespan_and_waits_match);
+    tcase_add_test(tc, csv_is_printf_bytes);
     tcase_add_test(tc, wait_counts_only_other_ctas);
     tcase_add_test(tc, templates_write_the_labellers_bytes);
     tcase_add_test(tc, trace_is_printf_bytes);

@@ -120,6 +120,21 @@ static inline char *sim_format_memo_near(char *p, SimFormatMemo *m, const SimFor
     return p + n;
 }
 
+/* Texts copied whole by a move of fixed size: a text of len bytes kept with SIM_FORMAT_PAD bytes after it
+ * (zeroed or not: the caller writes over them) is copied to c by one move of 32 or 64 bytes where it fits one
+ * (a few vector moves, not a call), else by memcpy; c must have room for the move. Returns c + len. */
+#define SIM_FORMAT_PAD 64
+static inline char *sim_format_put_padded(char *c, const char *text, size_t len)
+{
+    if (len <= SIM_FORMAT_PAD / 2)
+        memcpy(c, text, SIM_FORMAT_PAD / 2);
+    else if (len <= SIM_FORMAT_PAD)
+        memcpy(c, text, SIM_FORMAT_PAD);
+    else
+        memcpy(c, text, len);
+    return c + len;
+}
+
 /* A row counter as decimal text, stepped in place rather than formatted: {"0", 1} counts from 0. */
 typedef struct {
     char digits[24];

@@ -43,6 +43,14 @@ const char *sim_render_phase_args(const SimRenderSpec *spec, int64_t op, int64_t
     return l.phase;
 }
 
+void sim_render_phases_fill(const SimRenderSpec *spec, SimRenderPhases *b, int64_t op)
+{
+    int64_t left = spec->program->op_count - op;
+    b->first = op;
+    b->end = op + (left < SIM_RENDER_PHASE_BLOCK ? left : SIM_RENDER_PHASE_BLOCK);
+    spec->phase_of(spec->label_ctx, op, b->end - op, b->phase);
+}
+
 void sim_render_waits_init(SimRenderWaits *w, const SimProgram *p, const SimSchedule *s)
 {
     g_assert(p->engines_per_unit <= 256); /* as in sim_program_seal */

@@ -41,7 +41,9 @@ typedef struct {
     int name_arg;                     /* the arg whose decimal value ends the name ("C h" + head); -1: none */
     int group_arg;                    /* the arg that is the colour key (SimRenderLabel.group); -1: none */
 } SimRenderPhase;
-typedef int (*SimRenderPhaseFn)(void *ctx, int64_t op); /* op's index in SimRenderSpec.phases */
+/* The phases (indices in SimRenderSpec.phases, below 256) of ops first to first + count - 1 into out: one call
+ * for a block of ops rather than one an op. */
+typedef void (*SimRenderPhaseFn)(void *ctx, int64_t first, int64_t count, uint8_t *out);
 
 typedef struct {
     const char *key, *value;          /* e.g. "policy", "shift"; borrowed */
@@ -67,8 +69,8 @@ typedef struct {
                                        * 1u << SIM_EDGE_ACCUM; used only when SimTraceOptions.has_flows */
     SimRenderLabelFn label;           /* NULL: the defaults above (or the templates below) */
     void *label_ctx;
-    /* Labels by template, used instead of label where phases is set: op's phase is phases[phase_of(label_ctx,
-     * op)] and its args are its task's row of task_args, arg i = task_args[task * task_arg_stride + i]
+    /* Labels by template, used instead of label where phases is set: op's phase is phases[k], k what
+     * phase_of(label_ctx, op, 1, &k) gives, and its args are its task's row of task_args, arg i = task_args[task * task_arg_stride + i]
      * (all 0 for an op of no task, -1). Borrowed. */
     const SimRenderPhase *phases;
     int phase_count;
@@ -112,7 +114,26 @@ static inline const SimRenderPhase *sim_render_phase(const SimRenderSpec *spec, 
         for (int i = 0; i < spec->task_arg_stride && i < SIM_RENDER_MAX_ARGS && spec->arg_names[i]; i++)
             args[i] = row[i];
     }
-    return &spec->phases[spec->phase_of(spec->label_ctx, op)];
+    uint8_t k;
+    spec->phase_of(spec->label_ctx, op, 1, &k);
+    return &spec->phases[k];
+}
+
+/* The ops' phases a block at a time, for writers that take the ops in order. */
+enum { SIM_RENDER_PHASE_BLOCK = 256 };
+typedef struct {
+    int64_t first, end;               /* the ops whose phases phase holds: [first, end) */
+    uint8_t phase[SIM_RENDER_PHASE_BLOCK];
+} SimRenderPhases;
+#define SIM_RENDER_PHASES_INIT ((SimRenderPhases){ .first = 0, .end = 0 })
+/* Fills b with the phases of the block of ops from op (spec->phases set). */
+void sim_render_phases_fill(const SimRenderSpec *spec, SimRenderPhases *b, int64_t op);
+/* Op's phase index, through b; ops are taken in order (op at least the last one taken). */
+static inline int sim_render_phase_at(const SimRenderSpec *spec, SimRenderPhases *b, int64_t op)
+{
+    if (op >= b->end)
+        sim_render_phases_fill(spec, b, op);
+    return b->phase[op - b->first];
 }
 
 /* Op's phase and its args (SIM_RENDER_MAX_ARGS entries): through the templates where spec->phases is set,

@@ -131,6 +131,8 @@ typedef struct {
                                           * mask of those kept in it */
     uint32_t pre4[F_COUNT], keep4[F_COUNT]; /* the same for the last word (of an integer) */
     uint8_t digits[F_COUNT];             /* the number's digits (before the point), at most 12 where span > 0 */
+    bool is_moved;                       /* a number changed length in this slice (splice): the slice takes the
+                                          * whole text again */
 } SliceText;
 
 /* What every slice of a process repeats, escaped once: its opening up to the tid, each label arg's JSON key
@@ -154,6 +156,7 @@ typedef struct {
     PhaseText *phase_text;               /* owned: with templates, one per phase */
     SliceText *texts;                    /* owned: with templates, two per phase (not critical, critical) */
     SimFormatCounter op;                 /* the next op's number: every op is counted, slice or not */
+    SimRenderPhases phase_block;         /* with templates: the ops' phases */
     SimFormatMemo tid[ENGINE_MEMOS], cta, wait;
     int64_t args[SIM_RENDER_MAX_ARGS];   /* the slice's args (0 past those its labels give) */
     SimFormatMemo arg_memo[SIM_RENDER_MAX_ARGS]; /* each arg's value in args_text */
@@ -177,25 +180,14 @@ typedef struct {
 } SliceKeys;
 
 /* The texts every slice copies are padded with PAD bytes, so one of at most PAD bytes is copied whole by a
- * copy of fixed size, 32 or 64 bytes (a few vector moves, not a call); the room asked for covers the pad. */
-enum { PAD = 64 };
+ * copy of fixed size (sim_format_put_padded); the room asked for covers the pad. */
+enum { PAD = SIM_FORMAT_PAD };
 static char *padded(char *s)
 {
     size_t n = strlen(s);
     s = g_realloc(s, n + PAD + 1);
     memset(s + n, 0, PAD + 1);
     return s;
-}
-
-static inline char *put_padded(char *c, const char *text, size_t len)
-{
-    if (len <= PAD / 2)
-        memcpy(c, text, PAD / 2);
-    else if (len <= PAD)
-        memcpy(c, text, PAD);
-    else
-        memcpy(c, text, len);
-    return c + len;
 }
 
 /* Appends the literal text lit (a string constant) at c. */
@@ -275,7 +267,7 @@ static void words_init(SliceKeys *k)
 static void keys_init(SliceKeys *k, const SimRenderSpec *spec, int pid)
 {
     *k = (SliceKeys){ .open = g_strdup_printf(",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":", pid), .op = { "0", 1 },
-                      .args_from = -1, .task = -2,
+                      .args_from = -1, .task = -2, .phase_block = SIM_RENDER_PHASES_INIT,
                       .is_critical = spec->analysis ? spec->analysis->is_critical : NULL };
     k->open_len = strlen(k->open);
     k->open = padded(k->open);
@@ -339,12 +331,12 @@ static void args_changed(SliceKeys *k)
 static char *put_args(char *c, SliceKeys *k)
 {
     if (k->args_from < 0)
-        return put_padded(c, k->args_text, k->args_len);
+        return sim_format_put_padded(c, k->args_text, k->args_len);
     int i = k->args_from;
     char *text = c;
-    c = put_padded(c, k->args_text, i ? k->arg_end[i - 1] : 0);
+    c = sim_format_put_padded(c, k->args_text, i ? k->arg_end[i - 1] : 0);
     for (; i < k->arg_count; i++) {
-        c = put_padded(c, k->arg_keys[i], k->arg_key_len[i]);
+        c = sim_format_put_padded(c, k->arg_keys[i], k->arg_key_len[i]);
         c = sim_format_memo(c, &k->arg_memo[i], k->args[i]);
         *c++ = ',';
         k->arg_end[i] = (size_t)(c - text);
@@ -457,7 +449,7 @@ static void write_slice(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys
     int64_t start_ns = s->start_ns[op];
     const SimFormatMemo *start = start_text(keys, e, start_ns);
     char *c = sim_writer_room(w, keys->room);
-    c = put_padded(c, keys->open, keys->open_len);
+    c = sim_format_put_padded(c, keys->open, keys->open_len);
     c = put_times(c, keys, e, (int64_t)s->cta_unit[cta] * p->engines_per_unit + k + 1, start, start_ns, end_ns);
     c = put_label(w, c, spec, keys, op);
     if (is_critical)
@@ -471,7 +463,7 @@ static void write_slice(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys
         PUT(c, ",\"critical\":false}}");
     sim_writer_end(w, c);
     if (keys->args_new) /* written a while ago now: read back without a stall */
-        put_padded(keys->args_text, keys->args_new, keys->args_len), keys->args_new = NULL;
+        sim_format_put_padded(keys->args_text, keys->args_new, keys->args_len), keys->args_new = NULL;
 }
 
 static inline bool is_us(int f)
@@ -495,12 +487,16 @@ static void set_block(SliceText *t, int f, int64_t v)
     t->span4[f] = is_block ? 10000 : t->span[f];
 }
 
+static void splice(SliceText *t, const SliceKeys *k, int f, int64_t v);
+
 /* patch where more than v's last four digits change. Out of line and cold: the rare case, kept out of the
  * slice's loop. */
-G_GNUC_NO_INLINE __attribute__((cold)) static bool patch_whole(SliceText *t, char *c, const SliceKeys *k, int f, int64_t v)
+G_GNUC_NO_INLINE __attribute__((cold)) static void patch_whole(SliceText *t, char *c, const SliceKeys *k, int f, int64_t v)
 {
-    if ((uint64_t)v - (uint64_t)t->low[f] >= t->span[f])
-        return false;
+    if ((uint64_t)v - (uint64_t)t->low[f] >= t->span[f]) {
+        splice(t, k, f, v);
+        return;
+    }
     t->value[f] = v;
     set_block(t, f, v);
     size_t end = t->end[f] - 4;
@@ -513,18 +509,19 @@ G_GNUC_NO_INLINE __attribute__((cold)) static bool patch_whole(SliceText *t, cha
         put_word(c, t->text, end, k->digits4[u % 10000]);
     uint32_t word = k->digits4[u];
     put_word(c, t->text, end, (word & ~t->keep[f]) | t->pre[f]);
-    return true;
 }
 
 /* Number f takes v in t and in the copy of t's text at c: rewritten in both where its text keeps its length
- * (sim_format_i64's and sim_format_us's bytes); false where it does not. Where only its last four digits
- * change (a time, the op, most often), one word (a time: and the digit before the point). */
-static inline bool patch(SliceText *t, char *c, const SliceKeys *k, int f, int64_t v)
+ * (sim_format_i64's and sim_format_us's bytes); where it does not, in t alone (splice). Where only its last
+ * four digits change (a time, the op, most often), one word (a time: and the digit before the point). */
+static inline void patch(SliceText *t, char *c, const SliceKeys *k, int f, int64_t v)
 {
     if (v == t->value[f])
-        return true;
-    if (G_UNLIKELY((uint64_t)v - (uint64_t)t->low4[f] >= t->span4[f]))
-        return patch_whole(t, c, k, f, v);
+        return;
+    if (G_UNLIKELY((uint64_t)v - (uint64_t)t->low4[f] >= t->span4[f])) {
+        patch_whole(t, c, k, f, v);
+        return;
+    }
     uint32_t word = k->digits4[(uint64_t)v - (uint64_t)t->base[f]];
     size_t end = t->end[f] - 4;
     t->value[f] = v;
@@ -535,7 +532,6 @@ static inline bool patch(SliceText *t, char *c, const SliceKeys *k, int f, int64
     } else {
         put_word(c, t->text, end, (word & ~t->keep4[f]) | t->pre4[f]);
     }
-    return true;
 }
 
 /* Task's args as sim_render_phase reads them: its row's first task_arg_count (the others stay 0; all 0 for
@@ -549,16 +545,14 @@ static void task_args(const SimRenderSpec *spec, const SliceKeys *k, int64_t tas
 }
 
 /* The args of the slice's task (keys->task_args) and the name's number in t and at c, as patch. */
-static bool patch_args(SliceText *t, char *c, const SliceKeys *k, const PhaseText *ph)
+static void patch_args(SliceText *t, char *c, const SliceKeys *k, const PhaseText *ph)
 {
     int n = k->arg_count; /* in a local: the stores below could otherwise change it */
     for (int i = 0; i < n; i++)
-        if (!patch(t, c, k, F_ARG + i, k->task_args[i]))
-            return false;
-    if (ph->name_arg >= 0 && !patch(t, c, k, F_NAME, k->task_args[ph->name_arg]))
-        return false;
+        patch(t, c, k, F_ARG + i, k->task_args[i]);
+    if (ph->name_arg >= 0)
+        patch(t, c, k, F_NAME, k->task_args[ph->name_arg]);
     t->task = k->task;
-    return true;
 }
 
 /* Where number f's text (v's, ending at end in t's text) may be rewritten in place: the values of as many
@@ -587,12 +581,37 @@ static void field_range(SliceText *t, const SliceKeys *k, int f, int64_t v, size
     set_block(t, f, v);
 }
 
+/* Number f's text for v at c; returns its end. */
+static char *format_field(char *c, int f, int64_t v)
+{
+    return is_us(f) ? sim_format_us(c, v) : sim_format_i64(c, v);
+}
+
 /* Number f's text for v at c, kept in t (s: t's text); returns its end. */
 static char *put_field(SliceText *t, const char *s, char *c, int f, int64_t v)
 {
-    char *end = is_us(f) ? sim_format_us(c, v) : sim_format_i64(c, v);
+    char *end = format_field(c, f, v);
     t->end[f] = (uint32_t)(end - s);
     return end;
+}
+
+/* Number f takes v where its text changes length (a tile past 9 or 99, a time past a power of ten): v's text
+ * in t's in place of the old one, the text after it moved by the difference and the later numbers' ends with
+ * it (the bytes before each are its key, moved whole), rather than the whole text built anew. The numbers
+ * are in the text in the order of their F_ index; those absent from it have ends no one reads. */
+static void splice(SliceText *t, const SliceKeys *k, int f, int64_t v)
+{
+    char old[48], now[48];
+    size_t m = (size_t)(format_field(old, f, t->value[f]) - old), n = (size_t)(format_field(now, f, v) - now);
+    size_t start = t->end[f] - m;
+    memmove(t->text + start + n, t->text + t->end[f], t->len - t->end[f]);
+    memcpy(t->text + start, now, n);
+    for (int g = f + 1; g < F_COUNT; g++)
+        t->end[g] = (uint32_t)(t->end[g] + n - m);
+    t->len = t->len + n - m;
+    t->end[f] = (uint32_t)(start + n);
+    field_range(t, k, f, v, t->end[f]);
+    t->is_moved = true;
 }
 
 /* t's whole text, written anew: the slice of numbers v (args: task's) with phase text ph. */
@@ -643,14 +662,14 @@ static inline void copy_text(char *c, const SliceText *t)
 }
 
 /* One slice labelled by templates (spec->phases): its phase's last text with the numbers that changed
- * rewritten, or written anew. */
+ * rewritten (the phase's first slice: written anew). */
 static void write_templated(SimWriter *w, const SimRenderSpec *spec, SliceKeys *keys, int64_t op, int64_t end_ns,
                             int64_t wait_ns)
 {
     const SimProgram *p = spec->program;
     const SimSchedule *s = spec->schedule;
     bool is_critical = keys->is_critical && keys->is_critical[op];
-    int phase = spec->phase_of(spec->label_ctx, op);
+    int phase = sim_render_phase_at(spec, &keys->phase_block, op);
     SliceText *t = &keys->texts[2 * phase + is_critical];
     const PhaseText *ph = &keys->phase_text[phase];
     int32_t cta = sim_op_cta(p, op);
@@ -659,18 +678,29 @@ static void write_templated(SimWriter *w, const SimRenderSpec *spec, SliceKeys *
     if (task != keys->task) /* a task's ops follow one another: its args are read once */
         task_args(spec, keys, task, keys->task_args), keys->task = task;
     char *c = sim_writer_room(w, keys->room);
-    if (t->text)
-        copy_text(c, t);
-    if (!t->text || !patch(t, c, keys, F_TID, track) || !patch(t, c, keys, F_TS, start_ns) ||
-        !patch(t, c, keys, F_DUR, end_ns - start_ns) || (task != t->task && !patch_args(t, c, keys, ph)) ||
-        !patch(t, c, keys, F_OP, op) || !patch(t, c, keys, F_CTA, cta) || !patch(t, c, keys, F_START, start_ns) ||
-        !patch(t, c, keys, F_END, end_ns) || !patch(t, c, keys, F_WAIT, wait_ns)) {
+    if (!t->text) { /* the phase's first slice */
         int64_t v[F_COUNT] = { [F_TID] = track, [F_TS] = start_ns, [F_DUR] = end_ns - start_ns, [F_OP] = op,
                                [F_CTA] = cta, [F_START] = start_ns, [F_END] = end_ns, [F_WAIT] = wait_ns };
-        if (!t->text)
-            t->text = g_malloc0(keys->room);
+        t->text = g_malloc0(keys->room);
         text_build(t, keys, ph, is_critical, v);
         copy_text(c, t);
+        sim_writer_end(w, c + t->len);
+        return;
+    }
+    copy_text(c, t);
+    patch(t, c, keys, F_TID, track);
+    patch(t, c, keys, F_TS, start_ns);
+    patch(t, c, keys, F_DUR, end_ns - start_ns);
+    if (task != t->task)
+        patch_args(t, c, keys, ph);
+    patch(t, c, keys, F_OP, op);
+    patch(t, c, keys, F_CTA, cta);
+    patch(t, c, keys, F_START, start_ns);
+    patch(t, c, keys, F_END, end_ns);
+    patch(t, c, keys, F_WAIT, wait_ns);
+    if (G_UNLIKELY(t->is_moved)) { /* a number changed length: its text moved in t alone */
+        copy_text(c, t);
+        t->is_moved = false;
     }
     sim_writer_end(w, c + t->len);
 }

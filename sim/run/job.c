@@ -103,15 +103,21 @@ static const SimRenderPhase attention_phases[PHASE_NO_TASK + SIM_OP_KIND_COUNT] 
 };
 _Static_assert(sizeof(PlanTask) == 4 * sizeof(int32_t), "a PlanTask is the four label args head, kv, q, rank");
 
-static int attention_phase_of(void *ctx, int64_t op)
+static int attention_phase(const SimProgram *p, int64_t op)
 {
-    const SimProgram *p = ((const AttnLabelCtx *)ctx)->prog;
     SimOpKind kind = sim_op_kind(p, op);
     if (sim_op_task(p, op) < 0)
         return PHASE_NO_TASK + (int)kind;
     if (kind != SIM_OP_SYNC)
         return (int)kind;
     return is_prologue(p, op) ? PHASE_PROLOGUE : is_tail(p, op) ? PHASE_TAIL : (int)SIM_OP_SYNC;
+}
+
+static void attention_phase_of(void *ctx, int64_t first, int64_t count, uint8_t *out)
+{
+    const SimProgram *p = ((const AttnLabelCtx *)ctx)->prog;
+    for (int64_t i = 0; i < count; i++)
+        out[i] = (uint8_t)attention_phase(p, first + i);
 }
 
 /* The DOT graph's name of an op: its phase and tile pair, "C h0 kv3 q5". */

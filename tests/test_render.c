@@ -711,37 +711,63 @@ static void assert_same_lines(const char *got, const char *want)
  * repeats the writer copies rather than formats (a task's args changing at each arg, starts at the end just
  * written on the engine or not, durations repeating or new, times crossing 10 us boundaries, a long and
  * escaped arg key, a name's arg past the args, critical slices or not). */
-START_TEST(trace_is_printf_bytes)
+/* Runs `rounds` random programs (seed): render writes round's output to path and its expected text to want;
+ * the file's part that part() picks (NULL: all of it) must equal want line by line. */
+typedef void (*PrintfRender)(RandomRun *r, int round, const char *path, GString *want);
+static void printf_rounds(guint32 seed, const char *file, PrintfRender render, char *(*part)(char *text))
 {
-    GRand *rng = g_rand_new_with_seed(35);
-    char *dir = g_dir_make_tmp("render-XXXXXX", NULL), *path = tmp_path(dir, "t.json");
+    GRand *rng = g_rand_new_with_seed(seed);
+    char *dir = g_dir_make_tmp("render-XXXXXX", NULL), *path = tmp_path(dir, file);
     for (int round = 0; round < 26; round++) {
         RandomRun r;
         random_run_init(&r, rng, round);
-        SimRenderSpec spec = { .program = r.p, .schedule = &r.s, .analysis = &r.a, .unit_name = "SM",
-                               .arg_names = { "head", "kv", "q \"with a long key, over 32 bytes\"", "rank" },
-                               .phases = random_phases, .phase_count = 4, .phase_of = random_phase_of,
-                               .label_ctx = r.p, .task_args = r.rows, .task_arg_stride = 3 };
-        SimError err = { 0 };
-        ck_assert_int_eq(sim_render_trace(&spec, &(SimTraceOptions){ 0 }, path, &err), SIM_OK);
         GString *want = g_string_new("");
-        int64_t *wait = sim_render_waits_new(r.p, &r.s), slices = 0;
-        for (int64_t op = 0; op < r.p->op_count; op++)
-            if (sim_schedule_end_ns(r.p, &r.s, op) > r.s.start_ns[op])
-                reference_slice(want, &spec, op, wait[op]), slices++;
+        render(&r, round, path, want);
         char *text;
         ck_assert(g_file_get_contents(path, &text, NULL, NULL));
-        char *first = strstr(text, ",\n{\"ph\":\"X\""), *last = strstr(text, "\n]}\n");
-        ck_assert_ptr_nonnull(first);
-        ck_assert_int_gt(slices, 10);
-        *last = '\0';
-        assert_same_lines(first, want->str);
-        g_free(text), g_free(wait), g_string_free(want, TRUE);
+        assert_same_lines(part ? part(text) : text, want->str);
+        g_free(text), g_string_free(want, TRUE);
         random_run_clear(&r);
     }
     g_rand_free(rng);
     g_free(path);
     remove_dir(dir);
+}
+
+static void render_trace_round(RandomRun *r, int round, const char *path, GString *want)
+{
+    (void)round;
+    SimRenderSpec spec = { .program = r->p, .schedule = &r->s, .analysis = &r->a, .unit_name = "SM",
+                           .arg_names = { "head", "kv", "q \"with a long key, over 32 bytes\"", "rank" },
+                           .phases = random_phases, .phase_count = 4, .phase_of = random_phase_of,
+                           .label_ctx = r->p, .task_args = r->rows, .task_arg_stride = 3 };
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_render_trace(&spec, &(SimTraceOptions){ 0 }, path, &err), SIM_OK);
+    int64_t *wait = sim_render_waits_new(r->p, &r->s), slices = 0;
+    for (int64_t op = 0; op < r->p->op_count; op++)
+        if (sim_schedule_end_ns(r->p, &r->s, op) > r->s.start_ns[op])
+            reference_slice(want, &spec, op, wait[op]), slices++;
+    ck_assert_int_gt(slices, 10);
+    g_free(wait);
+}
+
+/* The trace's slices: from the first slice to the closing bracket. */
+static char *trace_slices(char *text)
+{
+    char *first = strstr(text, ",\n{\"ph\":\"X\""), *last = strstr(text, "\n]}\n");
+    ck_assert_ptr_nonnull(first);
+    ck_assert_ptr_nonnull(last);
+    *last = '\0';
+    return first;
+}
+
+/* The trace's slices are printf's bytes of the documented format, slice by slice, on random programs whose
+ * repeats the writer copies rather than formats (a task's args changing at each arg, starts at the end just
+ * written on the engine or not, durations repeating or new, times crossing 10 us boundaries, a long and
+ * escaped arg key, a name's arg past the args, critical slices or not). */
+START_TEST(trace_is_printf_bytes)
+{
+    printf_rounds(35, "t.json", render_trace_round, trace_slices);
 }
 END_TEST
 
@@ -777,47 +803,36 @@ static void reference_row(GString *out, const SimRenderSpec *spec, const int32_t
                            spec->analysis && spec->analysis->is_critical[op]);
 }
 
+static void render_csv_round(RandomRun *r, int round, const char *path, GString *want)
+{
+    RandomLabels labels = { r->p, r->rows };
+    bool is_labeller = round % 2, has_marks = round % 4 < 2;
+    SimRenderSpec spec = { .program = r->p, .schedule = &r->s, .analysis = has_marks ? &r->a : NULL,
+                           .unit_column = "sm", .arg_names = { "head", "kv", "q", "rank" } };
+    if (is_labeller)
+        spec.label = random_label, spec.label_ctx = &labels;
+    else
+        spec.phases = random_phases, spec.phase_count = 4, spec.phase_of = random_phase_of, spec.label_ctx = r->p,
+        spec.task_args = r->rows, spec.task_arg_stride = 3;
+    SimError err = { 0 };
+    ck_assert_int_eq(sim_render_csv(&spec, path, &err), SIM_OK);
+    g_string_append(want, "op,cta,sm,head,kv,q,rank,phase,engine,start_ns,end_ns,wait_ns,critical\n");
+    int64_t *wait = sim_render_waits_new(r->p, &r->s);
+    for (int64_t op = 0; op < r->p->op_count; op++)
+        reference_row(want, &spec, r->rows, op, wait[op]);
+    g_free(wait);
+}
+
 /* The CSV's rows are printf's bytes, row by row, on the random programs of trace_is_printf_bytes, through the
  * templates and through a labeller, with critical marks and without: the parts a row keeps from the rows
  * before (a CTA's columns, a task's args changing at any position, a phase's columns on either engine, the op
  * counter, times of up to 13 digits) are those a row written anew would have. */
 START_TEST(csv_is_printf_bytes)
 {
-    GRand *rng = g_rand_new_with_seed(36);
-    char *dir = g_dir_make_tmp("render-XXXXXX", NULL), *path = tmp_path(dir, "t.csv");
-    for (int round = 0; round < 26; round++) {
-        RandomRun r;
-        random_run_init(&r, rng, round);
-        RandomLabels labels = { r.p, r.rows };
-        bool is_labeller = round % 2, has_marks = round % 4 < 2;
-        SimRenderSpec spec = { .program = r.p, .schedule = &r.s, .analysis = has_marks ? &r.a : NULL,
-                               .unit_column = "sm", .arg_names = { "head", "kv", "q", "rank" } };
-        if (is_labeller)
-            spec.label = random_label, spec.label_ctx = &labels;
-        else
-            spec.phases = random_phases, spec.phase_count = 4, spec.phase_of = random_phase_of, spec.label_ctx = r.p,
-            spec.task_args = r.rows, spec.task_arg_stride = 3;
-        SimError err = { 0 };
-        ck_assert_int_eq(sim_render_csv(&spec, path, &err), SIM_OK);
-        GString *want = g_string_new("op,cta,sm,head,kv,q,rank,phase,engine,start_ns,end_ns,wait_ns,critical\n");
-        int64_t *wait = sim_render_waits_new(r.p, &r.s);
-        for (int64_t op = 0; op < r.p->op_count; op++)
-            reference_row(want, &spec, r.rows, op, wait[op]);
-        char *text;
-        ck_assert(g_file_get_contents(path, &text, NULL, NULL));
-        assert_same_lines(text, want->str);
-        g_free(text), g_free(wait), g_string_free(want, TRUE);
-        random_run_clear(&r);
-    }
-    g_rand_free(rng);
-    g_free(path);
-    remove_dir(dir);
+    printf_rounds(36, "t.csv", render_csv_round, NULL);
 }
 END_TEST
 
-/* Two processes in one file (sim perfetto's measured run and model): each its own pid, name and tracks,
- * slices split between them, flow ids unique across the file, the file's metadata the first's with the
- * version first and its integers as numbers. */
 /* The copying formatters give sim_format_i64's and sim_format_us's bytes: a counter stepped from 0 past
  * 99999, a memo fed repeats and changes, microseconds from a count's own text. */
 START_TEST(memo_counter_and_text_us_format_as_printf)
@@ -845,6 +860,9 @@ START_TEST(memo_counter_and_text_us_format_as_printf)
 }
 END_TEST
 
+/* Two processes in one file (sim perfetto's measured run and model): each its own pid, name and tracks,
+ * slices split between them, flow ids unique across the file, the file's metadata the first's with the
+ * version first and its integers as numbers. */
 START_TEST(trace_set_two_processes)
 {
     Run a, b;

@@ -47,11 +47,12 @@ typedef struct {
                                   * write of its block: 'i' it started inside it, 'r' it ran when it began */
     Sample write_in_flight[2], write_ns[2]; /* each dK/dV write (MHA, GQA): other SMs' writes running at its
                                   * start, and its time */
-    int32_t *inside_others;      /* per task of the trace being walked, marked 'i': other SMs' writes running at
-                                  * its reduction's start */
+    int32_t *inside_others;      /* with --write-extra-slope, per task of the trace being walked, marked 'i':
+                                  * other SMs' writes running at its reduction's start; else NULL */
     Sample inside_in_flight[2];  /* beside S_BESIDE_WRITE and S_BESIDE_WRITE_WAITED, sample for sample: those
                                   * counts (the write-extra slope, --write-extra-slope) */
     int64_t step_ns;             /* > 1: medians as grouped data on this grid (sim_kernel_fit_traces) */
+    bool has_write_extra_slope;  /* KernelFitOptions': count inside_others */
 } Phases;
 
 static int by_block_then_start(const void *a, const void *b)
@@ -135,7 +136,7 @@ static void handoffs(const Trace *t, Phases *ph)
                 add(&ph->s[beside == 'i' ? (is_waited ? S_BESIDE_WRITE_WAITED : S_BESIDE_WRITE)
                                          : (is_waited ? S_RUNNING_WRITE_WAITED : S_RUNNING_WRITE)],
                     by[k]->r_end - by[k]->r_start);
-                if (beside == 'i') /* sample for sample beside S_BESIDE_WRITE(_WAITED) */
+                if (beside == 'i' && ph->inside_others) /* sample for sample beside S_BESIDE_WRITE(_WAITED) */
                     add(&ph->inside_in_flight[is_waited], ph->inside_others[by[k] - t->tasks]);
             } else {
                 add(&ph->s[is_waited ? S_READ_WAITED : S_READ], by[k]->r_read - by[k]->r_start);
@@ -247,8 +248,10 @@ static void collect(const Trace *t, Phases *ph)
             add(&ph->s[S_CTA_GAP], b[i]->b_entry - prev_end);
         prev_sm = b[i]->smid, prev_end = end;
     }
-    ph->inside_others = g_new0(int32_t, t->task_count ? t->task_count : 1);
-    count_inside_others(t, ph);
+    if (ph->has_write_extra_slope) {
+        ph->inside_others = g_new0(int32_t, t->task_count ? t->task_count : 1);
+        count_inside_others(t, ph);
+    }
     handoffs(t, ph);
     write_waves(t, ph);
     g_free(ph->beside_write), g_free(ph->inside_others);
@@ -400,7 +403,7 @@ static int32_t write_excess(const Phases *ph, const KernelTile *tile, bool at_st
 /* One tile from the traces of one head dim. */
 static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, const KernelFitOptions *o, KernelTile *tile)
 {
-    Phases ph = { .step_ns = o->step_ns };
+    Phases ph = { .step_ns = o->step_ns, .has_write_extra_slope = o->has_write_extra_slope && o->is_write_rule_start };
     for (int i = 0; i < n; i++)
         collect(tr[i], &ph);
     int64_t c = 0, diag = 0, q = o->step_ns;

@@ -242,44 +242,64 @@ typedef struct {
     int32_t *cta_unit, *cta_left, *order, *slot_op, *unit_cta;
     const uint8_t *op_engine;         /* NULL: one engine a unit */
     int32_t engines;
+    bool has_latency;                 /* some edge may have a latency (else every release is at its source's end) */
     const int32_t *duration;          /* NULL: p->op_duration_wide_ns */
-    const int32_t *cta_base, *out_full, *out_base, *edge_to, *next_on_engine;
-    const uint8_t *cta_delta, *out_rel;
+    const int32_t *cta_base, *out_full, *out_base, *in_base, *edge_to, *next_on_engine;
+    const uint8_t *cta_delta, *out_rel, *in_rel;
     int64_t op_count, edge_count;
 } PlainView;
 
 static PlainView plain_view(const Engine *e)
 {
     const SimProgram *p = e->p;
+    bool has_latency = p->edge_latency_ns || p->unit_latency_ns;
+    for (int k = 0; k < SIM_EDGE_KIND_COUNT; k++)
+        has_latency |= p->kind_latency_ns[k] != 0;
     return (PlainView){ .start = e->s->start_ns, .pending = e->pending, .start_by = e->s->start_by,
                         .cta_unit = e->s->cta_unit,
                         .slot_op = e->slot_op, .unit_cta = e->unit_cta, .op_engine = p->op_engine,
-                        .engines = p->engines_per_unit,
+                        .engines = p->engines_per_unit, .has_latency = has_latency,
                         .cta_left = e->cta_left, .order = e->s->order, .duration = p->op_duration_ns,
                         .cta_base = p->op_cta_base, .out_full = p->first_out.full, .out_base = p->first_out.base,
+                        .in_base = p->first_in.base, .in_rel = p->first_in.rel,
                         .edge_to = p->edge_to, .next_on_engine = p->next_on_engine, .cta_delta = p->op_cta_delta,
                         .out_rel = p->first_out.rel, .op_count = p->op_count, .edge_count = p->edge_count };
 }
 
-static inline int64_t plain_out_at(const PlainView *v, int64_t op)
+/* The lean shape, which most programs have: one engine a unit, 32-bit durations, both adjacencies compact and
+ * in edge-id order (in_edge, out_edge NULL), and a ring. run_plain_as is made for it with is_lean a constant
+ * true, so that none of these is tested per op. */
+static bool plain_is_lean(const Engine *e)
 {
-    return v->out_full ? v->out_full[op] : (int64_t)v->out_base[op >> 5] + v->out_rel[op];
+    const SimProgram *p = e->p;
+    return !p->op_engine && !p->next_on_engine && p->op_duration_ns && !p->first_out.full && !p->out_edge &&
+           !p->first_in.full && !p->in_edge && sim_event_queue_is_ring(&e->queue);
+}
+
+static inline int64_t plain_out_at(const PlainView *v, int64_t op, bool is_lean)
+{
+    return !is_lean && v->out_full ? v->out_full[op] : (int64_t)v->out_base[op >> 5] + v->out_rel[op];
+}
+
+static inline int64_t plain_duration(const Engine *e, const PlainView *v, int64_t op, bool is_lean)
+{
+    return is_lean || v->duration ? v->duration[op] : e->p->op_duration_wide_ns[op];
 }
 
 /* Fetches the lines a CTA's op AHEAD ops on will read: the running CTAs' ops are as many streams as CTAs
  * (132 and more), which no hardware prefetcher follows; the next visit to the CTA is an event of each
  * other running CTA later. (524k fa3 tasks: the engine 28 -> 23 ms.) Out of range is harmless: a prefetch
  * never faults; the pointers are formed only in range. */
-static inline void plain_prefetch(const Engine *e, const PlainView *v, int64_t op, int64_t k_end)
+static inline void plain_prefetch(const Engine *e, const PlainView *v, int64_t op, int64_t k_end, bool is_lean)
 {
     int64_t a = op + AHEAD;
     if (a >= v->op_count)
         return;
     __builtin_prefetch(&v->start[a], 1);
     __builtin_prefetch(&v->pending[a], 1);
-    __builtin_prefetch(v->duration ? (const void *)&v->duration[a] : (const void *)&e->p->op_duration_wide_ns[a]);
+    __builtin_prefetch(is_lean || v->duration ? (const void *)&v->duration[a] : (const void *)&e->p->op_duration_wide_ns[a]);
     __builtin_prefetch(&v->cta_delta[a]);
-    if (!v->out_full)
+    if (is_lean || !v->out_full)
         __builtin_prefetch(&v->out_rel[a]);
     if (k_end + AHEAD < v->edge_count)
         __builtin_prefetch(&v->edge_to[k_end + AHEAD]);
@@ -304,17 +324,18 @@ static inline void note_edge(const PlainView *v, int64_t op, int64_t ready, int6
 }
 
 /* start_by's code of edge, an in-edge of to: EDGE + its index among to's in-edges (their ids ascend). */
-static inline uint8_t edge_code(const SimProgram *p, int64_t edge, int64_t to)
+static inline uint8_t edge_code(const SimProgram *p, const PlainView *v, int64_t edge, int64_t to, bool is_lean)
 {
-    int64_t begin = sim_program_in_begin(p, to), k = p->in_edge ? begin : edge;
-    while (p->in_edge && p->in_edge[k] != edge)
+    int64_t begin = is_lean ? (int64_t)v->in_base[to >> 5] + v->in_rel[to] : sim_program_in_begin(p, to);
+    int64_t k = !is_lean && p->in_edge ? begin : edge;
+    while (!is_lean && p->in_edge && p->in_edge[k] != edge)
         k++;
     return (uint8_t)(SIM_START_BY_EDGE + MIN(k - begin, SIM_START_BY_EDGE_FAR - SIM_START_BY_EDGE));
 }
 
 /* op's release by from (an edge, FROM_ENGINE or FROM_DISPATCH) at at >= ready, its ready time so far. */
 static inline void plain_note(const SimProgram *p, const PlainView *v, int64_t op, int64_t ready, int64_t at,
-                              int64_t from)
+                              int64_t from, bool is_lean)
 {
     if (from == FROM_ENGINE)
         v->start_by[op] = SIM_START_BY_ENGINE;
@@ -322,58 +343,70 @@ static inline void plain_note(const SimProgram *p, const PlainView *v, int64_t o
         if (at > ready)
             v->start_by[op] = SIM_START_BY_DISPATCH;
     } else /* the edge's index, only where it may set the start */
-        note_edge(v, op, ready, at, edge_code(p, from, op));
+        note_edge(v, op, ready, at, edge_code(p, v, from, op, is_lean));
+}
+
+/* Queues slot's completion at time on the plain path (the loop's local queue or e->queue); in the lean shape
+ * straight onto the ring: no push is earlier than the current time, which is the cursor (run_plain_as). */
+static inline void plain_push(SimEventQueue *q, int64_t time, int32_t slot, bool is_lean)
+{
+    if (is_lean)
+        sim_event_queue_link_at_cursor(q, time, slot);
+    else
+        sim_event_queue_push_slot(q, time, slot);
 }
 
 /* release on the plain path: one predecessor of op (from: plain_note) is satisfied no earlier than at; op
  * starts when it was the last one, and ends its duration later. (Inlined by force: GCC stopped inlining it
  * at its three calls once it recorded start_by, 35M more instructions at 524k tasks.) */
 G_ALWAYS_INLINE static inline void plain_release(const Engine *e, const PlainView *v, SimEventQueue *q, int64_t op,
-                                                 int32_t unit, int64_t at, int64_t from, bool is_recording)
+                                                 int32_t unit, int64_t at, int64_t from, bool is_recording,
+                                                 bool is_lean)
 {
     int64_t ready = v->start[op];
     if (is_recording && at >= ready)
-        plain_note(e->p, v, op, ready, at, from);
+        plain_note(e->p, v, op, ready, at, from, is_lean);
     ready = MAX(ready, at);
     v->start[op] = ready;
     if (--v->pending[op] == 0) {
-        int32_t slot = v->op_engine ? unit * v->engines + v->op_engine[op] : unit;
+        int32_t slot = !is_lean && v->op_engine ? unit * v->engines + v->op_engine[op] : unit;
         v->slot_op[slot] = (int32_t)op;
-        sim_event_queue_push_slot(q, ready + (v->duration ? v->duration[op] : e->p->op_duration_wide_ns[op]), slot);
+        plain_push(q, ready + plain_duration(e, v, op, is_lean), slot, is_lean);
     }
 }
 
 /* complete on the plain path: the same steps, with nothing but the program's durations to apply. Program
  * edges are in CSR order here (out_edge NULL) or read through it. */
 G_ALWAYS_INLINE static inline void plain_complete(Engine *e, PlainView *v, SimEventQueue *q, int32_t slot, int64_t now,
-                                                  bool is_recording)
+                                                  bool is_recording, bool is_lean)
 {
     const SimProgram *p = e->p;
     int64_t op = v->slot_op[slot];
-    int32_t unit = v->op_engine ? slot / v->engines : slot, c = v->unit_cta[unit];
+    int32_t unit = !is_lean && v->op_engine ? slot / v->engines : slot, c = v->unit_cta[unit];
     if (!is_recording && v->order) /* recording: every edge runs forward, so no order */
         v->order[e->order_len++] = (int32_t)op;
-    int64_t k_end = plain_out_at(v, op + 1);
-    plain_prefetch(e, v, op, k_end);
-    for (int64_t k = plain_out_at(v, op); k < k_end; k++) {
-        int64_t edge = sim_program_out_edge(p, k), to = v->edge_to[edge];
+    int64_t k_end = plain_out_at(v, op + 1, is_lean);
+    plain_prefetch(e, v, op, k_end, is_lean);
+    for (int64_t k = plain_out_at(v, op, is_lean); k < k_end; k++) {
+        int64_t edge = is_lean ? k : sim_program_out_edge(p, k), to = v->edge_to[edge];
         if (to + 4 < v->op_count) { /* as in complete */
             __builtin_prefetch(&v->cta_delta[to + 4]);
             __builtin_prefetch(&v->start[to + 4], 1);
-            if (is_recording && p->first_in.rel) /* edge_code's offset */
-                __builtin_prefetch(&p->first_in.rel[to + 4]);
+            if (is_recording && (is_lean || p->first_in.rel)) /* edge_code's offset */
+                __builtin_prefetch(&v->in_rel[to + 4]);
         }
         int32_t to_unit = v->cta_unit[v->cta_base[to >> 8] + v->cta_delta[to]];
-        if (to_unit >= 0)
-            plain_release(e, v, q, to, to_unit, now + edge_latency(e, edge, op, unit, to_unit), edge, is_recording);
-        else
+        if (to_unit >= 0) {
+            int64_t at = v->has_latency ? now + edge_latency(e, edge, op, unit, to_unit) : now;
+            plain_release(e, v, q, to, to_unit, at, edge, is_recording, is_lean);
+        } else
             v->pending[to]--; /* its time is folded into ready when its CTA is placed */
     }
     /* one engine: a CTA's ops complete in program order, so op is its last one when it is the last left */
     int32_t left = --v->cta_left[c];
-    int64_t next = v->next_on_engine ? v->next_on_engine[op] : left > 0 ? op + 1 : -1;
+    int64_t next = !is_lean && v->next_on_engine ? v->next_on_engine[op] : left > 0 ? op + 1 : -1;
     if (next >= 0)
-        plain_release(e, v, q, next, unit, now, FROM_ENGINE, is_recording);
+        plain_release(e, v, q, next, unit, now, FROM_ENGINE, is_recording, is_lean);
     if (left == 0) {
         e->s->cta_end_ns[c] = now;
         e->free_units[unit / 64] |= UINT64_C(1) << (unit % 64);
@@ -427,7 +460,7 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
             continue;
         if (e->is_plain) {
             e->unit_cta[unit] = c;
-            plain_release(e, &v, &e->queue, op, unit, now, FROM_DISPATCH, v.start_by != NULL);
+            plain_release(e, &v, &e->queue, op, unit, now, FROM_DISPATCH, v.start_by != NULL, false);
         } else
             release(e, op, now, false);
         if (p->engines_per_unit == 1) /* one engine: the CTA's first op is the only one first on it */
@@ -526,8 +559,11 @@ static void init_ctas(Engine *e)
 static int64_t longest_extra(const SimProgram *p)
 {
     int64_t lat = 0, handoff = 0;
-    for (int64_t e = 0; e < p->edge_count; e++)
-        lat = MAX(lat, sim_edge_latency_ns(p, e));
+    for (int64_t e = 0; p->edge_latency_ns && e < p->edge_count; e++)
+        lat = MAX(lat, p->edge_latency_ns[e]);
+    for (int k = 0; !p->edge_latency_ns && k < SIM_EDGE_KIND_COUNT; k++) /* the kinds of the edges there are */
+        if (p->has_kind_latency >> k & 1)
+            lat = MAX(lat, p->kind_latency_ns[k]);
     for (int64_t i = 0; p->unit_latency_ns && i < (int64_t)p->n_units * p->n_units; i++)
         lat = MAX(lat, p->unit_latency_ns[i]);
     for (int32_t k = 0; p->load && p->load->handoff_extra_ns && k <= p->load->handoff_len; k++)
@@ -580,31 +616,71 @@ static void init_overlap(Engine *e)
     }
 }
 
+/* The longest op duration (32-bit durations in a loop that vectorizes). */
+static int64_t longest_duration(const SimProgram *p)
+{
+    int64_t longest = 0;
+    if (!p->op_duration_ns) {
+        for (int64_t op = 0; op < p->op_count; op++)
+            longest = MAX(longest, p->op_duration_wide_ns[op]);
+        return longest;
+    }
+    int32_t narrow = 0;
+    for (int64_t op = 0; op < p->op_count; op++)
+        narrow = p->op_duration_ns[op] > narrow ? p->op_duration_ns[op] : narrow;
+    return narrow;
+}
+
+/* pending[op] = op's in-edges + 1 for every op, or false where an op has PENDING_MAX or more (pending then
+ * unfinished). Compact offsets: a block's ops but its last have their degrees as differences of rel (a loop of
+ * fixed length, which vectorizes), the last its own from the next block's base. */
+static bool count_pending(const SimProgram *p, uint8_t *pending)
+{
+    const SimOffsets *o = &p->first_in;
+    int64_t n = p->op_count;
+    if (o->full) {
+        for (int64_t op = 0; op < n; op++) {
+            int64_t count = o->full[op + 1] - o->full[op] + 1;
+            if (count >= PENDING_MAX)
+                return false;
+            pending[op] = (uint8_t)count;
+        }
+        return true;
+    }
+    uint8_t most = 0; /* the largest degree of an op but a block's last, below 256 (rel is 8 bits) */
+    for (int64_t begin = 0; begin < n; begin += 32) {
+        int64_t last = MIN(begin + 31, n - 1);
+        for (int64_t op = begin; op < last; op++) {
+            uint8_t degree = (uint8_t)(o->rel[op + 1] - o->rel[op]);
+            pending[op] = (uint8_t)(degree + 1);
+            most = degree > most ? degree : most;
+        }
+        int64_t count = sim_offsets_at(o, last + 1) - sim_offsets_at(o, last) + 1;
+        if (count >= PENDING_MAX)
+            return false;
+        pending[last] = (uint8_t)count;
+    }
+    return most + 1 < PENDING_MAX;
+}
+
 /* Each op's pending count: its incoming edges and the op before it (or the dispatch); on the plain path in
  * pending, else as minus that in s->end_ns. Takes the plain path away from an op with too many. Returns
  * the longest duration. */
 static int64_t init_pending(Engine *e)
 {
     const SimProgram *p = e->p;
-    int64_t n = p->op_count, longest = 0, in_begin = sim_program_in_begin(p, 0);
-    for (int64_t op = 0; op < n; op++)
-        longest = MAX(longest, sim_op_duration_ns(p, op));
+    int64_t n = p->op_count;
     if (e->is_plain) {
         e->pending = SIM_PREFAULT_NEW(uint8_t, n);
-        for (int64_t op = 0; op < n && e->is_plain; op++) {
-            int64_t in_end = sim_program_in_end(p, op), count = in_end - in_begin + 1;
-            e->pending[op] = (uint8_t)count;
-            e->is_plain = count < PENDING_MAX;
-            in_begin = in_end;
-        }
+        e->is_plain = count_pending(p, e->pending);
         if (e->is_plain)
-            return longest;
+            return longest_duration(p);
         g_free(e->pending), e->pending = NULL;
     }
     e->s->end_ns = SIM_PREFAULT_NEW(int64_t, n);
     for (int64_t op = 0; op < n; op++)
         e->s->end_ns[op] = -(sim_program_in_end(p, op) - sim_program_in_begin(p, op) + 1);
-    return longest;
+    return longest_duration(p);
 }
 
 static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
@@ -702,28 +778,30 @@ static SimStatus report_deadlock(const Engine *e, SimError *err)
 }
 
 /* The plain path: every event is a completion, never stale. The queue is a local copy between dispatches
- * (place_cta pushes on e->queue), for the reason PlainView is. Made twice, recording start_by or not
- * (is_recording a constant in each: no test of it per op). */
-G_ALWAYS_INLINE static inline void run_plain_as(Engine *e, bool is_recording)
+ * (place_cta pushes on e->queue), for the reason PlainView is. Made four times, recording start_by or not and
+ * lean or not (constants in each: no test of them per op). */
+G_ALWAYS_INLINE static inline void run_plain_as(Engine *e, bool is_recording, bool is_lean)
 {
     PlainView v = plain_view(e);
     SimEventQueue q = e->queue;
+    int64_t done = 0;
     while (!sim_event_queue_is_empty(&q)) {
         int64_t now = sim_event_queue_min_time(&q);
         do {
-            int32_t slot = sim_event_queue_pop_at(&q, now), ahead = sim_event_queue_peek_at(&q, now);
+            int32_t slot = is_lean ? sim_event_queue_unlink(&q, now) : sim_event_queue_pop_at(&q, now);
+            int32_t ahead = is_lean ? q.first[now & q.ring_mask] : sim_event_queue_peek_at(&q, now);
             if (ahead >= 0) { /* the next completion's first lines, fetched while this one runs */
                 int64_t op = v.slot_op[ahead];
                 __builtin_prefetch(&v.start[op + 1], 1);
                 __builtin_prefetch(&v.pending[op + 1], 1);
-                if (v.duration)
+                if (is_lean || v.duration)
                     __builtin_prefetch(&v.duration[op + 1]);
-                if (!v.out_full)
+                if (is_lean || !v.out_full)
                     __builtin_prefetch(&v.out_rel[op]);
             }
-            plain_complete(e, &v, &q, slot, now, is_recording);
-            e->ops_done++;
-        } while (sim_event_queue_has_at(&q, now));
+            plain_complete(e, &v, &q, slot, now, is_recording, is_lean);
+            done++;
+        } while (is_lean ? q.first[now & q.ring_mask] >= 0 : sim_event_queue_has_at(&q, now));
         e->s->makespan_ns = now;
         if (e->has_free_unit) {
             e->queue = q;
@@ -732,19 +810,35 @@ G_ALWAYS_INLINE static inline void run_plain_as(Engine *e, bool is_recording)
         }
     }
     e->queue = q;
+    e->ops_done += done;
 }
 
 G_GNUC_NO_INLINE static void run_plain_recording(Engine *e)
 {
-    run_plain_as(e, true);
+    run_plain_as(e, true, false);
+}
+
+G_GNUC_NO_INLINE static void run_plain_lean_recording(Engine *e)
+{
+    run_plain_as(e, true, true);
+}
+
+G_GNUC_NO_INLINE static void run_plain_lean(Engine *e)
+{
+    run_plain_as(e, false, true);
 }
 
 G_GNUC_NO_INLINE static void run_plain(Engine *e)
 {
-    if (e->s->start_by)
+    bool is_lean = plain_is_lean(e);
+    if (e->s->start_by && is_lean)
+        run_plain_lean_recording(e);
+    else if (e->s->start_by)
         run_plain_recording(e);
+    else if (is_lean)
+        run_plain_lean(e);
     else
-        run_plain_as(e, false);
+        run_plain_as(e, false, false);
 }
 
 /* Fixed durations: every event is a completion. */

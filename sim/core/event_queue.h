@@ -60,16 +60,15 @@ static inline bool sim_event_queue_is_empty(const SimEventQueue *q)
     return q->len == 0;
 }
 
-/* Appends list node n to the bucket of time (ring). Every field is read before the first store: the
- * stores (int32) may alias them, and the compiler would load them again after each. */
-static inline void sim_event_queue_link(SimEventQueue *q, int64_t time, int32_t n)
+/* Appends list node n to the bucket of time (ring), time no earlier than the cursor (the time being processed,
+ * as in the engine's plain loop), which then stays. Every field is read before the first store: the stores
+ * (int32) may alias them, and the compiler would load them again after each. */
+static inline void sim_event_queue_link_at_cursor(SimEventQueue *q, int64_t time, int32_t n)
 {
     int32_t *first = q->first, *last = q->last, *next = q->node_next;
     int64_t b = time & q->ring_mask;
     int32_t tail = last[b];
     bool is_empty = first[b] < 0;
-    if (q->len == 0 || time < q->cursor)
-        q->cursor = time;
     q->len++;
     next[n] = -1;
     last[b] = n;
@@ -79,6 +78,14 @@ static inline void sim_event_queue_link(SimEventQueue *q, int64_t time, int32_t 
     } else {
         next[tail] = n;
     }
+}
+
+/* Appends list node n to the bucket of time (ring), at any time no earlier than the current one. */
+static inline void sim_event_queue_link(SimEventQueue *q, int64_t time, int32_t n)
+{
+    if (q->len == 0 || time < q->cursor)
+        q->cursor = time;
+    sim_event_queue_link_at_cursor(q, time, n);
 }
 
 /* Schedules op at time: no earlier than the current time, at most the horizon after it. O(1) (ring),

@@ -332,6 +332,78 @@ START_TEST(random_programs_same_schedule)
 }
 END_TEST
 
+/* A random program of one engine a unit whose edges run in order of both ends (in_edge and out_edge NULL:
+ * the event engine's lean loops), forward or not; else as random_program. The same seed, the same program. */
+static SimProgram *random_lean_program(guint32 seed, int pinning, bool is_forward)
+{
+    GRand *rng = g_rand_new_with_seed(seed);
+    int32_t units = g_rand_int_range(rng, 1, 6);
+    SimProgram *p = sim_program_new(units, 1);
+    for (int32_t c = 0, ctas = g_rand_int_range(rng, 1, 14); c < ctas; c++) {
+        bool is_pinned = pinning == 1 || (pinning == 2 && g_rand_boolean(rng));
+        sim_program_add_cta(p, is_pinned ? g_rand_int_range(rng, 0, units) : -1);
+        for (int k = g_rand_int_range(rng, 1, 6); k > 0; k--)
+            sim_program_add_op(p, 0, SIM_OP_COMPUTE, g_rand_int_range(rng, 0, 3) == 0 ? 0 : g_rand_int_range(rng, 1, 50), c);
+    }
+    int64_t from = 0, to = 0, latency = g_rand_int_range(rng, 0, 3) * 7; /* one latency: no per-edge array */
+    while ((from += g_rand_int_range(rng, 0, 3)) < p->op_count) {
+        int64_t t = to + g_rand_int_range(rng, 0, 4) - (is_forward ? 0 : 1);
+        if (t >= p->op_count || (is_forward && t <= from) || t < to)
+            continue;
+        sim_program_add_edge(p, from, to = t, (int32_t)latency, SIM_EDGE_ACCUM);
+    }
+    sim_program_seal(p);
+    g_rand_free(rng);
+    return p;
+}
+
+/* The same program with a load model that changes nothing (no extra, no queue; its ops are not reductions): the
+ * event engine's full path, which keeps every end and the order, against its plain loops (running ahead
+ * where every edge runs forward, in time order else; lean or not): the same schedule, or the same deadlock. */
+static void assert_full_path_same(SimProgram *a, SimProgram *b, const char *what)
+{
+    int32_t extra[] = { 0, 0 };
+    SimLoadModel none = { .extra_ns = extra, .extra_len = 1, .issue_ppm = 1000000 };
+    sim_program_set_load(b, &none);
+    SimSchedule plain = { 0 }, full = { 0 };
+    SimError err_plain = { 0 }, err_full = { 0 };
+    SimStatus st = sim_engine_run_events(a, &plain, &err_plain);
+    ck_assert_int_eq(sim_engine_run_events(b, &full, &err_full), st);
+    ck_assert_msg(st != SIM_OK || (!plain.end_ns && full.end_ns), "%s: not the plain path against the full one", what);
+    if (st == SIM_OK)
+        assert_same(a, &plain, &full, what);
+    else
+        ck_assert_str_eq(err_plain.msg, err_full.msg);
+    deadlocks += st != SIM_OK;
+    sim_schedule_clear(&plain), sim_schedule_clear(&full);
+}
+
+START_TEST(plain_loops_same_as_full_path)
+{
+    int lean = 0, before = deadlocks;
+    for (int i = 0; i < 1200; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "program %d", i);
+        bool is_forward = i % 4 < 2;
+        if (i % 2 == 0) {
+            SimProgram *a = random_lean_program(7100 + i, i / 4 % 3, is_forward);
+            SimProgram *b = random_lean_program(7100 + i, i / 4 % 3, is_forward);
+            lean += !a->in_edge && !a->out_edge && !a->first_in.full && !a->first_out.full;
+            assert_full_path_same(a, b, what);
+            sim_program_free(a), sim_program_free(b);
+        } else {
+            GRand *ra = g_rand_new_with_seed(7100 + i), *rb = g_rand_new_with_seed(7100 + i);
+            SimProgram *a = random_program(ra, i / 4 % 3, is_forward), *b = random_program(rb, i / 4 % 3, is_forward);
+            assert_full_path_same(a, b, what);
+            sim_program_free(a), sim_program_free(b);
+            g_rand_free(ra), g_rand_free(rb);
+        }
+    }
+    ck_assert_int_eq(lean, 600); /* every one of that shape reached the lean loops */
+    ck_assert_int_gt(deadlocks - before, 20); /* backward edges: some cycles, reported alike */
+}
+END_TEST
+
 START_TEST(fast_path_turns_down_what_it_cannot_order)
 {
     SimSchedule s = { 0 };
@@ -593,6 +665,7 @@ Suite *suite_engine_paths(void)
     tcase_add_test(tc, block_mask_plans_same_schedule);
     tcase_add_test(tc, pipeline_policies_same_schedule);
     tcase_add_test(tc, random_programs_same_schedule);
+    tcase_add_test(tc, plain_loops_same_as_full_path);
     tcase_add_test(tc, fast_path_turns_down_what_it_cannot_order);
     tcase_add_test(tc, cta_gap_only_where_a_cta_follows_another);
     tcase_set_timeout(tc, 60); /* each schedule's analysis is also checked against dag/'s: 0.4 s of CPU in all,

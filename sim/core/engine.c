@@ -61,6 +61,12 @@ typedef struct {
     uint8_t *pending;
     int32_t *slot_op;                 /* the queue's events are slots, unit x engines + engine: the op each runs */
     int32_t *unit_cta;                /* per unit: the CTA it runs (its last placed) */
+    /* Running ahead (is_ahead: the plain path, one engine a unit, no completion order kept; run_ahead_as):
+     * the ops released and not yet completed, at most one a unit, as (op, unit) pairs; the queue then holds
+     * CTA ends only (the unit as the event). */
+    bool is_ahead;
+    int32_t *ahead;
+    int64_t ahead_len;
 } Engine;
 
 enum { PENDING_MAX = 255, AHEAD = 16 };
@@ -267,13 +273,12 @@ static PlainView plain_view(const Engine *e)
 }
 
 /* The lean shape, which most programs have: one engine a unit, 32-bit durations, both adjacencies compact and
- * in edge-id order (in_edge, out_edge NULL), and a ring. run_plain_as is made for it with is_lean a constant
- * true, so that none of these is tested per op. */
-static bool plain_is_lean(const Engine *e)
+ * in edge-id order (in_edge, out_edge NULL). The loops are made for it with is_lean a constant true, so that
+ * none of these is tested per op (the time-ordered one where its queue is a ring, too). */
+static bool plain_is_lean(const SimProgram *p)
 {
-    const SimProgram *p = e->p;
     return !p->op_engine && !p->next_on_engine && p->op_duration_ns && !p->first_out.full && !p->out_edge &&
-           !p->first_in.full && !p->in_edge && sim_event_queue_is_ring(&e->queue);
+           !p->first_in.full && !p->in_edge;
 }
 
 static inline int64_t plain_out_at(const PlainView *v, int64_t op, bool is_lean)
@@ -356,22 +361,29 @@ static inline void plain_push(SimEventQueue *q, int64_t time, int32_t slot, bool
         sim_event_queue_push_slot(q, time, slot);
 }
 
-/* release on the plain path: one predecessor of op (from: plain_note) is satisfied no earlier than at; op
- * starts when it was the last one, and ends its duration later. (Inlined by force: GCC stopped inlining it
- * at its three calls once it recorded start_by, 35M more instructions at 524k tasks.) */
-G_ALWAYS_INLINE static inline void plain_release(const Engine *e, const PlainView *v, SimEventQueue *q, int64_t op,
-                                                 int32_t unit, int64_t at, int64_t from, bool is_recording,
-                                                 bool is_lean)
+/* One predecessor of op on the plain path (from: plain_note) is satisfied no earlier than at: its ready time
+ * (and start_by) take it in; true when it was the last one (op starts at its ready time). */
+G_ALWAYS_INLINE static inline bool plain_satisfy(const Engine *e, const PlainView *v, int64_t op, int64_t at,
+                                                 int64_t from, bool is_recording, bool is_lean)
 {
     int64_t ready = v->start[op];
     if (is_recording && at >= ready)
         plain_note(e->p, v, op, ready, at, from, is_lean);
-    ready = MAX(ready, at);
-    v->start[op] = ready;
-    if (--v->pending[op] == 0) {
+    v->start[op] = MAX(ready, at);
+    return --v->pending[op] == 0;
+}
+
+/* release on the plain path, in time order: op starts when at was its last predecessor, and its completion is
+ * queued its duration later. (Inlined by force: GCC stopped inlining it at its three calls once it recorded
+ * start_by, 35M more instructions at 524k tasks.) */
+G_ALWAYS_INLINE static inline void plain_release(const Engine *e, const PlainView *v, SimEventQueue *q, int64_t op,
+                                                 int32_t unit, int64_t at, int64_t from, bool is_recording,
+                                                 bool is_lean)
+{
+    if (plain_satisfy(e, v, op, at, from, is_recording, is_lean)) {
         int32_t slot = !is_lean && v->op_engine ? unit * v->engines + v->op_engine[op] : unit;
         v->slot_op[slot] = (int32_t)op;
-        plain_push(q, ready + plain_duration(e, v, op, is_lean), slot, is_lean);
+        plain_push(q, v->start[op] + plain_duration(e, v, op, is_lean), slot, is_lean);
     }
 }
 
@@ -458,7 +470,11 @@ static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
     for (int64_t op = cta->op_begin; op < op_end; op++) {
         if (!sim_program_is_first_on_engine_in(p, op, c))
             continue;
-        if (e->is_plain) {
+        if (e->is_ahead) {
+            e->unit_cta[unit] = c;
+            if (plain_satisfy(e, &v, op, now, FROM_DISPATCH, v.start_by != NULL, false))
+                e->ahead[2 * e->ahead_len++] = (int32_t)op, e->ahead[2 * e->ahead_len - 1] = unit;
+        } else if (e->is_plain) {
             e->unit_cta[unit] = c;
             plain_release(e, &v, &e->queue, op, unit, now, FROM_DISPATCH, v.start_by != NULL, false);
         } else
@@ -708,7 +724,12 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
     s->cta_dispatch_ns = g_new(int64_t, p->cta_count);
     s->cta_end_ns = g_new(int64_t, p->cta_count);
     int64_t horizon = longest + longest_extra(p) + longest_queued(p, longest);
-    if (e->is_plain) {
+    e->is_ahead = is_forward && p->engines_per_unit == 1;
+    if (e->is_ahead) { /* CTA ends only: a heap, as their times may lie far apart */
+        sim_event_queue_init(&e->queue, -1, p->n_units);
+        e->ahead = g_new(int32_t, 2 * (int64_t)p->n_units);
+        e->unit_cta = g_new(int32_t, p->n_units);
+    } else if (e->is_plain) {
         int32_t slots = p->n_units * p->engines_per_unit;
         sim_event_queue_init_slots(&e->queue, horizon, slots);
         e->slot_op = g_new(int32_t, slots);
@@ -751,6 +772,7 @@ static void engine_clear(Engine *e)
     g_free(e->pending);
     g_free(e->slot_op);
     g_free(e->unit_cta);
+    g_free(e->ahead);
 }
 
 /* Names the first CTA that never got a unit if there is one (every unit is held by a CTA waiting on
@@ -775,6 +797,81 @@ static SimStatus report_deadlock(const Engine *e, SimError *err)
                          "the schedule deadlocks: CTA %d on unit %d waits forever on a dependency that can "
                          "never be met (a cycle; %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " ops ran)",
                          stuck, e->s->cta_unit[stuck], e->ops_done, p->op_count);
+}
+
+/* Running ahead (Engine.is_ahead). Where no completion order is kept (every edge forward) and a unit has one
+ * engine, what a completion does (ready times and start_by, pending counts, its CTA's count) comes out the same
+ * in any order: a release keeps the later time, and start_by the first code at a tie (plain_note). Only the
+ * dispatch depends on time: units freed at t take CTAs once every op that ends by t has completed. So an op
+ * completes as soon as it is released, its CTA's next op right after it while its lines are in cache, and
+ * only CTA ends are events, popped in time order (a heap), each time's dispatch once no released op is left.
+ * An op released by a dispatch ends no earlier than it, so every CTA that ends at t is known before t's
+ * dispatch, as in the time-ordered loop: the same schedule, makespan (the latest end) and ops done. */
+G_ALWAYS_INLINE static inline void ahead_complete(Engine *e, const PlainView *v, int64_t *len, int64_t op,
+                                                  int32_t unit, int64_t *makespan, bool is_recording, bool is_lean)
+{
+    const SimProgram *p = e->p;
+    int32_t *ahead = e->ahead;
+    int64_t end = v->start[op] + plain_duration(e, v, op, is_lean), k_end = plain_out_at(v, op + 1, is_lean);
+    *makespan = MAX(*makespan, end);
+    for (int64_t k = plain_out_at(v, op, is_lean); k < k_end; k++) {
+        int64_t edge = is_lean ? k : sim_program_out_edge(p, k), to = v->edge_to[edge];
+        int32_t to_unit = v->cta_unit[v->cta_base[to >> 8] + v->cta_delta[to]];
+        if (to_unit < 0) {
+            v->pending[to]--; /* its time is folded into ready when its CTA is placed */
+            continue;
+        }
+        int64_t at = v->has_latency ? end + edge_latency(e, edge, op, unit, to_unit) : end;
+        if (plain_satisfy(e, v, to, at, edge, is_recording, is_lean))
+            ahead[2 * *len] = (int32_t)to, ahead[2 * (*len)++ + 1] = to_unit;
+    }
+    int32_t c = v->unit_cta[unit];
+    if (--v->cta_left[c] > 0) { /* one engine: the CTA's next op is op + 1, and it ends last */
+        if (plain_satisfy(e, v, op + 1, end, FROM_ENGINE, is_recording, is_lean))
+            ahead[2 * *len] = (int32_t)(op + 1), ahead[2 * (*len)++ + 1] = unit;
+    } else {
+        e->s->cta_end_ns[c] = end;
+        sim_event_queue_push(&e->queue, end, unit);
+    }
+}
+
+G_ALWAYS_INLINE static inline void run_ahead_as(Engine *e, bool is_recording, bool is_lean)
+{
+    PlainView v = plain_view(e);
+    int64_t done = 0, makespan = 0;
+    for (;;) {
+        int64_t len = e->ahead_len; /* what the dispatch released */
+        while (len > 0) {
+            len--;
+            ahead_complete(e, &v, &len, e->ahead[2 * len], e->ahead[2 * len + 1], &makespan, is_recording, is_lean);
+            done++;
+        }
+        e->ahead_len = 0;
+        if (sim_event_queue_is_empty(&e->queue))
+            break;
+        int64_t now = sim_event_queue_min_time(&e->queue);
+        while (!sim_event_queue_is_empty(&e->queue) && sim_event_queue_min_time(&e->queue) == now) {
+            int64_t at;
+            int32_t unit = sim_event_queue_pop(&e->queue, &at);
+            e->free_units[unit / 64] |= UINT64_C(1) << (unit % 64);
+        }
+        dispatch(e, now);
+    }
+    e->s->makespan_ns = makespan;
+    e->ops_done += done;
+}
+
+G_GNUC_NO_INLINE static void run_ahead(Engine *e)
+{
+    bool is_lean = plain_is_lean(e->p);
+    if (e->s->start_by && is_lean)
+        run_ahead_as(e, true, true);
+    else if (e->s->start_by)
+        run_ahead_as(e, true, false);
+    else if (is_lean)
+        run_ahead_as(e, false, true);
+    else
+        run_ahead_as(e, false, false);
 }
 
 /* The plain path: every event is a completion, never stale. The queue is a local copy between dispatches
@@ -818,24 +915,18 @@ G_GNUC_NO_INLINE static void run_plain_recording(Engine *e)
     run_plain_as(e, true, false);
 }
 
-G_GNUC_NO_INLINE static void run_plain_lean_recording(Engine *e)
-{
-    run_plain_as(e, true, true);
-}
-
 G_GNUC_NO_INLINE static void run_plain_lean(Engine *e)
 {
     run_plain_as(e, false, true);
 }
 
+/* Recording start_by takes every edge forward, and running ahead (run_ahead) takes those of one engine a unit:
+ * what records here has several, so it is never lean. */
 G_GNUC_NO_INLINE static void run_plain(Engine *e)
 {
-    bool is_lean = plain_is_lean(e);
-    if (e->s->start_by && is_lean)
-        run_plain_lean_recording(e);
-    else if (e->s->start_by)
+    if (e->s->start_by)
         run_plain_recording(e);
-    else if (is_lean)
+    else if (plain_is_lean(e->p) && sim_event_queue_is_ring(&e->queue))
         run_plain_lean(e);
     else
         run_plain_as(e, false, false);
@@ -908,7 +999,9 @@ SimStatus sim_engine_run_events(const SimProgram *p, SimSchedule *out, SimError 
     Engine e;
     engine_init(&e, p, out);
     dispatch(&e, 0);
-    if (e.is_plain)
+    if (e.is_ahead)
+        run_ahead(&e);
+    else if (e.is_plain)
         run_plain(&e);
     else if (e.load)
         run_shared(&e);

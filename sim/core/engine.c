@@ -426,48 +426,68 @@ G_ALWAYS_INLINE static inline void plain_complete(Engine *e, PlainView *v, SimEv
     }
 }
 
-/* When op, a source folded in at a placement, ends: -1 while it has not started or its end is not known
- * yet (a reduction under a load model until its issue ends). */
-static inline int64_t known_end(const Engine *e, int64_t op)
+/* Placing a CTA folds in the sources that have started with a known end: those done released op while its CTA
+ * had no unit (see complete), the others will release it again with the same time, which changes nothing. The
+ * CTA's ops are contiguous, so their in-edges are one run of in_edge. The full path's fold: a source's end is
+ * known unless it has not started or is a reduction under a load model whose issue has not ended. */
+static void fold_full(Engine *e, const SimCta *cta, int32_t unit)
 {
-    if (e->is_plain)
-        return e->pending[op] == 0 ? e->s->start_ns[op] + sim_op_duration_ns(e->p, op) : -1;
-    int64_t end = e->s->end_ns[op];
-    return end != ENDS_UNKNOWN ? end : -1;
+    const SimProgram *p = e->p;
+    int64_t *ready = e->s->start_ns, op_end = cta->op_begin + cta->op_count;
+    for (int64_t k = sim_program_in_begin(p, cta->op_begin); k < sim_program_in_begin(p, op_end); k++) {
+        int64_t edge = sim_program_in_edge(p, k), from = sim_edge_from(p, edge), to = sim_edge_to(p, edge);
+        int64_t end = e->s->end_ns[from];
+        if (end < 0 || end == ENDS_UNKNOWN)
+            continue;
+        int32_t from_unit = e->s->cta_unit[sim_op_cta(p, from)];
+        int64_t at = end + edge_latency(e, edge, from, from_unit, unit);
+        if (at > ready[to] && e->is_accum_bound)
+            e->is_accum_bound[to] = sim_edge_kind(p, edge) == SIM_EDGE_ACCUM;
+        ready[to] = MAX(ready[to], at);
+    }
+}
+
+/* The plain path's fold, op by op: a source has started where its pending count is 0, and in-edge j of op
+ * has start_by's code EDGE + j, with no search. (524k fa3 tasks running ahead: every cross-CTA edge is folded
+ * here, its source long done.) */
+static void fold_plain(const Engine *e, const PlainView *v, const SimCta *cta, int32_t unit)
+{
+    const SimProgram *p = e->p;
+    int64_t op_end = cta->op_begin + cta->op_count, k = sim_program_in_begin(p, cta->op_begin);
+    for (int64_t to = cta->op_begin; to < op_end; to++) {
+        int64_t k_begin = k, k_end = sim_program_in_end(p, to), ready = v->start[to];
+        for (; k < k_end; k++) {
+            int64_t edge = sim_program_in_edge(p, k), from = sim_edge_from(p, edge);
+            if (v->pending[from] != 0)
+                continue;
+            int64_t at = v->start[from] + sim_op_duration_ns(p, from);
+            if (v->has_latency)
+                at += edge_latency(e, edge, from, v->cta_unit[sim_op_cta(p, from)], unit);
+            if (v->start_by && at >= ready)
+                note_edge(v, to, ready, at, (uint8_t)(SIM_START_BY_EDGE + MIN(k - k_begin, SIM_START_BY_EDGE_FAR - SIM_START_BY_EDGE)));
+            ready = MAX(ready, at);
+        }
+        v->start[to] = ready;
+    }
 }
 
 static void place_cta(Engine *e, int32_t c, int32_t unit, int64_t now)
 {
     const SimProgram *p = e->p;
     const SimCta *cta = &p->ctas[c];
-    int64_t *ready = e->s->start_ns;
     e->s->cta_unit[c] = unit;
     e->s->cta_dispatch_ns[c] = now;
     if (e->s->order)
         e->s->order[e->order_len++] = (int32_t)(p->op_count + c);
     e->free_units[unit / 64] &= ~(UINT64_C(1) << (unit % 64));
-    /* Sources that have started with a known end: those done released op while its CTA had no unit (see
-     * complete), the others will release it again with the same time, which changes nothing. The CTA's
-     * ops are contiguous, so their in-edges are one run of in_edge. */
-    int64_t op_end = cta->op_begin + cta->op_count;
     PlainView v = e->is_plain ? plain_view(e) : (PlainView){ 0 };
     if (v.start_by) /* no release has reached the CTA's ops yet */
         memset(v.start_by + cta->op_begin, SIM_START_BY_DISPATCH, (size_t)cta->op_count);
-    for (int64_t k = sim_program_in_begin(p, cta->op_begin); k < sim_program_in_begin(p, op_end); k++) {
-        int64_t edge = sim_program_in_edge(p, k), from = sim_edge_from(p, edge), to = sim_edge_to(p, edge);
-        int64_t end = known_end(e, from);
-        if (end >= 0) {
-            int32_t from_unit = e->s->cta_unit[sim_op_cta(p, from)];
-            int64_t at = end + edge_latency(e, edge, from, from_unit, unit);
-            if (at > ready[to] && e->is_accum_bound)
-                e->is_accum_bound[to] = sim_edge_kind(p, edge) == SIM_EDGE_ACCUM;
-            if (v.start_by && at >= ready[to])
-                note_edge(&v, to, ready[to], at, (uint8_t)(SIM_START_BY_EDGE + MIN(k - sim_program_in_begin(p, to),
-                                                                                 SIM_START_BY_EDGE_FAR - SIM_START_BY_EDGE)));
-            ready[to] = MAX(ready[to], at);
-        }
-    }
-    for (int64_t op = cta->op_begin; op < op_end; op++) {
+    if (e->is_plain)
+        fold_plain(e, &v, cta, unit);
+    else
+        fold_full(e, cta, unit);
+    for (int64_t op = cta->op_begin; op < cta->op_begin + cta->op_count; op++) {
         if (!sim_program_is_first_on_engine_in(p, op, c))
             continue;
         if (e->is_ahead) {
@@ -641,10 +661,16 @@ static int64_t longest_duration(const SimProgram *p)
             longest = MAX(longest, p->op_duration_wide_ns[op]);
         return longest;
     }
-    int32_t narrow = 0;
-    for (int64_t op = 0; op < p->op_count; op++)
-        narrow = p->op_duration_ns[op] > narrow ? p->op_duration_ns[op] : narrow;
-    return narrow;
+    int32_t most[8] = { 0 }; /* eight lanes: a loop of fixed length, which GCC vectorizes at -O2 */
+    int64_t op = 0;
+    for (; op + 8 <= p->op_count; op += 8)
+        for (int j = 0; j < 8; j++)
+            most[j] = p->op_duration_ns[op + j] > most[j] ? p->op_duration_ns[op + j] : most[j];
+    for (; op < p->op_count; op++)
+        most[0] = p->op_duration_ns[op] > most[0] ? p->op_duration_ns[op] : most[0];
+    for (int j = 0; j < 8; j++)
+        longest = MAX(longest, most[j]);
+    return longest;
 }
 
 /* pending[op] = op's in-edges + 1 for every op, or false where an op has PENDING_MAX or more (pending then

@@ -255,10 +255,16 @@ void sim_program_seal(SimProgram *p)
 
 bool sim_program_is_edge_order_forward(const SimProgram *p)
 {
-    bool is_forward = true; /* no early exit: the loop vectorizes */
-    for (int64_t k = 0; k < p->edge_count; k++)
-        is_forward &= p->edge_from[k] < p->edge_to[k];
-    return is_forward;
+    int32_t is_forward[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }; /* no early exit, eight lanes: GCC vectorizes it at -O2 */
+    int64_t k = 0;
+    for (; k + 8 <= p->edge_count; k += 8)
+        for (int j = 0; j < 8; j++)
+            is_forward[j] &= p->edge_from[k + j] < p->edge_to[k + j];
+    for (; k < p->edge_count; k++)
+        is_forward[0] &= p->edge_from[k] < p->edge_to[k];
+    for (int j = 1; j < 8; j++)
+        is_forward[0] &= is_forward[j];
+    return is_forward[0];
 }
 
 int64_t sim_program_edge_latency(const SimProgram *p, int64_t e, int32_t u_from, int32_t u_to)

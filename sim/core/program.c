@@ -267,6 +267,26 @@ bool sim_program_is_edge_order_forward(const SimProgram *p)
     return is_forward[0];
 }
 
+int64_t sim_program_lasting_ops(const SimProgram *p)
+{
+    int64_t count = 0;
+    if (!p->op_duration_ns) {
+        for (int64_t op = 0; op < p->op_count; op++)
+            count += p->op_duration_wide_ns[op] > 0;
+        return count;
+    }
+    int32_t lanes[8] = { 0 }; /* eight lanes (ops < 2^31: below 2^28 each), a loop GCC vectorizes at -O2 */
+    int64_t op = 0;
+    for (; op + 8 <= p->op_count; op += 8)
+        for (int j = 0; j < 8; j++)
+            lanes[j] += p->op_duration_ns[op + j] > 0;
+    for (int j = 0; j < 8; j++)
+        count += lanes[j];
+    for (; op < p->op_count; op++)
+        count += p->op_duration_ns[op] > 0;
+    return count;
+}
+
 int64_t sim_program_edge_latency(const SimProgram *p, int64_t e, int32_t u_from, int32_t u_to)
 {
     if (u_from == u_to)

@@ -293,6 +293,8 @@ int64_t sim_program_edge_latency(const SimProgram *p, int64_t e, int32_t u_from,
  * topological order of the program: ops run up within a CTA, and a dispatch waits only on earlier CTAs (the previous
  * one on its unit, the previous one launched). The engine's plain path and the analysis's backward pass use it. */
 bool sim_program_is_edge_order_forward(const SimProgram *p);
+/* How many ops last (a duration above 0): the slices a trace draws. O(ops), in a loop that vectorizes. */
+int64_t sim_program_lasting_ops(const SimProgram *p);
 
 /* Gives the program a copy of a load model (its tables, each len + 1 entries indexed by k). */
 void sim_program_set_load(SimProgram *p, const SimLoadModel *load);

@@ -33,8 +33,7 @@ int64_t sim_render_trace_bytes(const SimRenderSpec *spec, const SimTraceOptions 
     for (int64_t t = spec->schedule->makespan_ns; t >= 10; t /= 10)
         digits++;
     int64_t bytes = FIXED_BYTES + (int64_t)p->n_units * p->engines_per_unit * TRACK_BYTES;
-    for (int64_t op = 0; op < p->op_count; op++)
-        bytes += sim_op_duration_ns(p, op) > 0 ? SLICE_BYTES + SLICE_BYTES_PER_DIGIT * digits : 0;
+    bytes += sim_program_lasting_ops(p) * (SLICE_BYTES + SLICE_BYTES_PER_DIGIT * digits);
     for (int64_t e = 0; opt->has_flows && e < p->edge_count; e++)
         bytes += is_flow(spec, opt, e) ? FLOW_BYTES + FLOW_BYTES_PER_DIGIT * digits : 0;
     return bytes;

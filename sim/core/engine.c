@@ -169,9 +169,9 @@ static int64_t waited_at_start(const Engine *e, int64_t op)
     int64_t d = sim_op_duration_ns(p, op);
     if (sim_op_kind(p, op) == SIM_OP_REDUCE)
         return e->is_accum_bound[op] ? MAX(p->waited.read_delta_ns, -d) : 0;
-    if (op > 0 && sim_op_kind(p, op - 1) == SIM_OP_REDUCE && sim_op_engine(p, op - 1) == sim_op_engine(p, op) &&
-        sim_op_task(p, op - 1) == sim_op_task(p, op) && sim_op_cta(p, op - 1) == sim_op_cta(p, op) &&
-        e->is_accum_bound[op - 1])
+    if (op > 0 && e->is_accum_bound[op - 1] && sim_op_kind(p, op - 1) == SIM_OP_REDUCE && /* the flag first: */
+        sim_op_engine(p, op - 1) == sim_op_engine(p, op) && sim_op_task(p, op - 1) == sim_op_task(p, op) &&
+        sim_op_cta(p, op - 1) == sim_op_cta(p, op)) /* most ops read no more than it */
         return MAX(p->waited.tail_delta_ns, -d);
     return 0;
 }
@@ -958,6 +958,20 @@ G_GNUC_NO_INLINE static void run_plain(Engine *e)
         run_plain_as(e, false, false);
 }
 
+/* The full path's next completion of the same time (ahead, an op; -1: none): its first lines fetched while
+ * this one runs (its end, where its out-edges start, its next op on its engine), as the plain loop does. */
+static inline void full_prefetch(const Engine *e, int32_t ahead)
+{
+    const SimProgram *p = e->p;
+    if (ahead < 0)
+        return;
+    __builtin_prefetch(&e->s->end_ns[ahead]);
+    __builtin_prefetch(p->first_out.full ? (const void *)&p->first_out.full[ahead] : (const void *)&p->first_out.rel[ahead]);
+    if (p->next_on_engine)
+        __builtin_prefetch(&p->next_on_engine[ahead]);
+    __builtin_prefetch(&p->op_cta_delta[ahead]);
+}
+
 /* Fixed durations: every event is a completion. */
 static void run_fixed(Engine *e)
 {
@@ -967,6 +981,7 @@ static void run_fixed(Engine *e)
         do {
             int64_t at;
             int32_t op = sim_event_queue_pop(q, &at);
+            full_prefetch(e, sim_event_queue_peek_at(q, now));
             if (G_LIKELY(e->s->end_ns[op] == now)) /* else stale: the overlap rule moved its end */
                 complete(e, op, now);
         } while (!sim_event_queue_is_empty(q) && sim_event_queue_min_time(q) == now);

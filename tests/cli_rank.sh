@@ -47,8 +47,9 @@ python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["kv_heads"
     && ok gqa-json-fields || fail gqa-json-fields "$(head -c 300 "$tmp/out")"
 
 # Block masks in tokens: the tile mask over the kernel's tiles (checked against a count in Python), every
-# policy that takes a block mask ranked plus the search, the causal shape's costs.
-expect_exit mask-window 0 "$sim" --seqlen 8192 --heads 16 --mask window:1000 --json
+# policy that takes a block mask ranked plus the search, the causal shape's costs. Two heads: the tiles, the costs
+# and the ranking's rows are per head (16 heads took 2 s of make test's time for the same checks).
+expect_exit mask-window 0 "$sim" --seqlen 8192 --heads 2 --mask window:1000 --json
 python3 - "$tmp/out" <<'PY' && ok mask-window-tiles || fail mask-window-tiles "see above"
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -58,15 +59,15 @@ kept = sum(1 for q in range(S // bm) for kv in range(S // bn)
 assert (bm, bn) == (64, 128) and j["mask"] == "window:1000" and j["kv_tiles"] == 64 and j["q_tiles"] == 128
 assert j["kept_tiles"] == kept, (j["kept_tiles"], kept)
 assert [p["policy"] for p in j["policies"]] == ["ascending", "descending", "spt", "search"], j["policies"]
-assert abs(j["shape"]["flops"] - 2.5 * 4 * 16 * 128 * sum(min(i + 1, W) for i in range(S))) < 1, j["shape"]["flops"]
+assert abs(j["shape"]["flops"] - 2.5 * 4 * 2 * 128 * sum(min(i + 1, W) for i in range(S))) < 1, j["shape"]["flops"]
 PY
-c_causal=$("$sim" --seqlen 8192 --heads 16 --mask causal --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["c_ns"])')
+c_causal=$("$sim" --seqlen 8192 --heads 2 --mask causal --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["c_ns"])')
 c_window=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["c_ns"])' "$tmp/out")
 [ "$c_causal" = "$c_window" ] && ok mask-same-costs || fail mask-same-costs "causal c $c_causal, window c $c_window"
-expect_exit mask-document-kernel 0 "$sim" --seqlen 8192 --heads 16 --mask document:2048,2048,4096 --kernel fa3-h100
+expect_exit mask-document-kernel 0 "$sim" --seqlen 8192 --heads 2 --mask document:2048,2048,4096 --kernel fa3-h100
 grep -q '^mask   document:2048,2048,4096 in tokens' "$tmp/out" && grep -q '^search ' "$tmp/out" && grep -q 'over ascending' "$tmp/out" \
     && ok mask-document-report || fail mask-document-report "$(tail -3 "$tmp/out")"
-expect_exit mask-prefix-seqlen-k 0 "$sim" --seqlen 4096 --seqlen-k 8192 --heads 8 --mask prefix:1024 --json
+expect_exit mask-prefix-seqlen-k 0 "$sim" --seqlen 4096 --seqlen-k 8192 --heads 2 --mask prefix:1024 --json
 python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["shape"]["seqlen_k"] == 8192 and j["kv_tiles"] == 64 and j["q_tiles"] == 64' "$tmp/out" \
     && ok mask-seqlen-k || fail mask-seqlen-k "$(head -c 300 "$tmp/out")"
 expect_exit seqlen-k-full 0 "$sim" --seqlen 2048 --seqlen-k 4096 --heads 8 --json
@@ -89,8 +90,16 @@ expect_error search-seqlen-k-alone "give --seqlen too" "$sim" search --seqlen-k 
 
 # Version stamps: search --json and validate --json (traces, and kernel runs) name dashsim's version.
 ver=$("$sim" --version | awk '{print $NF}')
+# (kernel runs: the evidence set's first shape alone, 0.01 s rather than the whole set's 1.4)
+python3 - "$root/traces/kernel-evidence/runs-evidence.json" "$tmp/one-shape.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["shapes"] = d["shapes"][:1]
+d["records"] = [r for r in d["records"] if all(r[k] == s[0][k] for k in ("mask", "seqlen", "batch", "heads", "head_dim"))]
+json.dump(d, open(sys.argv[2], "w"))
+PY
 for args in "search --mask window:4 --tiles 8 --n 8 --json" "validate $root/traces/h100-mask --json" \
-            "validate $root/traces/kernel-evidence/runs-evidence.json --predict --json"; do
+            "validate $tmp/one-shape.json --predict --json"; do
     # shellcheck disable=SC2086
     "$sim" $args >"$tmp/v.json" 2>/dev/null
     python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["dashsim_version"] == sys.argv[2]' "$tmp/v.json" "$ver" \

@@ -52,6 +52,8 @@ static int next_tokens(Reader *r, char **tok, int max)
     size_t len;
     while (sim_input_line(r->in, &line, &len, r->err) == SIM_OK && line) {
         r->line = (int)sim_input_line_number(r->in);
+        if (len == 0) /* no token: a file of blank lines (a gzip bomb's) is read at memchr's pace */
+            continue;
         char *hash = strchr(line, '#'), *save = NULL;
         if (hash)
             *hash = 0;

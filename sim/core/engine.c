@@ -61,6 +61,11 @@ typedef struct {
     uint8_t *pending;
     int32_t *slot_op;                 /* the queue's events are slots, unit x engines + engine: the op each runs */
     int32_t *unit_cta;                /* per unit: the CTA it runs (its last placed) */
+    /* The full path where out_edge maps the out-adjacency to edge ids and every edge of a kind has its kind's
+     * latency: each out-edge's target and kind in adjacency order (else NULL), so that a completion reads
+     * them in its CTA's stream rather than through edge ids that lie anywhere (a dependent miss an edge). */
+    int32_t *out_to;
+    uint8_t *out_kind;
     /* Running ahead (is_ahead: the plain path, one engine a unit, no completion order kept; run_ahead_as):
      * the ops released and not yet completed, at most one a unit, as (op, unit) pairs; the queue then holds
      * CTA ends only (the unit as the event). */
@@ -71,18 +76,25 @@ typedef struct {
 
 enum { PENDING_MAX = 255, AHEAD = 16 };
 
-/* Latency of edge from op 'from' on from_unit to to_unit, with the hand-off growth it got at its release
- * (sim_program_edge_latency and sim_engine_edge_latency, inlined for the hot loop). */
+/* Latency of an edge of kind whose own latency is own, from op 'from' on from_unit to another unit to_unit,
+ * with the hand-off growth it got at its release (sim_program_edge_latency and sim_engine_edge_latency,
+ * inlined for the hot loop). */
+static inline int64_t latency_as(const Engine *e, SimEdgeKind kind, int64_t own, int64_t from, int32_t from_unit,
+                                 int32_t to_unit)
+{
+    const SimProgram *p = e->p;
+    if (kind != SIM_EDGE_ACCUM)
+        return own;
+    int64_t lat = p->unit_latency_ns ? p->unit_latency_ns[(int64_t)from_unit * p->n_units + to_unit] : own;
+    return e->s->handoff_extra_ns ? lat + e->s->handoff_extra_ns[from] : lat;
+}
+
+/* Latency of edge from op 'from' on from_unit to to_unit (0 on one unit). */
 static inline int64_t edge_latency(const Engine *e, int64_t edge, int64_t from, int32_t from_unit, int32_t to_unit)
 {
     if (from_unit == to_unit)
         return 0;
-    const SimProgram *p = e->p;
-    if (sim_edge_kind(p, edge) != SIM_EDGE_ACCUM)
-        return sim_edge_latency_ns(p, edge);
-    int64_t lat = p->unit_latency_ns ? p->unit_latency_ns[(int64_t)from_unit * p->n_units + to_unit]
-                                     : sim_edge_latency_ns(p, edge);
-    return e->s->handoff_extra_ns ? lat + e->s->handoff_extra_ns[from] : lat;
+    return latency_as(e, sim_edge_kind(e->p, edge), sim_edge_latency_ns(e->p, edge), from, from_unit, to_unit);
 }
 
 /* Lengthens op (already started, still running) by extra: its completion event is pushed again and the
@@ -534,8 +546,10 @@ static void complete(Engine *e, int64_t op, int64_t now)
         if (e->s->handoff_extra_ns)
             e->s->handoff_extra_ns[op] = e->load->handoff_extra_ns[MIN(k, e->load->handoff_len)];
     }
+    const int32_t *out_to = e->out_to;
     for (int64_t k = sim_program_out_begin(p, op); k < sim_program_out_end(p, op); k++) {
-        int64_t edge = sim_program_out_edge(p, k), to = sim_edge_to(p, edge);
+        int64_t edge = out_to ? -1 : sim_program_out_edge(p, k), to = out_to ? out_to[k] : sim_edge_to(p, edge);
+        SimEdgeKind kind = out_to ? (SimEdgeKind)e->out_kind[k] : sim_edge_kind(p, edge);
         /* The target usually lies in a CTA that runs behind this one (the next KV tile of the dQ row), ahead
          * of where that CTA has read its arrays, so its lines come from memory here, one CTA of 132 at a
          * time: no hardware prefetcher follows that. A CTA's successive edges mostly reach successive ops
@@ -548,9 +562,11 @@ static void complete(Engine *e, int64_t op, int64_t now)
             __builtin_prefetch(&e->s->end_ns[to + 4], 1);
         }
         int32_t to_unit = e->s->cta_unit[sim_op_cta(p, to)];
-        if (to_unit >= 0)
-            release(e, to, now + edge_latency(e, edge, op, unit, to_unit), sim_edge_kind(p, edge) == SIM_EDGE_ACCUM);
-        else
+        if (to_unit >= 0) {
+            int64_t own = out_to ? p->kind_latency_ns[kind] : sim_edge_latency_ns(p, edge);
+            release(e, to, now + (unit == to_unit ? 0 : latency_as(e, kind, own, op, unit, to_unit)),
+                    kind == SIM_EDGE_ACCUM);
+        } else
             e->s->end_ns[to]++; /* one pending less; its time is folded into ready when its CTA is placed */
     }
     int64_t next = sim_program_next_on_engine(p, op);
@@ -725,6 +741,22 @@ static int64_t init_pending(Engine *e)
     return longest_duration(p);
 }
 
+/* The full path's out-edge targets and kinds in adjacency order (Engine.out_to), where they pay: out_edge
+ * set (edges not added in order of their source) and no latency per edge. One gather over the edges. */
+static void init_out_targets(Engine *e)
+{
+    const SimProgram *p = e->p;
+    if (!p->out_edge || p->edge_latency_ns)
+        return;
+    e->out_to = g_new(int32_t, MAX(p->edge_count, 1));
+    e->out_kind = g_new(uint8_t, MAX(p->edge_count, 1));
+    for (int64_t k = 0; k < p->edge_count; k++) {
+        int32_t edge = p->out_edge[k];
+        e->out_to[k] = p->edge_to[edge];
+        e->out_kind[k] = p->edge_kind[edge];
+    }
+}
+
 static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
 {
     *e = (Engine){ .p = p, .s = s, .load = p->load };
@@ -762,6 +794,7 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
         e->unit_cta = g_new(int32_t, p->n_units);
     } else {
         sim_event_queue_init(&e->queue, horizon, 2 * (int64_t)p->n_units * p->engines_per_unit);
+        init_out_targets(e);
     }
     e->cta_left = g_new(int32_t, p->cta_count);
     e->dynamic = g_new(int32_t, p->cta_count);
@@ -799,6 +832,8 @@ static void engine_clear(Engine *e)
     g_free(e->slot_op);
     g_free(e->unit_cta);
     g_free(e->ahead);
+    g_free(e->out_to);
+    g_free(e->out_kind);
 }
 
 /* Names the first CTA that never got a unit if there is one (every unit is held by a CTA waiting on

@@ -569,6 +569,8 @@ static void complete(Engine *e, int64_t op, int64_t now)
         } else
             e->s->end_ns[to]++; /* one pending less; its time is folded into ready when its CTA is placed */
     }
+    if (p->next_on_engine && op + AHEAD < p->op_count) /* its CTA's stream, as plain_prefetch */
+        __builtin_prefetch(&p->next_on_engine[op + AHEAD]);
     int64_t next = sim_program_next_on_engine(p, op);
     if (next >= 0)
         release(e, next, now, false);

@@ -949,7 +949,7 @@ G_ALWAYS_INLINE static inline void run_plain_as(Engine *e, bool is_recording, bo
         int64_t now = sim_event_queue_min_time(&q);
         do {
             int32_t slot = is_lean ? sim_event_queue_unlink(&q, now) : sim_event_queue_pop_at(&q, now);
-            int32_t ahead = is_lean ? q.first[now & q.ring_mask] : sim_event_queue_peek_at(&q, now);
+            int32_t ahead = is_lean ? q.bucket[now & q.ring_mask].first : sim_event_queue_peek_at(&q, now);
             if (ahead >= 0) { /* the next completion's first lines, fetched while this one runs */
                 int64_t op = v.slot_op[ahead];
                 __builtin_prefetch(&v.start[op + 1], 1);
@@ -961,7 +961,7 @@ G_ALWAYS_INLINE static inline void run_plain_as(Engine *e, bool is_recording, bo
             }
             plain_complete(e, &v, &q, slot, now, is_recording, is_lean);
             done++;
-        } while (is_lean ? q.first[now & q.ring_mask] >= 0 : sim_event_queue_has_at(&q, now));
+        } while (is_lean ? q.bucket[now & q.ring_mask].first >= 0 : sim_event_queue_has_at(&q, now));
         e->s->makespan_ns = now;
         if (e->has_free_unit) {
             e->queue = q;

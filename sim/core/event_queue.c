@@ -22,9 +22,8 @@ static bool init_ring(SimEventQueue *q, int64_t horizon_ns, int64_t in_flight)
     while (size < horizon_ns + 2)
         size *= 2;
     q->ring_mask = size - 1;
-    q->first = g_new(int32_t, size);
-    memset(q->first, 0xff, sizeof *q->first * (size_t)size);
-    q->last = g_new(int32_t, size);
+    q->bucket = g_new(SimEventBucket, size);
+    memset(q->bucket, 0xff, sizeof *q->bucket * (size_t)size); /* every list empty (-1) */
     q->is_full = g_new0(uint64_t, size / 64);
     return true;
 }
@@ -51,7 +50,7 @@ void sim_event_queue_init_slots(SimEventQueue *q, int64_t horizon_ns, int32_t sl
 void sim_event_queue_clear(SimEventQueue *q)
 {
     g_free(q->heap);
-    g_free(q->first), g_free(q->last), g_free(q->is_full);
+    g_free(q->bucket), g_free(q->is_full);
     g_free(q->node_op), g_free(q->node_next);
     *q = (SimEventQueue){ 0 };
 }

@@ -12,6 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A ring bucket: its FIFO list's first and last node (-1 when empty), side by side so that a push or a pop
+ * touches one line of the ring, not two (at 2^14 buckets and more, the ring lies in L2). */
+typedef struct {
+    int32_t first, last;
+} SimEventBucket;
+
 typedef struct {
     int64_t time;
     uint32_t seq;   /* events pushed before it; < 2^32 since ops < 2^31 and each op pushes <= 2 */
@@ -28,7 +34,7 @@ typedef struct {
     /* ring: bucket b holds the events of the one queued time t with t & ring_mask == b */
     int64_t ring_mask;
     int64_t cursor;               /* a lower bound of every queued time, and above the largest minus the ring */
-    int32_t *first, *last;        /* per bucket: its FIFO list (node ids), -1 when empty */
+    SimEventBucket *bucket;       /* per bucket: its FIFO list (node ids) */
     uint64_t *is_full;            /* bit b: bucket b holds events */
     int32_t *node_op, *node_next; /* the list nodes; free ones chained from free_node (slots: no node_op,
                                    * the nodes are the slots) */
@@ -65,15 +71,16 @@ static inline bool sim_event_queue_is_empty(const SimEventQueue *q)
  * (int32) may alias them, and the compiler would load them again after each. */
 static inline void sim_event_queue_link_at_cursor(SimEventQueue *q, int64_t time, int32_t n)
 {
-    int32_t *first = q->first, *last = q->last, *next = q->node_next;
+    int32_t *next = q->node_next;
     int64_t b = time & q->ring_mask;
-    int32_t tail = last[b];
-    bool is_empty = first[b] < 0;
+    SimEventBucket *bucket = &q->bucket[b];
+    int32_t tail = bucket->last;
+    bool is_empty = bucket->first < 0;
     q->len++;
     next[n] = -1;
-    last[b] = n;
+    bucket->last = n;
     if (is_empty) {
-        first[b] = n;
+        bucket->first = n;
         q->is_full[b >> 6] |= UINT64_C(1) << (b & 63);
     } else {
         next[tail] = n;
@@ -120,7 +127,7 @@ static inline int64_t sim_event_queue_min_time(SimEventQueue *q)
 {
     if (!q->ring_mask)
         return q->heap[0].time;
-    if (q->first[q->cursor & q->ring_mask] >= 0)
+    if (q->bucket[q->cursor & q->ring_mask].first >= 0)
         return q->cursor;
     return sim_event_queue_ring_advance(q);
 }
@@ -130,7 +137,7 @@ static inline bool sim_event_queue_has_at(const SimEventQueue *q, int64_t now)
 {
     if (!q->ring_mask)
         return q->len > 0 && q->heap[0].time == now;
-    return q->first[now & q->ring_mask] >= 0; /* the bucket holds time now only (event_queue.c) */
+    return q->bucket[now & q->ring_mask].first >= 0; /* the bucket holds time now only (event_queue.c) */
 }
 
 /* The event pop_at(q, now) would return next (an op, or a slot), or -1 when none of time now is queued.
@@ -139,18 +146,18 @@ static inline int32_t sim_event_queue_peek_at(const SimEventQueue *q, int64_t no
 {
     if (!q->ring_mask)
         return q->len > 0 && q->heap[0].time == now ? q->heap[0].op : -1;
-    int32_t n = q->first[now & q->ring_mask];
+    int32_t n = q->bucket[now & q->ring_mask].first;
     return n < 0 || !q->node_op ? n : q->node_op[n];
 }
 
 /* Removes the first list node of the bucket of now (ring, not empty) and returns it. */
 static inline int32_t sim_event_queue_unlink(SimEventQueue *q, int64_t now)
 {
-    int32_t *first = q->first, *next = q->node_next;
+    int32_t *next = q->node_next;
     int64_t b = now & q->ring_mask;
-    int32_t n = first[b], after = next[n];
+    int32_t n = q->bucket[b].first, after = next[n];
     q->len--;
-    first[b] = after;
+    q->bucket[b].first = after;
     if (after < 0)
         q->is_full[b >> 6] &= ~(UINT64_C(1) << (b & 63));
     return n;

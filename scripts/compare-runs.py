@@ -10,7 +10,11 @@ import sys
 
 def times(path):
     out = {}
-    for r in json.load(open(path))["records"]:
+    try:
+        records = json.load(open(path))["records"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        die("%s is not a runs file (gpu/bwd/shapes.py's records): %s" % (path, e))
+    for r in records:
         if r.get("backend") == "dashsim" and r.get("mode") == "deterministic" and "ms" in r:
             out[(r["mask"], r["seqlen"], r["batch"], r["heads"], r["kv_heads"], r["head_dim"], r["policy"])] = r["ms"]
     return out
@@ -22,16 +26,21 @@ def line(name, ratios):
         name, len(ratios), 100 * st.median(a), 100 * max(a), 100 * st.median(ratios)))
 
 
+def die(msg):
+    print("compare-runs: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
 def main():
     args = sys.argv[1:]
     if len(args) < 2 or len(args) % 2:
-        sys.exit("compare-runs: give pairs of runs files, FIRST SECOND ... (see the header of scripts/compare-runs.py)")
+        die("give pairs of runs files, FIRST SECOND ... (see the header of scripts/compare-runs.py)")
     every = []
     for first, second in zip(args[::2], args[1::2]):
         a, b = times(first), times(second)
         ratios = [b[k] / a[k] - 1 for k in sorted(a) if k in b]
         if not ratios:
-            sys.exit("compare-runs: %s and %s share no deterministic run" % (first, second))
+            die("%s and %s share no deterministic run" % (first, second))
         line("%s -> %s" % (first.split("/")[-1], second.split("/")[-1]), ratios)
         every += ratios
     line("all", every)

@@ -200,6 +200,28 @@ evidence_targets t/wgmma-t-evidence3 traces/kernel-wg-h200/t/wgmma-t-evidence3.j
 # H200 since: their profiles byte for byte (their evidence, predicted first: traces/kernel-wg-h200/e/README.md)
 variant_profile e gpu-bwd-wgmma-e-h200.json traces/kernel-wg-h200/e
 variant_profile em128 gpu-bwd-wgmma-em128-h200.json traces/kernel-wg-h200/e m128
+# The group sums' own rate (docs/profile.md, "The group sums' own rate"): with GQA calibration traces at two head dims
+# it is pooled from the recorded launches' post stage, so both of e's tiles charge a group-sum MiB alike (all + gqa),
+# at 250-400 ns; a negative gqa rate reads, a negative all rate is refused
+python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["tiles"]; r = [x["fixed"]["all"]["ns_per_mib"] + x["fixed"]["gqa"]["ns_per_mib"] for x in t]
+assert len(r) == 2 and abs(r[0] - r[1]) < 1e-6 and 250 < r[0] < 400 and min(x["fixed"]["gqa"]["ns_per_mib"] for x in t) < 0, r
+' configs/kernels/gpu-bwd-wgmma-e-h200.json && ok kernel-gqa-rate-pooled || fail kernel-gqa-rate-pooled "e's tiles"
+sed 's/"all": {"base_ns": 9166.2222222222244, "ns_per_mib": 298.5/"all": {"base_ns": 9166.2222222222244, "ns_per_mib": -298.5/' \
+    configs/kernels/gpu-bwd-wgmma-e-h200.json >"$tmp/neg.json"
+expect_error kernel-negative-rate "/tiles/0/fixed/all/ns_per_mib: must be a number from 0 to 1e+08" "$sim" --seqlen 1024 \
+    --heads 4 --head-dim 128 --mask causal --kernel "$tmp/neg.json"
+# Evidence 4 (call 32: 14 shapes, predicted first, run on one card with that card's calibration;
+# traces/kernel-wg-h200/evidence4/README.md): the default within every target but the time max (5.29%, a causal shape of
+# 2688 short CTAs), and the same kernels on two cards within half a percent (scripts/compare-runs.py: 54 runs of e)
+evidence_targets evidence4-default traces/kernel-wg-h200/evidence4/wgmma-evidence4-default.json 50 36 12 0.02 0.055
+python3 scripts/compare-runs.py traces/kernel-wg-h200/e/wgmma-e-evidence.json \
+    traces/kernel-wg-h200/evidence4/rerun/ev1-e-wgmma-evidence.json >"$tmp/cards.txt" 2>&1 &&
+    grep -q '^all .* n  54  |ratio - 1| median 0.45%, max 4.30%' "$tmp/cards.txt" && ok evidence4-card-to-card ||
+    fail evidence4-card-to-card "$(cat "$tmp/cards.txt")"
+expect_error compare-runs-unpaired "give pairs of runs files" python3 scripts/compare-runs.py \
+    traces/kernel-wg-h200/e/wgmma-e-evidence.json
 # The write extra by writes in flight (docs/profile.md, "The write extra and the writes in flight"; not the default:
 # it predicted the held-out runs worse): calibrate --kernel --write-extra-slope fits em128's reductions that start
 # inside a dK/dV write as 874 ns + 18 ns per other SM's write in flight (one median: 1280), the default none (em128's

@@ -30,7 +30,9 @@ static KernelLinear read_linear(JsonIn *in, const cJSON *fixed, const char *path
     snprintf(p, sizeof p, "%s/%s", path, key);
     const cJSON *o = sim_json_get(in, fixed, path, key);
     sim_json_known_keys(in, o, p, keys);
-    return (KernelLinear){ sim_json_num(in, o, p, "base_ns", -1e8, 1e9), sim_json_num(in, o, p, "ns_per_mib", 0, 1e8) };
+    /* the group sums' line corrects the tile's rate (kernel.h), so its own may be negative */
+    double lo = strcmp(key, "gqa") ? 0 : -1e8;
+    return (KernelLinear){ sim_json_num(in, o, p, "base_ns", -1e8, 1e9), sim_json_num(in, o, p, "ns_per_mib", lo, 1e8) };
 }
 
 static int read_mask(JsonIn *in, const cJSON *r, const char *path)

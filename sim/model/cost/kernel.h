@@ -49,7 +49,9 @@ typedef struct {
     KernelLinear fixed;        /* a launch beyond its tasks' span (memset, preprocess, postprocess, launch,
                                 * the first CTA's prologue, drain, and with GQA the dK/dV group sums), over the
                                 * MiB those stages move: one rate for these memory-bound stages */
-    KernelLinear fixed_gqa;    /* what the group sums take beyond that rate (fitted to the GQA traces) */
+    KernelLinear fixed_gqa;    /* what the group sums take beyond that rate (fitted to the GQA traces): when the
+                                * calibration has GQA at two head dims, their own rate less the tile's (so it may be
+                                * negative) and the mean rest; else a line of the rest at the tile's rate */
     int traces;                /* traces it was measured on; 0: fitted to baseline times */
 } KernelTile;
 

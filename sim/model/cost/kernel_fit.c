@@ -326,9 +326,12 @@ static int64_t trace_span(const Trace *t)
 
 /* The fixed costs: what a launch takes beyond its tasks' span, against the MiB its fixed stages move. The
  * launch's time is the timed run's (timed_ns) when known, else the recorded run's cudaEvent stages (which
- * count an event's overhead at each stage boundary: an upper bound). GQA traces give the group sums'
- * part, over what the fit of the others predicts for them. */
-static void fit_fixed(Trace *const *tr, const int64_t *timed_ns, int n, KernelTile *tile)
+ * count an event's overhead at each stage boundary: an upper bound). GQA traces give the group sums' part
+ * over what the fit of the others predicts for them: with gqa_rate > 0 (the group sums' own ns a MiB, pooled
+ * over the profile's head dims: gqa_stage_rate) their MiB at that rate and the mean rest as its base (the
+ * line's rate is then gqa_rate less the tile's, which may be negative); else their MiB at the tile's rate and
+ * the rest as a line of its own (one size: its mean). */
+static void fit_fixed(Trace *const *tr, const int64_t *timed_ns, int n, double gqa_rate, KernelTile *tile)
 {
     double x[2][256] = { { 0 } }, y[2][256] = { { 0 } }, mib[256][2] = { { 0 } }, over[256] = { 0 };
     int m[2] = { 0 };
@@ -342,11 +345,52 @@ static void fit_fixed(Trace *const *tr, const int64_t *timed_ns, int n, KernelTi
             x[0][m[0]] = mib[i][0], y[0][m[0]++] = over[i];
     }
     tile->fixed = fit_linear(x[0], y[0], m[0]);
+    const KernelLinear *f = &tile->fixed;
     for (int i = 0; i < n && i < 256; i++)
-        if (mib[i][1] > 0)
-            x[1][m[1]] = mib[i][1], y[1][m[1]++] = over[i] - (tile->fixed.base_ns +
-                                                            tile->fixed.ns_per_mib * (mib[i][0] + mib[i][1]));
-    tile->fixed_gqa = fit_linear(x[1], y[1], m[1]);
+        if (mib[i][1] > 0) /* the rest over every stage at the tile's rate, or over the group sums at their own */
+            x[1][m[1]] = mib[i][1], y[1][m[1]++] = over[i] - (gqa_rate > 0 ? f->base_ns + f->ns_per_mib * mib[i][0] +
+                                                                                gqa_rate * mib[i][1]
+                                                                            : f->base_ns + f->ns_per_mib * (mib[i][0] + mib[i][1]));
+    if (gqa_rate <= 0) {
+        tile->fixed_gqa = fit_linear(x[1], y[1], m[1]);
+        return;
+    }
+    double mean = 0;
+    for (int i = 0; i < m[1]; i++)
+        mean += y[1][i] / m[1];
+    tile->fixed_gqa = m[1] ? (KernelLinear){ mean, gqa_rate - f->ns_per_mib } : (KernelLinear){ 0, 0 };
+}
+
+/* The group sums' own rate (ns a MiB of their stage's bytes) from the recorded launches' post stage: per head dim,
+ * the MHA traces' post_ns as a line over rows (the dQ postprocess alone), and each GQA trace's post_ns above that
+ * line against its group-sum MiB; a line over those points, pooled over head dims (the group sums are one memory
+ * stream whatever the head dim, and each head dim's calibration has one GQA size). 0 (not known) unless at least
+ * two sizes give a positive rate. O(traces^2). */
+static double gqa_stage_rate(Trace *const *tr, int n)
+{
+    double x[256], y[256];
+    int m = 0;
+    for (int i = 0; i < n && m < 256; i++) {
+        SimShape s = trace_shape(tr[i]);
+        double mib[2], rx[256], ry[256];
+        sim_kernel_stage_mib(&s, mib);
+        if (mib[1] == 0 || tr[i]->kernel.post_ns <= 0)
+            continue;
+        int r = 0;
+        for (int j = 0; j < n && r < 256; j++) {
+            SimShape t = trace_shape(tr[j]);
+            double mj[2];
+            sim_kernel_stage_mib(&t, mj);
+            if (mj[1] == 0 && t.head_dim == s.head_dim && tr[j]->kernel.post_ns > 0)
+                rx[r] = (double)t.batch * t.heads * t.seqlen_q, ry[r++] = (double)tr[j]->kernel.post_ns;
+        }
+        KernelLinear dq = fit_linear(rx, ry, r);
+        if (r >= 2 && dq.ns_per_mib > 0)
+            x[m] = mib[1], y[m++] = (double)tr[i]->kernel.post_ns - (dq.base_ns + dq.ns_per_mib *
+                                                                    ((double)s.batch * s.heads * s.seqlen_q));
+    }
+    KernelLinear g = fit_linear(x, y, m);
+    return g.ns_per_mib > 0 ? g.ns_per_mib : 0;
 }
 
 /* With --write-extra-slope: the reductions that started inside a write, excess (over the same kind alone) against
@@ -401,7 +445,8 @@ static int32_t write_excess(const Phases *ph, const KernelTile *tile, bool at_st
 }
 
 /* One tile from the traces of one head dim. */
-static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, const KernelFitOptions *o, KernelTile *tile)
+static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, const KernelFitOptions *o, double gqa_rate,
+                     KernelTile *tile)
 {
     Phases ph = { .step_ns = o->step_ns, .has_write_extra_slope = o->has_write_extra_slope && o->is_write_rule_start };
     for (int i = 0; i < n; i++)
@@ -429,7 +474,7 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, const Ker
         .reduce_tail_waited_ns = med(&ph.s[S_TAIL_WAITED], q), .handoff_ns = MAX(med(&ph.s[S_HANDOFF], q), 0),
         .cta_prologue_ns = med(&ph.s[S_PROLOGUE], q), .cta_gap_ns = o->has_cta_gap ? MAX(med(&ph.s[S_CTA_GAP], q), 0) : 0, .overlap = tile->overlap, .traces = n,
         .store_warps = tr[0]->kernel.store_warps };
-    fit_fixed(tr, timed_ns, n, tile);
+    fit_fixed(tr, timed_ns, n, gqa_rate, tile);
     tile->overlap.write_extra_ns = write_excess(&ph, tile, o->is_write_rule_start);
     tile->overlap.is_write_extra_at_start = o->is_write_rule_start;
     if (o->has_write_extra_slope && o->is_write_rule_start)
@@ -521,6 +566,7 @@ SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, i
     Trace **group = g_new(Trace *, count);
     int64_t *group_ns = g_new0(int64_t, count);
     bool *is_done = g_new0(bool, count);
+    double gqa_rate = gqa_stage_rate(traces, count);
     for (int i = 0; i < count; i++) { /* one tile per head dim, in the order the head dims first appear */
         if (is_done[i])
             continue;
@@ -529,7 +575,7 @@ SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, i
             if (!is_done[j] && traces[j]->kernel.head_dim == traces[i]->kernel.head_dim)
                 group_ns[n] = timed_ns ? timed_ns[j] : 0, group[n++] = traces[j], is_done[j] = true;
         k->tiles = g_renew(KernelTile, k->tiles, k->tile_count + 1);
-        fit_tile(group, group_ns, n, o, &k->tiles[k->tile_count++]);
+        fit_tile(group, group_ns, n, o, gqa_rate, &k->tiles[k->tile_count++]);
     }
     g_free(group);
     g_free(group_ns);

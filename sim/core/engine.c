@@ -3,9 +3,10 @@
  * pending reaches 0, at ready = max over those predecessors' ends plus edge latency. Latency depends on
  * where both ends run, so edges into a CTA not yet placed are folded in when it is dispatched. Events are
  * op completions (and, with a load model, a reduction's issue start and end); dispatch runs once per time
- * step. Two loops: the plain path (fixed durations, no rule: every event a completion, no per-op ends) and
- * the full one (a rule may lengthen a running op, a load model times reductions). Load-dependent
- * reductions: see "The reductions' queue" below. */
+ * step. Three loops: the plain path (fixed durations, no rule: every event a completion, no per-op ends),
+ * which runs ahead where the order of completions cannot matter (every edge forward, one engine a unit: only
+ * CTA ends are events, see "Running ahead" below); and the full one (a rule may lengthen a running op, a load
+ * model times reductions). Load-dependent reductions: see "The reductions' queue" below. */
 #include "engine.h"
 
 #include <glib.h>

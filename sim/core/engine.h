@@ -49,10 +49,11 @@ typedef struct {
 /* Runs p. A plan that can never finish (a CTA waits on one that cannot be placed, or a dependency cycle)
  * is reported as SIM_ERR_SCHEDULE with a sentence naming a stuck CTA. Through the fast path where it
  * applies (O(ops + edges), 9 bytes per op besides the program: no ends), else the event engine: O(ops + edges)
- * with the calendar queue, O((ops + edges) log(in flight)) with the heap. The event engine keeps 8 bytes
- * per op (starts) plus 1 while it runs, and 1 for start_by where every edge runs forward or 4 for the
- * completion order where one runs backward; with a load model or a rule (program.h), or an op of 255 or
- * more predecessors, 20 bytes per op (ends and the order too). */
+ * with the calendar queue, O((ops + edges) log(in flight)) with the heap (running ahead: O(ops + edges + CTAs
+ * log(units))). The event engine keeps 8 bytes per op (starts) plus 1 while it runs, and 1 for start_by where
+ * every edge runs forward or 4 for the completion order where one runs backward; with a load model or a rule
+ * (program.h), or an op of 255 or more predecessors, 20 bytes per op (ends and the order too), and 5 an edge
+ * while it runs where out_edge is set (the out-edges' targets and kinds in adjacency order). */
 SimStatus sim_engine_run(const SimProgram *p, SimSchedule *out, SimError *err);
 /* The event engine alone, never the fast path: the same schedule, for tests and comparisons. */
 SimStatus sim_engine_run_events(const SimProgram *p, SimSchedule *out, SimError *err);

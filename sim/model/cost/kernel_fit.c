@@ -347,7 +347,8 @@ static void fit_fixed(Trace *const *tr, const int64_t *timed_ns, int n, double g
     tile->fixed = fit_linear(x[0], y[0], m[0]);
     const KernelLinear *f = &tile->fixed;
     for (int i = 0; i < n && i < 256; i++)
-        if (mib[i][1] > 0) /* the rest over every stage at the tile's rate, or over the group sums at their own */
+        if (mib[i][1] > 0) /* the rest over every stage at the tile's rate (as before, so those profiles rebuild
+                            * byte for byte), or over the group sums at their own */
             x[1][m[1]] = mib[i][1], y[1][m[1]++] = over[i] - (gqa_rate > 0 ? f->base_ns + f->ns_per_mib * mib[i][0] +
                                                                                 gqa_rate * mib[i][1]
                                                                             : f->base_ns + f->ns_per_mib * (mib[i][0] + mib[i][1]));
@@ -384,7 +385,7 @@ static double gqa_stage_rate(Trace *const *tr, int n)
             if (mj[1] == 0 && t.head_dim == s.head_dim && tr[j]->kernel.post_ns > 0)
                 rx[r] = (double)t.batch * t.heads * t.seqlen_q, ry[r++] = (double)tr[j]->kernel.post_ns;
         }
-        KernelLinear dq = fit_linear(rx, ry, r);
+        KernelLinear dq = fit_linear(rx, ry, r); /* its ns_per_mib is ns a row here */
         if (r >= 2 && dq.ns_per_mib > 0)
             x[m] = mib[1], y[m++] = (double)tr[i]->kernel.post_ns - (dq.base_ns + dq.ns_per_mib *
                                                                     ((double)s.batch * s.heads * s.seqlen_q));

@@ -1,14 +1,32 @@
 #!/usr/bin/env python3
 """The same kernel at the same shapes, timed twice (two device calls, so two cards; issue 31): pairs the deterministic
-records of runs files (gpu/bwd/shapes.py's "dashsim-kernel-runs") by shape and policy and prints, per pair of files
-and over all, the ratio of the second's time to the first's: median of |ratio - 1|, its max, the signed median.
-Standard library only. Usage: compare-runs.py FIRST.json SECOND.json [FIRST.json SECOND.json ...]"""
+records of runs files (gpu/bwd/shapes.py's "dashsim-kernel-runs") by shape and policy, or, for two folders of traces,
+the traces of the same file name by their metadata's makespan_ns, and prints, per pair and over all, the ratio of the
+second's time to the first's: median of |ratio - 1|, its max, the signed median.
+Standard library only. Usage: compare-runs.py FIRST SECOND [FIRST SECOND ...] (runs files or trace folders)"""
+import gzip
 import json
+import os
 import statistics as st
 import sys
 
 
+def trace_times(folder):
+    out = {}
+    for name in sorted(os.listdir(folder)):
+        if name.endswith((".json", ".json.gz")):
+            path = os.path.join(folder, name)
+            try:
+                with (gzip.open(path, "rt") if name.endswith(".gz") else open(path)) as f:
+                    out[name.split(".json")[0]] = json.load(f)["metadata"]["makespan_ns"]
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                die("%s is not a trace with metadata makespan_ns: %s" % (path, e))
+    return out
+
+
 def times(path):
+    if os.path.isdir(path):
+        return trace_times(path)
     out = {}
     try:
         records = json.load(open(path))["records"]
@@ -40,7 +58,7 @@ def main():
         a, b = times(first), times(second)
         ratios = [b[k] / a[k] - 1 for k in sorted(a) if k in b]
         if not ratios:
-            die("%s and %s share no deterministic run" % (first, second))
+            die("%s and %s share no run" % (first, second))
         line("%s -> %s" % (first.split("/")[-1], second.split("/")[-1]), ratios)
         every += ratios
     line("all", every)

@@ -27,10 +27,26 @@ SIM = "bin/sim"
 PHASES = ("prologue", "c-first", "c-rest", "deposit", "kv-write", "between", "tail", "end")
 
 
+def die(msg):
+    sys.stderr.write("kernel-phase-sums: " + msg + "\n")
+    sys.exit(2)
+
+
 def load(path):
-    with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
-        d = json.load(f)
-    return d["metadata"], [dict(zip(d["columns"], r)) for r in d["tasks"]]
+    try:
+        with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
+            d = json.load(f)
+        return d["metadata"], [dict(zip(d["columns"], r)) for r in d["tasks"]]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        die("%s is not a kernel trace with phase stamps: %s" % (path, e))
+
+
+def load_tiles(profile):
+    try:
+        with open(profile) as f:
+            return {t["head_dim"]: t for t in json.load(f)["tiles"]}
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        die("%s is not a kernel profile: %s" % (profile, e))
 
 
 def blocks_by_sm(rows):
@@ -69,10 +85,12 @@ def trace_sums(rows):
 def engine_csv(m, profile):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "m.csv")
-        subprocess.run([SIM, "--seqlen", str(m["seqlen"]), "--heads", str(m["heads_per_batch"]), "--kv-heads",
-                        str(m["kv_heads"]), "--batch", str(m["batch"]), "--head-dim", str(m["head_dim"]), "--mask",
-                        m["mask"], "--policy", m["policy"], "--hardware", "h200-sxm", "--kernel", profile, "--csv", out],
-                       capture_output=True, check=True)
+        r = subprocess.run([SIM, "--seqlen", str(m["seqlen"]), "--heads", str(m["heads_per_batch"]), "--kv-heads",
+                            str(m["kv_heads"]), "--batch", str(m["batch"]), "--head-dim", str(m["head_dim"]), "--mask",
+                            m["mask"], "--policy", m["policy"], "--hardware", "h200-sxm", "--kernel", profile, "--csv",
+                            out], capture_output=True, text=True)
+        if r.returncode:
+            die("%s could not model the trace's shape: %s" % (SIM, r.stderr.strip()))
         with open(out) as f:
             return list(csv.DictReader(f))
 
@@ -134,30 +152,33 @@ def inside_excess(rows, alone, alone_waited):
 
 
 def write_extra(profile, paths):
-    with open(profile) as f:
-        tile = json.load(f)["tiles"][-1]
-    alone = tile["reduce_read_ns"] + tile["reduce_tail_ns"]
-    alone_waited = tile["reduce_read_waited_ns"] + tile["reduce_tail_waited_ns"] or alone
-    pts = []
+    tiles, pts, medians = load_tiles(profile), [], set()
     for path in paths:
+        meta, tasks = load(path)
+        tile = tiles.get(meta.get("head_dim")) or die("%s has no tile of head dim %s" % (profile, meta.get("head_dim")))
+        alone = tile["reduce_read_ns"] + tile["reduce_tail_ns"]
+        alone_waited = tile["reduce_read_waited_ns"] + tile["reduce_tail_waited_ns"] or alone
+        medians.add(tile["overlap"]["write_extra_ns"])
         bins = collections.defaultdict(list)
-        for n, x in inside_excess(load(path)[1], alone, alone_waited):
+        for n, x in inside_excess(tasks, alone, alone_waited):
             bins[n // 16].append(x)
             pts.append((n, x))
         print(f"{os.path.basename(path)}: " + " ".join(f"{b * 16}-{b * 16 + 15}: {st.median(v):.0f} (n {len(v)})"
                                                       for b, v in sorted(bins.items())))
+    if not pts:
+        die("no reduction of these traces started inside its block's dK/dV write")
     mx, my = st.mean(p[0] for p in pts), st.mean(p[1] for p in pts)
     den = sum((x - mx) ** 2 for x, _ in pts)
     slope = max(sum((x - mx) * (y - my) for x, y in pts) / den, 0) if den else 0
     print(f"all: {len(pts)} reductions, {my - slope * mx:.0f} ns + {slope:.1f} ns per other write in flight "
-          f"(least squares; the profile's one median: {tile['overlap']['write_extra_ns']} ns)")
+          f"(least squares; the profile's one median: {'/'.join(str(m) for m in sorted(medians))} ns)")
 
 
 def main(argv):
     global SIM
     if "--sim" in argv:
         i = argv.index("--sim")
-        SIM = argv[i + 1]
+        SIM = argv[i + 1] if i + 1 < len(argv) else die("--sim needs a path")
         del argv[i:i + 2]
     if len(argv) < 3 or argv[0] not in ("sums", "write-extra"):
         sys.stderr.write("usage: scripts/kernel-phase-sums.py sums|write-extra PROFILE TRACE... [--sim bin/sim]\n")

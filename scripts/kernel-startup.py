@@ -24,10 +24,13 @@ from collections import defaultdict
 
 
 def load(path):
-    with (gzip.open(path) if path.endswith(".gz") else open(path)) as f:
-        t = json.load(f)
-    cols = t["columns"]
-    return t["metadata"], [dict(zip(cols, row)) for row in t["tasks"]]
+    try:
+        with (gzip.open(path) if path.endswith(".gz") else open(path)) as f:
+            t = json.load(f)
+        return t["metadata"], [dict(zip(t["columns"], row)) for row in t["tasks"]]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.stderr.write("kernel-startup: %s is not a kernel trace with phase stamps: %s\n" % (path, e))
+        sys.exit(2)
 
 
 def med(v):
@@ -77,17 +80,17 @@ def ramp(meta, by_sm, start, early_ns=16000):
 
 
 def main(paths):
+    traces = [(p, load(p)) for p in paths]  # every trace read before any line is printed
     print("%-52s %6s %6s %6s %6s %6s  %-11s %s" % ("trace", "prolog", "exit", "entry", "turnov", "switch",
                                                    "ramp 16us", "tail: last-median SM, write-reduction"))
-    for path in paths:
-        meta, tasks = load(path)
+    for path, (meta, tasks) in traces:
         by_sm = blocks_by_sm(tasks)
         pro, ext, ent, turn, switch = block_terms(by_sm)
         start = min(x["c_start"] for x in tasks)
         early, late = ramp(meta, by_sm, start)
         ends = sorted(max(max(x["r_end"], x["k_end"]) for b in bs for x in b) for bs in by_sm.values())
         last_r = max(x["r_end"] for x in tasks)
-        last_w = max(x["k_end"] for x in tasks if x["k_end"] > x["s_end"])
+        last_w = max((x["k_end"] for x in tasks if x["k_end"] > x["s_end"]), default=last_r)
         name = os.path.basename(path).split(".json")[0]
         print("%-52s %s %s %s %s %s  %4.0f/%4.0f   %6d %6d" % (name, med(pro), med(ext), med(ent), med(turn), med(switch),
                                                             early, late, ends[-1] - ends[len(ends) // 2],
@@ -95,7 +98,10 @@ def main(paths):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
         print(__doc__)
-        sys.exit(0 if len(sys.argv) > 1 else 2)
+        sys.exit(0)
+    if len(sys.argv) < 2:
+        sys.stderr.write("kernel-startup: give TRACE... (see scripts/kernel-startup.py --help)\n")
+        sys.exit(2)
     main(sys.argv[1:])

@@ -212,6 +212,18 @@ sed 's/"all": {"base_ns": 9166.2222222222244, "ns_per_mib": 298.5/"all": {"base_
     configs/kernels/gpu-bwd-wgmma-e-h200.json >"$tmp/neg.json"
 expect_error kernel-negative-rate "/tiles/0/fixed/all/ns_per_mib: must be a number from 0 to 1e+08" "$sim" --seqlen 1024 \
     --heads 4 --head-dim 128 --mask causal --kernel "$tmp/neg.json"
+# ... but not a group-sum rate below zero in all (all + gqa), nor a write-extra slope where the write rule cannot apply it
+sed 's/"gqa": {"base_ns": 4931.555555555562, "ns_per_mib": 8.6761928225342899}/"gqa": {"base_ns": 1, "ns_per_mib": -400}/' \
+    configs/kernels/gpu-bwd-wgmma-e-h200.json >"$tmp/neg-gqa.json"
+expect_error kernel-negative-gqa-total "/tiles/0/fixed/gqa/ns_per_mib: the group sums' rate" "$sim" --seqlen 1024 \
+    --heads 4 --head-dim 128 --mask causal --kernel "$tmp/neg-gqa.json"
+python3 -c '
+import json, sys
+k = json.load(open(sys.argv[1])); k["tiles"][0]["overlap"]["write_extra_slope_ns"] = 5; k["geometry"]["write_rule"] = "overlap"
+json.dump(k, open(sys.argv[2], "w"))
+' configs/kernels/gpu-bwd-wgmma-e-h200.json "$tmp/slope-overlap.json"
+expect_error kernel-slope-overlap-rule "write_extra_slope_ns: applies only under /geometry/write_rule" "$sim" --seqlen 1024 \
+    --heads 4 --head-dim 128 --mask causal --kernel "$tmp/slope-overlap.json"
 # Evidence 4 (call 32: 14 shapes, predicted first, run on one card with that card's calibration;
 # traces/kernel-wg-h200/evidence4/README.md): the default within every target but the time max (5.29%, a causal shape of
 # 2688 short CTAs), and the same kernels on two cards within half a percent (scripts/compare-runs.py: 54 runs of e)
@@ -223,6 +235,19 @@ python3 scripts/compare-runs.py traces/kernel-wg-h200/e/wgmma-e-evidence.json \
     traces/kernel-wg-h200/evidence4/rerun/ev1-e-wgmma-evidence.json >"$tmp/cards.txt" 2>&1 &&
     grep -q '^all .* n  54  |ratio - 1| median 0.45%, max 4.30%' "$tmp/cards.txt" && ok evidence4-card-to-card ||
     fail evidence4-card-to-card "$(cat "$tmp/cards.txt")"
+# trace folders pair by file name and compare makespans: the executor's H200 grid on two cards (call 32)
+python3 scripts/compare-runs.py traces/h200-predict traces/kernel-wg-h200/evidence4/exec-grid >"$tmp/cards2.txt" 2>&1 &&
+    grep -q '^all .* n  56  |ratio - 1| median 0.56%, max 1.70%' "$tmp/cards2.txt" && ok executor-card-to-card ||
+    fail executor-card-to-card "$(cat "$tmp/cards2.txt")"
+# two calibration runs of em128 (call 29's committed profile, call 32's from evidence4/calibration) predict evidence 4
+# about a percent apart (scripts/compare-profiles.py; docs/profile.md, "Two calibration runs of one kernel")
+"$sim" calibrate --kernel traces/kernel-wg-h200/evidence4/calibration/em128/d64/*.json.gz --runs \
+    traces/kernel-wg-h200/evidence4/calibration/wgmma-em128-calibration.json --write-rule start \
+    --name gpu-bwd-wgmma-em128-h200 -o "$tmp/em32.json" && python3 scripts/compare-profiles.py --sim "$sim" \
+    configs/kernels/gpu-bwd-wgmma-em128-h200.json "$tmp/em32.json" traces/kernel-wg-h200/evidence4/wgmma-evidence4-em128.json \
+    >"$tmp/profiles.txt" 2>&1 && grep -q 'n  25  |second / first - 1| median 0.95%, max 1.45%' "$tmp/profiles.txt" &&
+    ok two-calibration-runs || fail two-calibration-runs "$(cat "$tmp/profiles.txt")"
+expect_error compare-profiles-usage "give FIRST.json SECOND.json RUNS.json" python3 scripts/compare-profiles.py a b
 expect_error compare-runs-unpaired "give pairs of runs files" python3 scripts/compare-runs.py \
     traces/kernel-wg-h200/e/wgmma-e-evidence.json
 # The write extra by writes in flight (docs/profile.md, "The write extra and the writes in flight"; not the default:

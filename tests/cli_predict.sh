@@ -233,6 +233,15 @@ python3 scripts/kernel-phase-sums.py write-extra configs/kernels/gpu-bwd-wgmma-e
     grep -q '^all: 5286 reductions, 822 ns + 18.2 ns per other write in flight' "$tmp/wx" &&
     ok kernel-phase-sums-write-extra || fail kernel-phase-sums-write-extra "$(tail -c 400 "$tmp/wx")"
 expect_exit kernel-phase-sums-usage 2 python3 scripts/kernel-phase-sums.py sums
+# each trace against its own head dim's tile (a d 128 trace of e against d 128's read, tail and write extra, not d 64's)
+python3 scripts/kernel-phase-sums.py write-extra configs/kernels/gpu-bwd-wgmma-e-h200.json \
+    traces/kernel-wg-h200/e/calibration/d128/fa3-spt-causal-s4096-b1-h16-kv4-d128.json.gz >"$tmp/wx128" 2>&1 &&
+    grep -q "^all: 536 reductions, 1743 ns .*the profile's one median: 1248 ns" "$tmp/wx128" &&
+    ok kernel-phase-sums-tile-by-head-dim || fail kernel-phase-sums-tile-by-head-dim "$(tail -c 300 "$tmp/wx128")"
+expect_error kernel-phase-sums-not-a-trace "is not a kernel trace with phase stamps" python3 scripts/kernel-phase-sums.py \
+    sums configs/kernels/gpu-bwd-wgmma-e-h200.json configs/kernels/gpu-bwd-wgmma-e-h200.json
+expect_error kernel-startup-not-a-trace "is not a kernel trace with phase stamps" python3 scripts/kernel-startup.py \
+    configs/kernels/gpu-bwd-wgmma-e-h200.json
 # multi-wave: 32 heads x 132 KV tiles = 32 waves of CTAs
 expect_exit multi-wave-fit 0 "$sim" validate "$g/fa3-full-q8-h32-cr1-async.json.gz" --tolerance 0.05
 finish

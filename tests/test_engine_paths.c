@@ -399,7 +399,7 @@ START_TEST(plain_loops_same_as_full_path)
             g_rand_free(ra), g_rand_free(rb);
         }
     }
-    ck_assert_int_eq(lean, 600); /* every one of that shape reached the lean loops */
+    ck_assert_int_eq(lean, 600); /* the generator made 600 of the lean shape (not: which loop ran) */
     ck_assert_int_gt(deadlocks - before, 20); /* backward edges: some cycles, reported alike */
 }
 END_TEST

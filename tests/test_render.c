@@ -707,12 +707,8 @@ static void assert_same_lines(const char *got, const char *want)
     g_strfreev(got_lines), g_strfreev(want_lines);
 }
 
-/* The trace's slices are printf's bytes of the documented format, slice by slice, on random programs whose
- * repeats the writer copies rather than formats (a task's args changing at each arg, starts at the end just
- * written on the engine or not, durations repeating or new, times crossing 10 us boundaries, a long and
- * escaped arg key, a name's arg past the args, critical slices or not). */
-/* Runs `rounds` random programs (seed): render writes round's output to path and its expected text to want;
- * the file's part that part() picks (NULL: all of it) must equal want line by line. */
+/* Runs 26 random programs (seed): render writes round's output to path and its expected text to want; the
+ * file's part that part() picks (NULL: all of it) must equal want line by line. */
 typedef void (*PrintfRender)(RandomRun *r, int round, const char *path, GString *want);
 static void printf_rounds(guint32 seed, const char *file, PrintfRender render, char *(*part)(char *text))
 {

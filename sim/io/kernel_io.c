@@ -93,6 +93,9 @@ static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *
     const cJSON *f = sim_json_get(in, r, path, "fixed");
     sim_json_known_keys(in, f, p, fixed_keys);
     t->fixed = read_linear(in, f, p, "all"), t->fixed_gqa = read_linear(in, f, p, "gqa");
+    if (!in->err->status && t->fixed.ns_per_mib + t->fixed_gqa.ns_per_mib < 0)
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/gqa/ns_per_mib: the group sums' rate (all's ns_per_mib plus "
+                      "gqa's) must not be negative", in->file, p);
     if (!in->err->status && (t->reduce_read_ns > 0) != (t->reduce_tail_ns > 0))
         sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s: reduce_read_ns and reduce_tail_ns are both 0 (the hardware "
                       "profile's reduction) or both measured", in->file, path);
@@ -162,6 +165,9 @@ SimStatus sim_kernel_read(const char *path, KernelProfile **out, SimError *err)
         char p[32];
         snprintf(p, sizeof p, "/tiles/%d", i);
         read_tile(&in, cJSON_GetArrayItem(tiles, i), p, &k->tiles[i]);
+        if (!err->status && !k->is_write_rule_start && k->tiles[i].overlap.write_extra_slope_ns)
+            sim_error_set(err, SIM_ERR_INPUT, "%s: %s/overlap/write_extra_slope_ns: applies only under /geometry/"
+                          "write_rule \"start\"", path, p);
     }
     cJSON_Delete(root);
     if (err->status) {

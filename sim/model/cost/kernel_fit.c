@@ -346,12 +346,15 @@ static void fit_fixed(Trace *const *tr, const int64_t *timed_ns, int n, double g
     }
     tile->fixed = fit_linear(x[0], y[0], m[0]);
     const KernelLinear *f = &tile->fixed;
-    for (int i = 0; i < n && i < 256; i++)
-        if (mib[i][1] > 0) /* the rest over every stage at the tile's rate (as before, so those profiles rebuild
-                            * byte for byte), or over the group sums at their own */
-            x[1][m[1]] = mib[i][1], y[1][m[1]++] = over[i] - (gqa_rate > 0 ? f->base_ns + f->ns_per_mib * mib[i][0] +
-                                                                                gqa_rate * mib[i][1]
-                                                                            : f->base_ns + f->ns_per_mib * (mib[i][0] + mib[i][1]));
+    for (int i = 0; i < n && i < 256; i++) {
+        if (mib[i][1] == 0)
+            continue;
+        /* what the line charges: every stage at the tile's rate (the old arithmetic, so those profiles rebuild byte
+         * for byte), or the group sums' MiB at their own */
+        double charged = gqa_rate > 0 ? f->base_ns + f->ns_per_mib * mib[i][0] + gqa_rate * mib[i][1]
+                                      : f->base_ns + f->ns_per_mib * (mib[i][0] + mib[i][1]);
+        x[1][m[1]] = mib[i][1], y[1][m[1]++] = over[i] - charged;
+    }
     if (gqa_rate <= 0) {
         tile->fixed_gqa = fit_linear(x[1], y[1], m[1]);
         return;

@@ -6,14 +6,14 @@ GPU_BWD_BUILD := build/gpu/bwd
 GPU_BWD_PIC_C := $(patsubst $(GPU_BUILD)/c/%,$(GPU_BWD_BUILD)/pic/c/%,$(GPU_C_OBJ))
 GPU_BWD_DEPS := $(GPU_BWD_BUILD)/bwd.o $(GPU_BWD_BUILD)/pic/plan.o $(GPU_BWD_BUILD)/pic/host.o $(GPU_BWD_PIC_C)
 GPU_BWD_LIB := $(GPU_BWD_BUILD)/libdashbwd.so
-GPU_BINS += bin/gpu-bwd bin/gpu-bwd-emu bin/gpu-wg-test $(GPU_BWD_LIB)
+GPU_BINS += bin/gpu-bwd bin/gpu-bwd-emu bin/gpu-wg-test bin/gpu-bwd-stages $(GPU_BWD_LIB)
 # The CPU emulation of the kernel (gpu/bwd/emu/): the kernel's source compiled by the host C++ compiler.
 # Its CUDA headers: the include flags nvcc itself passes (read from `nvcc -dryrun`, so a toolkit with only
 # targets/<arch>/include, or an nvcc reached through a link or wrapper, works), else beside nvcc's real path.
 GPU_BWD_CUDA_INC ?= $(or $(shell $(NVCC) -dryrun -x cu -E /dev/null 2>&1 | sed -n 's/^\#\$$ \(SYSTEM_\)\{0,1\}INCLUDES=//p' | tr -d '"'),-I$(dir $(realpath $(NVCC)))../include)
 GPU_BWD_EMU_CXXFLAGS ?= -std=c++20 -O2 -fno-strict-aliasing -Wall -Wextra -Werror -Wno-unknown-pragmas
 
-gpu: bin/gpu-bwd bin/gpu-bwd-emu bin/gpu-wg-test $(GPU_BWD_LIB)
+gpu: bin/gpu-bwd bin/gpu-bwd-emu bin/gpu-wg-test bin/gpu-bwd-stages $(GPU_BWD_LIB)
 
 $(GPU_BWD_BUILD)/%.o: gpu/bwd/%.cu
 	@mkdir -p $(@D)
@@ -43,6 +43,12 @@ bin/gpu-bwd: $(GPU_BWD_BUILD)/main.o $(GPU_BWD_DEPS)
 
 # The Hopper kernel's fragment-layout test (gpu/bwd/wg/wg_test.cu), run on the GPU before the kernel.
 bin/gpu-wg-test: $(GPU_BWD_BUILD)/wg/wg_test.o $(GPU_BWD_BUILD)/pic/host.o $(GPU_BWD_PIC_C)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  NVLINK  $@")
+	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl $(GPU_C_LIBS)
+
+# The fixed stages timed alone at any size (gpu/bwd/stages.cu; docs/profile.md, "The fixed stages").
+bin/gpu-bwd-stages: $(GPU_BWD_BUILD)/stages.o $(GPU_BWD_BUILD)/pic/host.o $(GPU_BWD_PIC_C)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  NVLINK  $@")
 	$(GPU_Q)$(NVCC) $(GPU_ARCH) $^ -o $@ -ldl $(GPU_C_LIBS)

@@ -2,6 +2,7 @@
  * the predicted executor reproduces its own calibration on a one-task-per-CTA kernel. */
 #include "calibrate.h"
 #include "engine.h"
+#include "kernel.h"
 #include "profile.h"
 #include "tests.h"
 
@@ -260,6 +261,34 @@ START_TEST(calibration_fit_on_rows)
 }
 END_TEST
 
+/* A kernel profile's stage tables (kernel.h): linear between points, along the nearest two outside them (the
+ * last two beyond the end), never below 0; the fixed cost adds the stages over rows and, with GQA only, the group
+ * sums over their MiB to the lines. */
+START_TEST(kernel_stage_tables)
+{
+    KernelTable t = { 3, { 1000, 2000, 4000 }, { 10, 30, 50 } };
+    ck_assert_double_eq_tol(sim_kernel_table_ns(&t, 1500), 20, 1e-9);
+    ck_assert_double_eq_tol(sim_kernel_table_ns(&t, 2000), 30, 1e-9);
+    ck_assert_double_eq_tol(sim_kernel_table_ns(&t, 3000), 40, 1e-9);
+    ck_assert_double_eq_tol(sim_kernel_table_ns(&t, 8000), 90, 1e-9); /* the last segment's rate */
+    ck_assert_double_eq_tol(sim_kernel_table_ns(&t, 750), 5, 1e-9);
+    ck_assert_double_eq_tol(sim_kernel_table_ns(&t, 100), 0, 1e-9); /* clamped */
+    KernelTable none = { 0 };
+    ck_assert_double_eq(sim_kernel_table_ns(&none, 5000), 0);
+    KernelTile k = { .fixed = { 100, 0 }, .stages = t, .sums = { 2, { 10, 20 }, { 1000, 3000 } } };
+    SimShape mha = { .batch = 1, .heads = 2, .kv_heads = 2, .seqlen_q = 1024, .seqlen_k = 1024, .head_dim = 64 };
+    ck_assert_int_eq(sim_kernel_fixed_ns(&k, &mha), 100 + 30);
+    SimShape gqa = mha;
+    gqa.kv_heads = 1;
+    double mib[2];
+    sim_kernel_stage_mib(&gqa, mib); /* 2048 x 64 x 8 + 1024 x 64 x 4 bytes: 1.25 MiB, below the sums' first point */
+    ck_assert_double_eq_tol(mib[1], 1.25, 1e-12);
+    ck_assert_int_eq(sim_kernel_fixed_ns(&k, &gqa), 100 + 30 + 0);
+    gqa.seqlen_q = gqa.seqlen_k = 16384; /* 20 MiB of sums: 3000 ns; 32768 rows: 50 + 0.01 x 28768 = 337.68 ns */
+    ck_assert_int_eq(sim_kernel_fixed_ns(&k, &gqa), 3438);
+}
+END_TEST
+
 Suite *suite_profile(void)
 {
     Suite *s = suite_create("profile");
@@ -269,6 +298,7 @@ Suite *suite_profile(void)
     tcase_add_test(tc, queue_fit_recovers_its_shares);
     tcase_add_test(tc, clock_rule_scales_the_sm_side);
     tcase_add_test(tc, calibration_fit_on_rows);
+    tcase_add_test(tc, kernel_stage_tables);
     suite_add_tcase(s, tc);
     return s;
 }

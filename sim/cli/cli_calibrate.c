@@ -18,8 +18,8 @@
 static const char usage[] =
     "usage: sim calibrate RAW.json [--latency-matrix FILE] [--load RAW.json] [--clock RAW.json] [--steady RAW.json]\n"
     "                     [-o PROFILE.json]\n"
-    "       sim calibrate --kernel TRACE... [--runs RUNS.json | --fixed-from KERNEL] [--name NAME] [--write-rule R]\n"
-    "                     [--grouped-medians] [--cta-gap] [--write-extra-slope]\n"
+    "       sim calibrate --kernel TRACE... [--runs RUNS.json | --fixed-from KERNEL] [--stages STAGES.json]\n"
+    "                     [--name NAME] [--write-rule R] [--grouped-medians] [--cta-gap] [--write-extra-slope]\n"
     "                     [-o KERNEL.json]\n"
     "       sim calibrate --kernel --baseline TIMES.json --reference KERNEL [-o KERNEL.json]\n"
     "The first form writes a hardware profile (docs/profile.md) from gpu-calib --profile output: compute per\n"
@@ -42,6 +42,9 @@ static const char usage[] =
     "  --fixed-from KERNEL    the fixed costs (the pre- and post-processing kernels and launches that gpu/bwd's\n"
     "                         kernels share) from this kernel profile (name or file) of the same GPU, for\n"
     "                         traces of one size, which cannot separate the base from the rate per MiB\n"
+    "  --stages FILE          the fixed stages (memsets, pre- and postprocess, GQA group sums) timed alone at\n"
+    "                         many sizes on the traces' GPU (bin/gpu-bwd-stages): each tile gets their tables\n"
+    "                         and the fixed costs keep only the launch's rest beyond them (docs/profile.md)\n"
     "  --name NAME            the kernel profile's name (default: the traces' kernel metadata)\n"
     "  --write-rule R         overlap (default): a reduction beside the SM's dK/dV write is slowed whether it\n"
     "                         started inside the write or was running when it began; start: only the first\n"
@@ -73,7 +76,7 @@ static const char usage[] =
 
 enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS, OPT_BASELINE, OPT_REFERENCE, OPT_LOAD, OPT_CLOCK,
        OPT_MEM, OPT_WRITE_RULE, OPT_FIXED_FROM, OPT_STEADY, OPT_GROUPED, OPT_CTA_GAP,
-       OPT_WRITE_EXTRA_SLOPE };
+       OPT_WRITE_EXTRA_SLOPE, OPT_STAGES };
 static const struct option long_options[] = {
     { "latency-matrix", required_argument, NULL, OPT_MATRIX }, { "output", required_argument, NULL, 'o' },
     { "kernel", no_argument, NULL, OPT_KERNEL }, { "name", required_argument, NULL, OPT_NAME },
@@ -82,12 +85,12 @@ static const struct option long_options[] = {
     { "reference", required_argument, NULL, OPT_REFERENCE }, { "load", required_argument, NULL, OPT_LOAD },
     { "max-memory-mb", required_argument, NULL, OPT_MEM }, { "grouped-medians", no_argument, NULL, OPT_GROUPED },
     { "clock", required_argument, NULL, OPT_CLOCK }, { "write-rule", required_argument, NULL, OPT_WRITE_RULE },
-    { "cta-gap", no_argument, NULL, OPT_CTA_GAP },
+    { "cta-gap", no_argument, NULL, OPT_CTA_GAP }, { "stages", required_argument, NULL, OPT_STAGES },
     { "write-extra-slope", no_argument, NULL, OPT_WRITE_EXTRA_SLOPE }, { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
 };
 
 typedef struct {
-    const char *matrix, *out_path, *name, *runs, *baseline, *reference, *load, *clock, *fixed_from, *steady;
+    const char *matrix, *out_path, *name, *runs, *baseline, *reference, *load, *clock, *fixed_from, *steady, *stages;
     int64_t max_memory_mb;
     bool is_kernel, is_write_rule_start, has_write_rule, is_grouped, has_cta_gap, has_write_extra_slope;
 } CalibrateOptions;
@@ -122,8 +125,8 @@ static void emit(const void *profile, WriteFn write, const char *out_path, SimEr
 
 /* The kernel profile's source: how many traces, from which directories (in the order first given), the
  * runs file; and its date: the newest trace's. */
-static void describe_source(KernelProfile *k, Trace **traces, char **paths, int n, const char *runs,
-                            const char *fixed_from, int64_t step_ns)
+static void describe_source(KernelProfile *k, Trace **traces, char **paths, int n, const CalibrateOptions *o,
+                            int64_t step_ns)
 {
     GString *s = g_string_new("");
     g_string_printf(s, "sim calibrate --kernel over %d trace%s in", n, n == 1 ? "" : "s");
@@ -140,11 +143,13 @@ static void describe_source(KernelProfile *k, Trace **traces, char **paths, int 
         if (strcmp(traces[i]->kernel.date, k->date) > 0)
             g_strlcpy(k->date, traces[i]->kernel.date, sizeof k->date);
     }
-    if (runs)
-        g_string_append_printf(s, "; fixed costs from the timed runs of %s", runs);
-    if (fixed_from)
+    if (o->runs)
+        g_string_append_printf(s, "; fixed costs from the timed runs of %s", o->runs);
+    if (o->stages)
+        g_string_append_printf(s, "; fixed stages timed alone in %s", o->stages);
+    if (o->fixed_from)
         g_string_append_printf(s, "; fixed costs from %s (the same GPU's pre- and post-processing and launches)",
-                               fixed_from);
+                               o->fixed_from);
     if (step_ns) /* --grouped-medians */
         g_string_append_printf(s, "; medians of grouped data on the stamps' %" PRId64 "-ns grid", step_ns);
     g_strlcpy(k->source, s->str, sizeof k->source);
@@ -190,7 +195,8 @@ static SimStatus take_fixed(KernelProfile *k, const char *from, SimError *err)
         if (!t)
             sim_error_set(err, SIM_ERR_INPUT, "%s: no tile of head dim %d for --fixed-from", found, k->tiles[i].head_dim);
         else
-            k->tiles[i].fixed = t->fixed, k->tiles[i].fixed_gqa = t->fixed_gqa;
+            k->tiles[i].fixed = t->fixed, k->tiles[i].fixed_gqa = t->fixed_gqa, k->tiles[i].stages = t->stages,
+            k->tiles[i].sums = t->sums;
     }
     sim_kernel_free(ref);
     return err->status;
@@ -227,13 +233,18 @@ static int calibrate_kernel(char **paths, int n, const CalibrateOptions *o)
     if (!err.status && runs_path)
         match_runs(traces, n, runs_path, timed_ns, &err);
     int64_t step_ns = !err.status && o->is_grouped ? sim_trace_stamp_step(traces, n) : 0;
-    KernelFitOptions fit = { o->is_write_rule_start, step_ns, o->has_cta_gap, o->has_write_extra_slope };
+    KernelStageSweep sweep = { 0 };
+    if (!err.status && o->stages)
+        sim_kernel_stages_read(o->stages, &sweep, &err);
+    KernelFitOptions fit = { o->is_write_rule_start, step_ns, o->has_cta_gap, o->has_write_extra_slope,
+                             o->stages ? &sweep : NULL };
     if (!err.status && sim_kernel_fit_traces(traces, runs_path ? timed_ns : NULL, n, &fit, &k, &err) == SIM_OK) {
         g_strlcpy(k->name, o->name ? o->name : k->kernel, sizeof k->name);
-        describe_source(k, traces, paths, n, runs_path, o->fixed_from, step_ns);
+        describe_source(k, traces, paths, n, o, step_ns);
         if (!o->fixed_from || take_fixed(k, o->fixed_from, &err) == SIM_OK)
             emit(k, write_kernel, o->out_path, &err);
     }
+    sim_kernel_stages_clear(&sweep);
     for (int i = 0; i < n; i++)
         sim_trace_free(traces[i]);
     g_free(traces);
@@ -300,6 +311,7 @@ static void take_option(int opt, CalibrateOptions *o, SimError *err)
     case OPT_CLOCK: o->clock = optarg; break;
     case OPT_FIXED_FROM: o->fixed_from = optarg; break;
     case OPT_STEADY: o->steady = optarg; break;
+    case OPT_STAGES: o->stages = optarg; break;
     case OPT_GROUPED: o->is_grouped = true; break;
     case OPT_CTA_GAP: o->has_cta_gap = true; break;
     case OPT_WRITE_EXTRA_SLOPE: o->has_write_extra_slope = true; break;
@@ -325,9 +337,9 @@ static int run_form(const CalibrateOptions *o, int n, char **args)
                              "(see sim calibrate --help)"), cli_fail(&err);
     if (o->baseline || o->reference) {
         if (!o->is_kernel || !o->baseline || !o->reference || n || o->runs || o->name || o->matrix || o->load ||
-            o->clock || o->fixed_from || o->steady)
+            o->clock || o->fixed_from || o->steady || o->stages)
             return sim_error_set(&err, SIM_ERR_USAGE, "--baseline FILE goes with --kernel and --reference KERNEL, and "
-                                 "takes no traces, --runs, --fixed-from, --name, --latency-matrix, --load, --clock or --steady "
+                                 "takes no traces, --runs, --fixed-from, --stages, --name, --latency-matrix, --load, --clock or --steady "
                                  "(see sim calibrate --help)"), cli_fail(&err);
         return calibrate_baseline(o->baseline, o->reference, o->out_path, o->max_memory_mb);
     }
@@ -340,6 +352,9 @@ static int run_form(const CalibrateOptions *o, int n, char **args)
     if (o->runs && o->fixed_from)
         return sim_error_set(&err, SIM_ERR_USAGE, "--runs and --fixed-from both give the fixed costs: give one"),
                cli_fail(&err);
+    if (o->stages && (!o->is_kernel || o->fixed_from))
+        return sim_error_set(&err, SIM_ERR_USAGE, "--stages goes with --kernel and traces, not --fixed-from (see sim "
+                             "calibrate --help)"), cli_fail(&err);
     if (o->is_kernel)
         return calibrate_kernel(args, n, o);
     if (n != 1 || o->name || o->runs || o->has_write_rule || o->fixed_from)

@@ -35,6 +35,29 @@ static KernelLinear read_linear(JsonIn *in, const cJSON *fixed, const char *path
     return (KernelLinear){ sim_json_num(in, o, p, "base_ns", -1e8, 1e9), sim_json_num(in, o, p, "ns_per_mib", lo, 1e8) };
 }
 
+/* An optional stage table ([[x, ns], ...], kernel.h's KernelTable) at fixed/key: 2 to SIM_KERNEL_TABLE_MAX points, x
+ * strictly increasing and positive, ns not negative. */
+static void read_table(JsonIn *in, const cJSON *fixed, const char *path, const char *key, KernelTable *t)
+{
+    if (!cJSON_GetObjectItemCaseSensitive(fixed, key) || in->err->status)
+        return;
+    const cJSON *a = sim_json_array(in, fixed, path, key, SIM_KERNEL_TABLE_MAX);
+    int n = a ? cJSON_GetArraySize(a) : 0;
+    for (int i = 0; i < n && !in->err->status; i++) {
+        const cJSON *e = cJSON_GetArrayItem(a, i), *x = cJSON_GetArrayItem(e, 0), *ns = cJSON_GetArrayItem(e, 1);
+        if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 || !cJSON_IsNumber(x) || !cJSON_IsNumber(ns) ||
+            !(x->valuedouble > (i ? t->x[i - 1] : 0) && x->valuedouble <= 1e12) ||
+            !(ns->valuedouble >= 0 && ns->valuedouble <= 1e10))
+            sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/%s/%d: must be [x, ns], x above the previous point's and "
+                          "positive (at most 1e12), ns from 0 to 1e10", in->file, path, key, i);
+        else
+            t->x[i] = x->valuedouble, t->ns[i] = ns->valuedouble;
+    }
+    if (!in->err->status && n < 2)
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/%s: a stage table needs at least 2 points", in->file, path, key);
+    t->n = in->err->status ? 0 : n;
+}
+
 static int read_mask(JsonIn *in, const cJSON *r, const char *path)
 {
     char m[16] = "";
@@ -50,7 +73,7 @@ static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *
 {
     static const char *const overlap_keys[] = { "penalty_ns", "before_ns", "after_ns", "write_extra_ns",
                                                 "write_slope_ns", "write_extra_slope_ns", NULL };
-    static const char *const fixed_keys[] = { "all", "gqa", NULL };
+    static const char *const fixed_keys[] = { "all", "gqa", "stages", "sums", NULL };
     sim_json_known_keys(in, r, path, tile_keys);
     t->head_dim = (int)sim_json_int(in, r, path, "head_dim", 1, 1024);
     t->mask = read_mask(in, r, path);
@@ -93,6 +116,7 @@ static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *
     const cJSON *f = sim_json_get(in, r, path, "fixed");
     sim_json_known_keys(in, f, p, fixed_keys);
     t->fixed = read_linear(in, f, p, "all"), t->fixed_gqa = read_linear(in, f, p, "gqa");
+    read_table(in, f, p, "stages", &t->stages), read_table(in, f, p, "sums", &t->sums);
     if (!in->err->status && t->fixed.ns_per_mib + t->fixed_gqa.ns_per_mib < 0)
         sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/gqa/ns_per_mib: the group sums' rate (all's ns_per_mib plus "
                       "gqa's) must not be negative", in->file, p);
@@ -256,6 +280,17 @@ static void write_linear(FILE *f, const char *name, const KernelLinear *l, bool 
             is_last ? "" : ", ");
 }
 
+/* A stage table, written only where the tile has one (profiles without stay byte for byte). */
+static void write_table(FILE *f, const char *name, const KernelTable *t)
+{
+    if (!t->n)
+        return;
+    fprintf(f, ",\n      \"%s\": [", name);
+    for (int i = 0; i < t->n; i++)
+        fprintf(f, "%s[%.17g, %.17g]", i ? ", " : "", t->x[i], t->ns[i]);
+    fputs("]", f);
+}
+
 static void write_tile(FILE *f, const KernelTile *t, bool is_last)
 {
     fprintf(f, "    {\"head_dim\": %d, \"mask\": \"%s\", \"block_m\": %d, \"block_n\": %d,\n", t->head_dim,
@@ -284,6 +319,7 @@ static void write_tile(FILE *f, const KernelTile *t, bool is_last)
     fputs("},\n", f);
     fputs("     \"fixed\": {", f);
     write_linear(f, "all", &t->fixed, false), write_linear(f, "gqa", &t->fixed_gqa, true);
+    write_table(f, "stages", &t->stages), write_table(f, "sums", &t->sums);
     fprintf(f, "},\n     \"traces\": %d}%s\n", t->traces, is_last ? "" : ",");
 }
 

@@ -5,6 +5,7 @@
 #include <glib.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "json_file.h"
@@ -102,4 +103,36 @@ bool sim_kernel_runs_is(const char *path)
     fclose(f);
     head[n] = '\0';
     return strstr(head, "\"dashsim-kernel-runs\"") || strstr(head, "\"dashsim-kernel-baseline\"");
+}
+
+SimStatus sim_kernel_stages_read(const char *path, KernelStageSweep *out, SimError *err)
+{
+    *out = (KernelStageSweep){ .path = g_strdup(path) };
+    cJSON *root;
+    if (sim_json_parse_file(path, RUNS_MAX_BYTES, &root, err) != SIM_OK)
+        return err->status;
+    JsonIn in = { path, err };
+    char format[32] = "";
+    sim_json_text(&in, root, "", "format", format, sizeof format);
+    if (!err->status && strcmp(format, "dashsim-kernel-stages") != 0)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-kernel-stages\" (bin/gpu-bwd-stages writes "
+                      "one)", path);
+    sim_json_int(&in, root, "", "version", 1, 1);
+    sim_json_text(&in, sim_json_get(&in, root, "", "metadata"), "/metadata", "gpu_name", out->gpu_name,
+                  sizeof out->gpu_name);
+    const cJSON *pts = sim_json_array(&in, root, "", "points", 4096);
+    int n = err->status || !pts ? 0 : cJSON_GetArraySize(pts);
+    out->points = g_new0(KernelStagePoint, MAX(n, 1));
+    for (int i = 0; i < n && !err->status; i++) {
+        const cJSON *p = cJSON_GetArrayItem(pts, i);
+        char at[32];
+        snprintf(at, sizeof at, "/points/%d", i);
+        out->points[i] = (KernelStagePoint){ (int)sim_json_int(&in, p, at, "head_dim", 1, 1024),
+                                             (int)sim_json_int(&in, p, at, "group", 1, 1024),
+                                             sim_json_int(&in, p, at, "rows", 1024, INT64_C(1) << 31),
+                                             sim_json_int(&in, p, at, "chain_ns", 0, INT64_C(10000000000)) };
+    }
+    out->count = err->status ? 0 : n;
+    cJSON_Delete(root);
+    return err->status;
 }

@@ -18,4 +18,9 @@ SimStatus sim_kernel_runs_parse(const cJSON *root, const char *path, KernelRuns 
  * directory scan. */
 bool sim_kernel_runs_is(const char *path);
 
+/* A stage sweep (bin/gpu-bwd-stages' output) into *out: every point's head dim (1-1024), rows (1024 to 2^31),
+ * group (1-1024, dividing rows by 1024-row heads is the tool's business) and chain_ns (0 to 1e10) checked, with its
+ * JSON path in the error; the caller clears *out (sim_kernel_stages_clear) whatever the status. */
+SimStatus sim_kernel_stages_read(const char *path, KernelStageSweep *out, SimError *err);
+
 #endif

@@ -19,6 +19,15 @@ typedef struct {
     double base_ns, ns_per_mib;
 } KernelLinear;
 
+/* A fixed stage's time as measured alone at sizes (bin/gpu-bwd-stages; docs/profile.md, "The fixed stages at the
+ * sizes people run"): ns at each x, x strictly increasing; linear between two points and, outside them, along the
+ * nearest two (beyond the last: the stream's own rate), never below 0. n 0: none. */
+#define SIM_KERNEL_TABLE_MAX 64
+typedef struct {
+    int n;
+    double x[SIM_KERNEL_TABLE_MAX], ns[SIM_KERNEL_TABLE_MAX];
+} KernelTable;
+
 /* One tile configuration: what a head dim (and mask) runs. */
 typedef struct {
     int head_dim;
@@ -52,6 +61,10 @@ typedef struct {
     KernelLinear fixed_gqa;    /* what the group sums take beyond that rate (fitted to the GQA traces): when the
                                 * calibration has GQA at two head dims, their own rate less the tile's (so it may be
                                 * negative) and the mean rest; else a line of the rest at the tile's rate */
+    KernelTable stages;        /* optional: the memsets, preprocess and dQ postprocess over rows (batch x heads x
+                                * seqlen), measured alone; with it, fixed holds what they leave (the launches, the
+                                * first prologue, the drain) */
+    KernelTable sums;          /* optional: the GQA group sums over their MiB (sim_kernel_stage_mib's mib[1]) */
     int traces;                /* traces it was measured on; 0: fitted to baseline times */
 } KernelTile;
 
@@ -82,12 +95,15 @@ typedef struct {
 
 /* The tile for head_dim under mask (an exact mask entry first, then one for both); NULL if none. O(tiles). */
 const KernelTile *sim_kernel_tile(const KernelProfile *k, int head_dim, Mask mask);
-/* The launch's fixed costs for shape (kernel.h's fixed and fixed_gqa), whole ns. kv_heads 0 means heads. */
+/* The launch's fixed costs for shape (kernel.h's fixed and fixed_gqa, plus the stage tables where the tile has
+ * them), whole ns. kv_heads 0 means heads. */
 int64_t sim_kernel_fixed_ns(const KernelTile *t, const SimShape *shape);
 /* MiB the fixed stages move for shape: mib[0] the memset (dQaccum fp32), preprocess (O, dO read; LSE, Delta)
  * and postprocess (dQaccum read, dQ written) together; mib[1] the GQA group sums (fp32 dK/dV partials read,
  * dK/dV written), 0 without GQA. */
 void sim_kernel_stage_mib(const SimShape *shape, double mib[2]);
+/* A stage table's ns at x (KernelTable); 0 for an empty table. O(points). */
+double sim_kernel_table_ns(const KernelTable *t, double x);
 void sim_kernel_free(KernelProfile *k);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include <glib.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -324,6 +325,15 @@ static int64_t trace_span(const Trace *t)
     return hi - lo;
 }
 
+/* What a launch took beyond its tasks' span: the timed run's time (timed_ns > 0) or else the recorded run's cudaEvent
+ * stages, less the trace's span. */
+static double launch_over(const Trace *t, int64_t timed_ns)
+{
+    const TraceKernel *k = &t->kernel;
+    int64_t total = timed_ns > 0 ? timed_ns : k->memset_ns + k->pre_ns + k->main_ns + k->post_ns;
+    return (double)(total - trace_span(t));
+}
+
 /* The fixed costs: what a launch takes beyond its tasks' span, against the MiB its fixed stages move. The
  * launch's time is the timed run's (timed_ns) when known, else the recorded run's cudaEvent stages (which
  * count an event's overhead at each stage boundary: an upper bound). GQA traces give the group sums' part
@@ -336,11 +346,9 @@ static void fit_fixed(Trace *const *tr, const int64_t *timed_ns, int n, double g
     double x[2][256] = { { 0 } }, y[2][256] = { { 0 } }, mib[256][2] = { { 0 } }, over[256] = { 0 };
     int m[2] = { 0 };
     for (int i = 0; i < n && i < 256; i++) {
-        const TraceKernel *k = &tr[i]->kernel;
         SimShape s = trace_shape(tr[i]);
         sim_kernel_stage_mib(&s, mib[i]);
-        int64_t total = timed_ns && timed_ns[i] > 0 ? timed_ns[i] : k->memset_ns + k->pre_ns + k->main_ns + k->post_ns;
-        over[i] = (double)(total - trace_span(tr[i]));
+        over[i] = launch_over(tr[i], timed_ns ? timed_ns[i] : 0);
         if (mib[i][1] == 0)
             x[0][m[0]] = mib[i][0], y[0][m[0]++] = over[i];
     }
@@ -363,6 +371,95 @@ static void fit_fixed(Trace *const *tr, const int64_t *timed_ns, int n, double g
     for (int i = 0; i < m[1]; i++)
         mean += y[1][i] / m[1];
     tile->fixed_gqa = m[1] ? (KernelLinear){ mean, gqa_rate - f->ns_per_mib } : (KernelLinear){ 0, 0 };
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* xy (n pairs) sorted by x into t: SIM_ERR_INPUT unless 2 to SIM_KERNEL_TABLE_MAX points, x strictly increasing. */
+static SimStatus make_table(double (*xy)[2], int n, const char *path, const char *what, KernelTable *t, SimError *err)
+{
+    qsort(xy, (size_t)n, sizeof xy[0], cmp_point);
+    if (n < 2 || n > SIM_KERNEL_TABLE_MAX)
+        return sim_error_set(err, SIM_ERR_INPUT, "%s: %d sizes for %s: a stage table needs 2 to %d", path, n, what,
+                             SIM_KERNEL_TABLE_MAX);
+    for (int i = 0; i < n; i++) {
+        if (i && xy[i][0] <= xy[i - 1][0])
+            return sim_error_set(err, SIM_ERR_INPUT, "%s: two points of the same size (%.17g) for %s", path, xy[i][0], what);
+        t->x[i] = xy[i][0], t->ns[i] = xy[i][1];
+    }
+    t->n = n;
+    return SIM_OK;
+}
+
+/* The stage tables of head dim d from a sweep: stages from its group-1 points of d (the chain over rows); sums
+ * pooled over head dims and groups (one memory stream whatever the head dim, as gqa_stage_rate's): each GQA point's
+ * chain less the group-1 chain of the same head dim and rows, over its group-sum MiB, the points of one size (rows
+ * x head dim) averaged. */
+static SimStatus stage_tables(const KernelStageSweep *s, int d, KernelTile *tile, SimError *err)
+{
+    double (*xy)[2] = g_malloc0(sizeof(double[2]) * (size_t)(s->count + 1));
+    double (*sum)[2] = g_malloc0(sizeof(double[2]) * (size_t)(s->count + 1));
+    int64_t *key = g_new0(int64_t, s->count + 1);
+    int *per = g_new0(int, s->count + 1), n = 0, m = 0;
+    for (int i = 0; i < s->count; i++) {
+        const KernelStagePoint *p = &s->points[i];
+        if (p->group == 1 && p->head_dim == d)
+            xy[n][0] = (double)p->rows, xy[n++][1] = (double)p->chain_ns;
+        if (p->group == 1 || err->status)
+            continue;
+        const KernelStagePoint *one = NULL;
+        for (int j = 0; j < s->count && !one; j++)
+            if (s->points[j].group == 1 && s->points[j].head_dim == p->head_dim && s->points[j].rows == p->rows)
+                one = &s->points[j];
+        if (!one) {
+            sim_error_set(err, SIM_ERR_INPUT, "%s: /points/%d: a GQA point needs the group-1 point of the same head "
+                          "dim and rows (its group sums are the difference)", s->path, i);
+            continue;
+        }
+        double mib[2];
+        SimShape sh = { .batch = 1, .heads = p->group, .kv_heads = 1, .seqlen_q = p->rows / p->group,
+                        .seqlen_k = p->rows / p->group, .head_dim = p->head_dim };
+        sim_kernel_stage_mib(&sh, mib);
+        int b = 0;
+        while (b < m && key[b] != p->rows * p->head_dim)
+            b++;
+        key[b] = p->rows * p->head_dim, m = MAX(m, b + 1);
+        sum[b][0] += mib[1], sum[b][1] += (double)(p->chain_ns - one->chain_ns), per[b]++;
+    }
+    for (int b = 0; b < m; b++)
+        sum[b][0] /= per[b], sum[b][1] /= per[b];
+    char what[64];
+    snprintf(what, sizeof what, "head dim %d at group 1", d);
+    if (!err->status && make_table(xy, n, s->path, what, &tile->stages, err) == SIM_OK)
+        make_table(sum, m, s->path, "the group sums (GQA points)", &tile->sums, err);
+    g_free(xy), g_free(sum), g_free(key), g_free(per);
+    return err->status;
+}
+
+/* With a stage sweep: the tile's stage tables, and fixed as the mean of what each trace's launch took beyond its
+ * span and the tables (the launches, the first prologue, the drain); fixed_gqa 0. */
+static SimStatus fit_stages(const KernelStageSweep *s, Trace *const *tr, const int64_t *timed_ns, int n,
+                            KernelTile *tile, SimError *err)
+{
+    if (strcmp(s->gpu_name, tr[0]->gpu_name) != 0)
+        return sim_error_set(err, SIM_ERR_INPUT, "%s: /metadata/gpu_name: %s is not the traces' GPU (%s): the stages "
+                             "must be timed on the same GPU", s->path, s->gpu_name, tr[0]->gpu_name);
+    if (stage_tables(s, tile->head_dim, tile, err) != SIM_OK)
+        return err->status;
+    double rest = 0;
+    for (int i = 0; i < n; i++) {
+        SimShape sh = trace_shape(tr[i]);
+        double mib[2];
+        sim_kernel_stage_mib(&sh, mib);
+        rest += (launch_over(tr[i], timed_ns ? timed_ns[i] : 0) - sim_kernel_table_ns(&tile->stages,
+                 (double)sh.batch * sh.heads * sh.seqlen_q) - (mib[1] > 0 ? sim_kernel_table_ns(&tile->sums, mib[1]) : 0)) / n;
+    }
+    tile->fixed = (KernelLinear){ rest, 0 }, tile->fixed_gqa = (KernelLinear){ 0, 0 };
+    return SIM_OK;
 }
 
 /* The group sums' own rate (ns a MiB of their stage's bytes) from the recorded launches' post stage: per head dim,
@@ -580,10 +677,16 @@ SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, i
                 group_ns[n] = timed_ns ? timed_ns[j] : 0, group[n++] = traces[j], is_done[j] = true;
         k->tiles = g_renew(KernelTile, k->tiles, k->tile_count + 1);
         fit_tile(group, group_ns, n, o, gqa_rate, &k->tiles[k->tile_count++]);
+        if (o->stages && fit_stages(o->stages, group, group_ns, n, &k->tiles[k->tile_count - 1], err) != SIM_OK)
+            break;
     }
     g_free(group);
     g_free(group_ns);
     g_free(is_done);
+    if (err->status) {
+        sim_kernel_free(k);
+        return err->status;
+    }
     *out = k;
     return SIM_OK;
 }

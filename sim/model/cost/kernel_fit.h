@@ -9,6 +9,7 @@
 #define SIM_KERNEL_FIT_H
 
 #include "kernel.h"
+#include "kernel_runs.h"
 #include "trace.h"
 
 /* How the fit reads the traces (zero: the defaults every committed profile was made with). */
@@ -26,6 +27,9 @@ typedef struct {
     bool has_write_extra_slope; /* with is_write_rule_start: fit the write extra as write_extra_ns +
                                * write_extra_slope_ns per other SM's write in flight at the reduction's start;
                                * else one median (docs/profile.md, "The write extra and the writes in flight") */
+    const KernelStageSweep *stages; /* the fixed stages timed alone on the traces' GPU: the tiles get stage tables
+                               * from it and fixed becomes the launch's rest beyond them (docs/profile.md, "The
+                               * fixed stages at the sizes people run"); NULL: a line over the MiB moved */
 } KernelFitOptions;
 
 /* One kernel profile from traces of one kernel on one GPU (their "kernel" and "gpu_name" metadata must

@@ -24,3 +24,10 @@ void sim_kernel_runs_free(KernelRuns *r)
     g_free(r->runs);
     g_free(r);
 }
+
+void sim_kernel_stages_clear(KernelStageSweep *s)
+{
+    g_free(s->path);
+    g_free(s->points);
+    *s = (KernelStageSweep){ 0 };
+}

@@ -26,8 +26,24 @@ typedef struct {
     int count;
 } KernelRuns;
 
+/* The fixed stages timed alone (bin/gpu-bwd-stages, "format": "dashsim-kernel-stages"): per point its head dim,
+ * rows (batch x heads x seqlen), group (heads / kv_heads) and the median of the chain (the memsets, preprocess, dQ
+ * postprocess and, with a group above 1, the group sums, between two events). */
+typedef struct {
+    int head_dim, group;
+    int64_t rows, chain_ns;
+} KernelStagePoint;
+
+typedef struct {
+    char *path;
+    char gpu_name[96];
+    KernelStagePoint *points;  /* owned */
+    int count;
+} KernelStageSweep;
+
 /* The timed run of the same shape and policy as t in deterministic mode; NULL if none. */
 const KernelRun *sim_kernel_runs_find(const KernelRuns *r, const KernelRun *like);
 void sim_kernel_runs_free(KernelRuns *r);
+void sim_kernel_stages_clear(KernelStageSweep *s);
 
 #endif

@@ -130,7 +130,7 @@ static SimProgram *store_overlap_program(SimOverlapRule rule, int64_t write_ns)
 START_TEST(overlap_penalty_slows_the_compute_its_reduction_starts_beside)
 {
     /* R0 starts at 1000 with C1: inside the window, C1 pays 200 once */
-    SimProgram *p = store_overlap_program((SimOverlapRule){ 200, 100, 100, 0, 0, 0, 0 }, 0);
+    SimProgram *p = store_overlap_program((SimOverlapRule){ .penalty_ns = 200, .before_ns = 100, .after_ns = 100 }, 0);
     SimSchedule s = { 0 };
     SimError err = { 0 };
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
@@ -139,7 +139,7 @@ START_TEST(overlap_penalty_slows_the_compute_its_reduction_starts_beside)
     ck_assert_int_eq(sim_schedule_end_ns(p, &s, 2), 1500); /* the reduction itself keeps its time */
     sim_schedule_clear(&s);
     sim_program_free(p);
-    p = store_overlap_program((SimOverlapRule){ 200, 0, 0, 0, 0, 0, 0 }, 0); /* an empty window: no penalty */
+    p = store_overlap_program((SimOverlapRule){ .penalty_ns = 200 }, 0); /* an empty window: no penalty */
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
     ck_assert_int_eq(sim_schedule_end_ns(p, &s, 3), 2000);
     sim_schedule_clear(&s);
@@ -152,7 +152,7 @@ START_TEST(write_extra_slows_the_store_engine_beside_a_write)
     /* C1 ends at 2000, W runs 2000..2600; the second reduction (program order after R0, ends 1500) starts at
      * 1500. Running when W starts, it pays 300 more under the overlap rule and keeps its time under the start
      * rule; started inside W it pays 300 under both (docs/profile.md, "The Hopper kernel's fa3 order") */
-    SimProgram *p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300, 0, 0, 0 }, 600);
+    SimProgram *p = store_overlap_program((SimOverlapRule){ .write_extra_ns = 300 }, 600);
     SimSchedule s = { 0 };
     SimError err = { 0 };
     ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
@@ -161,14 +161,14 @@ START_TEST(write_extra_slows_the_store_engine_beside_a_write)
     sim_schedule_clear(&s);
     sim_program_free(p);
     for (int at_start = 0; at_start <= 1; at_start++) {
-        p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300, at_start, 0, 0 }, 600);
+        p = store_overlap_program((SimOverlapRule){ .write_extra_ns = 300, .is_write_extra_at_start = at_start }, 600);
         sim_program_set_duration(p, 5, 800); /* now it runs 1500..2300, across W's start at 2000 */
         ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
         ck_assert_int_eq(sim_schedule_end_ns(p, &s, 5), at_start ? 2300 : 2600);
         ck_assert_int_eq(s.makespan_ns, 2600);
         sim_schedule_clear(&s);
         sim_program_free(p);
-        p = store_overlap_program((SimOverlapRule){ 0, 0, 0, 300, at_start, 0, 0 }, 600);
+        p = store_overlap_program((SimOverlapRule){ .write_extra_ns = 300, .is_write_extra_at_start = at_start }, 600);
         sim_program_set_duration(p, 2, 1200); /* R0 runs 1000..2200 (overlap: lengthened to 2500, as above) */
         ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
         ck_assert_int_eq(s.start_ns[5], at_start ? 2200 : 2500); /* inside W: 300 more */
@@ -211,7 +211,7 @@ START_TEST(write_extra_per_store_engine)
         int64_t r1 = sim_program_add_op(p, 1, SIM_OP_REDUCE, 1000, 0);
         int64_t r2 = sim_program_add_op(p, 2, SIM_OP_REDUCE, 1000, 1);
         int64_t r3 = sim_program_add_op(p, 1, SIM_OP_REDUCE, 100, 2);
-        p->overlap = (SimOverlapRule){ 0, 0, 0, 300, at_start, 0, 0 };
+        p->overlap = (SimOverlapRule){ .write_extra_ns = 300, .is_write_extra_at_start = at_start };
         sim_program_seal(p);
         SimSchedule s = { 0 };
         SimError err = { 0 };
@@ -279,6 +279,47 @@ START_TEST(write_extra_slope_per_write_in_flight)
             sim_schedule_clear(&s);
             sim_program_free(p);
         }
+}
+END_TEST
+
+/* The write extra of a chain link (program.h, has_write_extra_waited; docs/profile.md, "The write extra of a chain
+ * link"): unit 1's compute ends at 100 and its WRITE runs 100..1100; its reduction R1 waits for unit 0's R0 (ACCUM,
+ * released at 500 + 50) and so starts inside the write, a chain link: under the start rule it pays
+ * write_extra_waited_ns (40) where the rule has one, else write_extra_ns (300); a reduction that did not wait (unit
+ * 2's, started at 110 inside its own write) pays write_extra_ns either way. */
+START_TEST(write_extra_of_a_chain_link)
+{
+    for (int by_kind = 0; by_kind <= 1; by_kind++) {
+        SimProgram *p = sim_program_new(3, 2);
+        sim_program_add_cta(p, 0);
+        int64_t c0 = sim_program_add_op(p, 0, SIM_OP_COMPUTE, 100, 0);
+        int64_t r0 = sim_program_add_op(p, 1, SIM_OP_REDUCE, 400, 0);
+        sim_program_add_cta(p, 1);
+        int64_t c1 = sim_program_add_op(p, 0, SIM_OP_COMPUTE, 100, 1);
+        sim_program_add_op(p, 0, SIM_OP_WRITE, 1000, 1);
+        int64_t r1 = sim_program_add_op(p, 1, SIM_OP_REDUCE, 200, 1);
+        sim_program_add_cta(p, 2);
+        sim_program_add_op(p, 0, SIM_OP_COMPUTE, 100, 2);
+        sim_program_add_op(p, 0, SIM_OP_WRITE, 1000, 2);
+        sim_program_add_op(p, 1, SIM_OP_REDUCE, 110, 2); /* before it on its store engine: R2 starts at 110 */
+        int64_t r2 = sim_program_add_op(p, 1, SIM_OP_REDUCE, 200, 2);
+        sim_program_add_edge(p, c0, r0, 0, SIM_EDGE_PHASE);
+        sim_program_add_edge(p, c1, r1, 0, SIM_EDGE_PHASE);
+        sim_program_add_edge(p, r0, r1, 50, SIM_EDGE_ACCUM);
+        p->overlap = (SimOverlapRule){ .write_extra_ns = 300, .is_write_extra_at_start = 1,
+                                       .has_write_extra_waited = by_kind, .write_extra_waited_ns = 40 };
+        p->waited = (SimWaitedReduce){ 1, 0 }; /* a waited rule, so the engine knows which reductions waited */
+        sim_program_seal(p);
+        SimSchedule s = { 0 };
+        SimError err = { 0 };
+        ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+        ck_assert_int_eq(s.start_ns[r1], 550);
+        ck_assert_int_eq(sim_schedule_end_ns(p, &s, r1) - s.start_ns[r1], 200 + 1 + (by_kind ? 40 : 300));
+        ck_assert_int_eq(s.start_ns[r2], 110);
+        ck_assert_int_eq(sim_schedule_end_ns(p, &s, r2) - s.start_ns[r2], 200 + 300);
+        sim_schedule_clear(&s);
+        sim_program_free(p);
+    }
 }
 END_TEST
 
@@ -647,6 +688,7 @@ Suite *suite_engine(void)
     tcase_add_test(tc, write_slope_slows_a_write_per_write_in_flight);
     tcase_add_test(tc, write_extra_slope_per_write_in_flight);
     tcase_add_test(tc, waited_reduction_takes_its_other_times);
+    tcase_add_test(tc, write_extra_of_a_chain_link);
     tcase_add_test(tc, waiting_on_an_unplaced_cta_deadlocks);
     tcase_add_test(tc, dependency_cycle_deadlocks);
     tcase_add_test(tc, load_model_queues_reductions);

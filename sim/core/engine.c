@@ -115,6 +115,16 @@ static int64_t writes_in_flight(const Engine *e, int32_t u, int64_t start)
     return n;
 }
 
+/* Whether op, not itself a REDUCE, is the tail of a reduction that waited for its turn (the op before it: that
+ * task's REDUCE on the same engine, its start set by an ACCUM edge). */
+static bool is_waited_tail(const Engine *e, int64_t op)
+{
+    const SimProgram *p = e->p;
+    return op > 0 && e->is_accum_bound[op - 1] && sim_op_kind(p, op - 1) == SIM_OP_REDUCE && /* the flag first: */
+           sim_op_engine(p, op - 1) == sim_op_engine(p, op) && sim_op_task(p, op - 1) == sim_op_task(p, op) &&
+           sim_op_cta(p, op - 1) == sim_op_cta(p, op); /* most ops read no more than it */
+}
+
 /* The interference rules at a start (program.h's SimOverlapRule), between a unit's compute engine (0) and
  * its store engines (every other one; one slot of store state each): a compute that starts within the window
  * of the unit's latest reduction start pays the penalty, and a reduction that starts within the window of the
@@ -153,10 +163,12 @@ static int64_t interfere_at_start(Engine *e, int64_t op, int64_t start)
         return 0;
     int32_t slot = u * p->engines_per_unit + engine;
     e->unit_store_op[slot] = (int32_t)op;
-    bool is_inside = (r->write_extra_ns > 0 || r->write_extra_slope_ns > 0) && e->unit_write_start[u] <= start && start < e->unit_write_end[u];
+    bool is_inside = sim_overlap_has_rules(r) && e->unit_write_start[u] <= start && start < e->unit_write_end[u];
     bool has_paid = r->is_write_extra_at_start && kind != SIM_OP_REDUCE && e->has_unit_reduction_paid[slot];
     e->has_unit_reduction_paid[slot] = is_inside || has_paid; /* at start: once for its read and tail together */
-    int64_t extra = is_inside && !has_paid ? r->write_extra_ns : 0;
+    bool is_waited = r->has_write_extra_waited && r->is_write_extra_at_start && e->is_accum_bound &&
+                     (kind == SIM_OP_REDUCE ? e->is_accum_bound[op] : is_waited_tail(e, op));
+    int64_t extra = is_inside && !has_paid ? (is_waited ? r->write_extra_waited_ns : r->write_extra_ns) : 0;
     if (is_inside && !has_paid && r->is_write_extra_at_start && r->write_extra_slope_ns > 0)
         extra += (int64_t)r->write_extra_slope_ns * writes_in_flight(e, u, start);
     if (kind != SIM_OP_REDUCE)
@@ -182,11 +194,7 @@ static int64_t waited_at_start(const Engine *e, int64_t op)
     int64_t d = sim_op_duration_ns(p, op);
     if (sim_op_kind(p, op) == SIM_OP_REDUCE)
         return e->is_accum_bound[op] ? MAX(p->waited.read_delta_ns, -d) : 0;
-    if (op > 0 && e->is_accum_bound[op - 1] && sim_op_kind(p, op - 1) == SIM_OP_REDUCE && /* the flag first: */
-        sim_op_engine(p, op - 1) == sim_op_engine(p, op) && sim_op_task(p, op - 1) == sim_op_task(p, op) &&
-        sim_op_cta(p, op - 1) == sim_op_cta(p, op)) /* most ops read no more than it */
-        return MAX(p->waited.tail_delta_ns, -d);
-    return 0;
+    return is_waited_tail(e, op) ? MAX(p->waited.tail_delta_ns, -d) : 0;
 }
 
 /* Brings the reductions' queue to now: the backlog moves at (issuing - capacity) per ns, never below 0,
@@ -623,7 +631,7 @@ static int64_t longest_extra(const SimProgram *p)
         lat = MAX(lat, p->unit_latency_ns[i]);
     for (int32_t k = 0; p->load && p->load->handoff_extra_ns && k <= p->load->handoff_len; k++)
         handoff = MAX(handoff, p->load->handoff_extra_ns[k]);
-    int64_t rules = MAX(p->overlap.penalty_ns, 0) + MAX(p->overlap.write_extra_ns, 0) +
+    int64_t rules = MAX(p->overlap.penalty_ns, 0) + MAX(MAX(p->overlap.write_extra_ns, 0), p->overlap.write_extra_waited_ns) +
                     (int64_t)(MAX(p->overlap.write_slope_ns, 0) + MAX(p->overlap.write_extra_slope_ns, 0)) * p->n_units +
                     MAX(p->waited.read_delta_ns, 0) + MAX(p->waited.tail_delta_ns, 0);
     return lat + handoff + rules;
@@ -650,9 +658,7 @@ static int64_t longest_queued(const SimProgram *p, int64_t longest)
 static void init_overlap(Engine *e)
 {
     const SimProgram *p = e->p;
-    if ((p->overlap.penalty_ns <= 0 && p->overlap.write_extra_ns <= 0 && p->overlap.write_slope_ns <= 0 &&
-         p->overlap.write_extra_slope_ns <= 0) ||
-        p->engines_per_unit == 1)
+    if (!sim_overlap_has_rules(&p->overlap) || p->engines_per_unit == 1)
         return;
     int32_t n_units = p->n_units;
     e->unit_reduce_start = g_new(int64_t, n_units);

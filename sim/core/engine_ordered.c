@@ -257,9 +257,7 @@ static bool is_placement_known(const SimProgram *p, int is_pinned)
 bool sim_engine_ordered_run(const SimProgram *p, SimSchedule *out)
 {
     int is_pinned = pinning(p);
-    bool has_rules = p->overlap.penalty_ns || p->overlap.write_extra_ns || p->overlap.write_slope_ns ||
-                     p->overlap.write_extra_slope_ns ||
-                     p->waited.read_delta_ns ||
+    bool has_rules = sim_overlap_has_rules(&p->overlap) || p->waited.read_delta_ns ||
                      p->waited.tail_delta_ns; /* they depend on which ops start near each other, in what order */
     if (p->load || has_rules || is_pinned < 0)
         return false;

@@ -72,7 +72,7 @@ static int read_mask(JsonIn *in, const cJSON *r, const char *path)
 static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *t)
 {
     static const char *const overlap_keys[] = { "penalty_ns", "before_ns", "after_ns", "write_extra_ns",
-                                                "write_slope_ns", "write_extra_slope_ns", NULL };
+                                                "write_slope_ns", "write_extra_slope_ns", "write_extra_waited_ns", NULL };
     static const char *const fixed_keys[] = { "all", "gqa", "stages", "sums", NULL };
     sim_json_known_keys(in, r, path, tile_keys);
     t->head_dim = (int)sim_json_int(in, r, path, "head_dim", 1, 1024);
@@ -104,10 +104,13 @@ static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *
     snprintf(p, sizeof p, "%s/overlap", path);
     const cJSON *o = sim_json_get(in, r, path, "overlap");
     sim_json_known_keys(in, o, p, overlap_keys);
-    t->overlap = (SimOverlapRule){ (int32_t)sim_json_int(in, o, p, "penalty_ns", 0, NS_MAX),
-                                   (int32_t)sim_json_int(in, o, p, "before_ns", 0, NS_MAX),
-                                   (int32_t)sim_json_int(in, o, p, "after_ns", 0, NS_MAX),
-                                   (int32_t)sim_json_int(in, o, p, "write_extra_ns", 0, NS_MAX), 0, 0, 0 };
+    t->overlap = (SimOverlapRule){ .penalty_ns = (int32_t)sim_json_int(in, o, p, "penalty_ns", 0, NS_MAX),
+                                   .before_ns = (int32_t)sim_json_int(in, o, p, "before_ns", 0, NS_MAX),
+                                   .after_ns = (int32_t)sim_json_int(in, o, p, "after_ns", 0, NS_MAX),
+                                   .write_extra_ns = (int32_t)sim_json_int(in, o, p, "write_extra_ns", 0, NS_MAX) };
+    if (cJSON_GetObjectItemCaseSensitive(o, "write_extra_waited_ns")) /* optional: absent, one write extra */
+        t->overlap.has_write_extra_waited = 1,
+        t->overlap.write_extra_waited_ns = (int32_t)sim_json_int(in, o, p, "write_extra_waited_ns", 0, NS_MAX);
     if (cJSON_GetObjectItemCaseSensitive(o, "write_slope_ns")) /* optional: 0 in profiles written before it */
         t->overlap.write_slope_ns = (int32_t)sim_json_int(in, o, p, "write_slope_ns", 0, 1000000);
     if (cJSON_GetObjectItemCaseSensitive(o, "write_extra_slope_ns")) /* optional: 0 when absent */
@@ -189,9 +192,10 @@ SimStatus sim_kernel_read(const char *path, KernelProfile **out, SimError *err)
         char p[32];
         snprintf(p, sizeof p, "/tiles/%d", i);
         read_tile(&in, cJSON_GetArrayItem(tiles, i), p, &k->tiles[i]);
-        if (!err->status && !k->is_write_rule_start && k->tiles[i].overlap.write_extra_slope_ns)
-            sim_error_set(err, SIM_ERR_INPUT, "%s: %s/overlap/write_extra_slope_ns: applies only under /geometry/"
-                          "write_rule \"start\"", path, p);
+        const SimOverlapRule *o = &k->tiles[i].overlap;
+        if (!err->status && !k->is_write_rule_start && (o->write_extra_slope_ns || o->has_write_extra_waited))
+            sim_error_set(err, SIM_ERR_INPUT, "%s: %s/overlap/%s: applies only under /geometry/write_rule \"start\"",
+                          path, p, o->write_extra_slope_ns ? "write_extra_slope_ns" : "write_extra_waited_ns");
     }
     cJSON_Delete(root);
     if (err->status) {
@@ -316,6 +320,8 @@ static void write_tile(FILE *f, const KernelTile *t, bool is_last)
         fprintf(f, ", \"write_slope_ns\": %d", t->overlap.write_slope_ns);
     if (t->overlap.write_extra_slope_ns) /* written only when fitted (--write-extra-slope) */
         fprintf(f, ", \"write_extra_slope_ns\": %d", t->overlap.write_extra_slope_ns);
+    if (t->overlap.has_write_extra_waited) /* written only when fitted by kind */
+        fprintf(f, ", \"write_extra_waited_ns\": %d", t->overlap.write_extra_waited_ns);
     fputs("},\n", f);
     fputs("     \"fixed\": {", f);
     write_linear(f, "all", &t->fixed, false), write_linear(f, "gqa", &t->fixed_gqa, true);

@@ -286,7 +286,7 @@ static void fit_overlap(Phases *ph, SimOverlapRule *rule, int64_t *c_plain, int6
                 best = sse;
                 *c_plain = m[0], *diag_plain = m[2];
                 int64_t pen = g[1].n && g[0].n ? m[1] - m[0] : 0;
-                *rule = (SimOverlapRule){ (int32_t)MAX(pen, 0), windows[a], windows[b], 0, 0, 0, 0 };
+                *rule = (SimOverlapRule){ .penalty_ns = (int32_t)MAX(pen, 0), .before_ns = windows[a], .after_ns = windows[b] };
             }
             for (int k = 0; k < 4; k++)
                 g_free(g[k].v);
@@ -545,6 +545,29 @@ static int32_t write_excess(const Phases *ph, const KernelTile *tile, bool at_st
     return x;
 }
 
+/* Under the start rule, with --write-extra-by-kind (docs/profile.md, "The write extra of a chain link"): a reduction
+ * that waited for its turn (a chain link: its read and tail already the waited kind's) and one that did not pay
+ * different extras inside a dK/dV write (the default's d 128 calibration: 416 and 1760 ns, one median 1280), so each
+ * gets the median of its own kind; a kind with no sample keeps the pooled median. */
+static void write_extra_by_kind(const Phases *ph, KernelTile *tile)
+{
+    int64_t alone = tile->reduce_read_ns + tile->reduce_tail_ns;
+    int64_t alone_waited = tile->reduce_read_waited_ns ? tile->reduce_read_waited_ns + tile->reduce_tail_waited_ns
+                                                       : alone;
+    int32_t x[2] = { tile->overlap.write_extra_ns, tile->overlap.write_extra_ns };
+    for (int w = 0; w < 2; w++) {
+        const Sample *s = &ph->s[w ? S_BESIDE_WRITE_WAITED : S_BESIDE_WRITE];
+        Sample excess = { 0 };
+        for (int64_t i = 0; i < s->n; i++)
+            add(&excess, s->v[i] - (w ? alone_waited : alone));
+        if (excess.n)
+            x[w] = (int32_t)MAX(med(&excess, ph->step_ns), 0);
+        g_free(excess.v);
+    }
+    tile->overlap.write_extra_ns = x[0];
+    tile->overlap.has_write_extra_waited = 1, tile->overlap.write_extra_waited_ns = x[1];
+}
+
 /* One tile from the traces of one head dim. */
 static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, const KernelFitOptions *o, double gqa_rate,
                      KernelTile *tile)
@@ -578,6 +601,8 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, const Ker
     fit_fixed(tr, timed_ns, n, gqa_rate, tile);
     tile->overlap.write_extra_ns = write_excess(&ph, tile, o->is_write_rule_start);
     tile->overlap.is_write_extra_at_start = o->is_write_rule_start;
+    if (o->is_write_rule_start && !o->has_write_extra_slope && o->has_write_extra_by_kind)
+        write_extra_by_kind(&ph, tile);
     if (o->has_write_extra_slope && o->is_write_rule_start)
         fit_write_extra_slope(&ph, tile->reduce_read_ns + tile->reduce_tail_ns,
                               tile->reduce_read_waited_ns ? tile->reduce_read_waited_ns + tile->reduce_tail_waited_ns

@@ -84,8 +84,7 @@ static bool is_plain(const AttnCosts *c)
 {
     return !c->load && !c->c_diag_ns && !c->c_first_extra_ns && !c->launch_extra_ns && !c->cta_first_extra_ns && !c->cta_gap_ns &&
            !c->kv_write_ns &&
-           !c->kv_switch_ns && !c->reduce_read_ns && !c->overlap.penalty_ns && !c->overlap.write_extra_ns &&
-           !c->overlap.write_slope_ns && !c->overlap.write_extra_slope_ns &&
+           !c->kv_switch_ns && !c->reduce_read_ns && !sim_overlap_has_rules(&c->overlap) &&
            !c->waited.read_delta_ns && !c->waited.tail_delta_ns;
 }
 

@@ -282,41 +282,32 @@ START_TEST(write_extra_slope_per_write_in_flight)
 }
 END_TEST
 
-/* The write extra of a chain link (program.h, has_write_extra_waited; docs/profile.md, "The write extra of a chain
- * link"): unit 1's compute ends at 100 and its WRITE runs 100..1100; its reduction R1 waits for unit 0's R0 (ACCUM,
- * released at 500 + 50) and so starts inside the write, a chain link: under the start rule it pays
- * write_extra_waited_ns (40) where the rule has one, else write_extra_ns (300); a reduction that did not wait (unit
- * 2's, started at 110 inside its own write) pays write_extra_ns either way. */
-START_TEST(write_extra_of_a_chain_link)
+/* The write extra by the time into the write (program.h, write_extra_window_ns; docs/profile.md): two units, each a
+ * compute (100 ns) then a WRITE of 1000 ns, and on its store engine a first op that ends at 150 (unit 0) or 700
+ * (unit 1), then a reduction R of 200: R0 starts 50 ns into its write, R1 600 ns in. Under the start rule with a
+ * window of 400, R0 pays write_extra_ns (300) and R1 write_extra_late_ns (40); without a window both pay 300. */
+START_TEST(write_extra_by_time_into_the_write)
 {
-    for (int by_kind = 0; by_kind <= 1; by_kind++) {
-        SimProgram *p = sim_program_new(3, 2);
-        sim_program_add_cta(p, 0);
-        int64_t c0 = sim_program_add_op(p, 0, SIM_OP_COMPUTE, 100, 0);
-        int64_t r0 = sim_program_add_op(p, 1, SIM_OP_REDUCE, 400, 0);
-        sim_program_add_cta(p, 1);
-        int64_t c1 = sim_program_add_op(p, 0, SIM_OP_COMPUTE, 100, 1);
-        sim_program_add_op(p, 0, SIM_OP_WRITE, 1000, 1);
-        int64_t r1 = sim_program_add_op(p, 1, SIM_OP_REDUCE, 200, 1);
-        sim_program_add_cta(p, 2);
-        sim_program_add_op(p, 0, SIM_OP_COMPUTE, 100, 2);
-        sim_program_add_op(p, 0, SIM_OP_WRITE, 1000, 2);
-        sim_program_add_op(p, 1, SIM_OP_REDUCE, 110, 2); /* before it on its store engine: R2 starts at 110 */
-        int64_t r2 = sim_program_add_op(p, 1, SIM_OP_REDUCE, 200, 2);
-        sim_program_add_edge(p, c0, r0, 0, SIM_EDGE_PHASE);
-        sim_program_add_edge(p, c1, r1, 0, SIM_EDGE_PHASE);
-        sim_program_add_edge(p, r0, r1, 50, SIM_EDGE_ACCUM);
+    for (int32_t window = 0; window <= 400; window += 400) {
+        SimProgram *p = sim_program_new(2, 2);
+        int64_t r[2];
+        for (int32_t u = 0; u < 2; u++) {
+            sim_program_add_cta(p, u);
+            sim_program_add_op(p, 0, SIM_OP_COMPUTE, 100, u);
+            sim_program_add_op(p, 0, SIM_OP_WRITE, 1000, u);
+            sim_program_add_op(p, 1, SIM_OP_REDUCE, u ? 700 : 150, u);
+            r[u] = sim_program_add_op(p, 1, SIM_OP_REDUCE, 200, u);
+        }
         p->overlap = (SimOverlapRule){ .write_extra_ns = 300, .is_write_extra_at_start = 1,
-                                       .has_write_extra_waited = by_kind, .write_extra_waited_ns = 40 };
-        p->waited = (SimWaitedReduce){ 1, 0 }; /* a waited rule, so the engine knows which reductions waited */
+                                       .write_extra_window_ns = window, .write_extra_late_ns = 40 };
         sim_program_seal(p);
         SimSchedule s = { 0 };
         SimError err = { 0 };
         ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
-        ck_assert_int_eq(s.start_ns[r1], 550);
-        ck_assert_int_eq(sim_schedule_end_ns(p, &s, r1) - s.start_ns[r1], 200 + 1 + (by_kind ? 40 : 300));
-        ck_assert_int_eq(s.start_ns[r2], 110);
-        ck_assert_int_eq(sim_schedule_end_ns(p, &s, r2) - s.start_ns[r2], 200 + 300);
+        ck_assert_int_eq(s.start_ns[r[0]], 150);
+        ck_assert_int_eq(s.start_ns[r[1]], 700);
+        ck_assert_int_eq(sim_schedule_end_ns(p, &s, r[0]) - s.start_ns[r[0]], 200 + 300);
+        ck_assert_int_eq(sim_schedule_end_ns(p, &s, r[1]) - s.start_ns[r[1]], 200 + (window ? 40 : 300));
         sim_schedule_clear(&s);
         sim_program_free(p);
     }
@@ -688,7 +679,7 @@ Suite *suite_engine(void)
     tcase_add_test(tc, write_slope_slows_a_write_per_write_in_flight);
     tcase_add_test(tc, write_extra_slope_per_write_in_flight);
     tcase_add_test(tc, waited_reduction_takes_its_other_times);
-    tcase_add_test(tc, write_extra_of_a_chain_link);
+    tcase_add_test(tc, write_extra_by_time_into_the_write);
     tcase_add_test(tc, waiting_on_an_unplaced_cta_deadlocks);
     tcase_add_test(tc, dependency_cycle_deadlocks);
     tcase_add_test(tc, load_model_queues_reductions);

@@ -166,9 +166,9 @@ static int64_t interfere_at_start(Engine *e, int64_t op, int64_t start)
     bool is_inside = sim_overlap_has_rules(r) && e->unit_write_start[u] <= start && start < e->unit_write_end[u];
     bool has_paid = r->is_write_extra_at_start && kind != SIM_OP_REDUCE && e->has_unit_reduction_paid[slot];
     e->has_unit_reduction_paid[slot] = is_inside || has_paid; /* at start: once for its read and tail together */
-    bool is_waited = r->has_write_extra_waited && r->is_write_extra_at_start && e->is_accum_bound &&
-                     (kind == SIM_OP_REDUCE ? e->is_accum_bound[op] : is_waited_tail(e, op));
-    int64_t extra = is_inside && !has_paid ? (is_waited ? r->write_extra_waited_ns : r->write_extra_ns) : 0;
+    bool is_late = r->is_write_extra_at_start && r->write_extra_window_ns > 0 &&
+                   start - e->unit_write_start[u] >= r->write_extra_window_ns;
+    int64_t extra = is_inside && !has_paid ? (is_late ? r->write_extra_late_ns : r->write_extra_ns) : 0;
     if (is_inside && !has_paid && r->is_write_extra_at_start && r->write_extra_slope_ns > 0)
         extra += (int64_t)r->write_extra_slope_ns * writes_in_flight(e, u, start);
     if (kind != SIM_OP_REDUCE)
@@ -631,7 +631,7 @@ static int64_t longest_extra(const SimProgram *p)
         lat = MAX(lat, p->unit_latency_ns[i]);
     for (int32_t k = 0; p->load && p->load->handoff_extra_ns && k <= p->load->handoff_len; k++)
         handoff = MAX(handoff, p->load->handoff_extra_ns[k]);
-    int64_t rules = MAX(p->overlap.penalty_ns, 0) + MAX(MAX(p->overlap.write_extra_ns, 0), p->overlap.write_extra_waited_ns) +
+    int64_t rules = MAX(p->overlap.penalty_ns, 0) + MAX(MAX(p->overlap.write_extra_ns, 0), p->overlap.write_extra_late_ns) +
                     (int64_t)(MAX(p->overlap.write_slope_ns, 0) + MAX(p->overlap.write_extra_slope_ns, 0)) * p->n_units +
                     MAX(p->waited.read_delta_ns, 0) + MAX(p->waited.tail_delta_ns, 0);
     return lat + handoff + rules;

@@ -72,17 +72,18 @@ typedef struct {
     int32_t write_extra_slope_ns; /* with is_write_extra_at_start: a reduction that starts inside the WRITE pays this
                                  * much more per other unit's WRITE in flight at its start, beside write_extra_ns
                                  * (docs/profile.md, "The write extra and the writes in flight"); 0: none */
-    int32_t has_write_extra_waited; /* with is_write_extra_at_start: a reduction that waited for its turn (its start
-                                 * set by an ACCUM edge: a chain link) pays write_extra_waited_ns instead of
-                                 * write_extra_ns (docs/profile.md, "The write extra of a chain link"); 0: one extra */
-    int32_t write_extra_waited_ns;
+    int32_t write_extra_window_ns; /* with is_write_extra_at_start, > 0: a reduction that starts this long or more
+                                 * into the WRITE pays write_extra_late_ns instead of write_extra_ns (the write's
+                                 * first part holds the store engine up, its rest hardly: docs/profile.md, "The
+                                 * write extra by the time into the write"); 0: one extra */
+    int32_t write_extra_late_ns;
 } SimOverlapRule;
 
 /* Whether r has any interference rule (the engines' run-ahead and the search's plain walk need none). */
 static inline bool sim_overlap_has_rules(const SimOverlapRule *r)
 {
     return r->penalty_ns > 0 || r->write_extra_ns > 0 || r->write_slope_ns > 0 || r->write_extra_slope_ns > 0 ||
-           (r->has_write_extra_waited && r->write_extra_waited_ns > 0);
+           (r->write_extra_window_ns > 0 && r->write_extra_late_ns > 0);
 }
 
 /* Optional: a REDUCE op whose start was set by an incoming ACCUM edge (it waited for its turn: the previous

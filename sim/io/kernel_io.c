@@ -72,7 +72,7 @@ static int read_mask(JsonIn *in, const cJSON *r, const char *path)
 static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *t)
 {
     static const char *const overlap_keys[] = { "penalty_ns", "before_ns", "after_ns", "write_extra_ns",
-                                                "write_slope_ns", "write_extra_slope_ns", "write_extra_waited_ns", NULL };
+                                                "write_slope_ns", "write_extra_slope_ns", "write_extra_window_ns", "write_extra_late_ns", NULL };
     static const char *const fixed_keys[] = { "all", "gqa", "stages", "sums", NULL };
     sim_json_known_keys(in, r, path, tile_keys);
     t->head_dim = (int)sim_json_int(in, r, path, "head_dim", 1, 1024);
@@ -108,9 +108,10 @@ static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *
                                    .before_ns = (int32_t)sim_json_int(in, o, p, "before_ns", 0, NS_MAX),
                                    .after_ns = (int32_t)sim_json_int(in, o, p, "after_ns", 0, NS_MAX),
                                    .write_extra_ns = (int32_t)sim_json_int(in, o, p, "write_extra_ns", 0, NS_MAX) };
-    if (cJSON_GetObjectItemCaseSensitive(o, "write_extra_waited_ns")) /* optional: absent, one write extra */
-        t->overlap.has_write_extra_waited = 1,
-        t->overlap.write_extra_waited_ns = (int32_t)sim_json_int(in, o, p, "write_extra_waited_ns", 0, NS_MAX);
+    if (cJSON_GetObjectItemCaseSensitive(o, "write_extra_window_ns")) { /* optional: absent, one write extra */
+        t->overlap.write_extra_window_ns = (int32_t)sim_json_int(in, o, p, "write_extra_window_ns", 1, NS_MAX);
+        t->overlap.write_extra_late_ns = (int32_t)sim_json_int(in, o, p, "write_extra_late_ns", 0, NS_MAX);
+    }
     if (cJSON_GetObjectItemCaseSensitive(o, "write_slope_ns")) /* optional: 0 in profiles written before it */
         t->overlap.write_slope_ns = (int32_t)sim_json_int(in, o, p, "write_slope_ns", 0, 1000000);
     if (cJSON_GetObjectItemCaseSensitive(o, "write_extra_slope_ns")) /* optional: 0 when absent */
@@ -193,9 +194,9 @@ SimStatus sim_kernel_read(const char *path, KernelProfile **out, SimError *err)
         snprintf(p, sizeof p, "/tiles/%d", i);
         read_tile(&in, cJSON_GetArrayItem(tiles, i), p, &k->tiles[i]);
         const SimOverlapRule *o = &k->tiles[i].overlap;
-        if (!err->status && !k->is_write_rule_start && (o->write_extra_slope_ns || o->has_write_extra_waited))
+        if (!err->status && !k->is_write_rule_start && (o->write_extra_slope_ns || o->write_extra_window_ns))
             sim_error_set(err, SIM_ERR_INPUT, "%s: %s/overlap/%s: applies only under /geometry/write_rule \"start\"",
-                          path, p, o->write_extra_slope_ns ? "write_extra_slope_ns" : "write_extra_waited_ns");
+                          path, p, o->write_extra_slope_ns ? "write_extra_slope_ns" : "write_extra_window_ns");
     }
     cJSON_Delete(root);
     if (err->status) {
@@ -320,8 +321,9 @@ static void write_tile(FILE *f, const KernelTile *t, bool is_last)
         fprintf(f, ", \"write_slope_ns\": %d", t->overlap.write_slope_ns);
     if (t->overlap.write_extra_slope_ns) /* written only when fitted (--write-extra-slope) */
         fprintf(f, ", \"write_extra_slope_ns\": %d", t->overlap.write_extra_slope_ns);
-    if (t->overlap.has_write_extra_waited) /* written only when fitted by kind */
-        fprintf(f, ", \"write_extra_waited_ns\": %d", t->overlap.write_extra_waited_ns);
+    if (t->overlap.write_extra_window_ns) /* written only when fitted by the time into the write */
+        fprintf(f, ", \"write_extra_window_ns\": %d, \"write_extra_late_ns\": %d", t->overlap.write_extra_window_ns,
+                t->overlap.write_extra_late_ns);
     fputs("},\n", f);
     fputs("     \"fixed\": {", f);
     write_linear(f, "all", &t->fixed, false), write_linear(f, "gqa", &t->fixed_gqa, true);

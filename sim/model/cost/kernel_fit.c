@@ -52,6 +52,9 @@ typedef struct {
                                   * other SMs' writes running at its reduction's start; else NULL */
     Sample inside_in_flight[2];  /* beside S_BESIDE_WRITE and S_BESIDE_WRITE_WAITED, sample for sample: those
                                   * counts (the write-extra slope, --write-extra-slope) */
+    int64_t *inside_at;          /* per task of the trace being walked, marked 'i': its reduction's start less the
+                                  * write's start */
+    Sample inside_offset[2];     /* beside S_BESIDE_WRITE and S_BESIDE_WRITE_WAITED, sample for sample: those */
     int64_t step_ns;             /* > 1: medians as grouped data on this grid (sim_kernel_fit_traces) */
     bool has_write_extra_slope;  /* KernelFitOptions': count inside_others */
 } Phases;
@@ -79,6 +82,7 @@ static void mark_beside_write(const Trace *t, TraceTask **b, int64_t n, Phases *
         for (int64_t j = 0; j < n; j++)
             if (b[j]->k_end > b[j]->s_end && b[i]->r_start < b[j]->k_end && b[i]->r_end > b[j]->s_end) {
                 ph->beside_write[b[i] - t->tasks] = b[i]->r_start >= b[j]->s_end ? 'i' : 'r';
+                ph->inside_at[b[i] - t->tasks] = b[i]->r_start - b[j]->s_end;
                 break;
             }
 }
@@ -139,6 +143,8 @@ static void handoffs(const Trace *t, Phases *ph)
                     by[k]->r_end - by[k]->r_start);
                 if (beside == 'i' && ph->inside_others) /* sample for sample beside S_BESIDE_WRITE(_WAITED) */
                     add(&ph->inside_in_flight[is_waited], ph->inside_others[by[k] - t->tasks]);
+                if (beside == 'i')
+                    add(&ph->inside_offset[is_waited], ph->inside_at[by[k] - t->tasks]);
             } else {
                 add(&ph->s[is_waited ? S_READ_WAITED : S_READ], by[k]->r_read - by[k]->r_start);
                 add(&ph->s[is_waited ? S_TAIL_WAITED : S_TAIL], by[k]->r_end - by[k]->r_read);
@@ -235,6 +241,7 @@ static void collect(const Trace *t, Phases *ph)
 {
     TraceTask **b = g_new(TraceTask *, t->task_count);
     ph->beside_write = g_new0(char, t->task_count);
+    ph->inside_at = g_new0(int64_t, t->task_count ? t->task_count : 1);
     for (int64_t i = 0; i < t->task_count; i++)
         b[i] = &t->tasks[i];
     qsort(b, (size_t)t->task_count, sizeof *b, by_block_then_start);
@@ -255,8 +262,8 @@ static void collect(const Trace *t, Phases *ph)
     }
     handoffs(t, ph);
     write_waves(t, ph);
-    g_free(ph->beside_write), g_free(ph->inside_others);
-    ph->beside_write = NULL, ph->inside_others = NULL;
+    g_free(ph->beside_write), g_free(ph->inside_others), g_free(ph->inside_at);
+    ph->beside_write = NULL, ph->inside_others = NULL, ph->inside_at = NULL;
     g_free(b);
 }
 
@@ -545,27 +552,38 @@ static int32_t write_excess(const Phases *ph, const KernelTile *tile, bool at_st
     return x;
 }
 
-/* Under the start rule, with --write-extra-by-kind (docs/profile.md, "The write extra of a chain link"): a reduction
- * that waited for its turn (a chain link: its read and tail already the waited kind's) and one that did not pay
- * different extras inside a dK/dV write (the default's d 128 calibration: 416 and 1760 ns, one median 1280), so each
- * gets the median of its own kind; a kind with no sample keeps the pooled median. */
-static void write_extra_by_kind(const Phases *ph, KernelTile *tile)
+/* Under the start rule, with --write-extra-window (docs/profile.md, "The write extra by the time into the write"):
+ * a reduction that starts early in its SM's dK/dV write pays much more than one that starts late (the default's
+ * d 128 calibration: about 1.8 us in the first 1.5 us, 0.0-0.9 after 2 us), so the extra is two medians split at
+ * the window (from 500 to 4000 ns in steps of 250) that leaves the least squared error; both kinds (waited or not)
+ * pooled, each against its own reduction alone. Fewer than 2 samples on a side: that window is not a candidate. */
+static void write_extra_window(const Phases *ph, KernelTile *tile)
 {
     int64_t alone = tile->reduce_read_ns + tile->reduce_tail_ns;
     int64_t alone_waited = tile->reduce_read_waited_ns ? tile->reduce_read_waited_ns + tile->reduce_tail_waited_ns
                                                        : alone;
-    int32_t x[2] = { tile->overlap.write_extra_ns, tile->overlap.write_extra_ns };
-    for (int w = 0; w < 2; w++) {
-        const Sample *s = &ph->s[w ? S_BESIDE_WRITE_WAITED : S_BESIDE_WRITE];
-        Sample excess = { 0 };
-        for (int64_t i = 0; i < s->n; i++)
-            add(&excess, s->v[i] - (w ? alone_waited : alone));
-        if (excess.n)
-            x[w] = (int32_t)MAX(med(&excess, ph->step_ns), 0);
-        g_free(excess.v);
+    double best = -1;
+    for (int32_t w = 500; w <= 4000; w += 250) {
+        Sample side[2] = { { 0 } };
+        for (int k = 0; k < 2; k++) {
+            const Sample *y = &ph->s[k ? S_BESIDE_WRITE_WAITED : S_BESIDE_WRITE], *x = &ph->inside_offset[k];
+            for (int64_t i = 0; i < y->n && i < x->n; i++)
+                add(&side[x->v[i] >= w], y->v[i] - (k ? alone_waited : alone));
+        }
+        if (side[0].n >= 2 && side[1].n >= 2) {
+            int64_t m[2] = { med(&side[0], ph->step_ns), med(&side[1], ph->step_ns) };
+            double sse = 0;
+            for (int k = 0; k < 2; k++)
+                for (int64_t i = 0; i < side[k].n; i++)
+                    sse += pow((double)(side[k].v[i] - m[k]), 2);
+            if (best < 0 || sse < best) {
+                best = sse;
+                tile->overlap.write_extra_ns = (int32_t)MAX(m[0], 0);
+                tile->overlap.write_extra_window_ns = w, tile->overlap.write_extra_late_ns = (int32_t)MAX(m[1], 0);
+            }
+        }
+        g_free(side[0].v), g_free(side[1].v);
     }
-    tile->overlap.write_extra_ns = x[0];
-    tile->overlap.has_write_extra_waited = 1, tile->overlap.write_extra_waited_ns = x[1];
 }
 
 /* One tile from the traces of one head dim. */
@@ -601,8 +619,8 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, const Ker
     fit_fixed(tr, timed_ns, n, gqa_rate, tile);
     tile->overlap.write_extra_ns = write_excess(&ph, tile, o->is_write_rule_start);
     tile->overlap.is_write_extra_at_start = o->is_write_rule_start;
-    if (o->is_write_rule_start && !o->has_write_extra_slope && o->has_write_extra_by_kind)
-        write_extra_by_kind(&ph, tile);
+    if (o->is_write_rule_start && !o->has_write_extra_slope && o->has_write_extra_window)
+        write_extra_window(&ph, tile);
     if (o->has_write_extra_slope && o->is_write_rule_start)
         fit_write_extra_slope(&ph, tile->reduce_read_ns + tile->reduce_tail_ns,
                               tile->reduce_read_waited_ns ? tile->reduce_read_waited_ns + tile->reduce_tail_waited_ns
@@ -612,7 +630,8 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, const Ker
     for (int k = 0; k < S_COUNT; k++)
         g_free(ph.s[k].v);
     for (int k = 0; k < 2; k++)
-        g_free(ph.write_in_flight[k].v), g_free(ph.write_ns[k].v), g_free(ph.inside_in_flight[k].v);
+        g_free(ph.write_in_flight[k].v), g_free(ph.write_ns[k].v), g_free(ph.inside_in_flight[k].v),
+            g_free(ph.inside_offset[k].v);
     g_free(ph.offset_ns.v), g_free(ph.offset_c.v), g_free(extra.v), g_free(later.v);
 }
 

@@ -27,10 +27,10 @@ typedef struct {
     bool has_write_extra_slope; /* with is_write_rule_start: fit the write extra as write_extra_ns +
                                * write_extra_slope_ns per other SM's write in flight at the reduction's start;
                                * else one median (docs/profile.md, "The write extra and the writes in flight") */
-    bool has_write_extra_by_kind; /* with is_write_rule_start: one write extra for chain links (reductions that waited
-                               * for their turn) and one for the rest, each its kind's median; else one median
-                               * (every committed profile: by kind predicted the held-out runs worse,
-                               * docs/profile.md, "The write extra of a chain link") */
+    bool has_write_extra_window; /* with is_write_rule_start: one write extra for the reductions that start early in
+                               * a dK/dV write and one for those that start late, split at the window that fits
+                               * best; else one median (docs/profile.md, "The write extra by the time into the
+                               * write") */
     const KernelStageSweep *stages; /* the fixed stages timed alone on the traces' GPU: the tiles get stage tables
                                * from it and fixed becomes the launch's rest beyond them (docs/profile.md, "The
                                * fixed stages at the sizes people run"); NULL: a line over the MiB moved */

@@ -388,6 +388,14 @@ expect_error kernel-write-extra-window-usage "--write-extra-window goes with --k
 edit_profile "$tmp/win.json" "$tmp/win-overlap.json" "geometry/write_rule=\"overlap\""
 expect_error kernel-window-overlap-rule "overlap/write_extra_window_ns: applies only under /geometry/write_rule" "$sim" \
     --seqlen 1024 --heads 4 --head-dim 128 --mask causal --kernel "$tmp/win-overlap.json"
+# Per-SM reduction time on two H200 cards (docs/profile.md): at c:r 0.3 the slowest SMs are the same on both cards
+mkdir -p "$tmp/cr03a" "$tmp/cr03b" && ln -s "$PWD"/traces/h200-predict/*cr03*async*.json.gz "$tmp/cr03a/" &&
+    ln -s "$PWD"/traces/kernel-wg-h200/evidence4/exec-grid/*cr03*async*.json.gz "$tmp/cr03b/" &&
+    python3 scripts/executor-per-sm.py "$tmp/cr03a" "$tmp/cr03b" >"$tmp/persm.txt" 2>&1 &&
+    grep -q 'cr03a: 9 traces, 132 SMs, slowest SM 1.139x the median SM.*slowest SMs \[0, 2, 14, 8' "$tmp/persm.txt" &&
+    grep -q 'correlation of the two cards. per-SM figures: 0.88' "$tmp/persm.txt" && ok executor-per-sm ||
+    fail executor-per-sm "$(cat "$tmp/persm.txt")"
+expect_error executor-per-sm-empty "no async executor traces" python3 scripts/executor-per-sm.py "$tmp" "$tmp/cr03b"
 # The H100 Hopper profile (fixed costs from gpu-bwd.json, the same GPU's shared pre/post kernels) on issue 23's H100
 # grid, which it was not made from (docs/profile.md has all 112 runs at seqlen >= 2048: 1.27% / 4.51%). For test time
 # the shapes of at most 16k tokens (84 runs, 24 shapes; b4 x 16384 alone takes 8 s): time median <= 2%, max <= 5%,

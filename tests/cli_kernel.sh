@@ -329,12 +329,13 @@ python3 scripts/compare-runs.py traces/h200-predict traces/kernel-wg-h200/eviden
     grep -q '^all .* n  56  |ratio - 1| median 0.56%, max 1.70%' "$tmp/cards2.txt" && ok executor-card-to-card ||
     fail executor-card-to-card "$(cat "$tmp/cards2.txt")"
 # two calibration runs of em128 (call 29's committed profile, call 32's from evidence4/calibration) predict evidence 4
-# about a percent apart (scripts/compare-profiles.py; docs/profile.md, "Two calibration runs of one kernel")
+# within a tenth of a percent (a percent apart while the overlap penalty was fitted across traces: 32 ns in one, 0 in
+# the other; scripts/compare-profiles.py; docs/profile.md, "The overlap penalty within a trace")
 "$sim" calibrate --kernel traces/kernel-wg-h200/evidence4/calibration/em128/d64/*.json.gz --runs \
     traces/kernel-wg-h200/evidence4/calibration/wgmma-em128-calibration.json --write-rule start \
     --stages traces/kernel-wg-h200/stages/stages.json --name gpu-bwd-wgmma-em128-h200 -o "$tmp/em32.json" && python3 scripts/compare-profiles.py --sim "$sim" \
     configs/kernels/gpu-bwd-wgmma-em128-h200.json "$tmp/em32.json" traces/kernel-wg-h200/evidence4/wgmma-evidence4-em128.json \
-    >"$tmp/profiles.txt" 2>&1 && grep -q 'n  25  |second / first - 1| median 0.85%, max 1.15%' "$tmp/profiles.txt" &&
+    >"$tmp/profiles.txt" 2>&1 && grep -q 'n  25  |second / first - 1| median 0.09%, max 0.22%' "$tmp/profiles.txt" &&
     ok two-calibration-runs || fail two-calibration-runs "$(cat "$tmp/profiles.txt")"
 expect_error compare-profiles-usage "give FIRST.json SECOND.json RUNS.json" python3 scripts/compare-profiles.py a b
 expect_error compare-runs-unpaired "give pairs of runs files" python3 scripts/compare-runs.py \
@@ -366,7 +367,7 @@ expect_error kernel-write-extra-slope-usage "--write-extra-slope goes with --ker
 # calibrate --kernel --write-extra-window fits the default's reductions that start inside a dK/dV write as two medians
 # split at the best window, 1824 ns in the first 1500 ns at d 128 and 352 after it, 1088 / 750 / 160 at d 64 (one
 # median: 1280, 704); the rest of the profile is the committed one's; the fa3 order at causal 4096 GQA d 128 moves
-# from 940448 to 942880 ns. The keys are refused under the overlap rule.
+# from 933504 to 935824 ns. The keys are refused under the overlap rule.
 "$sim" calibrate --kernel traces/kernel-wg-h200/calibration/d128/*.json.gz traces/kernel-wg-h200/calibration/d64/*.json.gz \
     --runs traces/kernel-wg-h200/wgmma-calibration.json --write-rule start --stages traces/kernel-wg-h200/stages/stages.json \
     --write-extra-window --name gpu-bwd-wgmma-h200 -o "$tmp/win.json" && for k in kh200 win; do
@@ -380,7 +381,7 @@ assert got == [(1824, 1500, 352), (1088, 750, 160)], got
 strip = lambda t: dict(t, overlap={k: v for k, v in t["overlap"].items() if not k.startswith("write_extra")})
 assert [strip(t) for t in a] == [strip(t) for t in b] and all("write_extra_window_ns" not in t["overlap"] for t in a)
 x, y = (json.load(open(f))["policies"][0]["makespan_ns"] for f in sys.argv[3:5])
-assert (x, y) == (940448, 942880), (x, y)
+assert (x, y) == (933504, 935824), (x, y)
 PY
     ok kernel-write-extra-window || fail kernel-write-extra-window "$(grep -h write_extra "$tmp/win.json" | head -c 300)"
 expect_error kernel-write-extra-window-usage "--write-extra-window goes with --kernel, traces and --write-rule start" \
@@ -497,8 +498,10 @@ for r in runs:
     # the committed file predates sim_cost_time_ns (its times hold the first CTA's prologue once more: up to
     # +2 us), cta_first_extra_ns (mma.sync's later CTAs' K/V load, 0.16-0.26 us a CTA: down to -3.4 us) and the
     # write slope (kv_write_ns became the base with no write beside it, 0.9 us less at d 128, plus 40 ns a write
-    # in flight: -5.8 to +7.3 us); together they move no prediction by 1%
-    assert abs(pred[k] - r["predicted_ns"]) <= 0.01 * pred[k], (k, pred[k], r["predicted_ns"])
+    # in flight: -5.8 to +7.3 us), and the overlap penalty measured within each trace (596 and 182 ns where the
+    # pooled groups gave 576 and 160: docs/profile.md, "The overlap penalty within a trace"); together they move no
+    # prediction by 1.5% (the largest: causal s1536 b8 h8 d 64 symmetric-shift, +1.4%)
+    assert abs(pred[k] - r["predicted_ns"]) <= 0.015 * pred[k], (k, pred[k], r["predicted_ns"])
 s = ev["summary"]
 assert s["time_error"]["median_abs"] <= 0.03 and s["time_error"]["max_abs"] <= 0.06, s
 assert s["speedup_error_pp"]["median_abs"] <= 3 and s["best_picked_right"] == s["decisive_shapes"], s

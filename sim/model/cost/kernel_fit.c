@@ -44,6 +44,9 @@ enum { N_WINDOWS = sizeof windows / sizeof windows[0] };
 typedef struct {
     Sample s[S_COUNT];
     Sample offset_ns, offset_c;  /* interior tasks: previous reduction start - compute start, and compute */
+    Sample offset_trace;         /* beside them, sample for sample: the trace's number (traces_seen at the time) */
+    int64_t traces_seen;         /* traces collected so far */
+    int64_t tick_ns;             /* the traces' own stamp step (sim_trace_stamp_step): penalty_within's grid */
     char *beside_write;          /* per task of the trace being walked: 0, or its reduction overlaps a dK/dV
                                   * write of its block: 'i' it started inside it, 'r' it ran when it began */
     Sample write_in_flight[2], write_ns[2]; /* each dK/dV write (MHA, GQA): other SMs' writes running at its
@@ -103,6 +106,7 @@ static void walk_block(const Trace *t, TraceTask **b, int64_t n, bool is_launch_
         else if (!is_first) {
             add(&ph->offset_ns, p->r_start - x->c_start);
             add(&ph->offset_c, c * 2 + diag); /* low bit: diagonal */
+            add(&ph->offset_trace, ph->traces_seen);
         }
         if (x->k_end > x->s_end) {
             bool is_gqa = t->kernel.kv_heads > 0 && t->kernel.kv_heads < t->kernel.heads_per_batch;
@@ -262,13 +266,38 @@ static void collect(const Trace *t, Phases *ph)
     }
     handoffs(t, ph);
     write_waves(t, ph);
+    ph->traces_seen++;
     g_free(ph->beside_write), g_free(ph->inside_others), g_free(ph->inside_at);
     ph->beside_write = NULL, ph->inside_others = NULL, ph->inside_at = NULL;
     g_free(b);
 }
 
+/* The overlap penalty within each trace (docs/profile.md, "The overlap penalty within a trace"): per trace, the
+ * median of its interior computes (not cut by the diagonal) that start inside the window less the median of those
+ * outside it, each a median of grouped data on the stamps' own grid (so that a difference below the timer's step is
+ * not rounded to 0 or a whole step); the median over the traces with at least 16 of each, never below 0. One trace is one schedule at one
+ * clock; the pooled groups compared schedules, whose clocks differ with their load. O(traces x samples). */
+static int64_t penalty_within(const Phases *ph, int32_t before, int32_t after)
+{
+    Sample diff = { 0 };
+    for (int64_t t = 0; t < ph->traces_seen; t++) {
+        Sample g[2] = { { 0 } };
+        for (int64_t i = 0; i < ph->offset_ns.n; i++) {
+            int64_t off = ph->offset_ns.v[i], c = ph->offset_c.v[i];
+            if (ph->offset_trace.v[i] == t && !(c & 1))
+                add(&g[off >= -before && off < after], c >> 1);
+        }
+        if (g[0].n >= 16 && g[1].n >= 16)
+            add(&diff, med(&g[1], ph->tick_ns) - med(&g[0], ph->tick_ns));
+        g_free(g[0].v), g_free(g[1].v);
+    }
+    int64_t pen = diff.n ? MAX(med(&diff, 0), 0) : 0;
+    g_free(diff.v);
+    return pen;
+}
+
 /* The window pair that splits the interior computes into two groups with the least squared deviation from
- * their group medians; the penalty is the difference of the medians. */
+ * their group medians; the penalty is measured within each trace at that window (penalty_within). */
 static void fit_overlap(Phases *ph, SimOverlapRule *rule, int64_t *c_plain, int64_t *diag_plain)
 {
     double best = INFINITY;
@@ -292,8 +321,7 @@ static void fit_overlap(Phases *ph, SimOverlapRule *rule, int64_t *c_plain, int6
             if (sse < best) {
                 best = sse;
                 *c_plain = m[0], *diag_plain = m[2];
-                int64_t pen = g[1].n && g[0].n ? m[1] - m[0] : 0;
-                *rule = (SimOverlapRule){ .penalty_ns = (int32_t)MAX(pen, 0), .before_ns = windows[a], .after_ns = windows[b] };
+                *rule = (SimOverlapRule){ .before_ns = windows[a], .after_ns = windows[b] };
             }
             for (int k = 0; k < 4; k++)
                 g_free(g[k].v);
@@ -590,11 +618,13 @@ static void write_extra_window(const Phases *ph, KernelTile *tile)
 static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, const KernelFitOptions *o, double gqa_rate,
                      KernelTile *tile)
 {
-    Phases ph = { .step_ns = o->step_ns, .has_write_extra_slope = o->has_write_extra_slope && o->is_write_rule_start };
+    Phases ph = { .step_ns = o->step_ns, .has_write_extra_slope = o->has_write_extra_slope && o->is_write_rule_start,
+                  .tick_ns = sim_trace_stamp_step(tr, n) };
     for (int i = 0; i < n; i++)
         collect(tr[i], &ph);
     int64_t c = 0, diag = 0, q = o->step_ns;
     fit_overlap(&ph, &tile->overlap, &c, &diag);
+    tile->overlap.penalty_ns = (int32_t)penalty_within(&ph, tile->overlap.before_ns, tile->overlap.after_ns);
     int64_t gap = med(&ph.s[S_GAP], q);
     Sample extra = { 0 }, later = { 0 }; /* first computes over the same kind of interior compute */
     for (int64_t i = 0; i < ph.s[S_LAUNCH].n; i++)
@@ -632,7 +662,7 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, const Ker
     for (int k = 0; k < 2; k++)
         g_free(ph.write_in_flight[k].v), g_free(ph.write_ns[k].v), g_free(ph.inside_in_flight[k].v),
             g_free(ph.inside_offset[k].v);
-    g_free(ph.offset_ns.v), g_free(ph.offset_c.v), g_free(extra.v), g_free(later.v);
+    g_free(ph.offset_ns.v), g_free(ph.offset_c.v), g_free(ph.offset_trace.v), g_free(extra.v), g_free(later.v);
 }
 
 static int64_t gcd(int64_t a, int64_t b)

@@ -320,6 +320,10 @@ expect_error kernel-slope-overlap-rule "write_extra_slope_ns: applies only under
 # median 2.12%, with the fixed costs' line over MiB extrapolated beyond the calibration's 28-224 MiB)
 evidence_targets evidence4-default traces/kernel-wg-h200/evidence4/wgmma-evidence4-default.json 50 36 12
 evidence_targets evidence5-default traces/kernel-wg-h200/evidence5/wgmma-evidence5-default.json 50 36 11
+# Evidence 6 (call 37, predicted first with the stage tables) and 7 (call 39, predicted first with the penalty measured
+# within each trace): the default within every target (evidence 7 as predicted: 0.92% / 2.19%, 0.91 / 3.37 pp)
+evidence_targets evidence6-default traces/kernel-wg-h200/evidence6/wgmma-evidence6-default.json 50 36 10
+evidence_targets evidence7-default traces/kernel-wg-h200/evidence7/wgmma-evidence7-default.json 50 36 11 0.0095 0.0225
 python3 scripts/compare-runs.py traces/kernel-wg-h200/e/wgmma-e-evidence.json \
     traces/kernel-wg-h200/evidence4/rerun/ev1-e-wgmma-evidence.json >"$tmp/cards.txt" 2>&1 &&
     grep -q '^all .* n  54  |ratio - 1| median 0.45%, max 4.30%' "$tmp/cards.txt" && ok evidence4-card-to-card ||

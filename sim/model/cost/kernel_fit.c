@@ -559,15 +559,22 @@ static void fit_write_extra_slope(const Phases *ph, int64_t alone, int64_t alone
     g_free(r.v);
 }
 
+/* A reduction's read and tail alone (no dK/dV write beside it), of the waited kind or not (none measured: the
+ * other). */
+static int64_t reduction_alone(const KernelTile *tile, bool is_waited)
+{
+    if (is_waited && tile->reduce_read_waited_ns)
+        return tile->reduce_read_waited_ns + tile->reduce_tail_waited_ns;
+    return tile->reduce_read_ns + tile->reduce_tail_ns;
+}
+
 /* The median excess of the reductions beside a dK/dV write over the same kind of reduction alone (those that
  * waited for their turn over the waited ones): the reductions that started inside it, and unless at_start also
  * those running when it began (the engine's two rules, program.h); 0 when none was seen. */
 static int32_t write_excess(const Phases *ph, const KernelTile *tile, bool at_start)
 {
     static const int kinds[] = { S_BESIDE_WRITE, S_RUNNING_WRITE };
-    int64_t alone = tile->reduce_read_ns + tile->reduce_tail_ns;
-    int64_t alone_waited = tile->reduce_read_waited_ns ? tile->reduce_read_waited_ns + tile->reduce_tail_waited_ns
-                                                       : alone;
+    int64_t alone = reduction_alone(tile, false), alone_waited = reduction_alone(tile, true);
     Sample excess = { 0 };
     for (int k = 0; k < (at_start ? 1 : 2); k++) {
         for (int64_t i = 0; i < ph->s[kinds[k]].n; i++)
@@ -587,9 +594,7 @@ static int32_t write_excess(const Phases *ph, const KernelTile *tile, bool at_st
  * pooled, each against its own reduction alone. Fewer than 2 samples on a side: that window is not a candidate. */
 static void write_extra_window(const Phases *ph, KernelTile *tile)
 {
-    int64_t alone = tile->reduce_read_ns + tile->reduce_tail_ns;
-    int64_t alone_waited = tile->reduce_read_waited_ns ? tile->reduce_read_waited_ns + tile->reduce_tail_waited_ns
-                                                       : alone;
+    int64_t alone = reduction_alone(tile, false), alone_waited = reduction_alone(tile, true);
     double best = -1;
     for (int32_t w = 500; w <= 4000; w += 250) {
         Sample side[2] = { { 0 } };
@@ -652,9 +657,7 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, const Ker
     if (o->is_write_rule_start && !o->has_write_extra_slope && o->has_write_extra_window)
         write_extra_window(&ph, tile);
     if (o->has_write_extra_slope && o->is_write_rule_start)
-        fit_write_extra_slope(&ph, tile->reduce_read_ns + tile->reduce_tail_ns,
-                              tile->reduce_read_waited_ns ? tile->reduce_read_waited_ns + tile->reduce_tail_waited_ns
-                                                          : tile->reduce_read_ns + tile->reduce_tail_ns, tile);
+        fit_write_extra_slope(&ph, reduction_alone(tile, false), reduction_alone(tile, true), tile);
     fit_write_slope(&ph, tile);
 
     for (int k = 0; k < S_COUNT; k++)

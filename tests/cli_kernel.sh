@@ -245,14 +245,15 @@ def table(tab, x):
     i = min(max(bisect.bisect_left(xs, x), 1), len(tab) - 1)
     (x0, y0), (x1, y1) = tab[i - 1], tab[i]
     return max(0.0, y0 + (y1 - y0) * (x - x0) / (x1 - x0))
-for s, b, h, kv, d in ((1024, 1, 8, 8, 64), (3072, 3, 12, 4, 128), (16384, 8, 48, 8, 128), (9984, 2, 20, 20, 64)):
+for m, s, b, h, kv, d in (("causal", 1024, 1, 8, 8, 64), ("causal", 1024, 16, 12, 4, 128), ("full", 128, 40, 1024, 128, 128),
+                          ("full", 256, 64, 20, 20, 64)):
     f = tiles[d]
     rows = b * h * s
     want = f["all"]["base_ns"] + table(f["stages"], rows)
     if kv < h:
         want += table(f["sums"], (rows * d * 8 + b * kv * s * d * 4) / 2**20)
     out = subprocess.run([sim, "--seqlen", str(s), "--batch", str(b), "--heads", str(h), "--kv-heads", str(kv),
-                          "--head-dim", str(d), "--mask", "causal", "--kernel", prof, "--policy", "fa3", "--json",
+                          "--head-dim", str(d), "--mask", m, "--kernel", prof, "--policy", "fa3", "--json",
                           "--max-memory-mb", "16000"], capture_output=True, text=True, check=True).stdout
     got = json.loads(out)["fixed_ns"]
     assert got == round(want), (s, b, h, kv, d, got, want)

@@ -1,10 +1,10 @@
 /* Fitting a kernel profile (kernel.h) to measured traces of that kernel (docs/profile.md, "Making a kernel
  * profile"). Each cost is a median of the phase it names (or, asked for, the median of grouped data on the
  * stamps' grid), over every trace of the head dim: compute of an interior task and of a diagonal
- * one (each without the overlap that slows it), the overlap's penalty and window, the launch wave's extra
- * load, the dK/dV write, the K/V switch of persistent CTAs, the deposit, the kernel's own reduction (read and
- * tail), the hand-off, the CTA prologue; the fixed costs of a launch by least squares over the traces' stage
- * times against the bytes each stage moves. */
+ * one (each without the overlap that slows it), the overlap's window and its penalty (within each trace), the
+ * launch wave's extra load, the dK/dV write, the K/V switch of persistent CTAs, the deposit, the kernel's own
+ * reduction (read and tail), the hand-off, the CTA prologue; the fixed costs of a launch by least squares over the
+ * traces' stage times against the bytes each stage moves, or from the stages timed alone (KernelFitOptions). */
 #ifndef SIM_KERNEL_FIT_H
 #define SIM_KERNEL_FIT_H
 

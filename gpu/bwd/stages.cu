@@ -79,23 +79,28 @@ static void usage(FILE *f)
                "Prints JSON (format dashsim-kernel-stages) on stdout. Exit: 0 ok, 2 bad usage.\n");
 }
 
-int main(int argc, char **argv)
+typedef struct {
+    int rounds, z, n;
+    double sleep_ms;
+    Point *pts;
+} Options;
+
+/* The command line into o (o->pts holds argc entries); 0 ok, else the exit status. */
+static int parse(int argc, char **argv, Options *o)
 {
-    int rounds = 7, z = 0, n = 0;
-    double sleep_ms = 5;
-    Point *pts = (Point *)calloc((size_t)argc, sizeof(Point));
+    *o = (Options){ 7, 0, 0, 5, (Point *)calloc((size_t)argc, sizeof(Point)) };
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(s, "--help"))
-            return usage(stdout), 0;
+            return usage(stdout), -1;
         if (s[0] == '-' && !v)
             return fprintf(stderr, "gpu-bwd-stages: %s needs a value\n", s), 2;
         if (!strcmp(s, "--rounds"))
-            rounds = atoi(v), i++;
+            o->rounds = atoi(v), i++;
         else if (!strcmp(s, "--sleep-ms"))
-            sleep_ms = atof(v), i++;
+            o->sleep_ms = atof(v), i++;
         else if (!strcmp(s, "--swizzle"))
-            z = atoi(v), i++;
+            o->z = atoi(v), i++;
         else if (s[0] == '-')
             return fprintf(stderr, "gpu-bwd-stages: unknown option %s\n", s), usage(stderr), 2;
         else {
@@ -106,33 +111,40 @@ int main(int argc, char **argv)
                 (p.rows / 1024) % p.group)
                 return fprintf(stderr, "gpu-bwd-stages: point '%s': want D:ROWS:GROUP, D 64 or 128, ROWS a multiple "
                                        "of 1024 up to 2^26 whose 1024-row heads divide by GROUP\n", s), 2;
-            pts[n++] = p;
+            o->pts[o->n++] = p;
         }
     }
-    if (!n || rounds < 1 || rounds > 1000 || sleep_ms < 0 || sleep_ms > 1000 || (z != 0 && z != 1))
+    if (!o->n || o->rounds < 1 || o->rounds > 1000 || o->sleep_ms < 0 || o->sleep_ms > 1000 || (o->z != 0 && o->z != 1))
         return usage(stderr), 2;
-    long long big = 0; /* elements of the largest [rows][D] */
-    for (int i = 0; i < n; i++)
-        big = pts[i].rows * pts[i].d > big ? pts[i].rows * pts[i].d : big;
-    long long rows_max = big / 64;
-    Buffers b;
-    GPU_CHECK(cudaMalloc((void **)&b.acc, sizeof(float) * big));
-    GPU_CHECK(cudaMalloc((void **)&b.dk_part, sizeof(float) * big));
-    GPU_CHECK(cudaMalloc((void **)&b.dv_part, sizeof(float) * big));
-    GPU_CHECK(cudaMalloc((void **)&b.o, 2 * big));
-    GPU_CHECK(cudaMalloc((void **)&b.dout, 2 * big));
-    GPU_CHECK(cudaMalloc((void **)&b.dq, 2 * big));
-    GPU_CHECK(cudaMalloc((void **)&b.dk, 2 * big));
-    GPU_CHECK(cudaMalloc((void **)&b.dv, 2 * big));
-    GPU_CHECK(cudaMalloc((void **)&b.lse, sizeof(float) * rows_max));
-    GPU_CHECK(cudaMalloc((void **)&b.delta, sizeof(float) * rows_max));
-    GPU_CHECK(cudaMalloc((void **)&b.lse2, sizeof(float) * rows_max));
-    GPU_CHECK(cudaMalloc((void **)&b.sem, sizeof(unsigned) * (rows_max / 64 + 1)));
-    GPU_CHECK(cudaMemset(b.o, 0, 2 * big));
-    GPU_CHECK(cudaMemset(b.dout, 0, 2 * big));
-    GPU_CHECK(cudaMemset(b.lse, 0, sizeof(float) * rows_max));
-    GPU_CHECK(cudaMemset(b.dk_part, 0, sizeof(float) * big));
-    GPU_CHECK(cudaMemset(b.dv_part, 0, sizeof(float) * big));
+    return 0;
+}
+
+/* Buffers for the largest point: big elements of [rows][D], rows_max rows. */
+static void alloc_buffers(Buffers *b, long long big, long long rows_max)
+{
+    GPU_CHECK(cudaMalloc((void **)&b->acc, sizeof(float) * big));
+    GPU_CHECK(cudaMalloc((void **)&b->dk_part, sizeof(float) * big));
+    GPU_CHECK(cudaMalloc((void **)&b->dv_part, sizeof(float) * big));
+    GPU_CHECK(cudaMalloc((void **)&b->o, 2 * big));
+    GPU_CHECK(cudaMalloc((void **)&b->dout, 2 * big));
+    GPU_CHECK(cudaMalloc((void **)&b->dq, 2 * big));
+    GPU_CHECK(cudaMalloc((void **)&b->dk, 2 * big));
+    GPU_CHECK(cudaMalloc((void **)&b->dv, 2 * big));
+    GPU_CHECK(cudaMalloc((void **)&b->lse, sizeof(float) * rows_max));
+    GPU_CHECK(cudaMalloc((void **)&b->delta, sizeof(float) * rows_max));
+    GPU_CHECK(cudaMalloc((void **)&b->lse2, sizeof(float) * rows_max));
+    GPU_CHECK(cudaMalloc((void **)&b->sem, sizeof(unsigned) * (rows_max / 64 + 1)));
+    GPU_CHECK(cudaMemset(b->o, 0, 2 * big));
+    GPU_CHECK(cudaMemset(b->dout, 0, 2 * big));
+    GPU_CHECK(cudaMemset(b->lse, 0, sizeof(float) * rows_max));
+    GPU_CHECK(cudaMemset(b->dk_part, 0, sizeof(float) * big));
+    GPU_CHECK(cudaMemset(b->dv_part, 0, sizeof(float) * big));
+}
+
+/* Every round times every point with events between its stages and as one chain; ms[(point x 5 + k) x rounds +
+ * round], k 0-3 the stages, 4 the chain. Round -1 warms up. */
+static double *time_points(const Options *o, const Buffers *b)
+{
     cudaStream_t st;
     GPU_CHECK(cudaStreamCreate(&st));
     cudaEvent_t ev[5], c0, c1;
@@ -140,15 +152,16 @@ int main(int argc, char **argv)
         GPU_CHECK(cudaEventCreate(&ev[i]));
     GPU_CHECK(cudaEventCreate(&c0));
     GPU_CHECK(cudaEventCreate(&c1));
-    double *ms = (double *)calloc((size_t)n * rounds * 5, sizeof(double)); /* [point][stage 0-3, chain][round] */
-    for (int r = -1; r < rounds; r++) /* round -1: warm-up */
-        for (int i = 0; i < n; i++) {
+    const int rounds = o->rounds;
+    double *ms = (double *)calloc((size_t)o->n * rounds * 5, sizeof(double));
+    for (int r = -1; r < rounds; r++)
+        for (int i = 0; i < o->n; i++) {
             float t;
-            sleep_kernel<<<1, 32, 0, st>>>((long long)(sleep_ms * 1e6));
-            stages(&b, &pts[i], z, ev, st);
-            sleep_kernel<<<1, 32, 0, st>>>((long long)(sleep_ms * 1e6));
+            sleep_kernel<<<1, 32, 0, st>>>((long long)(o->sleep_ms * 1e6));
+            stages(b, &o->pts[i], o->z, ev, st);
+            sleep_kernel<<<1, 32, 0, st>>>((long long)(o->sleep_ms * 1e6));
             GPU_CHECK(cudaEventRecord(c0, st));
-            stages(&b, &pts[i], z, NULL, st);
+            stages(b, &o->pts[i], o->z, NULL, st);
             GPU_CHECK(cudaEventRecord(c1, st));
             GPU_CHECK(cudaStreamSynchronize(st));
             if (r < 0)
@@ -160,26 +173,48 @@ int main(int argc, char **argv)
             GPU_CHECK(cudaEventElapsedTime(&t, c0, c1));
             ms[((size_t)i * 5 + 4) * rounds + r] = t;
         }
+    return ms;
+}
+
+static void print_json(const Options *o, double *ms)
+{
     GpuMeta m;
     memset(&m, 0, sizeof m);
     gpu_meta_device(&m, 0);
-    gpu_meta_raw(&m, "rounds", "%d", rounds);
-    gpu_meta_raw(&m, "sleep_ms", "%g", sleep_ms);
-    gpu_meta_raw(&m, "swizzle", "%d", z);
+    gpu_meta_raw(&m, "rounds", "%d", o->rounds);
+    gpu_meta_raw(&m, "sleep_ms", "%g", o->sleep_ms);
+    gpu_meta_raw(&m, "swizzle", "%d", o->z);
     gpu_meta_str(&m, "timing", "CUDA events, median over rounds; stages: an event between stages; chain_ns: the "
                                "same launches between two events");
     printf("{\"format\": \"dashsim-kernel-stages\", \"version\": 1,\n\"metadata\": ");
     gpu_meta_write(stdout, &m);
     printf(",\n\"points\": [");
     static const char *const key[] = { "memset_ns", "pre_ns", "post_dq_ns", "sums_ns", "chain_ns" };
-    for (int i = 0; i < n; i++) {
-        printf("%s\n {\"head_dim\": %d, \"rows\": %lld, \"group\": %d", i ? "," : "", pts[i].d, pts[i].rows,
-               pts[i].group);
+    for (int i = 0; i < o->n; i++) {
+        const Point *p = &o->pts[i];
+        printf("%s\n {\"head_dim\": %d, \"rows\": %lld, \"group\": %d", i ? "," : "", p->d, p->rows, p->group);
         for (int k = 0; k < 5; k++)
             printf(", \"%s\": %lld", key[k],
-                   (long long)(sim_median_f64(ms + ((size_t)i * 5 + k) * rounds, rounds) * 1e6 + 0.5));
+                   (long long)(sim_median_f64(ms + ((size_t)i * 5 + k) * o->rounds, o->rounds) * 1e6 + 0.5));
         printf("}");
     }
     printf("\n]}\n");
+}
+
+int main(int argc, char **argv)
+{
+    Options o;
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    long long big = 0; /* elements of the largest [rows][D] */
+    for (int i = 0; i < o.n; i++)
+        big = o.pts[i].rows * o.pts[i].d > big ? o.pts[i].rows * o.pts[i].d : big;
+    Buffers b;
+    alloc_buffers(&b, big, big / 64);
+    double *ms = time_points(&o, &b);
+    print_json(&o, ms);
+    free(ms);
+    free(o.pts);
     return 0;
 }

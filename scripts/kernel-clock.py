@@ -79,8 +79,22 @@ def fixed_ns(t, r):
     rows, d, kvr = r["batch"] * r["heads"] * r["seqlen"], r["head_dim"], r["batch"] * r["kv_heads"] * r["seqlen"]
     m0 = (rows * d * 4 + rows * d * 4 + rows * 12 + rows * d * 6) / 2 ** 20
     m1 = (rows * d * 8 + kvr * d * 4) / 2 ** 20 if r["kv_heads"] < r["heads"] else 0
-    return t["fixed"]["all"]["base_ns"] + t["fixed"]["all"]["ns_per_mib"] * (m0 + m1) + (
-        t["fixed"]["gqa"]["base_ns"] if m1 > 0 else 0)
+    f = t["fixed"]
+    ns = f["all"]["base_ns"] + f["all"]["ns_per_mib"] * (m0 + m1) + table_ns(f.get("stages"), rows)
+    if m1 > 0:
+        ns += f["gqa"]["base_ns"] + f["gqa"]["ns_per_mib"] * m1 + table_ns(f.get("sums"), m1)
+    return max(ns, 0)
+
+
+def table_ns(tab, x):
+    """sim_kernel_table_ns: linear between points, along the nearest two outside them, never below 0."""
+    if not tab:
+        return 0
+    i = 1
+    while i < len(tab) - 1 and tab[i][0] < x:
+        i += 1
+    (x0, y0), (x1, y1) = tab[i - 1], tab[i]
+    return max(0.0, y0 + (y1 - y0) * (x - x0) / (x1 - x0))
 
 
 def summary(rows, key):

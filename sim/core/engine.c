@@ -163,7 +163,8 @@ static int64_t interfere_at_start(Engine *e, int64_t op, int64_t start)
         return 0;
     int32_t slot = u * p->engines_per_unit + engine;
     e->unit_store_op[slot] = (int32_t)op;
-    bool is_inside = sim_overlap_has_rules(r) && e->unit_write_start[u] <= start && start < e->unit_write_end[u];
+    bool has_extra = r->write_extra_ns > 0 || r->write_extra_slope_ns > 0 || r->write_extra_late_ns > 0;
+    bool is_inside = has_extra && e->unit_write_start[u] <= start && start < e->unit_write_end[u];
     bool has_paid = r->is_write_extra_at_start && kind != SIM_OP_REDUCE && e->has_unit_reduction_paid[slot];
     e->has_unit_reduction_paid[slot] = is_inside || has_paid; /* at start: once for its read and tail together */
     bool is_late = r->is_write_extra_at_start && r->write_extra_window_ns > 0 &&

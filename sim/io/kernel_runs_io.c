@@ -73,19 +73,31 @@ SimStatus sim_kernel_runs_parse(const cJSON *root, const char *path, KernelRuns 
     return SIM_OK;
 }
 
-SimStatus sim_kernel_runs_read(const char *path, KernelRuns **out, SimError *err)
+/* path parsed, its "format" one of the two words (want2 may be NULL), else one sentence naming them (hint: who
+ * writes one); NULL with err set on any problem. */
+static cJSON *parse_format(const char *path, const char *want, const char *want2, const char *hint, SimError *err)
 {
-    *out = NULL;
     cJSON *root;
     if (sim_json_parse_file(path, RUNS_MAX_BYTES, &root, err) != SIM_OK)
-        return err->status;
+        return NULL;
     JsonIn in = { path, err };
     char format[32] = "";
     sim_json_text(&in, root, "", "format", format, sizeof format);
-    if (!err->status && strcmp(format, "dashsim-kernel-runs") != 0 && strcmp(format, "dashsim-kernel-baseline") != 0)
-        sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-kernel-runs\" (gpu/bwd/shapes.py writes one) "
-                      "or \"dashsim-kernel-baseline\"", path);
-    if (!err->status)
+    if (!err->status && strcmp(format, want) != 0 && (!want2 || strcmp(format, want2) != 0))
+        sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"%s\" (%s writes one)%s%s%s", path, want, hint,
+                      want2 ? " or \"" : "", want2 ? want2 : "", want2 ? "\"" : "");
+    if (err->status) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
+SimStatus sim_kernel_runs_read(const char *path, KernelRuns **out, SimError *err)
+{
+    *out = NULL;
+    cJSON *root = parse_format(path, "dashsim-kernel-runs", "dashsim-kernel-baseline", "gpu/bwd/shapes.py", err);
+    if (root)
         sim_kernel_runs_parse(root, path, out, err);
     cJSON_Delete(root);
     return err->status;
@@ -108,15 +120,10 @@ bool sim_kernel_runs_is(const char *path)
 SimStatus sim_kernel_stages_read(const char *path, KernelStageSweep *out, SimError *err)
 {
     *out = (KernelStageSweep){ .path = g_strdup(path) };
-    cJSON *root;
-    if (sim_json_parse_file(path, RUNS_MAX_BYTES, &root, err) != SIM_OK)
+    cJSON *root = parse_format(path, "dashsim-kernel-stages", NULL, "bin/gpu-bwd-stages", err);
+    if (!root)
         return err->status;
     JsonIn in = { path, err };
-    char format[32] = "";
-    sim_json_text(&in, root, "", "format", format, sizeof format);
-    if (!err->status && strcmp(format, "dashsim-kernel-stages") != 0)
-        sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-kernel-stages\" (bin/gpu-bwd-stages writes "
-                      "one)", path);
     sim_json_int(&in, root, "", "version", 1, 1);
     sim_json_text(&in, sim_json_get(&in, root, "", "metadata"), "/metadata", "gpu_name", out->gpu_name,
                   sizeof out->gpu_name);

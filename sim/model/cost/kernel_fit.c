@@ -651,7 +651,8 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, const Ker
         .reduce_tail_waited_ns = med(&ph.s[S_TAIL_WAITED], q), .handoff_ns = MAX(med(&ph.s[S_HANDOFF], q), 0),
         .cta_prologue_ns = med(&ph.s[S_PROLOGUE], q), .cta_gap_ns = o->has_cta_gap ? MAX(med(&ph.s[S_CTA_GAP], q), 0) : 0, .overlap = tile->overlap, .traces = n,
         .store_warps = tr[0]->kernel.store_warps };
-    fit_fixed(tr, timed_ns, n, gqa_rate, tile);
+    if (!o->stages) /* else fit_stages gives the fixed costs */
+        fit_fixed(tr, timed_ns, n, gqa_rate, tile);
     tile->overlap.write_extra_ns = write_excess(&ph, tile, o->is_write_rule_start);
     tile->overlap.is_write_extra_at_start = o->is_write_rule_start;
     if (o->is_write_rule_start && !o->has_write_extra_slope && o->has_write_extra_window)
@@ -744,7 +745,7 @@ SimStatus sim_kernel_fit_traces(Trace *const *traces, const int64_t *timed_ns, i
     Trace **group = g_new(Trace *, count);
     int64_t *group_ns = g_new0(int64_t, count);
     bool *is_done = g_new0(bool, count);
-    double gqa_rate = gqa_stage_rate(traces, count);
+    double gqa_rate = o->stages ? 0 : gqa_stage_rate(traces, count); /* the stage tables' sums replace it */
     for (int i = 0; i < count; i++) { /* one tile per head dim, in the order the head dims first appear */
         if (is_done[i])
             continue;

@@ -55,8 +55,8 @@ def main():
         rows.append("%-30s %-16s %8.0f %8.0f | %8d %8d %+6.2f | %7.0f %7d %+6.0f | %6d %6d %6d" % (
             t[:30], r["policy"], timed, pt, span, pm, 100 * (pm / span - 1), timed - span, pf, pf - (timed - span),
             *stages))
-    print("%-30s %-16s %8s %8s | %8s %8s %6s | %7s %7s %6s | %6s %6s %6s" % (
-        "shape", "policy", "timed", "pred", "span", "engine", "span%", "rest", "fixed", "diff", "memset", "pre", "post"))
+    head = ("shape", "policy", "timed", "pred", "span", "engine", "span%", "rest", "fixed", "diff", "memset", "pre", "post")
+    print("%-30s %-16s %8s %8s | %8s %8s %6s | %7s %7s %6s | %6s %6s %6s" % head)
     print("\n".join(rows))
 
 

@@ -65,7 +65,7 @@ def main():
         if md.get("reduce_op") not in ("ldst", "bulk"):
             die(f"{path}: reduce_op {md.get('reduce_op')!r}: the calibration has ldst and bulk")
     cal, lines = {}, []
-    for op in ("ldst", "bulk"):
+    for op in sorted({md["reduce_op"] for _, _, md in traces}):  # the methods the traces use
         files = sorted(glob.glob(os.path.join(sys.argv[1], f"ring-{op}-async-rep*.json.gz")))
         if not files:
             die(f"{sys.argv[1]}: no ring-{op}-async-rep*.json.gz (the per-SM ring calibration)")

@@ -432,6 +432,12 @@ python3 scripts/kernel-first-compute.py traces/kernel-wg-h200/evidence8/traces/d
     ok kernel-first-compute || fail kernel-first-compute "$(cat "$tmp/first.txt")"
 expect_error kernel-first-compute-bad "not a gpu/bwd trace" python3 scripts/kernel-first-compute.py "$tmp/first.txt"
 E8=traces/kernel-wg-h200/evidence8
+expect_error l2-launch-runs "not a kernel-runs file" python3 scripts/experiments/l2-launch.py "$tmp/ring.txt"
+expect_error l2-launch-range "0 < hot < cold" python3 scripts/experiments/l2-launch.py --hot 60 --cold 30 $E8/wgmma-evidence8-default.json
+# call 44: evicting L2 before a recorded run costs the launch's first compute 1.1 us (docs/profile.md, "Short launches")
+python3 scripts/kernel-first-compute.py $E8/l2/s2048-h8-plain-0.json.gz $E8/l2/s2048-h8-flush-0.json.gz >"$tmp/l2.txt" 2>&1 &&
+    grep -q '^s2048-h8-plain-0.json.gz  *128 |  *3360 ' "$tmp/l2.txt" && grep -q '^s2048-h8-flush-0.json.gz  *128 |  *4480 ' "$tmp/l2.txt" &&
+    ok l2-first-compute || fail l2-first-compute "$(cat "$tmp/l2.txt")"
 python3 scripts/compare-predictions.py $E8/predictions-default.json $E8/wgmma-evidence8-default.json >"$tmp/cmp8.txt" 2>&1 &&
     grep -q '^57 runs: |time error| median 1.23%, max 4.86%; speedup over fa3: 41 pairs, |error| median 1.83 pp, max 8.85 pp; predicted winner within 1% of the measured best at 15 of 16 shapes$' "$tmp/cmp8.txt" &&
     ok compare-predictions || fail compare-predictions "$(tail -1 "$tmp/cmp8.txt")"

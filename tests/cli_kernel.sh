@@ -425,6 +425,8 @@ expect_error per-sm-ring-bad "not an executor trace" python3 scripts/experiments
 # Short launches (evidence 8, call 41, predicted first; docs/profile.md "Short launches"): the default within issue 31's
 # time targets (1.23% / 4.86%) and its speedup median (1.83 pp), not its 5 pp max (8.85 pp: the orders' clocks)
 evidence_targets evidence8-default traces/kernel-wg-h200/evidence8/wgmma-evidence8-default.json 57 41 10 0.0125 0.049 8.9 1.85
+# Evidence 9 (call 46): 14 shapes drawn at random over issue 31's ranges, predicted first: every target of the issue
+evidence_targets evidence9-default traces/kernel-wg-h200/evidence9/wgmma-evidence9-default.json 52 38 11 0.006 0.021 3.7 0.85
 python3 scripts/kernel-first-compute.py traces/kernel-wg-h200/evidence8/traces/d64/fa3-causal-s3072-b1-h4-kv4-d64.json.gz \
     traces/kernel-wg-h200/calibration/d64/fa3-full-s2048-b1-h16-kv16-d64.json.gz >"$tmp/first.txt" 2>&1 &&
     grep -q '^fa3-causal-s3072-b1-h4-kv4-d64.json.gz  *96 |  *3264  *704  *2560  *4495 |  *- |  *1536$' "$tmp/first.txt" &&

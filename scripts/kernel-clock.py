@@ -74,27 +74,18 @@ def task_count(r, bm, bn):
     return bh * nq * nk if r["mask"] == "full" else bh * sum(max(0, nq - (bn // bm) * j) for j in range(nk))
 
 
-def fixed_ns(t, r):
-    """sim_kernel_fixed_ns (sim/model/cost/kernel.c), for the runs' shapes."""
-    rows, d, kvr = r["batch"] * r["heads"] * r["seqlen"], r["head_dim"], r["batch"] * r["kv_heads"] * r["seqlen"]
-    m0 = (rows * d * 4 + rows * d * 4 + rows * 12 + rows * d * 6) / 2 ** 20
-    m1 = (rows * d * 8 + kvr * d * 4) / 2 ** 20 if r["kv_heads"] < r["heads"] else 0
-    f = t["fixed"]
-    ns = f["all"]["base_ns"] + f["all"]["ns_per_mib"] * (m0 + m1) + table_ns(f.get("stages"), rows)
-    if m1 > 0:
-        ns += f["gqa"]["base_ns"] + f["gqa"]["ns_per_mib"] * m1 + table_ns(f.get("sums"), m1)
-    return max(ns, 0)
-
-
-def table_ns(tab, x):
-    """sim_kernel_table_ns: linear between points, along the nearest two outside them, never below 0."""
-    if not tab:
-        return 0
-    i = 1
-    while i < len(tab) - 1 and tab[i][0] < x:
-        i += 1
-    (x0, y0), (x1, y1) = tab[i - 1], tab[i]
-    return max(0.0, y0 + (y1 - y0) * (x - x0) / (x1 - x0))
+def fixed_ns(profile, r, cache={}):
+    """The launch's fixed costs at the run's shape, as bin/sim computes them (its --json "fixed_ns")."""
+    shape = tuple(r[k] for k in ("seqlen", "batch", "heads", "kv_heads", "head_dim", "mask"))
+    if shape not in cache:
+        cmd = [SIM, "--seqlen", str(r["seqlen"]), "--batch", str(r["batch"]), "--heads", str(r["heads"]), "--kv-heads",
+               str(r["kv_heads"]), "--head-dim", str(r["head_dim"]), "--mask", r["mask"], "--kernel", profile, "--json",
+               "--max-memory-mb", "16000"]
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        if run.returncode:
+            sys.exit("kernel-clock: %s: %s" % (" ".join(cmd), run.stderr.strip()))
+        cache[shape] = json.loads(run.stdout)["fixed_ns"]
+    return cache[shape]
 
 
 def summary(rows, key):
@@ -121,7 +112,7 @@ def apply(profile, law, runs):
                 if "predicted_ns" not in r or str(r["head_dim"]) not in law:
                     continue
                 t, c = tiles[r["head_dim"]], law[str(r["head_dim"])]
-                fx = fixed_ns(t, r) - t["cta_prologue_ns"]
+                fx = fixed_ns(profile, r) - t["cta_prologue_ns"]
                 span = r["predicted_ns"] - fx
                 # u as fit measures it; scaling every task by the clock scales the span alike, so u stays put
                 u = task_count(r, t["block_m"], t["block_n"]) * t["compute_ns"] / (sm_count * span)

@@ -434,6 +434,12 @@ python3 scripts/kernel-first-compute.py traces/kernel-wg-h200/evidence8/traces/d
     ok kernel-first-compute || fail kernel-first-compute "$(cat "$tmp/first.txt")"
 expect_error kernel-first-compute-bad "not a gpu/bwd trace" python3 scripts/kernel-first-compute.py "$tmp/first.txt"
 E8=traces/kernel-wg-h200/evidence8
+# the clock law in the engine on evidence 8 (docs/profile.md, "Short launches"): better there (tried on 1-7: worse)
+law=$(grep '^{"64": {"a_mhz": 1838.7' traces/kernel-wg-h200/clock-vs-load.txt | head -1)
+python3 scripts/experiments/clock-law-engine.py configs/kernels/gpu-bwd-wgmma-h200.json "$law" \
+    $E8/wgmma-evidence8-default.json >"$tmp/law8.txt" 2>&1 &&
+    grep -q 'with the law: time |error| median 0.90%, max 4.70%; .* max 8.01 pp$' "$tmp/law8.txt" && ok clock-law-engine ||
+    fail clock-law-engine "$(cat "$tmp/law8.txt")"
 expect_error l2-launch-runs "not a kernel-runs file" python3 scripts/experiments/l2-launch.py "$tmp/ring.txt"
 expect_error l2-launch-range "0 < hot < cold" python3 scripts/experiments/l2-launch.py --hot 60 --cold 30 $E8/wgmma-evidence8-default.json
 # call 44: evicting L2 before a recorded run costs the launch's first compute 1.1 us (docs/profile.md, "Short launches")

@@ -56,7 +56,7 @@ def main():
         rows = []
         for key, byf in pred.items():
             r, t, c = base[key], tiles[base[key]["head_dim"]], law[str(base[key]["head_dim"])]
-            fx, n = kc.fixed_ns(t, r) - t["cta_prologue_ns"], kc.task_count(r, t["block_m"], t["block_n"])
+            fx, n = kc.fixed_ns(sys.argv[1], r) - t["cta_prologue_ns"], kc.task_count(r, t["block_m"], t["block_n"])
 
             def at(x):
                 x = min(max(x, facs[0]), facs[-1])

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Times and traces the kernel at a list of shapes (docs/kernel.md, "Kernel-profile runs"): for each shape
+"""Times and traces the kernel at a list of shapes (docs/profile.md, "Making a kernel profile"): for each shape
 of a JSON shape list, every policy of its mask in deterministic mode and the fa3 order in atomic mode, each
 checked against an fp32 reference slice and for bit identity over 3 runs, timed with CUDA events (median),
 and, under the list's trace limit, one recorded run per policy written as a dashsim trace (with the stage
-times of that run). Writes OUT/NAME.json ("dashsim-kernel-runs") and OUT/NAME-traces.tgz. BWD_KERNEL picks the
+times of that run, recorded right after an unrecorded run). Writes OUT/NAME.json ("dashsim-kernel-runs") and
+OUT/NAME-dD-traces.tgz (one archive per head dim). BWD_KERNEL picks the
 kernel (bwd_set_kernel: "mma", the default here, as the committed runs; "wgmma" or a variant).
 Usage: OUT=DIR [BWD_KERNEL=K] python3 gpu/bwd/shapes.py SHAPES.json PLANS_DIR [LIB.so]"""
 import ctypes, json, lzma, math, os, shutil, sys, tarfile, time
@@ -71,6 +72,10 @@ def run_shape(lib, sh, plans, out, trace_max_tasks, records):
             rec.update(ms=ms, timed_reps=reps, tflops=fl / ms / 1e9, bitwise_repeatable=rep, repeat_runs=3,
                        gradients_ok=ok, plan_file=name, **e)
             if plan_tasks(lib, h) <= trace_max_tasks:
+                # recorded right after an unrecorded backward of the same plan, so that L2 holds what it holds between
+                # the timed runs: the bit-identity check's reads evict a small problem's inputs, and the launch's first
+                # compute is 1.1 us longer with them out of L2 (docs/profile.md, "Short launches"; since session 9)
+                fn()
                 lib.run(h, t, scale, atomic, record=True)
                 trace = f"d{d}/{pol}{'-atomic' if atomic else ''}-{tag}.json"
                 os.makedirs(os.path.join(out, "traces", f"d{d}"), exist_ok=True)

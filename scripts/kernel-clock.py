@@ -74,18 +74,24 @@ def task_count(r, bm, bn):
     return bh * nq * nk if r["mask"] == "full" else bh * sum(max(0, nq - (bn // bm) * j) for j in range(nk))
 
 
-def fixed_ns(profile, r, cache={}):
-    """The launch's fixed costs at the run's shape, as bin/sim computes them (its --json "fixed_ns")."""
-    shape = tuple(r[k] for k in ("seqlen", "batch", "heads", "kv_heads", "head_dim", "mask"))
-    if shape not in cache:
+def shape_json(profile, r, cache={}):
+    """bin/sim's --json answer at a run's shape (seqlen, batch, heads, kv_heads, head_dim, mask) with the kernel profile;
+    one call a profile and shape (scripts/experiments/clock-law-engine.py and l2-launch.py use it too)."""
+    key = (profile,) + tuple(r[k] for k in ("seqlen", "batch", "heads", "kv_heads", "head_dim", "mask"))
+    if key not in cache:
         cmd = [SIM, "--seqlen", str(r["seqlen"]), "--batch", str(r["batch"]), "--heads", str(r["heads"]), "--kv-heads",
                str(r["kv_heads"]), "--head-dim", str(r["head_dim"]), "--mask", r["mask"], "--kernel", profile, "--json",
                "--max-memory-mb", "16000"]
         run = subprocess.run(cmd, capture_output=True, text=True)
         if run.returncode:
             sys.exit("kernel-clock: %s: %s" % (" ".join(cmd), run.stderr.strip()))
-        cache[shape] = json.loads(run.stdout)["fixed_ns"]
-    return cache[shape]
+        cache[key] = json.loads(run.stdout)
+    return cache[key]
+
+
+def fixed_ns(profile, r):
+    """The launch's fixed costs at the run's shape, as bin/sim computes them (its --json "fixed_ns")."""
+    return shape_json(profile, r)["fixed_ns"]
 
 
 def summary(rows, key):

@@ -35,12 +35,11 @@ def main():
     try:
         P = {(tag(p["shape"]), q["policy"]): (q["time_ns"], q["makespan_ns"], p["fixed_ns"])
              for p in pred["predictions"] for q in p["policies"]}
-        recs = [r for r in runs["records"] if r["mode"] == "deterministic" and "ms" in r]
-    except (KeyError, TypeError) as e:
+        recs = [(tag(r), r) for r in runs["records"] if r["mode"] == "deterministic" and "ms" in r]
+    except (KeyError, TypeError, AttributeError) as e:
         die(f"{sys.argv[1]} or {sys.argv[2]}: not a kernel-runs file and its predictions ({e})")
     rows = []
-    for r in recs:
-        t = tag(r)
+    for t, r in recs:
         base = os.path.join(tdir, f"d{r['head_dim']}", f"{r['policy']}-{t}.json")
         path = base if os.path.exists(base) else base + ".gz"
         if (t, r["policy"]) not in P or not os.path.exists(path):

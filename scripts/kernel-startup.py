@@ -23,13 +23,13 @@ import sys
 from collections import defaultdict
 
 
-def load(path):
+def load(path, who="kernel-startup"):
     try:
         with (gzip.open(path) if path.endswith(".gz") else open(path)) as f:
             t = json.load(f)
         return t["metadata"], [dict(zip(t["columns"], row)) for row in t["tasks"]]
     except (OSError, ValueError, KeyError, TypeError) as e:
-        sys.stderr.write("kernel-startup: %s is not a kernel trace with phase stamps: %s\n" % (path, e))
+        sys.stderr.write("%s: %s is not a kernel trace with phase stamps: %s\n" % (who, path, e))
         sys.exit(2)
 
 

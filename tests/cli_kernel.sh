@@ -432,7 +432,7 @@ python3 scripts/kernel-first-compute.py traces/kernel-wg-h200/evidence8/traces/d
     grep -q '^fa3-causal-s3072-b1-h4-kv4-d64.json.gz  *96 |  *3264  *704  *2560  *4495 |  *- |  *1536$' "$tmp/first.txt" &&
     grep -q '^fa3-full-s2048-b1-h16-kv16-d64.json.gz  *256 |  *4768  *1088  *3616  *6532 |  *3424 |  *1536$' "$tmp/first.txt" &&
     ok kernel-first-compute || fail kernel-first-compute "$(cat "$tmp/first.txt")"
-expect_error kernel-first-compute-bad "not a gpu/bwd trace" python3 scripts/kernel-first-compute.py "$tmp/first.txt"
+expect_error kernel-first-compute-bad "first.txt is not a kernel trace with phase stamps" python3 scripts/kernel-first-compute.py "$tmp/first.txt"
 E8=traces/kernel-wg-h200/evidence8
 # the clock law in the engine on evidence 8 (docs/profile.md, "Short launches"): better there (tried on 1-7: worse)
 law=$(grep '^{"64": {"a_mhz": 1838.7' traces/kernel-wg-h200/clock-vs-load.txt | head -1)
@@ -441,6 +441,10 @@ python3 scripts/experiments/clock-law-engine.py configs/kernels/gpu-bwd-wgmma-h2
     grep -q 'with the law: time |error| median 0.90%, max 4.70%; .* max 8.01 pp$' "$tmp/law8.txt" && ok clock-law-engine ||
     fail clock-law-engine "$(cat "$tmp/law8.txt")"
 expect_error l2-launch-runs "not a kernel-runs file" python3 scripts/experiments/l2-launch.py "$tmp/ring.txt"
+echo '{"records": [{"mode": "deterministic", "ms": 1}]}' >"$tmp/runs-bare.json"
+expect_error l2-launch-bare-runs "runs-bare.json: not a kernel-runs file" python3 scripts/experiments/l2-launch.py "$tmp/runs-bare.json"
+expect_error kernel-fixed-costs-bare-runs "runs-bare.json or .*: not a kernel-runs file" python3 scripts/kernel-fixed-costs.py \
+    "$tmp/runs-bare.json" $E8/predictions-default.json $E8/traces
 expect_error l2-launch-range "0 < hot < cold" python3 scripts/experiments/l2-launch.py --hot 60 --cold 30 $E8/wgmma-evidence8-default.json
 # call 44: evicting L2 before a recorded run costs the launch's first compute 1.1 us (docs/profile.md, "Short launches")
 python3 scripts/kernel-first-compute.py $E8/l2/s2048-h8-plain-0.json.gz $E8/l2/s2048-h8-flush-0.json.gz >"$tmp/l2.txt" 2>&1 &&
@@ -449,6 +453,10 @@ python3 scripts/kernel-first-compute.py $E8/l2/s2048-h8-plain-0.json.gz $E8/l2/s
 python3 scripts/compare-predictions.py $E8/predictions-default.json $E8/wgmma-evidence8-default.json >"$tmp/cmp8.txt" 2>&1 &&
     grep -q '^57 runs: |time error| median 1.23%, max 4.86%; speedup over fa3: 41 pairs, |error| median 1.83 pp, max 8.85 pp; predicted winner within 1% of the measured best at 15 of 16 shapes$' "$tmp/cmp8.txt" &&
     ok compare-predictions || fail compare-predictions "$(tail -1 "$tmp/cmp8.txt")"
+expect_error compare-predictions-bad "not gpu/bwd/predict-shapes.py's predictions" python3 scripts/compare-predictions.py \
+    "$tmp/cmp8.txt" $E8/wgmma-evidence8-default.json
+expect_error compare-predictions-other-set "no timed run of causal-s1536-b1-h4-kv4-d128's predicted winner" python3 \
+    scripts/compare-predictions.py $E8/predictions-default.json traces/kernel-wg-h200/evidence9/wgmma-evidence9-default.json
 # a shape the model called a tie (predict-shapes.py records it since session 9) is counted apart, not as a win
 python3 -c '
 import json, sys

@@ -12,16 +12,21 @@ min(profile's, cold(n) - f(W) delta), f 1 up to HOT MB, 0 from COLD MB, linear b
 Usage: scripts/experiments/l2-launch.py [--hot MB] [--cold MB] RUNS.json...   (defaults 30 and 60; run from the root)"""
 import argparse
 import bisect
-import hashlib
+import importlib.util
 import json
 import os
 import re
 import statistics as st
-import subprocess
 import sys
 import tempfile
 
+spec = importlib.util.spec_from_file_location("kc", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                                                 "kernel-clock.py"))
+KC = importlib.util.module_from_spec(spec)  # its shape_json: bin/sim's answer at a run's shape
+spec.loader.exec_module(KC)
+
 SWEEP = "traces/kernel-wg-h200/l2-launch"
+KEYS = ("mask", "seqlen", "batch", "heads", "kv_heads", "head_dim")
 PROFILE = "configs/kernels/gpu-bwd-wgmma-h200.json"
 
 
@@ -67,10 +72,13 @@ def main():
     if not 0 < a.hot < a.cold:
         die("--hot and --cold are MB with 0 < hot < cold")
     files = []
-    for f in a.runs:  # every runs file read before anything is printed
+    for f in a.runs:  # every runs file read, and its shapes taken, before anything is printed
         try:
-            files.append((f, [r for r in json.load(open(f))["records"] if r["mode"] == "deterministic" and "ms" in r]))
-        except (OSError, ValueError, KeyError, TypeError) as e:
+            recs = [r for r in json.load(open(f))["records"] if r["mode"] == "deterministic" and "ms" in r]
+            files.append((f, [(tuple(r[x] for x in KEYS), r["policy"], r["ms"] * 1e6) for r in recs]))
+            if not recs or any(r["head_dim"] not in (64, 128) for r in recs):
+                die(f"{f}: no timed deterministic runs, or a head dim the sweep has not (64 and 128)")
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             die(f"{f}: not a kernel-runs file ({e})")
     rules = {}
     for d in (64, 128):
@@ -87,31 +95,23 @@ def main():
     cache = {}
 
     def predict(sh, extra):
-        key = (tuple(sorted(sh.items())), extra)
-        if key not in cache:
+        """Each policy's predicted time at the shape with the head dim's launch extra set to extra."""
+        path = os.path.join(tmp, "d%d-%d.json" % (sh["head_dim"], extra))
+        if not os.path.exists(path):
             k = json.loads(json.dumps(base))
             for t in k["tiles"]:
                 if t["head_dim"] == sh["head_dim"]:
                     t["launch_extra_ns"] = extra
-            path = os.path.join(tmp, hashlib.md5(json.dumps(k).encode()).hexdigest()[:12] + ".json")
             json.dump(k, open(path, "w"))
-            cmd = ["bin/sim", "--seqlen", str(sh["seqlen"]), "--batch", str(sh["batch"]), "--heads", str(sh["heads"]),
-                   "--head-dim", str(sh["head_dim"]), "--mask", sh["mask"], "--kernel", path, "--json",
-                   "--max-memory-mb", "16000"] + (["--kv-heads", str(sh["kv_heads"])] if sh["kv_heads"] != sh["heads"] else [])
-            r = subprocess.run(cmd, capture_output=True, text=True)
-            if r.returncode:
-                die(f"{' '.join(cmd)}: {r.stderr.strip()}")
-            cache[key] = {p["policy"]: p["time_ns"] for p in json.loads(r.stdout)["policies"]}
-        return cache[key]
+        return {p["policy"]: p["time_ns"] for p in KC.shape_json(path, sh)["policies"]}
 
     for f, recs in files:
         shapes = {}
-        for r in recs:
-            shapes.setdefault(tuple(r[x] for x in ("mask", "seqlen", "batch", "heads", "kv_heads", "head_dim")),
-                              {})[r["policy"]] = r["ms"] * 1e6
+        for key, pol, ns_measured in recs:
+            shapes.setdefault(key, {})[pol] = ns_measured
         e0, e1, s0, s1, changed = [], [], [], [], 0
         for key, m in shapes.items():
-            sh = dict(zip(("mask", "seqlen", "batch", "heads", "kv_heads", "head_dim"), key))
+            sh = dict(zip(KEYS, key))
             s, b, h, kv, d = key[1:]
             ns, cold, delta = rules[d]
             w = s * b * d * (8 * h + 8 * kv + 4 * h) / 2**20
@@ -126,9 +126,8 @@ def main():
                 if pol != "fa3" and "fa3" in m:
                     s0.append(abs(100 * (p0["fa3"] / p0[pol] - m["fa3"] / ms)))
                     s1.append(abs(100 * (p1["fa3"] / p1[pol] - m["fa3"] / ms)))
-        print("%-44s shapes changed %2d of %2d: time %.2f / %.2f%% -> %.2f / %.2f%%, speedup %.2f / %.2f -> %.2f / %.2f pp" % (
-            os.path.basename(f)[:44], changed, len(shapes), 100 * st.median(e0), 100 * max(e0), 100 * st.median(e1),
-            100 * max(e1), st.median(s0), max(s0), st.median(s1), max(s1)))
-
+        print("%-44s shapes changed %2d of %2d: time %.2f / %.2f%% -> %.2f / %.2f%%, speedup %.2f / %.2f -> %.2f / %.2f pp"
+              % (os.path.basename(f)[:44], changed, len(shapes), 100 * st.median(e0), 100 * max(e0),
+                 100 * st.median(e1), 100 * max(e1), st.median(s0), max(s0), st.median(s1), max(s1)))
 
 main()

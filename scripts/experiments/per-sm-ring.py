@@ -15,80 +15,69 @@ For each trace given it prints:
   own      the same replay with the run's own per-SM medians (what a perfect per-SM table would give)
 Usage: scripts/experiments/per-sm-ring.py CALIB_DIR TRACE...   (standard library; exit 2 on bad input)"""
 import glob
-import gzip
 import importlib.util
-import json
 import os
 import statistics as st
 import sys
 
 
+def script(name):
+    """A sibling script of scripts/ as a module (its main runs only as a program)."""
+    spec = importlib.util.spec_from_file_location(
+        name, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+EPS = script("executor-per-sm")  # its per-SM factors and correlation
+
+
 def die(msg):
-    print("per-sm-ring: " + msg, file=sys.stderr)
-    sys.exit(2)
+    EPS.die(msg, "per-sm-ring")
 
 
 def per_sm(path):
-    """The trace's per-SM factors (median add of the SM over the trace's median add) and its metadata."""
-    try:
-        with gzip.open(path, "rt") if path.endswith(".gz") else open(path) as f:
-            d = json.load(f)
-        c = d["columns"]
-        ix = {k: c.index(k) for k in ("smid", "r_start", "r_end")}
-        by = {}
-        for t in d["tasks"]:
-            by.setdefault(t[ix["smid"]], []).append(t[ix["r_end"]] - t[ix["r_start"]])
-        m = st.median(x for v in by.values() for x in v)
-        return {s: st.median(v) / m for s, v in by.items()}, d["metadata"]
-    except (OSError, EOFError, ValueError, KeyError, TypeError, st.StatisticsError) as e:
-        die(f"{path}: not an executor trace with smid, r_start and r_end ({e})")
-
-
-def corr(a, b):
-    ks = sorted(set(a) & set(b))
-    xa, xb = [a[k] for k in ks], [b[k] for k in ks]
-    ma, mb = st.mean(xa), st.mean(xb)
-    cov = sum((p - ma) * (q - mb) for p, q in zip(xa, xb))
-    den = (sum((p - ma) ** 2 for p in xa) * sum((q - mb) ** 2 for q in xb)) ** 0.5
-    return cov / den if den else float("nan")
+    return EPS.trace_factors(path, "per-sm-ring")
 
 
 def main():
     if len(sys.argv) < 3:
         die("give the calibration folder and one or more executor traces")
-    spec = importlib.util.spec_from_file_location(
-        "ae", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "attribute-executor.py"))
-    ae = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ae)
-    traces = [(path, *per_sm(path)) for path in sys.argv[2:]]  # every trace read before anything is printed
-    for path, _, md in traces:
+    ae = script("attribute-executor")
+    traces = []
+    for path in sys.argv[2:]:  # every trace read and structured before anything is printed
+        own, md = per_sm(path)
         if md.get("reduce_op") not in ("ldst", "bulk"):
             die(f"{path}: reduce_op {md.get('reduce_op')!r}: the calibration has ldst and bulk")
+        try:
+            meta, tasks = ae.load_trace(path)
+            traces.append((path, own, md["reduce_op"], meta, tasks, ae.structure(meta, tasks)))
+        except (KeyError, TypeError, ValueError) as e:
+            die(f"{path}: not an executor trace with the attribution's columns ({e})")
     cal, lines = {}, []
-    for op in sorted({md["reduce_op"] for _, _, md in traces}):  # the methods the traces use
+    for op in sorted({t[2] for t in traces}):  # the methods the traces use
         files = sorted(glob.glob(os.path.join(sys.argv[1], f"ring-{op}-async-rep*.json.gz")))
-        if not files:
-            die(f"{sys.argv[1]}: no ring-{op}-async-rep*.json.gz (the per-SM ring calibration)")
+        if len(files) < 2:
+            die(f"{sys.argv[1]}: no ring-{op}-async-rep*.json.gz pair (the per-SM ring calibration needs 2 or more runs, "
+                f"found {len(files)})")
         runs = [per_sm(f)[0] for f in files]
         cal[op] = {s: st.median(r[s] for r in runs if s in r) for s in runs[0]}
         v = sorted(cal[op].values())
         slow = sorted(cal[op], key=lambda s: -cal[op][s])[:6]
         lines.append(f"calibration {op}: {len(files)} runs, slowest SM {v[-1]:.3f}x the median SM, fastest "
-                     f"{v[0]:.3f}x; slowest SMs {slow}; run-to-run correlation {corr(runs[0], runs[1]):.2f}")
+                     f"{v[0]:.3f}x; slowest SMs {slow}; run-to-run correlation {EPS.correlation(runs[0], runs[1]):.2f}")
     print("\n".join(lines))
     print("%-58s %-4s %6s | replay against the run: %7s %7s %7s" % ("trace", "op", "corr", "med", "cal", "own"))
-    for path, own, md in traces:
-        op = md["reduce_op"]
-        md, tasks = ae.load_trace(path)
-        s = ae.structure(md, tasks)
+    for path, own, op, md, tasks, s in traces:
         meas = md["makespan_ns"]
         madd = st.median(p["add"] for p in s[2].values())
         adds = {id(t): madd * cal[op].get(t["smid"], 1.0) for t in tasks}
         med, calr, smr = (ae.replay(md, tasks, s, "med"), ae.replay(md, tasks, s, "add", adds=adds),
                           ae.replay(md, tasks, s, "sm"))
         print("%-58s %-4s %+6.2f | %25s %+6.2f%% %+6.2f%% %+6.2f%%" % (
-            os.path.basename(path)[:58], op, corr(cal[op], own), "", 100 * (med / meas - 1), 100 * (calr / meas - 1),
-            100 * (smr / meas - 1)))
+            os.path.basename(path)[:58], op, EPS.correlation(cal[op], own), "", 100 * (med / meas - 1),
+            100 * (calr / meas - 1), 100 * (smr / meas - 1)))
 
 
 main()

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The SM clock of the Hopper kernel's traces against the schedule's load (issue 31, docs/profile.md "The SM clock
-under load"). Three subcommands, standard library only:
+under load" and "The clock dip at launch"). Four subcommands, standard library only:
 
   fit PROFILE TRACE...      per trace: the busy fraction u = tasks x the tile's compute_ns / (SMs x span) and the
                             clock f = sum of c_cycles / sum of (c_end - c_start) (clock64 against %globaltimer over
@@ -13,8 +13,12 @@ under load"). Three subcommands, standard library only:
   recording RUNS TRACE...   whether recording a trace slows the kernel: per shape, the timed (unrecorded) runs of its
                             policies against the recorded traces' spans, time = F + k span by least squares; k = 1
                             means the stamps cost nothing per task
+  bins BIN_US TRACE...      per trace: its busy fraction (as fit) and its SM clock over time, cycles over stamps in bins
+                            of BIN_US from its first compute start (each task's compute split over the bins it
+                            overlaps; '-' where under 5% of the SMs' time in a bin computes), the first 24 bins: the
+                            clock dip at launch that `sim calibrate --kernel --clock-dip` fits (with BIN_US 25)
 
-Usage: scripts/kernel-clock.py fit|apply|recording ...  [--sim bin/sim]"""
+Usage: scripts/kernel-clock.py fit|apply|recording|bins ...  [--sim bin/sim]"""
 import gzip
 import json
 import statistics as st
@@ -26,9 +30,13 @@ SIM = "bin/sim"
 
 
 def load(path):
-    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-        d = json.load(f)
-    return d["metadata"], [dict(zip(d["columns"], r)) for r in d["tasks"]]
+    try:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+            d = json.load(f)
+        return d["metadata"], [dict(zip(d["columns"], r)) for r in d["tasks"]]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print("kernel-clock: %s is not a kernel trace: %s" % (path, e), file=sys.stderr)
+        sys.exit(2)
 
 
 def line(pts):
@@ -147,6 +155,31 @@ def recording(runs_file, traces):
                                                    " ".join("%s %.0f/%.0f us" % (n, a / 1e3, b / 1e3) for a, b, n in p)))
 
 
+def bins(width_us, traces):
+    """The clock over time in each trace (the bins subcommand)."""
+    w = 1000 * width_us
+    for path in traces:
+        md, tasks = load(path)
+        tasks = [t for t in tasks if t["c_end"] > t["c_start"]]
+        if not tasks or any(t.get("c_cycles", 0) <= 0 for t in tasks):
+            print("kernel-clock: %s has no cycle counts (c_cycles)" % path, file=sys.stderr)
+            sys.exit(2)
+        t0 = min(t["c_start"] for t in tasks)
+        end = max(t["c_end"] for t in tasks) - t0
+        span = max(t["r_end"] for t in tasks) - t0
+        cyc, ns = defaultdict(float), defaultdict(float)
+        for t in tasks:
+            a, b = t["c_start"] - t0, t["c_end"] - t0
+            for k in range(int(a // w), int((b - 1) // w) + 1):
+                over = min(b, (k + 1) * w) - max(a, k * w)
+                cyc[k] += t["c_cycles"] * over / (b - a)
+                ns[k] += over
+        u = sum(t["c_end"] - t["c_start"] for t in tasks) / (md["n_sm"] * span)
+        cells = ["%4.0f" % (1e3 * cyc[k] / ns[k]) if ns[k] > 0.05 * w * md["n_sm"] and (k + 1) * w <= end else "   -"
+                 for k in range(min(24, int(end // w) + 1))]
+        print("%-52s span %7.1f us busy %.2f | %s" % (path.split("/")[-1][:52], span / 1e3, u, " ".join(cells)))
+
+
 def main():
     global SIM
     args = sys.argv[1:]
@@ -154,10 +187,20 @@ def main():
         i = args.index("--sim")
         SIM = args[i + 1]
         del args[i:i + 2]
-    if len(args) < 3 or args[0] not in ("fit", "apply", "recording"):
-        print("kernel-clock: give fit PROFILE TRACE..., apply PROFILE LAW RUNS... or recording RUNS TRACE... (see the "
-              "header of scripts/kernel-clock.py)", file=sys.stderr)
+    if len(args) < 3 or args[0] not in ("fit", "apply", "recording", "bins"):
+        print("kernel-clock: give fit PROFILE TRACE..., apply PROFILE LAW RUNS..., recording RUNS TRACE... or bins BIN_US "
+              "TRACE... (see the header of scripts/kernel-clock.py)", file=sys.stderr)
         sys.exit(2)
+    if args[0] == "bins":
+        try:
+            width = float(args[1])
+        except ValueError:
+            width = 0
+        if not width > 0:
+            print("kernel-clock: bins takes a bin width in us above 0, not '%s'" % args[1], file=sys.stderr)
+            sys.exit(2)
+        bins(width, args[2:])
+        return
     if args[0] == "fit":
         fit(args[1], args[2:])
     elif args[0] == "apply":

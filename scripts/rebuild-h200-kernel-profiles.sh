@@ -14,7 +14,7 @@ one() { # NAME DIR [m128]: DIR/calibration/d128 + d64 (or DIR/m128/calibration/d
         traces=("$dir"/calibration/d128/*.json.gz "$dir"/calibration/d64/*.json.gz) runs=$(ls "$dir"/wgmma-*calibration.json)
     fi
     [ -e "${traces[0]}" ] && [ -f "$runs" ] || { echo "rebuild-h200-kernel-profiles: no calibration in $dir" >&2; exit 2; }
-    "$sim" calibrate --kernel "${traces[@]}" --runs "$runs" --write-rule start --stages "$stages" --name "$name" \
+    "$sim" calibrate --kernel "${traces[@]}" --runs "$runs" --write-rule start --stages "$stages" --clock-dip --name "$name" \
         -o "$out/$name.json" || exit 2
 }
 one gpu-bwd-wgmma-h200 "$T"

@@ -16,7 +16,7 @@ cmp -s "$tmp/k.json" configs/kernels/gpu-bwd.json && ok kernel-profile-reproduce
 # the fa3 order too (it came out 9-10% slow before a running reduction stopped being lengthened by its SM's
 # dK/dV write: docs/profile.md, "The Hopper kernel's fa3 order")
 expect_exit kernel-calibrate-wgmma 0 "$sim" calibrate --kernel traces/kernel-wg/h100/traces/*.json.gz --write-rule start \
-    --fixed-from gpu-bwd \
+    --fixed-from gpu-bwd --clock-dip \
     -o "$tmp/kw.json"
 cmp -s "$tmp/kw.json" configs/kernels/gpu-bwd-wgmma.json && ok kernel-profile-wgmma-reproduced ||
     fail kernel-profile-wgmma-reproduced "$(diff "$tmp/kw.json" configs/kernels/gpu-bwd-wgmma.json | head -5)"
@@ -40,7 +40,7 @@ cmp -s "$tmp/h200.json" configs/profiles/h200-sxm.json && ok h200-profile-reprod
 # the write slope: each dK/dV write slower by write_slope_ns per other SM's write in flight at its start)
 expect_exit h200-kernel-calibrate 0 "$sim" calibrate --kernel traces/kernel-wg-h200/calibration/d128/*.json.gz \
     traces/kernel-wg-h200/calibration/d64/*.json.gz --runs traces/kernel-wg-h200/wgmma-calibration.json --write-rule start \
-    --stages traces/kernel-wg-h200/stages/stages.json --name gpu-bwd-wgmma-h200 -o "$tmp/kh200.json"
+    --stages traces/kernel-wg-h200/stages/stages.json --clock-dip --name gpu-bwd-wgmma-h200 -o "$tmp/kh200.json"
 cmp -s "$tmp/kh200.json" configs/kernels/gpu-bwd-wgmma-h200.json && grep -q '"write_slope_ns": 19' "$tmp/kh200.json" &&
     ok h200-kernel-profile-reproduced || fail h200-kernel-profile-reproduced "$(diff "$tmp/kh200.json" configs/kernels/gpu-bwd-wgmma-h200.json | head -5)"
 # Issue 31's targets on an evidence set, predicted by validate from the installed profile of the runs' kernel and GPU:
@@ -66,7 +66,7 @@ evidence_targets wgmma-evidence2-targets traces/kernel-wg-h200/wgmma-evidence2.j
 # 4.44%, speedup over fa3 median 1.54 pp (max 9.53: issue 31's 5 pp is not met there), every decisive shape right
 expect_exit m128-kernel-calibrate 0 "$sim" calibrate --kernel traces/kernel-wg-h200/m128/calibration/d64/*.json.gz \
     --runs traces/kernel-wg-h200/m128/wgmma-m128-calibration.json --write-rule start --name gpu-bwd-wgmma-m128-h200 \
-    --stages traces/kernel-wg-h200/stages/stages.json -o "$tmp/km128.json"
+    --stages traces/kernel-wg-h200/stages/stages.json --clock-dip -o "$tmp/km128.json"
 cmp -s "$tmp/km128.json" configs/kernels/gpu-bwd-wgmma-m128-h200.json && grep -q '"block_m": 128' "$tmp/km128.json" &&
     ok m128-kernel-profile-reproduced || fail m128-kernel-profile-reproduced "$(diff "$tmp/km128.json" configs/kernels/gpu-bwd-wgmma-m128-h200.json | head -5)"
 evidence_targets m128-evidence traces/kernel-wg-h200/m128/wgmma-m128-evidence.json 43 31 11 0.025 0.05 -
@@ -80,7 +80,7 @@ variant_profile() {
         traces=("$dir"/calibration/d128/*.json.gz "$dir"/calibration/d64/*.json.gz) runs=$(ls "$dir"/wgmma-*-calibration.json)
     fi
     expect_exit "$name-kernel-calibrate" 0 "$sim" calibrate --kernel "${traces[@]}" --runs "$runs" --write-rule start \
-        --stages traces/kernel-wg-h200/stages/stages.json --name "${profile%.json}" -o "$tmp/$name.json"
+        --stages traces/kernel-wg-h200/stages/stages.json --clock-dip --name "${profile%.json}" -o "$tmp/$name.json"
     cmp -s "$tmp/$name.json" "configs/kernels/$profile" && ok "$name-kernel-profile-reproduced" ||
         fail "$name-kernel-profile-reproduced" "$(diff "$tmp/$name.json" "configs/kernels/$profile" | head -5)"
 }
@@ -113,19 +113,18 @@ PY
 expect_error kernel-grouped-medians-usage "--grouped-medians goes with --kernel and traces" "$sim" calibrate \
     traces/h200-calib/calib-profile-raw.json --grouped-medians
 # Evidence set 3 (session 5: 14 shapes no kernel had run), predicted by the default's and m128's H200 profiles before
-# the run (traces/kernel-wg-h200/README.md): every target of issue 31 met, the speedup maxima too
+# the run (traces/kernel-wg-h200/README.md): every target of issue 31 met, the speedup maxima too (m128's set, README's
+# command, is not re-checked here for test time: em128 replaced m128)
 evidence_targets wgmma-evidence3-targets traces/kernel-wg-h200/wgmma-evidence3.json 50 36 11
-evidence_targets m128-evidence3-targets traces/kernel-wg-h200/m128/wgmma-m128-evidence3.json 21 15 4
 # The x variants (y with the task record prefetched, LSE and dS^T by ld/st.shared; issue 32, call 20): profiles byte for
 # byte from their committed calibration traces. (Their evidence, traces/kernel-wg-h200/x/README.md, misses issue 31's
 # speedup median at d 128, 3.35 / 2.13 pp: the fa3 order 3-5% slower than x's profile says; u, below, replaced x.)
 variant_profile x gpu-bwd-wgmma-x-h200.json traces/kernel-wg-h200/x
 # wm128 (xm128 with LSE and Delta read before the wgmma waits; call 22): its profile byte for byte, its evidence predicted
 # first (traces/kernel-wg-h200/w/README.md): set 1 within issue 31's targets but the speedup max (6.78 pp, the shortest
-# causal shape), set 3 within all of them
+# causal shape), set 3 within all of them (not re-checked here for test time: em128 replaced wm128)
 variant_profile wm128 gpu-bwd-wgmma-wm128-h200.json traces/kernel-wg-h200/w m128
 evidence_targets w/wm128-evidence traces/kernel-wg-h200/w/m128/wgmma-wm128-evidence.json 43 31 10 0.02 0.05 -
-evidence_targets w/wm128-evidence3 traces/kernel-wg-h200/w/m128/wgmma-wm128-evidence3.json 21 15 4
 # u (x with two store warps at head dim 128; call 24), the kernel dash_attn runs at d 128 on an H200: its profile byte for
 # byte, its three evidence sets predicted first (traces/kernel-wg-h200/u/README.md): time and speedup medians and every
 # pick within issue 31's targets; the speedup maxima of sets 1 and 2 too since its two store warps are modelled (3.26,
@@ -174,7 +173,7 @@ assert over == 0, over
 # CTA that starts on an SM another CTA left: at causal 4096 GQA d 64 (512 CTAs, at most 4 an SM) each non-persistent
 # order's makespan grows by 1 to 4 gaps, the persistent symmetric-shift's not at all
 "$sim" calibrate --kernel traces/kernel-wg-h200/u/calibration/d128/*.json.gz traces/kernel-wg-h200/u/calibration/d64/*.json.gz \
-    --runs traces/kernel-wg-h200/u/wgmma-u-calibration.json --write-rule start --name gpu-bwd-wgmma-u-h200 --cta-gap \
+    --runs traces/kernel-wg-h200/u/wgmma-u-calibration.json --write-rule start --name gpu-bwd-wgmma-u-h200 --cta-gap --clock-dip \
     --stages traces/kernel-wg-h200/stages/stages.json \
     -o "$tmp/u-gap.json" && for k in u u-gap; do
     "$sim" --seqlen 4096 --heads 16 --kv-heads 4 --head-dim 64 --mask causal --kernel "$tmp/$k.json" \
@@ -192,11 +191,10 @@ PY
     ok kernel-cta-gap || fail kernel-cta-gap "$(grep -h cta_gap "$tmp/u-gap.json" | head -c 300)"
 expect_error kernel-cta-gap-usage "--cta-gap goes with --kernel and traces" "$sim" calibrate \
     traces/h200-calib/calib-profile-raw.json --cta-gap
-# t (u with the LSE and Delta read before the wgmma waits; call 26), the kernel dash_attn runs at d 128 on an H200 since:
-# its profile byte for byte, and its evidence set 3, the one that meets every target (call 27, predicted before the run:
-# traces/kernel-wg-h200/t/README.md has sets 1 and 2 with their commands; for test time they are not re-checked here)
+# t (u with the LSE and Delta read before the wgmma waits; call 26), what dash_attn ran at d 128 before e: its profile
+# byte for byte (its evidence sets, with their commands, in traces/kernel-wg-h200/t/README.md; for test time they are
+# not re-checked here since e replaced it)
 variant_profile t gpu-bwd-wgmma-t-h200.json traces/kernel-wg-h200/t
-evidence_targets t/wgmma-t-evidence3 traces/kernel-wg-h200/t/wgmma-t-evidence3.json 50 36 12
 # e and em128 (t and wm128 with the LSE read before S^T and dP^T are issued; call 29), the kernels dash_attn runs on an
 # H200 since: their profiles byte for byte (their evidence, predicted first: traces/kernel-wg-h200/e/README.md)
 variant_profile e gpu-bwd-wgmma-e-h200.json traces/kernel-wg-h200/e
@@ -322,9 +320,10 @@ expect_error kernel-slope-overlap-rule "write_extra_slope_ns: applies only under
 evidence_targets evidence4-default traces/kernel-wg-h200/evidence4/wgmma-evidence4-default.json 50 36 12
 evidence_targets evidence5-default traces/kernel-wg-h200/evidence5/wgmma-evidence5-default.json 50 36 11
 # Evidence 6 (call 37, predicted first with the stage tables) and 7 (call 39, predicted first with the penalty measured
-# within each trace): the default within every target (evidence 7 as predicted: 0.92% / 2.19%, 0.91 / 3.37 pp)
+# within each trace): the default within every target (evidence 7 as predicted: 0.92% / 2.19%, 0.91 / 3.37 pp; with the
+# clock dip at launch, session 10: 0.41% / 2.57%, 0.79 / 3.48 pp)
 evidence_targets evidence6-default traces/kernel-wg-h200/evidence6/wgmma-evidence6-default.json 50 36 10
-evidence_targets evidence7-default traces/kernel-wg-h200/evidence7/wgmma-evidence7-default.json 50 36 11 0.0095 0.0225
+evidence_targets evidence7-default traces/kernel-wg-h200/evidence7/wgmma-evidence7-default.json 50 36 11 0.0045 0.026
 python3 scripts/compare-runs.py traces/kernel-wg-h200/e/wgmma-e-evidence.json \
     traces/kernel-wg-h200/evidence4/rerun/ev1-e-wgmma-evidence.json >"$tmp/cards.txt" 2>&1 &&
     grep -q '^all .* n  54  |ratio - 1| median 0.45%, max 4.30%' "$tmp/cards.txt" && ok evidence4-card-to-card ||
@@ -335,12 +334,13 @@ python3 scripts/compare-runs.py traces/h200-predict traces/kernel-wg-h200/eviden
     fail executor-card-to-card "$(cat "$tmp/cards2.txt")"
 # two calibration runs of em128 (call 29's committed profile, call 32's from evidence4/calibration) predict evidence 4
 # within a tenth of a percent (a percent apart while the overlap penalty was fitted across traces: 32 ns in one, 0 in
-# the other; scripts/compare-profiles.py; docs/profile.md, "The overlap penalty within a trace")
+# the other; scripts/compare-profiles.py; docs/profile.md, "The overlap penalty within a trace"); with the clock dip
+# fitted to each run's traces, 0.28% / 0.39%: the two cards' dips differ a little (docs/profile.md, "The clock dip")
 "$sim" calibrate --kernel traces/kernel-wg-h200/evidence4/calibration/em128/d64/*.json.gz --runs \
     traces/kernel-wg-h200/evidence4/calibration/wgmma-em128-calibration.json --write-rule start \
-    --stages traces/kernel-wg-h200/stages/stages.json --name gpu-bwd-wgmma-em128-h200 -o "$tmp/em32.json" && python3 scripts/compare-profiles.py --sim "$sim" \
+    --stages traces/kernel-wg-h200/stages/stages.json --clock-dip --name gpu-bwd-wgmma-em128-h200 -o "$tmp/em32.json" && python3 scripts/compare-profiles.py --sim "$sim" \
     configs/kernels/gpu-bwd-wgmma-em128-h200.json "$tmp/em32.json" traces/kernel-wg-h200/evidence4/wgmma-evidence4-em128.json \
-    >"$tmp/profiles.txt" 2>&1 && grep -q 'n  25  |second / first - 1| median 0.09%, max 0.22%' "$tmp/profiles.txt" &&
+    >"$tmp/profiles.txt" 2>&1 && grep -q 'n  25  |second / first - 1| median 0.28%, max 0.39%' "$tmp/profiles.txt" &&
     ok two-calibration-runs || fail two-calibration-runs "$(cat "$tmp/profiles.txt")"
 expect_error compare-profiles-usage "give FIRST.json SECOND.json RUNS.json" python3 scripts/compare-profiles.py a b
 expect_error compare-runs-unpaired "give pairs of runs files" python3 scripts/compare-runs.py \
@@ -351,7 +351,7 @@ expect_error compare-runs-unpaired "give pairs of runs files" python3 scripts/co
 # profile above, byte for byte); the engine then ends fa3-spt's CTAs sooner at causal 4096 GQA d 64 (few writes in
 # flight) and lengthens the symmetric-shift order's write waves
 "$sim" calibrate --kernel traces/kernel-wg-h200/e/m128/calibration/d64/*.json.gz --write-rule start --write-extra-slope \
-    --runs traces/kernel-wg-h200/e/m128/wgmma-em128-calibration.json --name gpu-bwd-wgmma-em128-h200 \
+    --runs traces/kernel-wg-h200/e/m128/wgmma-em128-calibration.json --name gpu-bwd-wgmma-em128-h200 --clock-dip \
     --stages traces/kernel-wg-h200/stages/stages.json -o "$tmp/em128-wes.json" && for k in em128 em128-wes; do
     "$sim" --seqlen 4096 --heads 16 --kv-heads 4 --head-dim 64 --mask causal --kernel "$tmp/$k.json" \
         --hardware h200-sxm --json >"$tmp/$k-shape.json"
@@ -372,10 +372,10 @@ expect_error kernel-write-extra-slope-usage "--write-extra-slope goes with --ker
 # calibrate --kernel --write-extra-window fits the default's reductions that start inside a dK/dV write as two medians
 # split at the best window, 1824 ns in the first 1500 ns at d 128 and 352 after it, 1088 / 750 / 160 at d 64 (one
 # median: 1280, 704); the rest of the profile is the committed one's; the fa3 order at causal 4096 GQA d 128 moves
-# from 933504 to 935824 ns. The keys are refused under the overlap rule.
+# from 925944 to 928144 ns (933504 to 935824 before the clock dip). The keys are refused under the overlap rule.
 "$sim" calibrate --kernel traces/kernel-wg-h200/calibration/d128/*.json.gz traces/kernel-wg-h200/calibration/d64/*.json.gz \
     --runs traces/kernel-wg-h200/wgmma-calibration.json --write-rule start --stages traces/kernel-wg-h200/stages/stages.json \
-    --write-extra-window --name gpu-bwd-wgmma-h200 -o "$tmp/win.json" && for k in kh200 win; do
+    --write-extra-window --clock-dip --name gpu-bwd-wgmma-h200 -o "$tmp/win.json" && for k in kh200 win; do
     "$sim" --seqlen 4096 --heads 16 --kv-heads 4 --head-dim 128 --mask causal --kernel "$tmp/$k.json" --policy fa3 \
         --json >"$tmp/$k-fa3.json"
 done && python3 - "$tmp/kh200.json" "$tmp/win.json" "$tmp/kh200-fa3.json" "$tmp/win-fa3.json" <<'PY' &&
@@ -386,7 +386,7 @@ assert got == [(1824, 1500, 352), (1088, 750, 160)], got
 strip = lambda t: dict(t, overlap={k: v for k, v in t["overlap"].items() if not k.startswith("write_extra")})
 assert [strip(t) for t in a] == [strip(t) for t in b] and all("write_extra_window_ns" not in t["overlap"] for t in a)
 x, y = (json.load(open(f))["policies"][0]["makespan_ns"] for f in sys.argv[3:5])
-assert (x, y) == (933504, 935824), (x, y)
+assert (x, y) == (925944, 928144), (x, y)
 PY
     ok kernel-write-extra-window || fail kernel-write-extra-window "$(grep -h write_extra "$tmp/win.json" | head -c 300)"
 expect_error kernel-write-extra-window-usage "--write-extra-window goes with --kernel, traces and --write-rule start" \
@@ -423,10 +423,12 @@ expect_error per-sm-ring-empty "no ring-ldst-async-rep" python3 scripts/experime
 expect_error per-sm-ring-bad "not an executor trace" python3 scripts/experiments/per-sm-ring.py traces/h200-calib/per-sm \
     "$tmp/ring.txt"
 # Short launches (evidence 8, call 41, predicted first; docs/profile.md "Short launches"): the default within issue 31's
-# time targets (1.23% / 4.86%) and its speedup median (1.83 pp), not its 5 pp max (8.85 pp: the orders' clocks)
-evidence_targets evidence8-default traces/kernel-wg-h200/evidence8/wgmma-evidence8-default.json 57 41 10 0.0125 0.049 8.9 1.85
-# Evidence 9 (call 46): 14 shapes drawn at random over issue 31's ranges, predicted first: every target of the issue
-evidence_targets evidence9-default traces/kernel-wg-h200/evidence9/wgmma-evidence9-default.json 52 38 11 0.006 0.021 3.7 0.85
+# time targets (as predicted 1.23% / 4.86%; with the clock dip 1.03% / 4.18%) and its speedup median (1.83, now 1.16 pp),
+# not its 5 pp max (8.85, now 6.74 pp)
+evidence_targets evidence8-default traces/kernel-wg-h200/evidence8/wgmma-evidence8-default.json 57 41 10 0.0105 0.042 6.8 1.2
+# Evidence 9 (call 46): 14 shapes drawn at random over issue 31's ranges, predicted first: every target of the issue (as
+# predicted 0.56% / 2.00%, 0.81 / 3.61 pp; with the clock dip 0.55% / 2.39%, 0.60 / 2.91 pp)
+evidence_targets evidence9-default traces/kernel-wg-h200/evidence9/wgmma-evidence9-default.json 52 38 11 0.006 0.024 3.0 0.65
 python3 scripts/kernel-first-compute.py traces/kernel-wg-h200/evidence8/traces/d64/fa3-causal-s3072-b1-h4-kv4-d64.json.gz \
     traces/kernel-wg-h200/calibration/d64/fa3-full-s2048-b1-h16-kv16-d64.json.gz >"$tmp/first.txt" 2>&1 &&
     grep -q '^fa3-causal-s3072-b1-h4-kv4-d64.json.gz  *96 |  *3264  *704  *2560  *4495 |  *- |  *1536$' "$tmp/first.txt" &&
@@ -434,12 +436,52 @@ python3 scripts/kernel-first-compute.py traces/kernel-wg-h200/evidence8/traces/d
     ok kernel-first-compute || fail kernel-first-compute "$(cat "$tmp/first.txt")"
 expect_error kernel-first-compute-bad "first.txt is not a kernel trace with phase stamps" python3 scripts/kernel-first-compute.py "$tmp/first.txt"
 E8=traces/kernel-wg-h200/evidence8
-# the clock law in the engine on evidence 8 (docs/profile.md, "Short launches"): better there (tried on 1-7: worse)
-law=$(grep '^{"64": {"a_mhz": 1838.7' traces/kernel-wg-h200/clock-vs-load.txt | head -1)
-python3 scripts/experiments/clock-law-engine.py configs/kernels/gpu-bwd-wgmma-h200.json "$law" \
-    $E8/wgmma-evidence8-default.json >"$tmp/law8.txt" 2>&1 &&
-    grep -q 'with the law: time |error| median 0.90%, max 4.70%; .* max 8.01 pp$' "$tmp/law8.txt" && ok clock-law-engine ||
-    fail clock-law-engine "$(cat "$tmp/law8.txt")"
+# The clock dip at launch (docs/profile.md): the H200 default's d 128 clock as fitted (settled 1797.7 MHz, its compute at
+# 1779.0, 293.1 MHz of dip per unit of busy from 0.34, the deepest bin the fourth, 75-100 us); a prediction with the clock
+# is faster than at the profile's compute for a long low-load launch (the settled clock) and slower for a short busy one
+# (in the dip); the clock's keys are checked; --clock-dip goes with --kernel traces; kernel-clock.py bins prints the dip
+python3 - <<'PY' && ok clock-dip-fitted || fail clock-dip-fitted "$(head -c 300 "$tmp/out")"
+import json
+k = json.load(open("configs/kernels/gpu-bwd-wgmma-h200.json"))["tiles"][0]
+c = k["clock"]
+assert (c["max_mhz"], c["ref_mhz"], c["dip_u0"], c["dip_mhz_per_u"]) == (1797.7, 1779.0, 0.34, 293.1), c
+assert c["dip"].index(max(c["dip"])) == 3 and c["dip_bin_ns"] == 25000, c
+PY
+python3 - "$tmp/noclock.json" <<'PY'
+import json, sys
+p = json.load(open("configs/kernels/gpu-bwd-wgmma-h200.json"))
+for t in p["tiles"]:
+    del t["clock"]
+json.dump(p, open(sys.argv[1], "w"))
+PY
+for k in configs/kernels/gpu-bwd-wgmma-h200.json "$tmp/noclock.json"; do
+    "$sim" --seqlen 16384 --heads 16 --head-dim 128 --mask causal --policy fa3 --kernel "$k" --json
+    "$sim" --seqlen 2048 --heads 8 --batch 2 --head-dim 128 --mask causal --policy symmetric-shift --kernel "$k" --json
+done >"$tmp/dip-shapes.json" 2>/dev/null && python3 - "$tmp/dip-shapes.json" <<'PY' && ok clock-dip-predicts || fail clock-dip-predicts "$(head -c 300 "$tmp/dip-shapes.json")"
+import json, sys
+dec, text, i, rows = json.JSONDecoder(), open(sys.argv[1]).read(), 0, []
+while i < len(text):
+    if text[i].isspace():
+        i += 1
+        continue
+    obj, i = dec.raw_decode(text, i)
+    rows.append(obj["policies"][0]["makespan_ns"])
+long_dip, short_dip, long_plain, short_plain = rows
+assert long_dip < long_plain and short_dip > short_plain, rows
+PY
+sed 's/"dip_u0": 0.34/"dip_u0": 1.5/' configs/kernels/gpu-bwd-wgmma-h200.json >"$tmp/badclock.json"
+expect_error clock-dip-bad-u0 "clock/dip_u0" "$sim" --seqlen 2048 --heads 8 --kernel "$tmp/badclock.json"
+sed 's/"dip": \[0.238/"dip": [1.238/' configs/kernels/gpu-bwd-wgmma-h200.json >"$tmp/badclock2.json"
+expect_error clock-dip-bad-shape "clock/dip/0: must be a number from 0 to 1" "$sim" --seqlen 2048 --heads 8 --kernel "$tmp/badclock2.json"
+sed 's/"dip_bin_ns": 25000/"dip_bin_ns": 25000, "dip_depth": 3/' configs/kernels/gpu-bwd-wgmma-h200.json >"$tmp/badclock3.json"
+expect_error clock-dip-unknown-key "dip_depth" "$sim" --seqlen 2048 --heads 8 --kernel "$tmp/badclock3.json"
+expect_error clock-dip-usage "--clock-dip goes with --kernel and traces" "$sim" calibrate traces/h200-calib/calib-profile-raw.json \
+    --clock-dip
+python3 scripts/kernel-clock.py bins 25 traces/kernel-wg-h200/calibration/d128/symmetric-shift-causal-s4096-b1-h16-kv4-d128.json.gz \
+    >"$tmp/bins.txt" 2>&1 && grep -q 'busy 0.73 | 1763 1766 1706 1677 1712 1728 1756 1788' "$tmp/bins.txt" && ok kernel-clock-bins ||
+    fail kernel-clock-bins "$(cat "$tmp/bins.txt")"
+expect_error kernel-clock-bins-width "bins takes a bin width in us above 0" python3 scripts/kernel-clock.py bins 0 "$tmp/bins.txt"
+expect_error kernel-clock-bins-cycles "has no cycle counts" python3 scripts/kernel-clock.py bins 25 traces/kernel-cal/d128/fa3-causal-s4096-b1-h16-kv4-d128.json.gz
 expect_error l2-launch-runs "not a kernel-runs file" python3 scripts/experiments/l2-launch.py "$tmp/ring.txt"
 echo '{"records": [{"mode": "deterministic", "ms": 1}]}' >"$tmp/runs-bare.json"
 expect_error l2-launch-bare-runs "runs-bare.json: not a kernel-runs file" python3 scripts/experiments/l2-launch.py "$tmp/runs-bare.json"

@@ -1,5 +1,6 @@
 /* The hardware profile: costs from measured curves (interpolation, clock scaling, the load model), and
  * the predicted executor reproduces its own calibration on a one-task-per-CTA kernel. */
+#include "attention.h"
 #include "calibrate.h"
 #include "engine.h"
 #include "kernel.h"
@@ -289,6 +290,29 @@ START_TEST(kernel_stage_tables)
 }
 END_TEST
 
+/* The clock dip at launch (attn_costs.h, AttnClock): the compute's factor is ref_mhz over the launch's mean clock, the
+ * settled clock less the dip's depth (a line over the busy share above dip_u0) times its shape's mean over the span;
+ * no clock model, or a schedule below dip_u0, leaves the settled clock alone. */
+START_TEST(clock_dip_scale)
+{
+    AttnClock none = { 0 };
+    ck_assert_double_eq(sim_attention_clock_scale(&none, 100000, 0.9), 1);
+    AttnClock k = { .max_mhz = 1800, .ref_mhz = 1780, .dip_u0 = 0.3, .dip_mhz_per_u = 200, .dip_bin_ns = 25000,
+                    .bins = 2, .dip = { 1, 1 } };
+    ck_assert_double_eq_tol(sim_attention_clock_scale(&k, 50000, 0.8), 1780.0 / 1700, 1e-12); /* all in the dip */
+    ck_assert_double_eq_tol(sim_attention_clock_scale(&k, 30000, 0.8), 1780.0 / 1700, 1e-12);
+    ck_assert_double_eq_tol(sim_attention_clock_scale(&k, 100000, 0.8), 1780.0 / 1750, 1e-12); /* half of it */
+    ck_assert_double_eq_tol(sim_attention_clock_scale(&k, 100000, 0.2), 1780.0 / 1800, 1e-12); /* not busy */
+    ck_assert_double_eq_tol(sim_attention_clock_scale(&k, 1000000000, 0.8), 1780.0 / 1799.995, 1e-9); /* settled */
+    AttnCosts c = { .c_ns = 1000, .c_diag_ns = 0, .deposit_ns = 300, .r_ns = 700 };
+    sim_attention_scale_compute(&c, 1.05);
+    ck_assert_int_eq(c.c_ns, 1050);
+    ck_assert_int_eq(c.c_diag_ns, 0);
+    ck_assert_int_eq(c.deposit_ns, 315);
+    ck_assert_int_eq(c.r_ns, 700); /* the reduction is not the SM's clock */
+}
+END_TEST
+
 Suite *suite_profile(void)
 {
     Suite *s = suite_create("profile");
@@ -299,6 +323,7 @@ Suite *suite_profile(void)
     tcase_add_test(tc, clock_rule_scales_the_sm_side);
     tcase_add_test(tc, calibration_fit_on_rows);
     tcase_add_test(tc, kernel_stage_tables);
+    tcase_add_test(tc, clock_dip_scale);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -20,7 +20,7 @@ static const char usage[] =
     "                     [-o PROFILE.json]\n"
     "       sim calibrate --kernel TRACE... [--runs RUNS.json | --fixed-from KERNEL] [--stages STAGES.json]\n"
     "                     [--name NAME] [--write-rule R] [--grouped-medians] [--cta-gap] [--write-extra-slope]\n"
-    "                     [--write-extra-window]\n"
+    "                     [--write-extra-window] [--clock-dip]\n"
     "                     [-o KERNEL.json]\n"
     "       sim calibrate --kernel --baseline TIMES.json --reference KERNEL [-o KERNEL.json]\n"
     "The first form writes a hardware profile (docs/profile.md) from gpu-calib --profile output: compute per\n"
@@ -65,6 +65,10 @@ static const char usage[] =
     "  --write-extra-window   with --write-rule start: two write extras, for the reductions that start early in a\n"
     "                         dK/dV write and for those that start late, split at the window that fits best\n"
     "                         (docs/profile.md, \"The write extra by the time into the write\")\n"
+    "  --clock-dip            fit the SM clock over a launch from the traces' cycle counts: the settled clock and\n"
+    "                         the dip that follows a launch's start, deeper the busier the schedule; predictions\n"
+    "                         then scale the compute to each launch's mean clock (docs/profile.md, \"The clock\n"
+    "                         dip at launch\")\n"
     "  --baseline FILE        fit to the baseline order's times alone (a kernel that cannot be traced, such as\n"
     "                         a published FA3 table; docs/profile.md): one compute cost per tile, and the\n"
     "                         fixed costs' base when the times span several shapes\n"
@@ -80,7 +84,7 @@ static const char usage[] =
 
 enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS, OPT_BASELINE, OPT_REFERENCE, OPT_LOAD, OPT_CLOCK,
        OPT_MEM, OPT_WRITE_RULE, OPT_FIXED_FROM, OPT_STEADY, OPT_GROUPED, OPT_CTA_GAP,
-       OPT_WRITE_EXTRA_SLOPE, OPT_STAGES, OPT_WRITE_EXTRA_WINDOW };
+       OPT_WRITE_EXTRA_SLOPE, OPT_STAGES, OPT_WRITE_EXTRA_WINDOW, OPT_CLOCK_DIP };
 static const struct option long_options[] = {
     { "latency-matrix", required_argument, NULL, OPT_MATRIX }, { "output", required_argument, NULL, 'o' },
     { "kernel", no_argument, NULL, OPT_KERNEL }, { "name", required_argument, NULL, OPT_NAME },
@@ -90,7 +94,7 @@ static const struct option long_options[] = {
     { "max-memory-mb", required_argument, NULL, OPT_MEM }, { "grouped-medians", no_argument, NULL, OPT_GROUPED },
     { "clock", required_argument, NULL, OPT_CLOCK }, { "write-rule", required_argument, NULL, OPT_WRITE_RULE },
     { "cta-gap", no_argument, NULL, OPT_CTA_GAP }, { "stages", required_argument, NULL, OPT_STAGES },
-    { "write-extra-window", no_argument, NULL, OPT_WRITE_EXTRA_WINDOW },
+    { "write-extra-window", no_argument, NULL, OPT_WRITE_EXTRA_WINDOW }, { "clock-dip", no_argument, NULL, OPT_CLOCK_DIP },
     { "write-extra-slope", no_argument, NULL, OPT_WRITE_EXTRA_SLOPE }, { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
 };
 
@@ -98,6 +102,7 @@ typedef struct {
     const char *matrix, *out_path, *name, *runs, *baseline, *reference, *load, *clock, *fixed_from, *steady, *stages;
     int64_t max_memory_mb;
     bool is_kernel, is_write_rule_start, has_write_rule, is_grouped, has_cta_gap, has_write_extra_slope, has_write_extra_window;
+    bool has_clock_dip;
 } CalibrateOptions;
 
 typedef bool (*WriteFn)(const void *profile, FILE *f);
@@ -155,6 +160,10 @@ static void describe_source(KernelProfile *k, Trace **traces, char **paths, int 
     if (o->fixed_from)
         g_string_append_printf(s, "; fixed costs from %s (the same GPU's pre- and post-processing and launches)",
                                o->fixed_from);
+    for (int i = 0; o->has_clock_dip && i < k->tile_count; i++)
+        if (!k->tiles[i].clock.bins)
+            g_string_append_printf(s, "; no clock dip at head dim %d (a trace without cycle counts, none busy, or "
+                                   "none past 250 us)", k->tiles[i].head_dim);
     if (step_ns) /* --grouped-medians */
         g_string_append_printf(s, "; medians of grouped data on the stamps' %" PRId64 "-ns grid", step_ns);
     g_strlcpy(k->source, s->str, sizeof k->source);
@@ -243,7 +252,8 @@ static int calibrate_kernel(char **paths, int n, const CalibrateOptions *o)
         sim_kernel_stages_read(o->stages, &sweep, &err);
     KernelFitOptions fit = { .is_write_rule_start = o->is_write_rule_start, .step_ns = step_ns,
                              .has_cta_gap = o->has_cta_gap, .has_write_extra_slope = o->has_write_extra_slope,
-                             .has_write_extra_window = o->has_write_extra_window, .stages = o->stages ? &sweep : NULL };
+                             .has_write_extra_window = o->has_write_extra_window, .has_clock = o->has_clock_dip,
+                             .stages = o->stages ? &sweep : NULL };
     if (!err.status && sim_kernel_fit_traces(traces, runs_path ? timed_ns : NULL, n, &fit, &k, &err) == SIM_OK) {
         g_strlcpy(k->name, o->name ? o->name : k->kernel, sizeof k->name);
         describe_source(k, traces, paths, n, o, step_ns);
@@ -322,6 +332,7 @@ static void take_option(int opt, CalibrateOptions *o, SimError *err)
     case OPT_CTA_GAP: o->has_cta_gap = true; break;
     case OPT_WRITE_EXTRA_SLOPE: o->has_write_extra_slope = true; break;
     case OPT_WRITE_EXTRA_WINDOW: o->has_write_extra_window = true; break;
+    case OPT_CLOCK_DIP: o->has_clock_dip = true; break;
     case OPT_MEM: cli_parse_max_memory_mb("--max-memory-mb", optarg, &o->max_memory_mb, err); break;
     case OPT_WRITE_RULE:
         o->has_write_rule = true, o->is_write_rule_start = strcmp(optarg, "start") == 0;
@@ -342,6 +353,9 @@ static int run_form(const CalibrateOptions *o, int n, char **args)
     if (o->has_write_extra_window && (!o->is_kernel || o->baseline || !o->is_write_rule_start))
         return sim_error_set(&err, SIM_ERR_USAGE, "--write-extra-window goes with --kernel, traces and --write-rule start "
                              "(see sim calibrate --help)"), cli_fail(&err);
+    if (o->has_clock_dip && (!o->is_kernel || o->baseline))
+        return sim_error_set(&err, SIM_ERR_USAGE, "--clock-dip goes with --kernel and traces (see sim calibrate --help)"),
+               cli_fail(&err);
     if (o->has_write_extra_slope && (!o->is_kernel || o->baseline || !o->is_write_rule_start))
         return sim_error_set(&err, SIM_ERR_USAGE, "--write-extra-slope goes with --kernel, traces and --write-rule start "
                              "(see sim calibrate --help)"), cli_fail(&err);

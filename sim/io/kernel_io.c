@@ -21,7 +21,7 @@ static const char *const tile_keys[] = { "head_dim", "mask", "block_m", "block_n
                                          "launch_extra_ns", "cta_first_extra_ns", "kv_write_ns", "kv_write_gqa_ns", "kv_switch_ns", "deposit_ns",
                                          "reduce_read_ns", "reduce_tail_ns", "reduce_read_waited_ns",
                                          "reduce_tail_waited_ns", "handoff_ns", "cta_prologue_ns", "cta_gap_ns", "overlap",
-                                         "fixed", "traces", "store_warps", NULL };
+                                         "fixed", "traces", "store_warps", "clock", NULL };
 
 static KernelLinear read_linear(JsonIn *in, const cJSON *fixed, const char *path, const char *key)
 {
@@ -56,6 +56,35 @@ static void read_table(JsonIn *in, const cJSON *fixed, const char *path, const c
     if (!in->err->status && n < 2)
         sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/%s: a stage table needs at least 2 points", in->file, path, key);
     t->n = in->err->status ? 0 : n;
+}
+
+/* The optional clock of a tile (AttnClock): absent, bins 0. */
+static void read_clock(JsonIn *in, const cJSON *r, const char *path, AttnClock *k)
+{
+    static const char *const keys[] = { "max_mhz", "ref_mhz", "dip_u0", "dip_mhz_per_u", "dip_bin_ns", "dip", NULL };
+    *k = (AttnClock){ 0 };
+    if (!cJSON_GetObjectItemCaseSensitive(r, "clock") || in->err->status)
+        return;
+    char p[64];
+    snprintf(p, sizeof p, "%s/clock", path);
+    const cJSON *c = sim_json_get(in, r, path, "clock");
+    sim_json_known_keys(in, c, p, keys);
+    k->max_mhz = sim_json_num(in, c, p, "max_mhz", 1, 1e5), k->ref_mhz = sim_json_num(in, c, p, "ref_mhz", 1, 1e5);
+    k->dip_u0 = sim_json_num(in, c, p, "dip_u0", 0, 1), k->dip_mhz_per_u = sim_json_num(in, c, p, "dip_mhz_per_u", 0, 1e5);
+    k->dip_bin_ns = (int32_t)sim_json_int(in, c, p, "dip_bin_ns", 1, 1000000000);
+    const cJSON *a = sim_json_array(in, c, p, "dip", ATTN_CLOCK_BINS);
+    int n = a && !in->err->status ? cJSON_GetArraySize(a) : 0;
+    for (int i = 0; i < n && !in->err->status; i++) {
+        const cJSON *e = cJSON_GetArrayItem(a, i);
+        if (!cJSON_IsNumber(e) || !(e->valuedouble >= 0 && e->valuedouble <= 1))
+            sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/dip/%d: must be a number from 0 to 1 (the dip's shape, "
+                          "peak 1)", in->file, p, i);
+        else
+            k->dip[i] = e->valuedouble;
+    }
+    if (!in->err->status && n < 1)
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/dip: needs at least one bin", in->file, p);
+    k->bins = in->err->status ? 0 : n;
 }
 
 static int read_mask(JsonIn *in, const cJSON *r, const char *path)
@@ -100,6 +129,7 @@ static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *
     t->traces = (int)sim_json_int(in, r, path, "traces", 0, 1 << 20);
     t->store_warps = cJSON_GetObjectItemCaseSensitive(r, "store_warps") ? /* optional: 1 when absent */
         (int)sim_json_int(in, r, path, "store_warps", 1, ATTN_STORE_WARPS_MAX) : 1;
+    read_clock(in, r, path, &t->clock);
     char p[64];
     snprintf(p, sizeof p, "%s/overlap", path);
     const cJSON *o = sim_json_get(in, r, path, "overlap");
@@ -328,7 +358,16 @@ static void write_tile(FILE *f, const KernelTile *t, bool is_last)
     fputs("     \"fixed\": {", f);
     write_linear(f, "all", &t->fixed, false), write_linear(f, "gqa", &t->fixed_gqa, true);
     write_table(f, "stages", &t->stages), write_table(f, "sums", &t->sums);
-    fprintf(f, "},\n     \"traces\": %d}%s\n", t->traces, is_last ? "" : ",");
+    fputs("},\n", f);
+    if (t->clock.bins > 0) { /* written only when fitted: profiles without it stay byte for byte */
+        const AttnClock *k = &t->clock;
+        fprintf(f, "     \"clock\": {\"max_mhz\": %.1f, \"ref_mhz\": %.1f, \"dip_u0\": %.2f, \"dip_mhz_per_u\": %.1f, "
+                "\"dip_bin_ns\": %d, \"dip\": [", k->max_mhz, k->ref_mhz, k->dip_u0, k->dip_mhz_per_u, k->dip_bin_ns);
+        for (int i = 0; i < k->bins; i++)
+            fprintf(f, "%s%.3f", i ? ", " : "", k->dip[i]);
+        fputs("]},\n", f);
+    }
+    fprintf(f, "     \"traces\": %d}%s\n", t->traces, is_last ? "" : ",");
 }
 
 bool sim_kernel_write(const KernelProfile *k, FILE *f)

@@ -195,22 +195,45 @@ static SimAnalysisLevel analysis_level(const AttnJob *job)
     return needs_critical ? SIM_ANALYSIS_FULL : job->analysis;
 }
 
-/* Program -> engine -> analysis (and the optional DOT file), then the rendered outputs.
+/* The program of plan under costs (labelled when an output names its ops) run on the engine the job asks for.
+ * *owned (see simulate) is freed once the program is built when nothing will need the plan again: no labels, and no
+ * clock model that may ask for a second run. */
+static bool run_engine(const AttnJob *job, const Plan *plan, Plan **owned, const AttnCosts *costs, SimProgram **prog,
+                       SimSchedule *s, SimError *err)
+{
+    bool is_labelled = job->trace_path || job->csv_path || job->gantt_path || job->dot_path;
+    *prog = (is_labelled ? sim_attention_program : sim_attention_program_untasked)(plan, costs);
+    if (owned && *owned && !is_labelled && costs->clock.bins <= 0)
+        plan_free(*owned), *owned = NULL;
+    /* borrowed for the run, not copied: an n_sm x n_sm matrix (3.6 GB at 30000 SMs) held twice, and its
+     * copies' holes in the heap between the rows of a sweep, took the peak past the estimate */
+    (*prog)->unit_latency_ns = (int32_t *)job->unit_latency_ns;
+    return (job->is_event_engine ? sim_engine_run_events : sim_engine_run)(*prog, s, err) == SIM_OK;
+}
+
+/* Program -> engine -> analysis (and the optional DOT file), then the rendered outputs. With a clock model the
+ * engine may run twice (sim_attention_clock_adjust: a short launch's clock under the dip).
  * plan: the job's; *owned, when not NULL, is the same plan owned by the caller: freed here as soon as the
  * program is built if no output needs its labels (its memory then serves the engine instead). */
 static SimStatus simulate(const AttnJob *job, const Plan *plan, Plan **owned, AttnResult *r, SimError *err)
 {
     bool is_labelled = job->trace_path || job->csv_path || job->gantt_path || job->dot_path;
-    SimProgram *prog = (is_labelled ? sim_attention_program : sim_attention_program_untasked)(plan, &job->costs);
-    if (owned && !is_labelled)
-        plan_free(*owned), *owned = NULL, plan = NULL;
-    /* borrowed for the run, not copied: an n_sm x n_sm matrix (3.6 GB at 30000 SMs) held twice, and its
-     * copies' holes in the heap between the rows of a sweep, took the peak past the estimate */
-    prog->unit_latency_ns = (int32_t *)job->unit_latency_ns;
+    AttnCosts costs; /* at the launch's clock, where the kernel profile has a clock model */
+    sim_attention_clock_guess(&job->costs, plan, &costs, &r->clock_scale);
+    SimProgram *prog;
     SimSchedule s = { 0 };
+    bool is_run = run_engine(job, plan, owned, &costs, &prog, &s, err);
+    if (is_run && sim_attention_clock_adjust(&job->costs, plan, s.makespan_ns, &costs, &r->clock_scale)) {
+        sim_schedule_clear(&s), sim_program_free(prog);
+        is_run = run_engine(job, plan, owned, &costs, &prog, &s, err);
+    }
+    if (owned && !is_labelled) {
+        if (*owned)
+            plan_free(*owned), *owned = NULL;
+        plan = NULL;
+    }
     SimOutput dot = { 0 };
     AttnLabelCtx labels = { plan, prog };
-    bool is_run = (job->is_event_engine ? sim_engine_run_events : sim_engine_run)(prog, &s, err) == SIM_OK;
     if (!is_labelled) /* the engine's rules have read the ops' tasks; the analysis never does */
         sim_program_drop_tasks(prog);
     if (is_run &&
@@ -277,7 +300,7 @@ static SimStatus run_policy(const AttnJob *job, AttnResult *r, SimError *err)
 
 SimStatus sim_job_run(const AttnJob *job, AttnResult *r, SimError *err)
 {
-    *r = (AttnResult){ 0 };
+    *r = (AttnResult){ .clock_scale = 1 };
     int mark = sim_output_batch_begin();
     if (job->plan)
         run_given_plan(job, r, err);

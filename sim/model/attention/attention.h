@@ -20,6 +20,24 @@ SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs);
  * whose outputs label no op; with a waited-reduction rule (the engine reads the tasks) the same as above. */
 SimProgram *sim_attention_program_untasked(const Plan *plan, const AttnCosts *costs);
 
+/* The compute costs' factor at the clock of a launch whose tasks span span_ns (first compute to last reduction) with
+ * busy its compute's share of the SMs' time: ref_mhz over the launch's mean clock under the dip (AttnClock); 1 with
+ * no clock model. O(bins). */
+double sim_attention_clock_scale(const AttnClock *k, int64_t span_ns, double busy);
+/* c_ns, c_diag_ns and deposit_ns (the SM's own work, which runs at its clock) times scale, rounded to ns. */
+void sim_attention_scale_compute(AttnCosts *c, double scale);
+/* A launch's compute at its own clock (docs/profile.md, "The clock dip at launch"), in two steps around the engine:
+ * guess gives the costs at the clock of a launch as busy as the bubble-free orders (0.7) and as long as its compute
+ * spread over the SMs at that share (*scale; with no clock model the costs as given and 1); after a run of those
+ * costs on plan took makespan_ns, adjust finds the clock of a launch that long and that busy (tasks x c_ns over its
+ * SMs' time) and, when it is more than 0.2% off the run's, puts the costs at it into *at and *scale and returns true:
+ * run again (once: the second run's span moves the dip's mean by a fraction of a MHz). O(bins). */
+void sim_attention_clock_guess(const AttnCosts *given, const Plan *plan, AttnCosts *at, double *scale);
+bool sim_attention_clock_adjust(const AttnCosts *given, const Plan *plan, int64_t makespan_ns, AttnCosts *at,
+                                double *scale);
+/* The engine's makespan of plan under given at the launch's own clock (settle, run, adjust, run again if asked). */
+SimStatus sim_attention_clocked_makespan(const Plan *plan, const AttnCosts *given, int64_t *makespan_ns, SimError *err);
+
 /* Ops one task compiles to at most, for size estimates. */
 int sim_attention_ops_per_task(const AttnCosts *costs);
 

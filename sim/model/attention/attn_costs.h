@@ -12,6 +12,18 @@
 typedef enum { REDUCE_SERIAL, REDUCE_ASYNC } ReduceMode;
 
 #define ATTN_STORE_WARPS_MAX 7 /* store engines a unit at most (the renderers name 8 engines) */
+#define ATTN_CLOCK_BINS 16     /* bins of a clock dip's shape at most */
+
+/* The SM clock over a launch (docs/profile.md, "The clock dip at launch"): a kernel profile's compute costs are at
+ * ref_mhz, the clock its calibration ran at on average; a launch runs at max_mhz less a dip that follows its start,
+ * dip_mhz_per_u x max(0, busy - dip_u0) deep (busy: the launch's compute over its SMs' time) and shaped dip[0..bins)
+ * over bins of dip_bin_ns (peak 1). bins 0: no clock model, the costs stand as given. */
+typedef struct {
+    double max_mhz, ref_mhz;  /* settled clock; the clock the compute costs were measured at */
+    double dip_u0, dip_mhz_per_u;
+    int32_t dip_bin_ns, bins;
+    double dip[ATTN_CLOCK_BINS];
+} AttnClock;
 
 typedef struct {
     int64_t c_ns;        /* compute of one tile pair */
@@ -42,6 +54,7 @@ typedef struct {
                                * (FA3 releases the semaphore after the read), else when it completes */
     SimOverlapRule overlap;   /* compute slowed by the SM's own reduction starting near its start (program.h) */
     SimWaitedReduce waited;   /* a reduction that waited for its turn takes other times (program.h) */
+    AttnClock clock;          /* the launch's clock (bins 0: none): sim_attention_at_clock rescales the compute */
 } AttnCosts;
 
 #endif

@@ -32,7 +32,7 @@ static void kernel_costs(const KernelProfile *k, const KernelTile *t, bool is_gq
     costs->overlap.is_write_extra_at_start = k->is_write_rule_start;
     costs->launch_extra_ns = t->launch_extra_ns, costs->kv_switch_ns = t->kv_switch_ns;
     costs->cta_first_extra_ns = t->cta_first_extra_ns, costs->store_warps = t->store_warps;
-    costs->cta_gap_ns = t->cta_gap_ns;
+    costs->cta_gap_ns = t->cta_gap_ns, costs->clock = t->clock;
     costs->is_release_at_read = k->release == KERNEL_RELEASE_AT_READ;
     if (t->reduce_read_ns > 0) { /* measured in the kernel itself, at the load it ran: no load model on top */
         costs->r_ns = t->reduce_read_ns + t->reduce_tail_ns;

@@ -65,6 +65,9 @@ typedef struct {
                                 * seqlen), measured alone; with it, fixed holds what they leave (the launches, the
                                 * first prologue, the drain) */
     KernelTable sums;          /* optional: the GQA group sums over their MiB (sim_kernel_stage_mib's mib[1]) */
+    AttnClock clock;           /* optional: the SM clock over a launch, fitted to the traces' cycle counts
+                                * (docs/profile.md, "The clock dip at launch"); bins 0 when absent: the costs
+                                * above stand at every launch */
     int traces;                /* traces it was measured on; 0: fitted to baseline times */
 } KernelTile;
 

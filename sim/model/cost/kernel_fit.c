@@ -619,6 +619,111 @@ static void write_extra_window(const Phases *ph, KernelTile *tile)
     }
 }
 
+/* The clock dip at launch (docs/profile.md, "The clock dip at launch"), from the traces' cycle counts: each trace's
+ * compute in bins of CLOCK_BIN_NS from its first compute start (cycles over stamps, each task split over the bins it
+ * overlaps); the settled clock is the median of the bins from CLOCK_SETTLED_NS on; the dip's shape the mean deficit
+ * of the busy traces (busy share above CLOCK_BUSY) per bin, peak 1; each trace's depth by least squares on that
+ * shape, and the depth's line over the busy share (max(0, k (u - u0)), u0 on a grid of 0.01) by least squares.
+ * No clock (bins 0) when a trace lacks cycles, none is busy, or no bin is past CLOCK_SETTLED_NS. */
+#define CLOCK_BIN_NS 25000
+#define CLOCK_BINS 12
+#define CLOCK_SETTLED_NS 250000
+#define CLOCK_BUSY 0.55
+
+typedef struct {
+    double busy, mhz[CLOCK_BINS]; /* mhz 0: the bin has too little compute to say */
+    double depth;
+} ClockTrace;
+
+/* One trace's bins, busy share (tasks x compute_ns over its SMs' time) and the bins past CLOCK_SETTLED_NS into late. */
+static bool clock_bins(const Trace *t, int64_t compute_ns, ClockTrace *ct, Sample *late)
+{
+    int64_t t0 = INT64_MAX, c_end = 0, span = trace_span(t);
+    for (int64_t i = 0; i < t->task_count; i++)
+        t0 = MIN(t0, t->tasks[i].c_start);
+    for (int64_t i = 0; i < t->task_count; i++)
+        c_end = MAX(c_end, t->tasks[i].c_end - t0);
+    int nb = (int)(c_end / CLOCK_BIN_NS) + 1;
+    double *cyc = g_new0(double, nb), *ns = g_new0(double, nb);
+    bool has_cycles = true;
+    for (int64_t i = 0; i < t->task_count; i++) {
+        const TraceTask *x = &t->tasks[i];
+        int64_t a = x->c_start - t0, b = x->c_end - t0;
+        has_cycles &= x->c_cycles > 0;
+        for (int64_t k = a / CLOCK_BIN_NS; b > a && k <= (b - 1) / CLOCK_BIN_NS; k++) {
+            double over = (double)(MIN(b, (k + 1) * CLOCK_BIN_NS) - MAX(a, k * CLOCK_BIN_NS));
+            cyc[k] += (double)x->c_cycles * over / (double)(b - a), ns[k] += over;
+        }
+    }
+    *ct = (ClockTrace){ .busy = (double)t->task_count * (double)compute_ns / ((double)t->wl.n_sm * (double)MAX(span, 1)) };
+    for (int k = 0; k < nb; k++) {
+        bool is_full = (int64_t)(k + 1) * CLOCK_BIN_NS <= c_end && ns[k] > 0.05 * CLOCK_BIN_NS * t->wl.n_sm;
+        double mhz = is_full ? 1e3 * cyc[k] / ns[k] : 0;
+        if (k < CLOCK_BINS)
+            ct->mhz[k] = mhz;
+        if (mhz > 0 && (int64_t)k * CLOCK_BIN_NS >= CLOCK_SETTLED_NS)
+            add(late, llround(mhz * 1e3)); /* kHz: Sample holds integers */
+    }
+    g_free(cyc), g_free(ns);
+    return has_cycles;
+}
+
+/* The depth line's u0 and slope: least squares over a grid of u0. */
+static void fit_depth_line(const ClockTrace *ct, int n, AttnClock *k)
+{
+    double best = INFINITY;
+    for (int g = 20; g < 60; g++) {
+        double u0 = g / 100.0, sxy = 0, sxx = 0, sse = 0;
+        for (int i = 0; i < n; i++) {
+            double x = fmax(0, ct[i].busy - u0);
+            sxy += x * ct[i].depth, sxx += x * x;
+        }
+        double slope = sxx > 0 ? fmax(0, sxy / sxx) : 0;
+        for (int i = 0; i < n; i++)
+            sse += pow(ct[i].depth - slope * fmax(0, ct[i].busy - u0), 2);
+        if (sse < best - 1e-9)
+            best = sse, k->dip_u0 = u0, k->dip_mhz_per_u = round(slope * 10) / 10;
+    }
+}
+
+static void fit_clock(Trace *const *tr, int n, int64_t compute_ns, AttnClock *k)
+{
+    *k = (AttnClock){ 0 };
+    ClockTrace *ct = g_new0(ClockTrace, n);
+    Sample late = { 0 };
+    bool has_cycles = true;
+    double cycles = 0, stamped = 0;
+    for (int i = 0; i < n; i++) {
+        has_cycles &= clock_bins(tr[i], compute_ns, &ct[i], &late);
+        for (int64_t j = 0; j < tr[i]->task_count; j++)
+            cycles += (double)tr[i]->tasks[j].c_cycles, stamped += (double)(tr[i]->tasks[j].c_end - tr[i]->tasks[j].c_start);
+    }
+    double shape[CLOCK_BINS] = { 0 }, peak = 0, settled = late.n ? (double)med(&late, 0) / 1e3 : 0;
+    for (int b = 0; b < CLOCK_BINS && settled > 0; b++) {
+        double sum = 0;
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (ct[i].busy > CLOCK_BUSY && ct[i].mhz[b] > 0)
+                sum += settled - ct[i].mhz[b], m++;
+        shape[b] = m ? fmax(0, sum / m) : 0, peak = fmax(peak, shape[b]);
+    }
+    if (has_cycles && peak > 0 && stamped > 0) {
+        k->max_mhz = round(settled * 10) / 10, k->ref_mhz = round(1e4 * cycles / stamped) / 10;
+        k->dip_bin_ns = CLOCK_BIN_NS, k->bins = CLOCK_BINS;
+        for (int b = 0; b < CLOCK_BINS; b++)
+            k->dip[b] = round(1000 * shape[b] / peak) / 1000;
+        for (int i = 0; i < n; i++) {
+            double sxy = 0, sxx = 0;
+            for (int b = 0; b < CLOCK_BINS; b++)
+                if (ct[i].mhz[b] > 0)
+                    sxy += k->dip[b] * (k->max_mhz - ct[i].mhz[b]), sxx += k->dip[b] * k->dip[b];
+            ct[i].depth = sxx > 0 ? sxy / sxx : 0;
+        }
+        fit_depth_line(ct, n, k);
+    }
+    g_free(ct), g_free(late.v);
+}
+
 /* One tile from the traces of one head dim. */
 static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, const KernelFitOptions *o, double gqa_rate,
                      KernelTile *tile)
@@ -660,6 +765,8 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, const Ker
     if (o->has_write_extra_slope && o->is_write_rule_start)
         fit_write_extra_slope(&ph, reduction_alone(tile, false), reduction_alone(tile, true), tile);
     fit_write_slope(&ph, tile);
+    if (o->has_clock)
+        fit_clock(tr, n, tile->compute_ns, &tile->clock);
 
     for (int k = 0; k < S_COUNT; k++)
         g_free(ph.s[k].v);

@@ -38,15 +38,12 @@ static SimStatus predict_run(const KernelRun *run, const ValidateModels *m, cons
         sim_profile_load_clear(&load);
         return SIM_OK;
     }
-    SimProgram *prog = sim_attention_program(plan, &costs);
-    SimSchedule s = { 0 };
-    if (sim_engine_run(prog, &s, err) == SIM_OK) {
+    int64_t makespan_ns;
+    if (sim_attention_clocked_makespan(plan, &costs, &makespan_ns, err) == SIM_OK) {
         c->has_prediction = true;
-        c->predicted_ns = sim_cost_time_ns(&rep, s.makespan_ns);
+        c->predicted_ns = sim_cost_time_ns(&rep, makespan_ns);
         c->error = (double)(c->predicted_ns - run->time_ns) / (double)run->time_ns;
     }
-    sim_schedule_clear(&s);
-    sim_program_free(prog);
     plan_free(plan);
     sim_profile_load_clear(&load);
     return err->status;

@@ -436,6 +436,13 @@ python3 scripts/kernel-first-compute.py traces/kernel-wg-h200/evidence8/traces/d
     ok kernel-first-compute || fail kernel-first-compute "$(cat "$tmp/first.txt")"
 expect_error kernel-first-compute-bad "first.txt is not a kernel trace with phase stamps" python3 scripts/kernel-first-compute.py "$tmp/first.txt"
 E8=traces/kernel-wg-h200/evidence8
+# Evidence 10-12 (call 48; traces/kernel-wg-h200/evidence10/README.md): 28 shapes drawn at random and predicted with the
+# clock dip before they ran: over the issue's ranges every target (0.55% / 1.54%, 0.62 / 2.19 pp), the short launches
+# within the time targets and the speedup medians (1.21% / 3.39%, 1.97 pp; 0.62% / 3.35%, 1.69 pp), not evidence 11's
+# speedup max (6.72 pp)
+evidence_targets evidence10-default traces/kernel-wg-h200/evidence10/wgmma-evidence10-default.json 55 39 13 0.006 0.016 2.2 0.65
+evidence_targets evidence11-default traces/kernel-wg-h200/evidence10/wgmma-evidence11-default.json 29 21 8 0.0125 0.035 6.8 2
+evidence_targets evidence12-default traces/kernel-wg-h200/evidence10/wgmma-evidence12-default.json 16 12 2 0.0065 0.034 4.6 1.7
 # The clock dip at launch (docs/profile.md): the H200 default's d 128 clock as fitted (settled 1797.7 MHz, its compute at
 # 1779.0, 293.1 MHz of dip per unit of busy from 0.34, the deepest bin the fourth, 75-100 us); a prediction with the clock
 # is faster than at the profile's compute for a long low-load launch (the settled clock) and slower for a short busy one

@@ -328,10 +328,9 @@ python3 scripts/compare-runs.py traces/kernel-wg-h200/e/wgmma-e-evidence.json \
     traces/kernel-wg-h200/evidence4/rerun/ev1-e-wgmma-evidence.json >"$tmp/cards.txt" 2>&1 &&
     grep -q '^all .* n  54  |ratio - 1| median 0.45%, max 4.30%' "$tmp/cards.txt" && ok evidence4-card-to-card ||
     fail evidence4-card-to-card "$(cat "$tmp/cards.txt")"
-# trace folders pair by file name and compare makespans: the executor's H200 grid on two cards (call 32)
-python3 scripts/compare-runs.py traces/h200-predict traces/kernel-wg-h200/evidence4/exec-grid >"$tmp/cards2.txt" 2>&1 &&
-    grep -q '^all .* n  56  |ratio - 1| median 0.56%, max 1.70%' "$tmp/cards2.txt" && ok executor-card-to-card ||
-    fail executor-card-to-card "$(cat "$tmp/cards2.txt")"
+# (trace folders pair by file name: `python3 scripts/compare-runs.py traces/h200-predict
+# traces/kernel-wg-h200/evidence4/exec-grid`, the executor's grid on two cards, n 56, median 0.56%, max 1.70%; not
+# re-run here for test time)
 # two calibration runs of em128 (call 29's committed profile, call 32's from evidence4/calibration) predict evidence 4
 # within a tenth of a percent (a percent apart while the overlap penalty was fitted across traces: 32 ns in one, 0 in
 # the other; scripts/compare-profiles.py; docs/profile.md, "The overlap penalty within a trace"); with the clock dip
@@ -410,13 +409,13 @@ mkdir -p "$tmp/cr03a" "$tmp/cr03b" && ln -s "$PWD"/traces/h200-predict/*cr03*asy
     grep -q 'correlation of the two cards. per-SM figures: 0.88' "$tmp/persm.txt" && ok executor-per-sm ||
     fail executor-per-sm "$(cat "$tmp/persm.txt")"
 expect_error executor-per-sm-empty "no async executor traces" python3 scripts/executor-per-sm.py "$tmp" "$tmp/cr03b"
-# The per-SM ring calibration (call 42, docs/profile.md): stable on its card, it carries to the grid's rings and not to
-# the other orders (the prototype replay takes shift from -11.78% to +3.07%, and fa3-spt causal s1 from -3.79% to +8.48%)
+# The per-SM ring calibration (call 42, docs/profile.md): stable on its card, it carries to the grid's rings (the
+# prototype replay takes shift from -11.78% to +3.07%; with the fa3-spt causal s1 trace too, that one goes from -3.79% to
+# +8.48%: not re-run here for test time)
 python3 scripts/experiments/per-sm-ring.py traces/h200-calib/per-sm traces/h200-predict/shift-full-q132-h2-cr03-async.json.gz \
-    traces/h200-predict/fa3-spt-causal-s1-q132-h2-cr03-async.json.gz >"$tmp/ring.txt" 2>&1 &&
+    >"$tmp/ring.txt" 2>&1 &&
     grep -q '^calibration ldst: 3 runs, slowest SM 1.182x the median SM.*run-to-run correlation 0.99$' "$tmp/ring.txt" &&
     grep -q '^shift-full-q132-h2-cr03-async.json.gz .* ldst  +0.45 | .* -11.78%  +3.07%  -0.47%$' "$tmp/ring.txt" &&
-    grep -q '^fa3-spt-causal-s1-q132-h2-cr03-async.json.gz .* ldst  +0.07 | .*  -3.79%  +8.48%  -0.63%$' "$tmp/ring.txt" &&
     ok per-sm-ring || fail per-sm-ring "$(cat "$tmp/ring.txt")"
 expect_error per-sm-ring-empty "no ring-ldst-async-rep" python3 scripts/experiments/per-sm-ring.py "$tmp" \
     traces/h200-predict/shift-full-q132-h2-cr03-async.json.gz
@@ -475,6 +474,12 @@ while i < len(text):
     rows.append(obj["policies"][0]["makespan_ns"])
 long_dip, short_dip, long_plain, short_plain = rows
 assert long_dip < long_plain and short_dip > short_plain, rows
+PY
+"$sim" --seqlen 2048 --heads 8 --batch 2 --head-dim 128 --mask causal --kernel configs/kernels/gpu-bwd-wgmma-h200.json \
+    --json >"$tmp/dip-clock.json" && python3 - "$tmp/dip-clock.json" <<'PY' && ok clock-dip-reported || fail clock-dip-reported "$(head -c 300 "$tmp/dip-clock.json")"
+import json, sys
+p = {r["policy"]: r["clock_mhz"] for r in json.load(open(sys.argv[1]))["policies"]}
+assert p["fa3"] > 1795 and 1730 < p["symmetric-shift"] < 1745, p  # the short busy order in the dip (evidence 8: 1741)
 PY
 sed 's/"dip_u0": 0.34/"dip_u0": 1.5/' configs/kernels/gpu-bwd-wgmma-h200.json >"$tmp/badclock.json"
 expect_error clock-dip-bad-u0 "clock/dip_u0" "$sim" --seqlen 2048 --heads 8 --kernel "$tmp/badclock.json"

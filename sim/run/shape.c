@@ -42,7 +42,9 @@ static SimStatus rank_policies(ShapeRanking *s, SimShapeProgress progress, void 
         SimError why = { 0 };
         if (sim_job_run(&j, &r, &why) == SIM_OK) {
             int64_t total = sim_cost_time_ns(&s->rep, r.a.makespan_ns);
-            s->rows[s->n++] = (ShapeRow){ p->name, r.a.makespan_ns, total, s->rep.cost.bwd_flops / (double)total / 1e3 };
+            double ref = job->costs.clock.bins > 0 ? job->costs.clock.ref_mhz : 0;
+            s->rows[s->n++] = (ShapeRow){ p->name, r.a.makespan_ns, total, s->rep.cost.bwd_flops / (double)total / 1e3,
+                                          ref / r.clock_scale };
             sim_job_result_clear(&r);
         } else if (is_all && why.status == SIM_ERR_SCHEDULE) {
             s->absent[s->absent_count].policy = p->name;

@@ -17,6 +17,8 @@ typedef struct {
     const char *policy;             /* registry name (static storage) */
     int64_t makespan_ns, total_ns;  /* the engine's makespan; with the launch's fixed costs */
     double tflops;                  /* backward FLOPs over total_ns */
+    double clock_mhz;               /* the launch's mean SM clock under the kernel profile's clock dip (docs/profile.md,
+                                     * "The clock dip at launch"); 0: the profile has no clock model */
 } ShapeRow;
 
 /* A policy the ranking left out (its plan does not fit the shape) and the policy's sentence why. */

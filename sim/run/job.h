@@ -36,7 +36,7 @@ typedef struct {
     SimAnalysis a;
     bool has_closed_form, is_closed_form_exact;
     int64_t closed_form_ns;
-    double clock_scale;          /* the compute costs' factor at the launch's clock (sim_attention_at_clock); 1: the
+    double clock_scale;          /* the compute costs' factor at the launch's clock (sim_attention_clock_adjust); 1: the
                                   * costs as given */
 } AttnResult;
 

@@ -54,7 +54,8 @@ typedef struct {
                                * (FA3 releases the semaphore after the read), else when it completes */
     SimOverlapRule overlap;   /* compute slowed by the SM's own reduction starting near its start (program.h) */
     SimWaitedReduce waited;   /* a reduction that waited for its turn takes other times (program.h) */
-    AttnClock clock;          /* the launch's clock (bins 0: none): sim_attention_at_clock rescales the compute */
+    AttnClock clock;          /* the launch's clock (bins 0: none): sim_attention_clock_guess and _adjust rescale the
+                               * compute to it (attention.h) */
 } AttnCosts;
 
 #endif

@@ -655,7 +655,8 @@ static bool clock_bins(const Trace *t, int64_t compute_ns, ClockTrace *ct, Sampl
             cyc[k] += (double)x->c_cycles * over / (double)(b - a), ns[k] += over;
         }
     }
-    *ct = (ClockTrace){ .busy = (double)t->task_count * (double)compute_ns / ((double)t->wl.n_sm * (double)MAX(span, 1)) };
+    *ct = (ClockTrace){ .busy = (double)t->task_count * (double)compute_ns /
+                                ((double)t->wl.n_sm * (double)MAX(span, 1)) };
     for (int k = 0; k < nb; k++) {
         bool is_full = (int64_t)(k + 1) * CLOCK_BIN_NS <= c_end && ns[k] > 0.05 * CLOCK_BIN_NS * t->wl.n_sm;
         double mhz = is_full ? 1e3 * cyc[k] / ns[k] : 0;
@@ -695,8 +696,10 @@ static void fit_clock(Trace *const *tr, int n, int64_t compute_ns, AttnClock *k)
     double cycles = 0, stamped = 0;
     for (int i = 0; i < n; i++) {
         has_cycles &= clock_bins(tr[i], compute_ns, &ct[i], &late);
-        for (int64_t j = 0; j < tr[i]->task_count; j++)
-            cycles += (double)tr[i]->tasks[j].c_cycles, stamped += (double)(tr[i]->tasks[j].c_end - tr[i]->tasks[j].c_start);
+        for (int64_t j = 0; j < tr[i]->task_count; j++) {
+            const TraceTask *x = &tr[i]->tasks[j];
+            cycles += (double)x->c_cycles, stamped += (double)(x->c_end - x->c_start);
+        }
     }
     double shape[CLOCK_BINS] = { 0 }, peak = 0, settled = late.n ? (double)med(&late, 0) / 1e3 : 0;
     for (int b = 0; b < CLOCK_BINS && settled > 0; b++) {

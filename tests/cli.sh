@@ -3,7 +3,8 @@
 # skipped" last. Sums them and prints the total as the last line; exit 1 if any failed. With --all (make
 # test), the Check suites (bin/test-sim beside the binary) and scripts/validate.sh run in the same pool, so a
 # core never waits for the other's long job. The jobs run CLI_JOBS at a time (default: the machine's cores and one
-# more, which keeps the cores busy while a job waits on its files and processes: 90 against 96 s on 2 cores),
+# more, which keeps the cores busy while a job waits on its files and processes: one back-to-back pair on 2 cores
+# read 90 against 96 s, not a median of pairs),
 # the longest first, each into its own files; their outputs are printed whole (the suites, validate, then the
 # scripts in name order), so the log reads as if they ran one after another.
 set -u

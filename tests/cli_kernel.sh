@@ -485,6 +485,9 @@ sed 's/"dip_u0": 0.34/"dip_u0": 1.5/' configs/kernels/gpu-bwd-wgmma-h200.json >"
 expect_error clock-dip-bad-u0 "clock/dip_u0" "$sim" --seqlen 2048 --heads 8 --kernel "$tmp/badclock.json"
 sed 's/"dip": \[0.238/"dip": [1.238/' configs/kernels/gpu-bwd-wgmma-h200.json >"$tmp/badclock2.json"
 expect_error clock-dip-bad-shape "clock/dip/0: must be a number from 0 to 1" "$sim" --seqlen 2048 --heads 8 --kernel "$tmp/badclock2.json"
+sed 's/"ref_mhz": 1779.0/"ref_mhz": 100000/' configs/kernels/gpu-bwd-wgmma-h200.json >"$tmp/badclock4.json"
+expect_error clock-dip-not-a-clock "ref_mhz must be within 1.5x of max_mhz" "$sim" --seqlen 2048 --heads 8 \
+    --kernel "$tmp/badclock4.json"
 sed 's/"dip_bin_ns": 25000/"dip_bin_ns": 25000, "dip_depth": 3/' configs/kernels/gpu-bwd-wgmma-h200.json >"$tmp/badclock3.json"
 expect_error clock-dip-unknown-key "dip_depth" "$sim" --seqlen 2048 --heads 8 --kernel "$tmp/badclock3.json"
 expect_error clock-dip-usage "--clock-dip goes with --kernel and traces" "$sim" calibrate traces/h200-calib/calib-profile-raw.json \

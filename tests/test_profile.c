@@ -304,6 +304,11 @@ START_TEST(clock_dip_scale)
     ck_assert_double_eq_tol(sim_attention_clock_scale(&k, 100000, 0.8), 1780.0 / 1750, 1e-12); /* half of it */
     ck_assert_double_eq_tol(sim_attention_clock_scale(&k, 100000, 0.2), 1780.0 / 1800, 1e-12); /* not busy */
     ck_assert_double_eq_tol(sim_attention_clock_scale(&k, 1000000000, 0.8), 1780.0 / 1799.995, 1e-9); /* settled */
+    AttnClock wild = k; /* never beyond 0.5-2, whatever the numbers (the job's time bound leaves a factor 2) */
+    wild.max_mhz = 100, wild.dip_mhz_per_u = 1000;
+    ck_assert_double_eq(sim_attention_clock_scale(&wild, 50000, 0.8), 2);
+    wild.ref_mhz = 10;
+    ck_assert_double_eq(sim_attention_clock_scale(&wild, 100000000, 0), 0.5);
     AttnCosts c = { .c_ns = 1000, .c_diag_ns = 0, .deposit_ns = 300, .r_ns = 700 };
     sim_attention_scale_compute(&c, 1.05);
     ck_assert_int_eq(c.c_ns, 1050);

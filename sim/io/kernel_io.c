@@ -84,6 +84,10 @@ static void read_clock(JsonIn *in, const cJSON *r, const char *path, AttnClock *
     }
     if (!in->err->status && n < 1)
         sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s/dip: needs at least one bin", in->file, p);
+    if (!in->err->status && (k->ref_mhz > 1.5 * k->max_mhz || 1.5 * k->ref_mhz < k->max_mhz ||
+                             k->dip_mhz_per_u > 0.5 * k->max_mhz))
+        sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s: ref_mhz must be within 1.5x of max_mhz and dip_mhz_per_u at most "
+                      "half of it (a clock that scales the compute by more is not a clock)", in->file, p);
     k->bins = in->err->status ? 0 : n;
 }
 

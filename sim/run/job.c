@@ -223,7 +223,8 @@ static SimStatus simulate(const AttnJob *job, const Plan *plan, Plan **owned, At
     SimProgram *prog;
     SimSchedule s = { 0 };
     bool is_run = run_engine(job, plan, owned, &costs, &prog, &s, err);
-    if (is_run && sim_attention_clock_adjust(&job->costs, plan, s.makespan_ns, &costs, &r->clock_scale)) {
+    bool has_clock = job->costs.clock.bins > 0; /* else run_engine may have freed the plan already */
+    if (is_run && has_clock && sim_attention_clock_adjust(&job->costs, plan, s.makespan_ns, &costs, &r->clock_scale)) {
         sim_schedule_clear(&s), sim_program_free(prog);
         is_run = run_engine(job, plan, owned, &costs, &prog, &s, err);
     }

@@ -629,6 +629,7 @@ static void write_extra_window(const Phases *ph, KernelTile *tile)
 #define CLOCK_BINS 12
 #define CLOCK_SETTLED_NS 250000
 #define CLOCK_BUSY 0.55
+#define CLOCK_BINS_MAX 4000 /* 100 ms of bins: later compute does not enter the fit (a trace's times bound nothing) */
 
 typedef struct {
     double busy, mhz[CLOCK_BINS]; /* mhz 0: the bin has too little compute to say */
@@ -643,14 +644,14 @@ static bool clock_bins(const Trace *t, int64_t compute_ns, ClockTrace *ct, Sampl
         t0 = MIN(t0, t->tasks[i].c_start);
     for (int64_t i = 0; i < t->task_count; i++)
         c_end = MAX(c_end, t->tasks[i].c_end - t0);
-    int nb = (int)(c_end / CLOCK_BIN_NS) + 1;
+    int nb = (int)MIN(c_end / CLOCK_BIN_NS + 1, CLOCK_BINS_MAX);
     double *cyc = g_new0(double, nb), *ns = g_new0(double, nb);
     bool has_cycles = true;
     for (int64_t i = 0; i < t->task_count; i++) {
         const TraceTask *x = &t->tasks[i];
         int64_t a = x->c_start - t0, b = x->c_end - t0;
         has_cycles &= x->c_cycles > 0;
-        for (int64_t k = a / CLOCK_BIN_NS; b > a && k <= (b - 1) / CLOCK_BIN_NS; k++) {
+        for (int64_t k = a / CLOCK_BIN_NS; b > a && k <= (b - 1) / CLOCK_BIN_NS && k < nb; k++) {
             double over = (double)(MIN(b, (k + 1) * CLOCK_BIN_NS) - MAX(a, k * CLOCK_BIN_NS));
             cyc[k] += (double)x->c_cycles * over / (double)(b - a), ns[k] += over;
         }

@@ -6,18 +6,20 @@
 set -u
 sim=${1:-bin/sim} out=${2:-configs/kernels}
 T=traces/kernel-wg-h200 stages=traces/kernel-wg-h200/stages/stages.json
-one() { # NAME DIR [m128]: DIR/calibration/d128 + d64 (or DIR/m128/calibration/d64) and DIR's wgmma-*-calibration.json
-    local name=$1 dir=$2 runs traces
+one() { # NAME DIR [m128] [--sustained FILE]: DIR/calibration/d128 + d64 (or DIR/m128/calibration/d64) and DIR's
+    # wgmma-*-calibration.json; the slowdown under sustained load that scripts/fit-sustained.py fitted, where measured
+    local name=$1 dir=$2 runs traces extra=()
+    [ "${4:-}" = --sustained ] && extra=(--sustained "$5")
     if [ -n "${3:-}" ]; then
         traces=("$dir"/m128/calibration/d64/*.json.gz) runs=$(ls "$dir"/m128/wgmma-*calibration.json)
     else
         traces=("$dir"/calibration/d128/*.json.gz "$dir"/calibration/d64/*.json.gz) runs=$(ls "$dir"/wgmma-*calibration.json)
     fi
     [ -e "${traces[0]}" ] && [ -f "$runs" ] || { echo "rebuild-h200-kernel-profiles: no calibration in $dir" >&2; exit 2; }
-    "$sim" calibrate --kernel "${traces[@]}" --runs "$runs" --write-rule start --stages "$stages" --clock-dip --name "$name" \
-        -o "$out/$name.json" || exit 2
+    "$sim" calibrate --kernel "${traces[@]}" --runs "$runs" --write-rule start --stages "$stages" --clock-dip \
+        "${extra[@]}" --name "$name" -o "$out/$name.json" || exit 2
 }
-one gpu-bwd-wgmma-h200 "$T"
+one gpu-bwd-wgmma-h200 "$T" "" --sustained "$T/sustained/fit-d128.json" # measured for the default kernel alone
 one gpu-bwd-wgmma-m128-h200 "$T" m128
 for v in e t u x y z; do one "gpu-bwd-wgmma-$v-h200" "$T/$v"; done
 for v in e w x y z; do one "gpu-bwd-wgmma-${v}m128-h200" "$T/$v" m128; done

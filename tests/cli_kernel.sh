@@ -37,12 +37,30 @@ expect_exit h200-profile 0 "$sim" calibrate traces/h200-calib/calib-profile-raw.
 cmp -s "$tmp/h200.json" configs/profiles/h200-sxm.json && ok h200-profile-reproduced ||
     fail h200-profile-reproduced "$(diff "$tmp/h200.json" configs/profiles/h200-sxm.json | head -5)"
 # the Hopper kernel's H200 profile from its 20 committed calibration traces and timed runs, byte for byte (with
-# the write slope: each dK/dV write slower by write_slope_ns per other SM's write in flight at its start)
+# the write slope: each dK/dV write slower by write_slope_ns per other SM's write in flight at its start; and the
+# slowdown under sustained load that scripts/fit-sustained.py fitted to call 53's long launches, at d 128 alone)
 expect_exit h200-kernel-calibrate 0 "$sim" calibrate --kernel traces/kernel-wg-h200/calibration/d128/*.json.gz \
     traces/kernel-wg-h200/calibration/d64/*.json.gz --runs traces/kernel-wg-h200/wgmma-calibration.json --write-rule start \
-    --stages traces/kernel-wg-h200/stages/stages.json --clock-dip --name gpu-bwd-wgmma-h200 -o "$tmp/kh200.json"
+    --stages traces/kernel-wg-h200/stages/stages.json --clock-dip --sustained traces/kernel-wg-h200/sustained/fit-d128.json \
+    --name gpu-bwd-wgmma-h200 -o "$tmp/kh200.json"
 cmp -s "$tmp/kh200.json" configs/kernels/gpu-bwd-wgmma-h200.json && grep -q '"write_slope_ns": 19' "$tmp/kh200.json" &&
+    [ "$(grep -c '"sustained"' "$tmp/kh200.json")" = 1 ] &&
     ok h200-kernel-profile-reproduced || fail h200-kernel-profile-reproduced "$(diff "$tmp/kh200.json" configs/kernels/gpu-bwd-wgmma-h200.json | head -5)"
+# --sustained: one sentence and exit 2 for a misuse or a bad file (no clock dip, a head dim no trace has, a key out of range)
+k128="traces/kernel-wg-h200/calibration/d128/fa3-causal-s4096-b1-h16-kv4-d128.json.gz"
+expect_error sustained-needs-clock-dip "--sustained goes with --clock-dip" "$sim" calibrate --kernel "$k128" \
+    --sustained traces/kernel-wg-h200/sustained/fit-d128.json
+sed 's/"head_dim": 128/"head_dim": 64/' traces/kernel-wg-h200/sustained/fit-d128.json >"$tmp/fit64.json"
+expect_error sustained-head-dim-absent "head dim 64, which none of the traces has" "$sim" calibrate --kernel "$k128" \
+    --clock-dip --sustained "$tmp/fit64.json"
+sed 's/"per_u": [0-9.]*/"per_u": 3/' traces/kernel-wg-h200/sustained/fit-d128.json >"$tmp/fit-wild.json"
+expect_error sustained-out-of-range "/sustained/per_u" "$sim" calibrate --kernel "$k128" --clock-dip --sustained "$tmp/fit-wild.json"
+sed 's/"tau_ms": [0-9]*/"tau_ms": 70, "tau": 1/' traces/kernel-wg-h200/sustained/fit-d128.json >"$tmp/fit-key.json"
+expect_error sustained-unknown-key "/sustained/tau: unknown key" "$sim" calibrate --kernel "$k128" --clock-dip --sustained "$tmp/fit-key.json"
+# the profile's own sustained object is checked on reading, in one sentence with its path
+sed 's/"u0": 0.73/"u0": 7.3/' configs/kernels/gpu-bwd-wgmma-h200.json >"$tmp/bad-sus.json"
+expect_error sustained-profile-checked "/tiles/0/clock/sustained/u0" "$sim" --seqlen 4096 --head-dim 128 --mask causal \
+    --kernel "$tmp/bad-sus.json"
 # Issue 31's targets on an evidence set, predicted by validate from the installed profile of the runs' kernel and GPU:
 # NAME RUNS.json RUNS PAIRS DECISIVE [TIME_MEDIAN, default 2%] [TIME_MAX, default 5%] [SPEEDUP_MAX pp, default 5; - for
 # none] [SPEEDUP_MEDIAN pp, default issue 31's 2] (every decisive shape's best picked, always)
@@ -374,7 +392,8 @@ expect_error kernel-write-extra-slope-usage "--write-extra-slope goes with --ker
 # from 925944 to 928144 ns (933504 to 935824 before the clock dip). The keys are refused under the overlap rule.
 "$sim" calibrate --kernel traces/kernel-wg-h200/calibration/d128/*.json.gz traces/kernel-wg-h200/calibration/d64/*.json.gz \
     --runs traces/kernel-wg-h200/wgmma-calibration.json --write-rule start --stages traces/kernel-wg-h200/stages/stages.json \
-    --write-extra-window --clock-dip --name gpu-bwd-wgmma-h200 -o "$tmp/win.json" && for k in kh200 win; do
+    --write-extra-window --clock-dip --sustained traces/kernel-wg-h200/sustained/fit-d128.json --name gpu-bwd-wgmma-h200 \
+    -o "$tmp/win.json" && for k in kh200 win; do
     "$sim" --seqlen 4096 --heads 16 --kv-heads 4 --head-dim 128 --mask causal --kernel "$tmp/$k.json" --policy fa3 \
         --json >"$tmp/$k-fa3.json"
 done && python3 - "$tmp/kh200.json" "$tmp/win.json" "$tmp/kh200-fa3.json" "$tmp/win-fa3.json" <<'PY' &&

@@ -9,6 +9,7 @@
 
 #include <check.h>
 #include <glib.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -296,19 +297,32 @@ END_TEST
 START_TEST(clock_dip_scale)
 {
     AttnClock none = { 0 };
-    ck_assert_double_eq(sim_attention_clock_scale(&none, 100000, 0.9), 1);
+    ck_assert_double_eq(sim_attention_clock_scale(&none, 100000, 0.9, 0.9), 1);
     AttnClock k = { .max_mhz = 1800, .ref_mhz = 1780, .dip_u0 = 0.3, .dip_mhz_per_u = 200, .dip_bin_ns = 25000,
                     .bins = 2, .dip = { 1, 1 } };
-    ck_assert_double_eq_tol(sim_attention_clock_scale(&k, 50000, 0.8), 1780.0 / 1700, 1e-12); /* all in the dip */
-    ck_assert_double_eq_tol(sim_attention_clock_scale(&k, 30000, 0.8), 1780.0 / 1700, 1e-12);
-    ck_assert_double_eq_tol(sim_attention_clock_scale(&k, 100000, 0.8), 1780.0 / 1750, 1e-12); /* half of it */
-    ck_assert_double_eq_tol(sim_attention_clock_scale(&k, 100000, 0.2), 1780.0 / 1800, 1e-12); /* not busy */
-    ck_assert_double_eq_tol(sim_attention_clock_scale(&k, 1000000000, 0.8), 1780.0 / 1799.995, 1e-9); /* settled */
+    ck_assert_double_eq_tol(sim_attention_clock_scale(&k, 50000, 0.8, 0.8), 1780.0 / 1700, 1e-12); /* all in the dip */
+    ck_assert_double_eq_tol(sim_attention_clock_scale(&k, 30000, 0.8, 0.8), 1780.0 / 1700, 1e-12);
+    ck_assert_double_eq_tol(sim_attention_clock_scale(&k, 100000, 0.8, 0.8), 1780.0 / 1750, 1e-12); /* half of it */
+    ck_assert_double_eq_tol(sim_attention_clock_scale(&k, 100000, 0.2, 0.2), 1780.0 / 1800, 1e-12); /* not busy */
+    ck_assert_double_eq_tol(sim_attention_clock_scale(&k, 1000000000, 0.8, 0.8), 1780.0 / 1799.995, 1e-9); /* settled */
     AttnClock wild = k; /* never beyond 0.5-2, whatever the numbers (the job's time bound leaves a factor 2) */
     wild.max_mhz = 100, wild.dip_mhz_per_u = 1000;
-    ck_assert_double_eq(sim_attention_clock_scale(&wild, 50000, 0.8), 2);
+    ck_assert_double_eq(sim_attention_clock_scale(&wild, 50000, 0.8, 0.8), 2);
     wild.ref_mhz = 10;
-    ck_assert_double_eq(sim_attention_clock_scale(&wild, 100000000, 0), 0.5);
+    ck_assert_double_eq(sim_attention_clock_scale(&wild, 100000000, 0, 0), 0.5);
+    /* under sustained load (docs/profile.md, "The clock under sustained load"): per_u x (share - u0) x (1 - e^-x), x
+     * the load beyond load_ms (launches x span) over tau_ms; nothing below u0 or load_ms, whatever the dip */
+    AttnClock s = k;
+    s.sustained.launches = 3, s.sustained.load_ms = 50, s.sustained.tau_ms = 80, s.sustained.u0 = 0.7;
+    s.sustained.per_u = 0.5;
+    double settled = 1780.0 / (1800 - 200 * 0.6 * 50000 / 90e6); /* the dip's mean over 90 ms, at busy 0.9 */
+    ck_assert_double_eq_tol(sim_attention_clock_scale(&s, 90000000, 0.9, 0.9), settled * (1 + 0.5 * 0.2 * (1 - exp(-2.75))),
+                            1e-12);
+    ck_assert_double_eq_tol(sim_attention_clock_scale(&s, 90000000, 0.9, 0.65), settled, 1e-12); /* share below u0 */
+    ck_assert_double_eq_tol(sim_attention_clock_scale(&s, 16000000, 0.9, 0.9), 1780.0 / (1800 - 120 * 50000 / 16e6),
+                            1e-12); /* 48 ms of load: below load_ms */
+    s.sustained.per_u = 0;
+    ck_assert_double_eq_tol(sim_attention_clock_scale(&s, 90000000, 0.9, 0.9), settled, 1e-12); /* per_u 0: none */
     AttnCosts c = { .c_ns = 1000, .c_diag_ns = 0, .deposit_ns = 300, .r_ns = 700 };
     sim_attention_scale_compute(&c, 1.05);
     ck_assert_int_eq(c.c_ns, 1050);

@@ -69,6 +69,10 @@ static const char usage[] =
     "                         the dip that follows a launch's start, deeper the busier the schedule; predictions\n"
     "                         then scale the compute to each launch's mean clock (docs/profile.md, \"The clock\n"
     "                         dip at launch\")\n"
+    "  --sustained FILE       with --clock-dip: the slowdown under sustained load that scripts/fit-sustained.py\n"
+    "                         fitted (FILE, \"dashsim-sustained\") for its head dim's tiles: a long busy launch\n"
+    "                         timed after others runs slower still (docs/profile.md, \"The clock under\n"
+    "                         sustained load\")\n"
     "  --baseline FILE        fit to the baseline order's times alone (a kernel that cannot be traced, such as\n"
     "                         a published FA3 table; docs/profile.md): one compute cost per tile, and the\n"
     "                         fixed costs' base when the times span several shapes\n"
@@ -84,7 +88,7 @@ static const char usage[] =
 
 enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS, OPT_BASELINE, OPT_REFERENCE, OPT_LOAD, OPT_CLOCK,
        OPT_MEM, OPT_WRITE_RULE, OPT_FIXED_FROM, OPT_STEADY, OPT_GROUPED, OPT_CTA_GAP,
-       OPT_WRITE_EXTRA_SLOPE, OPT_STAGES, OPT_WRITE_EXTRA_WINDOW, OPT_CLOCK_DIP };
+       OPT_WRITE_EXTRA_SLOPE, OPT_STAGES, OPT_WRITE_EXTRA_WINDOW, OPT_CLOCK_DIP, OPT_SUSTAINED };
 static const struct option long_options[] = {
     { "latency-matrix", required_argument, NULL, OPT_MATRIX }, { "output", required_argument, NULL, 'o' },
     { "kernel", no_argument, NULL, OPT_KERNEL }, { "name", required_argument, NULL, OPT_NAME },
@@ -95,11 +99,13 @@ static const struct option long_options[] = {
     { "clock", required_argument, NULL, OPT_CLOCK }, { "write-rule", required_argument, NULL, OPT_WRITE_RULE },
     { "cta-gap", no_argument, NULL, OPT_CTA_GAP }, { "stages", required_argument, NULL, OPT_STAGES },
     { "write-extra-window", no_argument, NULL, OPT_WRITE_EXTRA_WINDOW }, { "clock-dip", no_argument, NULL, OPT_CLOCK_DIP },
+    { "sustained", required_argument, NULL, OPT_SUSTAINED },
     { "write-extra-slope", no_argument, NULL, OPT_WRITE_EXTRA_SLOPE }, { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
 };
 
 typedef struct {
     const char *matrix, *out_path, *name, *runs, *baseline, *reference, *load, *clock, *fixed_from, *steady, *stages;
+    const char *sustained;
     int64_t max_memory_mb;
     bool is_kernel, is_write_rule_start, has_write_rule, is_grouped, has_cta_gap, has_write_extra_slope, has_write_extra_window;
     bool has_clock_dip;
@@ -236,6 +242,29 @@ static SimStatus load_traces(char **paths, int n, int64_t max_memory_mb, Trace *
     return err->status;
 }
 
+/* --sustained FILE: its slowdown into the clock of every tile of its head dim (each must have a clock dip). */
+static SimStatus take_sustained(KernelProfile *k, const char *path, SimError *err)
+{
+    AttnClock fit = { 0 };
+    int head_dim = 0, taken = 0;
+    if (sim_kernel_sustained_read(path, &head_dim, &fit, err) != SIM_OK)
+        return err->status;
+    for (int i = 0; i < k->tile_count; i++) {
+        if (k->tiles[i].head_dim != head_dim)
+            continue;
+        if (!k->tiles[i].clock.bins)
+            return sim_error_set(err, SIM_ERR_INPUT, "%s: head dim %d has no clock dip to slow (its traces' cycle "
+                                 "counts gave none)", path, head_dim);
+        k->tiles[i].clock.sustained = fit.sustained, taken++;
+    }
+    if (!taken)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: head dim %d, which none of the traces has", path, head_dim);
+    else
+        g_strlcat(k->source, "; the slowdown under sustained load from ", sizeof k->source),
+        g_strlcat(k->source, path, sizeof k->source);
+    return err->status;
+}
+
 static int calibrate_kernel(char **paths, int n, const CalibrateOptions *o)
 {
     const char *runs_path = o->runs;
@@ -257,7 +286,8 @@ static int calibrate_kernel(char **paths, int n, const CalibrateOptions *o)
     if (!err.status && sim_kernel_fit_traces(traces, runs_path ? timed_ns : NULL, n, &fit, &k, &err) == SIM_OK) {
         g_strlcpy(k->name, o->name ? o->name : k->kernel, sizeof k->name);
         describe_source(k, traces, paths, n, o, step_ns);
-        if (!o->fixed_from || take_fixed(k, o->fixed_from, &err) == SIM_OK)
+        if ((!o->fixed_from || take_fixed(k, o->fixed_from, &err) == SIM_OK) &&
+            (!o->sustained || take_sustained(k, o->sustained, &err) == SIM_OK))
             emit(k, write_kernel, o->out_path, &err);
     }
     sim_kernel_stages_clear(&sweep);
@@ -333,6 +363,7 @@ static void take_option(int opt, CalibrateOptions *o, SimError *err)
     case OPT_WRITE_EXTRA_SLOPE: o->has_write_extra_slope = true; break;
     case OPT_WRITE_EXTRA_WINDOW: o->has_write_extra_window = true; break;
     case OPT_CLOCK_DIP: o->has_clock_dip = true; break;
+    case OPT_SUSTAINED: o->sustained = optarg; break;
     case OPT_MEM: cli_parse_max_memory_mb("--max-memory-mb", optarg, &o->max_memory_mb, err); break;
     case OPT_WRITE_RULE:
         o->has_write_rule = true, o->is_write_rule_start = strcmp(optarg, "start") == 0;
@@ -355,6 +386,9 @@ static int run_form(const CalibrateOptions *o, int n, char **args)
                              "(see sim calibrate --help)"), cli_fail(&err);
     if (o->has_clock_dip && (!o->is_kernel || o->baseline))
         return sim_error_set(&err, SIM_ERR_USAGE, "--clock-dip goes with --kernel and traces (see sim calibrate --help)"),
+               cli_fail(&err);
+    if (o->sustained && !o->has_clock_dip)
+        return sim_error_set(&err, SIM_ERR_USAGE, "--sustained goes with --clock-dip (see sim calibrate --help)"),
                cli_fail(&err);
     if (o->has_write_extra_slope && (!o->is_kernel || o->baseline || !o->is_write_rule_start))
         return sim_error_set(&err, SIM_ERR_USAGE, "--write-extra-slope goes with --kernel, traces and --write-rule start "

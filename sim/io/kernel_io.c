@@ -58,10 +58,28 @@ static void read_table(JsonIn *in, const cJSON *fixed, const char *path, const c
     t->n = in->err->status ? 0 : n;
 }
 
+/* The optional slowdown under sustained load inside a tile's clock (AttnClock.sustained): absent, per_u 0. */
+static void read_sustained(JsonIn *in, const cJSON *c, const char *path, AttnClock *k)
+{
+    static const char *const keys[] = { "launches", "load_ms", "tau_ms", "u0", "per_u", NULL };
+    if (!cJSON_GetObjectItemCaseSensitive(c, "sustained") || in->err->status)
+        return;
+    char p[80];
+    snprintf(p, sizeof p, "%s/sustained", path);
+    const cJSON *s = sim_json_get(in, c, path, "sustained");
+    sim_json_known_keys(in, s, p, keys);
+    k->sustained.launches = sim_json_num(in, s, p, "launches", 1, 100);
+    k->sustained.load_ms = sim_json_num(in, s, p, "load_ms", 0, 1e6);
+    k->sustained.tau_ms = sim_json_num(in, s, p, "tau_ms", 1, 1e6);
+    k->sustained.u0 = sim_json_num(in, s, p, "u0", 0, 1);
+    k->sustained.per_u = sim_json_num(in, s, p, "per_u", 0, 1); /* at most twice the compute: the scale's own bound */
+}
+
 /* The optional clock of a tile (AttnClock): absent, bins 0. */
 static void read_clock(JsonIn *in, const cJSON *r, const char *path, AttnClock *k)
 {
-    static const char *const keys[] = { "max_mhz", "ref_mhz", "dip_u0", "dip_mhz_per_u", "dip_bin_ns", "dip", NULL };
+    static const char *const keys[] = { "max_mhz", "ref_mhz", "dip_u0", "dip_mhz_per_u", "dip_bin_ns", "dip", "sustained",
+                                        NULL };
     *k = (AttnClock){ 0 };
     if (!cJSON_GetObjectItemCaseSensitive(r, "clock") || in->err->status)
         return;
@@ -88,6 +106,7 @@ static void read_clock(JsonIn *in, const cJSON *r, const char *path, AttnClock *
                              k->dip_mhz_per_u > 0.5 * k->max_mhz))
         sim_error_set(in->err, SIM_ERR_INPUT, "%s: %s: ref_mhz must be within 1.5x of max_mhz and dip_mhz_per_u at most "
                       "half of it (a clock that scales the compute by more is not a clock)", in->file, p);
+    read_sustained(in, c, p, k);
     k->bins = in->err->status ? 0 : n;
 }
 
@@ -251,6 +270,28 @@ static void read_baseline_tile(JsonIn *in, const cJSON *r, const char *path, Ker
     t->block_n = (int)sim_json_int(in, r, path, "block_n", 1, 1024);
 }
 
+SimStatus sim_kernel_sustained_read(const char *path, int *head_dim, AttnClock *k, SimError *err)
+{
+    static const char *const keys[] = { "format", "version", "head_dim", "sustained", "source", NULL };
+    cJSON *root;
+    if (sim_json_parse_file(path, KERNEL_MAX_BYTES, &root, err) != SIM_OK)
+        return err->status;
+    JsonIn in = { path, err };
+    char format[32] = "";
+    sim_json_known_keys(&in, root, "", keys);
+    sim_json_text(&in, root, "", "format", format, sizeof format);
+    if (!err->status && strcmp(format, "dashsim-sustained") != 0)
+        sim_error_set(err, SIM_ERR_INPUT, "%s: /format: must be \"dashsim-sustained\" (scripts/fit-sustained.py writes "
+                      "one)", path);
+    sim_json_int(&in, root, "", "version", 1, 1);
+    *head_dim = (int)sim_json_int(&in, root, "", "head_dim", 1, 1024);
+    if (!err->status && !cJSON_GetObjectItemCaseSensitive(root, "sustained"))
+        sim_error_set(err, SIM_ERR_INPUT, "%s: /sustained: missing", path);
+    read_sustained(&in, root, "", k);
+    cJSON_Delete(root);
+    return err->status;
+}
+
 SimStatus sim_kernel_baseline_read(const char *path, KernelBaseline *out, SimError *err)
 {
     static const char *const keys[] = { "format", "version", "name", "kernel", "gpu", "source", "geometry", "tiles",
@@ -369,7 +410,12 @@ static void write_tile(FILE *f, const KernelTile *t, bool is_last)
                 "\"dip_bin_ns\": %d, \"dip\": [", k->max_mhz, k->ref_mhz, k->dip_u0, k->dip_mhz_per_u, k->dip_bin_ns);
         for (int i = 0; i < k->bins; i++)
             fprintf(f, "%s%.3f", i ? ", " : "", k->dip[i]);
-        fputs("]},\n", f);
+        fputc(']', f);
+        if (k->sustained.per_u > 0) /* written only when fitted (calibrate --sustained) */
+            fprintf(f, ", \"sustained\": {\"launches\": %g, \"load_ms\": %g, \"tau_ms\": %g, \"u0\": %.2f, "
+                    "\"per_u\": %.4f}", k->sustained.launches, k->sustained.load_ms, k->sustained.tau_ms, k->sustained.u0,
+                    k->sustained.per_u);
+        fputs("},\n", f);
     }
     fprintf(f, "     \"traces\": %d}%s\n", t->traces, is_last ? "" : ",");
 }

@@ -21,9 +21,10 @@ SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs);
 SimProgram *sim_attention_program_untasked(const Plan *plan, const AttnCosts *costs);
 
 /* The compute costs' factor at the clock of a launch whose tasks span span_ns (first compute to last reduction) with
- * busy its compute's share of the SMs' time: ref_mhz over the launch's mean clock under the dip (AttnClock); 1 with
- * no clock model. O(bins). */
-double sim_attention_clock_scale(const AttnClock *k, int64_t span_ns, double busy);
+ * busy its compute's share of the SMs' time at the profile's costs, share the same at the launch's own clock: ref_mhz
+ * over the launch's mean clock under the dip, times the slowdown under sustained load (AttnClock); 1 with no clock
+ * model. O(bins). */
+double sim_attention_clock_scale(const AttnClock *k, int64_t span_ns, double busy, double share);
 /* c_ns, c_diag_ns and deposit_ns (the SM's own work, which runs at its clock) times scale, rounded to ns. */
 void sim_attention_scale_compute(AttnCosts *c, double scale);
 /* A launch's compute at its own clock (docs/profile.md, "The clock dip at launch"), in two steps around the engine:

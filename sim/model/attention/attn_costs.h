@@ -17,12 +17,18 @@ typedef enum { REDUCE_SERIAL, REDUCE_ASYNC } ReduceMode;
 /* The SM clock over a launch (docs/profile.md, "The clock dip at launch"): a kernel profile's compute costs are at
  * ref_mhz, the clock its calibration ran at on average; a launch runs at max_mhz less a dip that follows its start,
  * dip_mhz_per_u x max(0, busy - dip_u0) deep (busy: the launch's compute over its SMs' time) and shaped dip[0..bins)
- * over bins of dip_bin_ns (peak 1). bins 0: no clock model, the costs stand as given. */
+ * over bins of dip_bin_ns (peak 1). bins 0: no clock model, the costs stand as given. Under sustained load
+ * (docs/profile.md, "The clock under sustained load") a launch timed after `launches` x its span of load runs slower
+ * still: its compute by per_u x max(0, share - u0) x (1 - exp(-max(0, launches x span - load_ms) / tau_ms)), share
+ * the launch's compute at its own clock over its SMs' time; per_u 0: none. */
 typedef struct {
     double max_mhz, ref_mhz;  /* settled clock; the clock the compute costs were measured at */
     double dip_u0, dip_mhz_per_u;
     int32_t dip_bin_ns, bins;
     double dip[ATTN_CLOCK_BINS];
+    struct {
+        double launches, load_ms, tau_ms, u0, per_u;
+    } sustained;
 } AttnClock;
 
 typedef struct {

@@ -18,15 +18,26 @@ static double dip_area_ns(const AttnClock *k, int64_t span_ns)
     return area;
 }
 
-double sim_attention_clock_scale(const AttnClock *k, int64_t span_ns, double busy)
+/* The slowdown under sustained load (AttnClock.sustained): 0 without it or below its share and load. */
+static double sustained_slowdown(const AttnClock *k, int64_t span_ns, double share)
+{
+    if (k->sustained.per_u <= 0)
+        return 0;
+    double load_ms = k->sustained.launches * (double)span_ns / 1e6 - k->sustained.load_ms;
+    return k->sustained.per_u * fmax(0, share - k->sustained.u0) *
+           (1 - exp(-fmax(0, load_ms) / k->sustained.tau_ms));
+}
+
+double sim_attention_clock_scale(const AttnClock *k, int64_t span_ns, double busy, double share)
 {
     if (k->bins <= 0 || span_ns <= 0 || k->max_mhz <= 0 || k->ref_mhz <= 0)
         return 1;
     double depth = k->dip_mhz_per_u * fmax(0, busy - k->dip_u0);
     double mhz = k->max_mhz - depth * dip_area_ns(k, span_ns) / (double)span_ns;
+    double scale = k->ref_mhz / fmax(mhz, 1) * (1 + sustained_slowdown(k, span_ns, share));
     /* within 0.5-2 whatever the model says (a profile read from a file is checked to stay inside): the job's time
      * bound (SIM_JOB_MAX_TIME_NS, 2^62 ns) was checked on the costs before they are scaled, and leaves a factor 2 */
-    return fmin(fmax(k->ref_mhz / fmax(mhz, 1), 0.5), 2);
+    return fmin(fmax(scale, 0.5), 2);
 }
 
 void sim_attention_scale_compute(AttnCosts *c, double scale)
@@ -51,7 +62,8 @@ void sim_attention_clock_guess(const AttnCosts *given, const Plan *plan, AttnCos
     if (given->clock.bins <= 0)
         return;
     double least_span = (double)plan->task_count * (double)given->c_ns / plan->wl.n_sm;
-    *scale = sim_attention_clock_scale(&given->clock, (int64_t)(least_span / CLOCK_GUESS_BUSY), CLOCK_GUESS_BUSY);
+    *scale = sim_attention_clock_scale(&given->clock, (int64_t)(least_span / CLOCK_GUESS_BUSY), CLOCK_GUESS_BUSY,
+                                       CLOCK_GUESS_BUSY);
     sim_attention_scale_compute(at, *scale);
 }
 
@@ -61,7 +73,7 @@ bool sim_attention_clock_adjust(const AttnCosts *given, const Plan *plan, int64_
     if (given->clock.bins <= 0 || makespan_ns <= 0 || plan->task_count == 0)
         return false;
     double busy = (double)plan->task_count * (double)given->c_ns / ((double)plan->wl.n_sm * (double)makespan_ns);
-    double own = sim_attention_clock_scale(&given->clock, makespan_ns, busy);
+    double own = sim_attention_clock_scale(&given->clock, makespan_ns, busy, busy * *scale); /* share: at its clock */
     if (fabs(own / *scale - 1) <= CLOCK_TOLERANCE)
         return false;
     *at = *given, *scale = own;

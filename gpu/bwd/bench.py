@@ -168,7 +168,10 @@ def dash_fn(lib, h, t, scale, atomic, check=False):
     return fn
 
 
-def time_fn(fn, budget_s=0.03):
+def time_fn(fn, budget_s=0.03, watch=None):
+    """The median ms of fn's repetitions (and their count), after two warm-up launches and a 10 ms sleep. watch, when
+    given, is called as watch(start, events, t0) once every repetition is queued (start: an event recorded before the
+    sleep, at host time t0; events: each repetition's pair): gpu/bwd/sustained.py polls the SM clock there."""
     fn()
     torch.cuda.synchronize()
     t0 = time.perf_counter()
@@ -176,12 +179,18 @@ def time_fn(fn, budget_s=0.03):
     torch.cuda.synchronize()
     est = time.perf_counter() - t0
     reps = max(3, min(25, int(budget_s / max(est, 1e-6))))
+    start = torch.cuda.Event(enable_timing=True) if watch else None
+    if watch:
+        start.record()
+    t0 = time.perf_counter()
     torch.cuda._sleep(int(2e7))  # ~10 ms: the host queues every rep before the first starts
     ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
     for a, b in ev:
         a.record()
         fn()
         b.record()
+    if watch:
+        watch(start, ev, t0)
     torch.cuda.synchronize()
     ms = sorted(a.elapsed_time(b) for a, b in ev)
     return ms[len(ms) // 2], reps

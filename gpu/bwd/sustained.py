@@ -34,7 +34,7 @@ class Nvml:
         return [round((time.perf_counter() - t0) * 1e3, 2), clk.value, round(mw.value / 1e3, 1), temp.value]
 
 
-NVML, RUNS = Nvml(), []
+NVML, RUNS, HARNESS = Nvml(), [], bench.time_fn
 BURST_MS = float(os.environ.get("BURST_MS", "300"))
 
 
@@ -48,28 +48,17 @@ def poll(done, t0):
 
 
 def time_fn(fn, budget_s=0.03):
-    """bench.time_fn's timing, to the repetition, polled; then the burst, polled apart."""
-    fn()
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    fn()
-    torch.cuda.synchronize()
-    est = time.perf_counter() - t
-    reps = max(3, min(25, int(budget_s / max(est, 1e-6))))
-    start = torch.cuda.Event(enable_timing=True)
-    start.record()
-    t0 = time.perf_counter()
-    torch.cuda._sleep(int(2e7))
-    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
-    for a, b in ev:
-        a.record()
-        fn()
-        b.record()
-    samples = poll(ev[-1][1], t0)
-    torch.cuda.synchronize()
-    first = start.elapsed_time(ev[0][0])  # the sleep: samples are shifted to the first repetition's start
-    ms = [a.elapsed_time(b) for a, b in ev]
-    n = max(1, int(BURST_MS / max(ms[len(ms) // 2], 1e-3)))
+    """bench.time_fn itself, its repetitions polled; then the burst, polled apart."""
+    run = {}
+
+    def watch(start, ev, t0):
+        samples = poll(ev[-1][1], t0)
+        first = start.elapsed_time(ev[0][0])  # the sleep: samples are shifted to the first repetition's start
+        run.update(rep_ms=[round(a.elapsed_time(b), 4) for a, b in ev],
+                   samples=[[s[0] - first] + s[1:] for s in samples])
+
+    ms, reps = HARNESS(fn, budget_s, watch)
+    n = max(1, int(BURST_MS / max(ms, 1e-3)))
     end = torch.cuda.Event(enable_timing=True)
     t1 = time.perf_counter()
     for _ in range(n):
@@ -77,9 +66,8 @@ def time_fn(fn, budget_s=0.03):
     end.record()
     burst = poll(end, t1)
     torch.cuda.synchronize()
-    RUNS.append(dict(rep_ms=[round(x, 4) for x in ms], samples=[[s[0] - first] + s[1:] for s in samples],
-                     burst_reps=n, burst=burst))
-    return sorted(ms)[len(ms) // 2], reps
+    RUNS.append(dict(run, burst_reps=n, burst=burst))
+    return ms, reps
 
 
 def main():

@@ -258,11 +258,10 @@ static SimStatus take_sustained(KernelProfile *k, const char *path, SimError *er
         k->tiles[i].clock.sustained = fit.sustained, taken++;
     }
     if (!taken)
-        sim_error_set(err, SIM_ERR_INPUT, "%s: head dim %d, which none of the traces has", path, head_dim);
-    else
-        g_strlcat(k->source, "; the slowdown under sustained load from ", sizeof k->source),
-        g_strlcat(k->source, path, sizeof k->source);
-    return err->status;
+        return sim_error_set(err, SIM_ERR_INPUT, "%s: head dim %d, which none of the traces has", path, head_dim);
+    g_strlcat(k->source, "; the slowdown under sustained load from ", sizeof k->source);
+    g_strlcat(k->source, path, sizeof k->source);
+    return SIM_OK;
 }
 
 static int calibrate_kernel(char **paths, int n, const CalibrateOptions *o)

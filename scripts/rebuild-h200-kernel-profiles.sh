@@ -7,9 +7,10 @@ set -u
 sim=${1:-bin/sim} out=${2:-configs/kernels}
 T=traces/kernel-wg-h200 stages=traces/kernel-wg-h200/stages/stages.json
 one() { # NAME DIR [m128] [--sustained FILE]: DIR/calibration/d128 + d64 (or DIR/m128/calibration/d64) and DIR's
-    # wgmma-*-calibration.json; the slowdown under sustained load that scripts/fit-sustained.py fitted, where measured
+    # wgmma-*-calibration.json; the slowdown under sustained load that scripts/fit-sustained.py fitted, where measured,
+    # and with it the turn's jitter (the default kernel's alone: the variants' evidence was predicted without it)
     local name=$1 dir=$2 runs traces extra=()
-    [ "${4:-}" = --sustained ] && extra=(--sustained "$5")
+    [ "${4:-}" = --sustained ] && extra=(--sustained "$5" --turn-jitter)
     if [ -n "${3:-}" ]; then
         traces=("$dir"/m128/calibration/d64/*.json.gz) runs=$(ls "$dir"/m128/wgmma-*calibration.json)
     else

@@ -16,7 +16,7 @@ cmp -s "$tmp/k.json" configs/kernels/gpu-bwd.json && ok kernel-profile-reproduce
 # the fa3 order too (it came out 9-10% slow before a running reduction stopped being lengthened by its SM's
 # dK/dV write: docs/profile.md, "The Hopper kernel's fa3 order")
 expect_exit kernel-calibrate-wgmma 0 "$sim" calibrate --kernel traces/kernel-wg/h100/traces/*.json.gz --write-rule start \
-    --fixed-from gpu-bwd --clock-dip \
+    --fixed-from gpu-bwd --clock-dip --turn-jitter \
     -o "$tmp/kw.json"
 cmp -s "$tmp/kw.json" configs/kernels/gpu-bwd-wgmma.json && ok kernel-profile-wgmma-reproduced ||
     fail kernel-profile-wgmma-reproduced "$(diff "$tmp/kw.json" configs/kernels/gpu-bwd-wgmma.json | head -5)"
@@ -38,14 +38,33 @@ cmp -s "$tmp/h200.json" configs/profiles/h200-sxm.json && ok h200-profile-reprod
     fail h200-profile-reproduced "$(diff "$tmp/h200.json" configs/profiles/h200-sxm.json | head -5)"
 # the Hopper kernel's H200 profile from its 20 committed calibration traces and timed runs, byte for byte (with
 # the write slope: each dK/dV write slower by write_slope_ns per other SM's write in flight at its start; and the
-# slowdown under sustained load that scripts/fit-sustained.py fitted to call 53's long launches, at d 128 alone)
+# slowdown under sustained load that scripts/fit-sustained.py fitted to call 53's long launches, at d 128 alone; and
+# the turn's jitter at d 64 alone, where a waited chain step outlasts a compute step: docs/profile.md)
 expect_exit h200-kernel-calibrate 0 "$sim" calibrate --kernel traces/kernel-wg-h200/calibration/d128/*.json.gz \
     traces/kernel-wg-h200/calibration/d64/*.json.gz --runs traces/kernel-wg-h200/wgmma-calibration.json --write-rule start \
     --stages traces/kernel-wg-h200/stages/stages.json --clock-dip --sustained traces/kernel-wg-h200/sustained/fit-d128.json \
-    --name gpu-bwd-wgmma-h200 -o "$tmp/kh200.json"
+    --turn-jitter --name gpu-bwd-wgmma-h200 -o "$tmp/kh200.json"
 cmp -s "$tmp/kh200.json" configs/kernels/gpu-bwd-wgmma-h200.json && grep -q '"write_slope_ns": 19' "$tmp/kh200.json" &&
-    [ "$(grep -c '"sustained"' "$tmp/kh200.json")" = 1 ] &&
+    [ "$(grep -c '"sustained"' "$tmp/kh200.json")" = 1 ] && [ "$(grep -c '"reduce_turn_jitter_ns": 319' "$tmp/kh200.json")" = 1 ] &&
+    [ "$(grep -c '"reduce_turn_jitter_ns"' "$tmp/kh200.json")" = 1 ] &&
     ok h200-kernel-profile-reproduced || fail h200-kernel-profile-reproduced "$(diff "$tmp/kh200.json" configs/kernels/gpu-bwd-wgmma-h200.json | head -5)"
+# The turn's jitter (docs/profile.md, "The jitter around a turn"): a long full d 64 shift order's rows fall into
+# waiting, so it predicts shift slower and fa3 (every turn late) the same; --turn-jitter is a kernel-trace option;
+# a bad value is one sentence
+sed 's/"reduce_turn_jitter_ns": 319, //' configs/kernels/gpu-bwd-wgmma-h200.json >"$tmp/nojitter.json"
+for k in gpu-bwd-wgmma-h200 "$tmp/nojitter.json"; do
+    "$sim" --seqlen 8192 --heads 16 --head-dim 64 --hardware h200-sxm --kernel "$k" --json >"$tmp/jit-$(basename "$k").json" 2>&1
+done
+python3 -c '
+import json, sys
+t = [{r["policy"]: r["time_ns"] for r in json.load(open(f))["policies"]} for f in sys.argv[1:]]
+assert abs(t[0]["fa3"] / t[1]["fa3"] - 1) < 0.001 and 1.002 * t[1]["shift"] < t[0]["shift"] < 1.02 * t[1]["shift"], t
+' "$tmp/jit-gpu-bwd-wgmma-h200.json" "$tmp/jit-nojitter.json.json" && ok turn-jitter-slows-long-d64-shift ||
+    fail turn-jitter-slows-long-d64-shift "$(head -c 300 "$tmp/jit-gpu-bwd-wgmma-h200.json")"
+expect_error turn-jitter-usage "--turn-jitter goes with --kernel and traces" "$sim" calibrate \
+    traces/h200-calib/calib-profile-raw.json --turn-jitter
+sed 's/"reduce_turn_jitter_ns": 319/"reduce_turn_jitter_ns": -5/' configs/kernels/gpu-bwd-wgmma-h200.json >"$tmp/badjitter.json"
+expect_error turn-jitter-negative "reduce_turn_jitter_ns" "$sim" --seqlen 2048 --heads 8 --kernel "$tmp/badjitter.json"
 # --sustained: one sentence and exit 2 for a misuse or a bad file (no clock dip, a head dim no trace has, a key out of range)
 k128="traces/kernel-wg-h200/calibration/d128/fa3-causal-s4096-b1-h16-kv4-d128.json.gz"
 expect_error sustained-needs-clock-dip "--sustained goes with --clock-dip" "$sim" calibrate --kernel "$k128" \
@@ -392,7 +411,7 @@ expect_error kernel-write-extra-slope-usage "--write-extra-slope goes with --ker
 # from 925944 to 928144 ns (933504 to 935824 before the clock dip). The keys are refused under the overlap rule.
 "$sim" calibrate --kernel traces/kernel-wg-h200/calibration/d128/*.json.gz traces/kernel-wg-h200/calibration/d64/*.json.gz \
     --runs traces/kernel-wg-h200/wgmma-calibration.json --write-rule start --stages traces/kernel-wg-h200/stages/stages.json \
-    --write-extra-window --clock-dip --sustained traces/kernel-wg-h200/sustained/fit-d128.json --name gpu-bwd-wgmma-h200 \
+    --write-extra-window --clock-dip --sustained traces/kernel-wg-h200/sustained/fit-d128.json --turn-jitter --name gpu-bwd-wgmma-h200 \
     -o "$tmp/win.json" && for k in kh200 win; do
     "$sim" --seqlen 4096 --heads 16 --kv-heads 4 --head-dim 128 --mask causal --kernel "$tmp/$k.json" --policy fa3 \
         --json >"$tmp/$k-fa3.json"

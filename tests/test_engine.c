@@ -329,7 +329,7 @@ START_TEST(waited_reduction_takes_its_other_times)
     sim_program_add_edge(p, 0, r0, 0, SIM_EDGE_PHASE);
     sim_program_add_edge(p, 2, r1, 0, SIM_EDGE_PHASE);
     sim_program_add_edge(p, r0, r1, 50, SIM_EDGE_ACCUM);
-    p->waited = (SimWaitedReduce){ -100, 250 };
+    p->waited = (SimWaitedReduce){ .read_delta_ns = -100, .tail_delta_ns = 250 };
     sim_program_seal(p);
     SimSchedule s = { 0 };
     SimError err = { 0 };

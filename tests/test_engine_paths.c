@@ -654,6 +654,34 @@ START_TEST(cta_gap_only_where_a_cta_follows_another)
 }
 END_TEST
 
+/* The turn's jitter (program.h): a reduction whose turn came 2 ns before its compute ended counts as waited
+ * (read_delta_ns more) only with a jitter above 2 ns; a turn after its compute, always. Its start never moves. */
+START_TEST(turn_within_the_jitter_counts_as_waited)
+{
+    const struct {
+        int32_t jitter, turn, end;
+    } cases[] = { { 0, 10, 22 }, { 2, 10, 22 }, { 3, 10, 27 }, { 0, 13, 28 }, { 3, 13, 28 } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        SimProgram *p = sim_program_new(2, 1);
+        sim_program_add_cta(p, 0);
+        int64_t a = sim_program_add_op(p, 0, SIM_OP_REDUCE, cases[i].turn, 0);
+        sim_program_add_cta(p, 1);
+        sim_program_add_op(p, 0, SIM_OP_COMPUTE, 12, 1);
+        int64_t b = sim_program_add_op(p, 0, SIM_OP_REDUCE, 10, 1);
+        sim_program_add_edge(p, a, b, 0, SIM_EDGE_ACCUM);
+        p->waited = (SimWaitedReduce){ .read_delta_ns = 5, .jitter_ns = cases[i].jitter };
+        sim_program_seal(p);
+        SimSchedule s = { 0 };
+        SimError err = { 0 };
+        ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+        ck_assert_int_eq(s.start_ns[b], MAX(12, cases[i].turn));
+        ck_assert_msg(sim_schedule_end_ns(p, &s, b) == cases[i].end, "case %zu: ends at %lld", i,
+                      (long long)sim_schedule_end_ns(p, &s, b));
+        sim_schedule_clear(&s), sim_program_free(p);
+    }
+}
+END_TEST
+
 Suite *suite_engine_paths(void)
 {
     Suite *s = suite_create("engine_paths");
@@ -668,6 +696,7 @@ Suite *suite_engine_paths(void)
     tcase_add_test(tc, plain_loops_same_as_full_path);
     tcase_add_test(tc, fast_path_turns_down_what_it_cannot_order);
     tcase_add_test(tc, cta_gap_only_where_a_cta_follows_another);
+    tcase_add_test(tc, turn_within_the_jitter_counts_as_waited);
     tcase_set_timeout(tc, 60); /* each schedule's analysis is also checked against dag/'s: 0.4 s of CPU in all,
                                 * past Check's 4 s default on a loaded machine */
     suite_add_tcase(s, tc);

@@ -55,6 +55,8 @@ typedef struct {
     /* The waited-reduction rule (program.h), when the program has one: per op, whether its ready time was
      * set by an ACCUM edge (it waited for its turn) */
     bool *is_accum_bound;
+    int64_t *accum_at;                /* with the turn's jitter (program.h): per op, when its ACCUM edge released
+                                       * it (-1: not yet) */
     /* The plain path (is_plain: no load model, no rule, every op takes its program duration, and at most
      * PENDING_MAX - 1 in-edges an op): pending[op] counts its predecessors still to come, an op's end is
      * start + duration (s->end_ns stays NULL), and s->order is kept only where an edge runs backward. */
@@ -116,7 +118,7 @@ static int64_t writes_in_flight(const Engine *e, int32_t u, int64_t start)
 }
 
 /* Whether op, not itself a REDUCE, is the tail of a reduction that waited for its turn (the op before it: that
- * task's REDUCE on the same engine, its start set by an ACCUM edge). */
+ * task's REDUCE on the same engine, its start set by an ACCUM edge, or its turn within the jitter). */
 static bool is_waited_tail(const Engine *e, int64_t op)
 {
     const SimProgram *p = e->p;
@@ -246,7 +248,11 @@ static inline void release(Engine *e, int64_t op, int64_t at, bool is_accum)
         if (G_UNLIKELY(e->is_accum_bound != NULL))
             e->is_accum_bound[op] = is_accum;
     }
+    if (G_UNLIKELY(e->accum_at != NULL) && is_accum)
+        e->accum_at[op] = at;
     if (++e->s->end_ns[op] == 0) {
+        if (G_UNLIKELY(e->accum_at != NULL) && e->accum_at[op] >= 0) /* a turn within the jitter: waited */
+            e->is_accum_bound[op] |= e->accum_at[op] > *ready - e->p->waited.jitter_ns;
         if (G_UNLIKELY(e->load) && sim_op_kind(e->p, op) == SIM_OP_REDUCE) {
             e->s->end_ns[op] = ENDS_UNKNOWN;
             sim_event_queue_push(&e->queue, *ready, (int32_t)~op);
@@ -465,6 +471,8 @@ static void fold_full(Engine *e, const SimCta *cta, int32_t unit)
         int64_t at = end + edge_latency(e, edge, from, from_unit, unit);
         if (at > ready[to] && e->is_accum_bound)
             e->is_accum_bound[to] = sim_edge_kind(p, edge) == SIM_EDGE_ACCUM;
+        if (e->accum_at && sim_edge_kind(p, edge) == SIM_EDGE_ACCUM)
+            e->accum_at[to] = at;
         ready[to] = MAX(ready[to], at);
     }
 }
@@ -780,8 +788,13 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
             s->handoff_extra_ns = g_new0(int32_t, n);
     }
     init_overlap(e);
-    if (p->waited.read_delta_ns != 0 || p->waited.tail_delta_ns != 0)
+    if (p->waited.read_delta_ns != 0 || p->waited.tail_delta_ns != 0) {
         e->is_accum_bound = g_new0(bool, n);
+        if (p->waited.jitter_ns > 0) {
+            e->accum_at = g_new(int64_t, n);
+            memset(e->accum_at, 0xff, sizeof *e->accum_at * n);
+        }
+    }
     e->is_plain = !e->load && !e->unit_compute && !e->is_accum_bound;
     s->start_ns = SIM_PREFAULT_NEW0(int64_t, n); /* ready times until each op starts */
     int64_t longest = init_pending(e);
@@ -838,6 +851,7 @@ static void engine_clear(Engine *e)
     g_free(e->unit_store_op);
     g_free(e->has_unit_reduction_paid);
     g_free(e->is_accum_bound);
+    g_free(e->accum_at);
     g_free(e->pending);
     g_free(e->slot_op);
     g_free(e->unit_cta);

@@ -89,9 +89,12 @@ static inline bool sim_overlap_has_rules(const SimOverlapRule *r)
 /* Optional: a REDUCE op whose start was set by an incoming ACCUM edge (it waited for its turn: the previous
  * reduction of its row had just been released) takes read_delta_ns more, and the op right after it (same
  * task, same engine: its completion) tail_delta_ns more; deltas may be negative, durations stay >= 0. Measured
- * on gpu/bwd (docs/profile.md). Not applied to reductions under a load model. Both 0: none. */
+ * on gpu/bwd (docs/profile.md). Not applied to reductions under a load model. Both deltas 0: none. With
+ * jitter_ns > 0 (the turn's jitter, one standard deviation), a reduction whose turn came less than jitter_ns
+ * before the rest of it was ready counts as waited too; its start is unchanged (docs/profile.md, "The jitter
+ * around a turn"). */
 typedef struct {
-    int32_t read_delta_ns, tail_delta_ns;
+    int32_t read_delta_ns, tail_delta_ns, jitter_ns;
 } SimWaitedReduce;
 
 /* Offsets of a CSR adjacency (entry v: the first of op v's edges; entry op_count: the end), in 1.125 bytes

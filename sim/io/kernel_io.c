@@ -20,7 +20,7 @@ static const char *const top_keys[] = { "format", "version", "name", "kernel", "
 static const char *const tile_keys[] = { "head_dim", "mask", "block_m", "block_n", "compute_ns", "diag_ns",
                                          "launch_extra_ns", "cta_first_extra_ns", "kv_write_ns", "kv_write_gqa_ns", "kv_switch_ns", "deposit_ns",
                                          "reduce_read_ns", "reduce_tail_ns", "reduce_read_waited_ns",
-                                         "reduce_tail_waited_ns", "handoff_ns", "cta_prologue_ns", "cta_gap_ns", "overlap",
+                                         "reduce_tail_waited_ns", "reduce_turn_jitter_ns", "handoff_ns", "cta_prologue_ns", "cta_gap_ns", "overlap",
                                          "fixed", "traces", "store_warps", "clock", NULL };
 
 static KernelLinear read_linear(JsonIn *in, const cJSON *fixed, const char *path, const char *key)
@@ -145,6 +145,8 @@ static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *
     t->reduce_tail_ns = sim_json_int(in, r, path, "reduce_tail_ns", 0, NS_MAX);
     t->reduce_read_waited_ns = sim_json_int(in, r, path, "reduce_read_waited_ns", 0, NS_MAX);
     t->reduce_tail_waited_ns = sim_json_int(in, r, path, "reduce_tail_waited_ns", 0, NS_MAX);
+    if (cJSON_GetObjectItemCaseSensitive(r, "reduce_turn_jitter_ns")) /* optional: 0 in profiles before it */
+        t->reduce_turn_jitter_ns = sim_json_int(in, r, path, "reduce_turn_jitter_ns", 0, 1000000);
     t->handoff_ns = sim_json_int(in, r, path, "handoff_ns", 0, NS_MAX);
     t->cta_prologue_ns = sim_json_int(in, r, path, "cta_prologue_ns", 0, NS_MAX);
     if (cJSON_GetObjectItemCaseSensitive(r, "cta_gap_ns")) /* optional: 0 in profiles written before it */
@@ -385,6 +387,8 @@ static void write_tile(FILE *f, const KernelTile *t, bool is_last)
             t->reduce_read_waited_ns, t->reduce_tail_waited_ns);
     fprintf(f, "     \"handoff_ns\": %" PRId64 ", \"cta_prologue_ns\": %" PRId64 ",", t->handoff_ns,
             t->cta_prologue_ns);
+    if (t->reduce_turn_jitter_ns > 0) /* written only when fitted: profiles without it stay byte for byte */
+        fprintf(f, " \"reduce_turn_jitter_ns\": %" PRId64 ",", t->reduce_turn_jitter_ns);
     if (t->cta_gap_ns > 0) /* written only when fitted: profiles without it stay byte for byte */
         fprintf(f, " \"cta_gap_ns\": %" PRId64 ",", t->cta_gap_ns);
     if (t->store_warps > 1) /* written only above 1: profiles of one store warp stay byte for byte */

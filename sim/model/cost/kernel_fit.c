@@ -34,7 +34,7 @@ static int64_t med(Sample *s, int64_t q)
 
 enum { S_LAUNCH, S_LAUNCH_DIAG, S_LATER, S_LATER_DIAG, S_KV_WRITE, S_KV_WRITE_GQA, S_KV_SWITCH, S_GAP, S_DEPOSIT, S_READ, S_TAIL, S_READ_WAITED,
        S_TAIL_WAITED, S_HANDOFF, S_PROLOGUE, S_CTA_GAP, S_BESIDE_WRITE, S_BESIDE_WRITE_WAITED,
-       S_RUNNING_WRITE, S_RUNNING_WRITE_WAITED, S_COUNT }; /* each *_WAITED just after its kind */
+       S_RUNNING_WRITE, S_RUNNING_WRITE_WAITED, S_SLACK_STEP, S_COUNT }; /* each *_WAITED just after its kind */
 
 /* Candidate overlap windows: the previous reduction starting from before_ns before to after_ns after the
  * compute's start. The fit keeps the pair that separates the computes best. */
@@ -120,8 +120,9 @@ static void walk_block(const Trace *t, TraceTask **b, int64_t n, bool is_launch_
 }
 
 /* Per row in rank order: each reduction's read and tail, split by whether it waited for its turn (its tile
- * was staged before the previous rank released); and the hand-off where rank k waited for rank k-1 on
- * another SM: from k-1's release to k's acquire. */
+ * was staged before the previous rank released); the hand-off where rank k waited for rank k-1 on
+ * another SM: from k-1's release to k's acquire; and, where ranks k-1 and k both did not wait, the change of
+ * the slack (staged minus the previous release) from one to the next: the jitter around a turn. */
 static void handoffs(const Trace *t, Phases *ph)
 {
     int64_t rows = (int64_t)t->wl.heads * t->wl.q_tiles;
@@ -155,9 +156,22 @@ static void handoffs(const Trace *t, Phases *ph)
             }
             if (is_waited && by[k]->smid != by[k - 1]->smid)
                 add(&ph->s[S_HANDOFF], by[k]->r_start - by[k - 1]->r_end);
+            if (k > first[r] + 1 && !is_waited && by[k - 1]->r_ready >= by[k - 2]->r_end)
+                add(&ph->s[S_SLACK_STEP], (by[k]->r_ready - by[k - 1]->r_end) - (by[k - 1]->r_ready - by[k - 2]->r_end));
         }
     g_free(by);
     g_free(first);
+}
+
+/* The jitter around a reduction's turn as one standard deviation, robustly: the interquartile range of the slack's
+ * changes from rank to rank (each the difference of two draws, so sqrt 2 wider) over 1.349; 0 with fewer than
+ * 2 samples. */
+static int64_t turn_jitter(Sample *s)
+{
+    if (s->n < 2)
+        return 0;
+    int64_t q1 = sim_quantile_i64(s->v, s->n, 0.25), q3 = sim_quantile_i64(s->v, s->n, 0.75);
+    return (int64_t)llround((double)(q3 - q1) / (1.349 * M_SQRT2));
 }
 
 static int by_write_start(const void *a, const void *b)
@@ -769,6 +783,12 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, const Ker
     if (o->has_write_extra_slope && o->is_write_rule_start)
         fit_write_extra_slope(&ph, reduction_alone(tile, false), reduction_alone(tile, true), tile);
     fit_write_slope(&ph, tile);
+    /* only where a row that waited once stays waiting: a waited chain step (read, tail, hand-off) longer than an
+     * interior compute step (compute and loop gap, staging); elsewhere a turn within the jitter waits now and
+     * then, at no lasting cost (docs/profile.md, "The jitter around a turn") */
+    if (o->has_turn_jitter && tile->reduce_read_waited_ns > 0 &&
+        tile->reduce_read_waited_ns + tile->reduce_tail_waited_ns + tile->handoff_ns > tile->compute_ns + tile->deposit_ns)
+        tile->reduce_turn_jitter_ns = turn_jitter(&ph.s[S_SLACK_STEP]);
     if (o->has_clock)
         fit_clock(tr, n, tile->compute_ns, &tile->clock);
 

@@ -31,6 +31,8 @@ typedef struct {
                                * a dK/dV write and one for those that start late, split at the window that fits
                                * best; else one median (docs/profile.md, "The write extra by the time into the
                                * write") */
+    bool has_turn_jitter;     /* fit the jitter around a reduction's turn (reduce_turn_jitter_ns; docs/profile.md,
+                               * "The jitter around a turn"); else none, a reduction waits only when its turn is late */
     bool has_clock;           /* fit the clock dip at launch from the traces' cycle counts (AttnClock; docs/profile.md,
                                * "The clock dip at launch"); else none, the compute costs stand at every launch */
     const KernelStageSweep *stages; /* the fixed stages timed alone on the traces' GPU: the tiles get stage tables

@@ -655,18 +655,21 @@ START_TEST(cta_gap_only_where_a_cta_follows_another)
 END_TEST
 
 /* The turn's jitter (program.h): a reduction whose turn came 2 ns before its compute ended counts as waited
- * (read_delta_ns more) only with a jitter above 2 ns; a turn after its compute, always. Its start never moves. */
+ * (read_delta_ns more) only with a jitter above 2 ns; a turn after its compute, always. It starts at the expected
+ * later of the two (Clark): ready + s phi(x/s) + x Phi(x/s) for a turn x ns after ready, rounded; with s = 100
+ * and x = 0, 39.89 ns after. */
 START_TEST(turn_within_the_jitter_counts_as_waited)
 {
     const struct {
-        int32_t jitter, turn, end;
-    } cases[] = { { 0, 10, 22 }, { 2, 10, 22 }, { 3, 10, 27 }, { 0, 13, 28 }, { 3, 13, 28 } };
+        int32_t jitter, turn, start, end;
+    } cases[] = { { 0, 10, 12, 22 }, { 2, 10, 12, 22 }, { 3, 10, 12, 27 }, { 0, 13, 13, 28 }, { 3, 13, 14, 29 },
+                  { 100, 12, 52, 67 }, { 100, 1000, 1000, 1015 }, { 100, -488, 12, 22 } };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         SimProgram *p = sim_program_new(2, 1);
         sim_program_add_cta(p, 0);
-        int64_t a = sim_program_add_op(p, 0, SIM_OP_REDUCE, cases[i].turn, 0);
+        int64_t a = sim_program_add_op(p, 0, SIM_OP_REDUCE, MAX(cases[i].turn, 0), 0);
         sim_program_add_cta(p, 1);
-        sim_program_add_op(p, 0, SIM_OP_COMPUTE, 12, 1);
+        sim_program_add_op(p, 0, SIM_OP_COMPUTE, cases[i].turn < 0 ? 500 : 12, 1);
         int64_t b = sim_program_add_op(p, 0, SIM_OP_REDUCE, 10, 1);
         sim_program_add_edge(p, a, b, 0, SIM_EDGE_ACCUM);
         p->waited = (SimWaitedReduce){ .read_delta_ns = 5, .jitter_ns = cases[i].jitter };
@@ -674,9 +677,9 @@ START_TEST(turn_within_the_jitter_counts_as_waited)
         SimSchedule s = { 0 };
         SimError err = { 0 };
         ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
-        ck_assert_int_eq(s.start_ns[b], MAX(12, cases[i].turn));
-        ck_assert_msg(sim_schedule_end_ns(p, &s, b) == cases[i].end, "case %zu: ends at %lld", i,
-                      (long long)sim_schedule_end_ns(p, &s, b));
+        int64_t start = cases[i].turn < 0 ? 500 : cases[i].start, end = cases[i].turn < 0 ? 510 : cases[i].end;
+        ck_assert_msg(s.start_ns[b] == start && sim_schedule_end_ns(p, &s, b) == end, "case %zu: %lld to %lld", i,
+                      (long long)s.start_ns[b], (long long)sim_schedule_end_ns(p, &s, b));
         sim_schedule_clear(&s), sim_program_free(p);
     }
 }

@@ -10,6 +10,7 @@
 #include "engine.h"
 
 #include <glib.h>
+#include <math.h>
 #include <string.h>
 
 #include "engine_ordered.h"
@@ -55,8 +56,9 @@ typedef struct {
     /* The waited-reduction rule (program.h), when the program has one: per op, whether its ready time was
      * set by an ACCUM edge (it waited for its turn) */
     bool *is_accum_bound;
-    int64_t *accum_at;                /* with the turn's jitter (program.h): per op, when its ACCUM edge released
-                                       * it (-1: not yet) */
+    /* With the turn's jitter (program.h): per op, when its ACCUM edge released it and the latest of its other
+     * releases (-1: none yet) */
+    int64_t *accum_at, *other_at;
     /* The plain path (is_plain: no load model, no rule, every op takes its program duration, and at most
      * PENDING_MAX - 1 in-edges an op): pending[op] counts its predecessors still to come, an op's end is
      * start + duration (s->end_ns stays NULL), and s->order is kept only where an edge runs backward. */
@@ -237,6 +239,30 @@ static void queue_event(Engine *e, int64_t op, int64_t now)
     sim_event_queue_push(&e->queue, e->s->end_ns[op], (int32_t)op);
 }
 
+/* The turn's jitter: a release of op at at, through an ACCUM edge (its turn) or another. */
+static void note_turn(Engine *e, int64_t op, int64_t at, bool is_accum)
+{
+    if (is_accum)
+        e->accum_at[op] = at;
+    else
+        e->other_at[op] = MAX(e->other_at[op], at);
+}
+
+/* The turn's jitter at reduction op's last release (program.h): a turn x ns after the rest of op was ready (x < 0:
+ * before) counts as waited when x > -jitter, and op starts at the expected later of the two, the turn jittered by
+ * a normal of that standard deviation: ready + E[max(0, x + J)] = ready + s phi(x/s) + x Phi(x/s) (Clark's
+ * expected maximum), never before either. */
+static void race_turn(Engine *e, int64_t op, int64_t *start)
+{
+    int64_t other = e->other_at[op], jitter = e->p->waited.jitter_ns;
+    e->is_accum_bound[op] |= e->accum_at[op] > *start - jitter;
+    if (other < 0)
+        return;
+    double x = (double)(e->accum_at[op] - other) / (double)jitter;
+    double later = (double)jitter * (exp(-0.5 * x * x) / sqrt(2 * G_PI) + x * 0.5 * erfc(-x / G_SQRT2));
+    *start = MAX(*start, other + llround(later));
+}
+
 /* One predecessor of op is satisfied no earlier than at (is_accum: through an ACCUM edge); start op when it
  * was the last one. A reduction under a load model joins the shared resource at its start (an event) and
  * ends when its work is done. */
@@ -248,11 +274,11 @@ static inline void release(Engine *e, int64_t op, int64_t at, bool is_accum)
         if (G_UNLIKELY(e->is_accum_bound != NULL))
             e->is_accum_bound[op] = is_accum;
     }
-    if (G_UNLIKELY(e->accum_at != NULL) && is_accum)
-        e->accum_at[op] = at;
+    if (G_UNLIKELY(e->accum_at != NULL))
+        note_turn(e, op, at, is_accum);
     if (++e->s->end_ns[op] == 0) {
-        if (G_UNLIKELY(e->accum_at != NULL) && e->accum_at[op] >= 0) /* a turn within the jitter: waited */
-            e->is_accum_bound[op] |= e->accum_at[op] > *ready - e->p->waited.jitter_ns;
+        if (G_UNLIKELY(e->accum_at != NULL) && e->accum_at[op] >= 0)
+            race_turn(e, op, ready);
         if (G_UNLIKELY(e->load) && sim_op_kind(e->p, op) == SIM_OP_REDUCE) {
             e->s->end_ns[op] = ENDS_UNKNOWN;
             sim_event_queue_push(&e->queue, *ready, (int32_t)~op);
@@ -471,8 +497,8 @@ static void fold_full(Engine *e, const SimCta *cta, int32_t unit)
         int64_t at = end + edge_latency(e, edge, from, from_unit, unit);
         if (at > ready[to] && e->is_accum_bound)
             e->is_accum_bound[to] = sim_edge_kind(p, edge) == SIM_EDGE_ACCUM;
-        if (e->accum_at && sim_edge_kind(p, edge) == SIM_EDGE_ACCUM)
-            e->accum_at[to] = at;
+        if (e->accum_at)
+            note_turn(e, to, at, sim_edge_kind(p, edge) == SIM_EDGE_ACCUM);
         ready[to] = MAX(ready[to], at);
     }
 }
@@ -793,6 +819,8 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
         if (p->waited.jitter_ns > 0) {
             e->accum_at = g_new(int64_t, n);
             memset(e->accum_at, 0xff, sizeof *e->accum_at * n);
+            e->other_at = g_new(int64_t, n);
+            memset(e->other_at, 0xff, sizeof *e->other_at * n);
         }
     }
     e->is_plain = !e->load && !e->unit_compute && !e->is_accum_bound;
@@ -852,6 +880,7 @@ static void engine_clear(Engine *e)
     g_free(e->has_unit_reduction_paid);
     g_free(e->is_accum_bound);
     g_free(e->accum_at);
+    g_free(e->other_at);
     g_free(e->pending);
     g_free(e->slot_op);
     g_free(e->unit_cta);

@@ -147,7 +147,7 @@ def fit(sim, head_dim, prof, runs, clock, tmpdir, profile_path, runs_path, clock
             num, den = num + shown * want, den + want * want
     k = round(par[3] * (den / num if num > 0 else 1), 4)
     rms = math.sqrt(sse / len(points))
-    out = {"format": "dashsim-sustained", "version": 1, "head_dim": head_dim,
+    out = {"format": "dashsim-sustained", "version": 1, "head_dim": head_dim, "gpu": prof["gpu"]["name"],
            "sustained": {"launches": LAUNCHES, "load_ms": par[0], "tau_ms": par[1], "u0": par[2], "per_u": k},
            "source": f"scripts/fit-sustained.py {os.path.basename(profile_path)} {runs_path} {clock_path}: {len(points)} "
                      f"points ({len(points) // 2} timed runs and their bursts) at {len(shapes)} shapes, head dim "

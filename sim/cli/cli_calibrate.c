@@ -250,7 +250,8 @@ static SimStatus take_sustained(KernelProfile *k, const char *path, SimError *er
 {
     AttnClock fit = { 0 };
     int head_dim = 0, taken = 0;
-    if (sim_kernel_sustained_read(path, &head_dim, &fit, err) != SIM_OK)
+    char gpu[96];
+    if (sim_kernel_sustained_read(path, &head_dim, &fit, gpu, sizeof gpu, err) != SIM_OK)
         return err->status;
     for (int i = 0; i < k->tile_count; i++) {
         if (k->tiles[i].head_dim != head_dim)
@@ -264,6 +265,11 @@ static SimStatus take_sustained(KernelProfile *k, const char *path, SimError *er
         return sim_error_set(err, SIM_ERR_INPUT, "%s: head dim %d, which none of the traces has", path, head_dim);
     g_strlcat(k->source, "; the slowdown under sustained load from ", sizeof k->source);
     g_strlcat(k->source, path, sizeof k->source);
+    if (gpu[0] && strcmp(gpu, k->gpu_name) != 0) { /* never another GPU's numbers without a word */
+        char note[256];
+        snprintf(note, sizeof note, ", measured on %s: none measured on %s, another GPU's numbers", gpu, k->gpu_name);
+        g_strlcat(k->source, note, sizeof k->source);
+    }
     return SIM_OK;
 }
 

@@ -272,9 +272,10 @@ static void read_baseline_tile(JsonIn *in, const cJSON *r, const char *path, Ker
     t->block_n = (int)sim_json_int(in, r, path, "block_n", 1, 1024);
 }
 
-SimStatus sim_kernel_sustained_read(const char *path, int *head_dim, AttnClock *k, SimError *err)
+SimStatus sim_kernel_sustained_read(const char *path, int *head_dim, AttnClock *k, char *gpu, size_t gpu_len,
+                                    SimError *err)
 {
-    static const char *const keys[] = { "format", "version", "head_dim", "sustained", "source", NULL };
+    static const char *const keys[] = { "format", "version", "head_dim", "gpu", "sustained", "source", NULL };
     cJSON *root;
     if (sim_json_parse_file(path, KERNEL_MAX_BYTES, &root, err) != SIM_OK)
         return err->status;
@@ -287,6 +288,9 @@ SimStatus sim_kernel_sustained_read(const char *path, int *head_dim, AttnClock *
                       "one)", path);
     sim_json_int(&in, root, "", "version", 1, 1);
     *head_dim = (int)sim_json_int(&in, root, "", "head_dim", 1, 1024);
+    gpu[0] = '\0';
+    if (cJSON_GetObjectItemCaseSensitive(root, "gpu")) /* optional: files written before it name none */
+        sim_json_text(&in, root, "", "gpu", gpu, gpu_len);
     if (!err->status && !cJSON_GetObjectItemCaseSensitive(root, "sustained"))
         sim_error_set(err, SIM_ERR_INPUT, "%s: /sustained: missing", path);
     read_sustained(&in, root, "", k);

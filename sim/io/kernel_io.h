@@ -20,8 +20,10 @@ SimStatus sim_kernel_read_dir(const char *dir, KernelProfile ***out, int *count,
  * times as kernel-runs records. The caller clears *out (sim_kernel_baseline_clear). */
 SimStatus sim_kernel_baseline_read(const char *path, KernelBaseline *out, SimError *err);
 /* A fitted slowdown under sustained load (scripts/fit-sustained.py's "dashsim-sustained" file) for the tiles of
- * *head_dim: into k->sustained (docs/profile.md, "The clock under sustained load"). */
-SimStatus sim_kernel_sustained_read(const char *path, int *head_dim, AttnClock *k, SimError *err);
+ * *head_dim: into k->sustained, and the GPU it was measured on into gpu ("" where the file names none; docs/profile.md,
+ * "The clock under sustained load"). */
+SimStatus sim_kernel_sustained_read(const char *path, int *head_dim, AttnClock *k, char *gpu, size_t gpu_len,
+                                    SimError *err);
 /* Writes k; false if a write failed. Same profile, same bytes. */
 bool sim_kernel_write(const KernelProfile *k, FILE *f);
 

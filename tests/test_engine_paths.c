@@ -655,15 +655,15 @@ START_TEST(cta_gap_only_where_a_cta_follows_another)
 END_TEST
 
 /* The turn's jitter (program.h): a reduction whose turn came 2 ns before its compute ended counts as waited
- * (read_delta_ns more) only with a jitter above 2 ns; a turn after its compute, always. It starts at the expected
- * later of the two (Clark): ready + s phi(x/s) + x Phi(x/s) for a turn x ns after ready, rounded; with s = 100
- * and x = 0, 39.89 ns after. */
+ * (read_delta_ns more) only with a jitter above 2 ns; a turn after its compute, always. It starts at the later of
+ * the two and takes the expected wait beyond it (Clark): s phi(x/s) + x Phi(x/s) - max(0, x) for a turn x ns after
+ * the compute, rounded; with s = 100 and x = 0, 39.89 ns. */
 START_TEST(turn_within_the_jitter_counts_as_waited)
 {
     const struct {
         int32_t jitter, turn, start, end;
-    } cases[] = { { 0, 10, 12, 22 }, { 2, 10, 12, 22 }, { 3, 10, 12, 27 }, { 0, 13, 13, 28 }, { 3, 13, 14, 29 },
-                  { 100, 12, 52, 67 }, { 100, 1000, 1000, 1015 }, { 100, -488, 12, 22 } };
+    } cases[] = { { 0, 10, 12, 22 }, { 2, 10, 12, 22 }, { 3, 10, 12, 27 }, { 0, 13, 13, 28 }, { 3, 13, 13, 29 },
+                  { 100, 12, 12, 67 }, { 100, 1000, 1000, 1015 }, { 100, -488, 12, 22 } };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         SimProgram *p = sim_program_new(2, 1);
         sim_program_add_cta(p, 0);

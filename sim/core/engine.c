@@ -56,9 +56,9 @@ typedef struct {
     /* The waited-reduction rule (program.h), when the program has one: per op, whether its ready time was
      * set by an ACCUM edge (it waited for its turn) */
     bool *is_accum_bound;
-    /* With the turn's jitter (program.h): per op, when its ACCUM edge released it and the latest of its other
-     * releases (-1: none yet) */
-    int64_t *accum_at, *other_at;
+    /* With the turn's jitter (program.h): per op, when its ACCUM edge released it (-1: not yet); its start_ns
+     * then holds the latest of its other releases until the last one */
+    int64_t *accum_at;
     /* The plain path (is_plain: no load model, no rule, every op takes its program duration, and at most
      * PENDING_MAX - 1 in-edges an op): pending[op] counts its predecessors still to come, an op's end is
      * start + duration (s->end_ns stays NULL), and s->order is kept only where an edge runs backward. */
@@ -239,28 +239,19 @@ static void queue_event(Engine *e, int64_t op, int64_t now)
     sim_event_queue_push(&e->queue, e->s->end_ns[op], (int32_t)op);
 }
 
-/* The turn's jitter: a release of op at at, through an ACCUM edge (its turn) or another. */
-static void note_turn(Engine *e, int64_t op, int64_t at, bool is_accum)
+/* The turn's jitter at reduction op's last release (program.h), *start the latest of its other releases: a turn x
+ * ns after it (x < 0: before) counts as waited when x > -jitter; op starts at the later of the two and takes the
+ * expected wait beyond it for the turn jittered by a normal of that standard deviation, E[max(0, x + J)] - max(0,
+ * x) = s phi(x/s) + x Phi(x/s) - max(0, x) (Clark's expected maximum), as more time: its start stays the DAG's
+ * earliest, which the analysis checks. */
+static int64_t race_turn(Engine *e, int64_t op, int64_t *start)
 {
-    if (is_accum)
-        e->accum_at[op] = at;
-    else
-        e->other_at[op] = MAX(e->other_at[op], at);
-}
-
-/* The turn's jitter at reduction op's last release (program.h): a turn x ns after the rest of op was ready (x < 0:
- * before) counts as waited when x > -jitter, and op starts at the expected later of the two, the turn jittered by
- * a normal of that standard deviation: ready + E[max(0, x + J)] = ready + s phi(x/s) + x Phi(x/s) (Clark's
- * expected maximum), never before either. */
-static void race_turn(Engine *e, int64_t op, int64_t *start)
-{
-    int64_t other = e->other_at[op], jitter = e->p->waited.jitter_ns;
-    e->is_accum_bound[op] |= e->accum_at[op] > *start - jitter;
-    if (other < 0)
-        return;
-    double x = (double)(e->accum_at[op] - other) / (double)jitter;
+    int64_t turn = e->accum_at[op], other = *start, jitter = e->p->waited.jitter_ns;
+    e->is_accum_bound[op] = turn > other - jitter;
+    *start = MAX(other, turn);
+    double x = (double)(turn - other) / (double)jitter;
     double later = (double)jitter * (exp(-0.5 * x * x) / sqrt(2 * G_PI) + x * 0.5 * erfc(-x / G_SQRT2));
-    *start = MAX(*start, other + llround(later));
+    return MAX(0, other + llround(later) - *start);
 }
 
 /* One predecessor of op is satisfied no earlier than at (is_accum: through an ACCUM edge); start op when it
@@ -269,22 +260,21 @@ static void race_turn(Engine *e, int64_t op, int64_t *start)
 static inline void release(Engine *e, int64_t op, int64_t at, bool is_accum)
 {
     int64_t *ready = &e->s->start_ns[op];
-    if (at > *ready) {
+    if (G_UNLIKELY(e->accum_at != NULL) && is_accum) /* the turn, apart from the rest until the last release */
+        e->accum_at[op] = at;
+    else if (at > *ready) {
         *ready = at;
         if (G_UNLIKELY(e->is_accum_bound != NULL))
             e->is_accum_bound[op] = is_accum;
     }
-    if (G_UNLIKELY(e->accum_at != NULL))
-        note_turn(e, op, at, is_accum);
     if (++e->s->end_ns[op] == 0) {
-        if (G_UNLIKELY(e->accum_at != NULL) && e->accum_at[op] >= 0)
-            race_turn(e, op, ready);
+        int64_t raced = G_UNLIKELY(e->accum_at != NULL) && e->accum_at[op] >= 0 ? race_turn(e, op, ready) : 0;
         if (G_UNLIKELY(e->load) && sim_op_kind(e->p, op) == SIM_OP_REDUCE) {
             e->s->end_ns[op] = ENDS_UNKNOWN;
             sim_event_queue_push(&e->queue, *ready, (int32_t)~op);
             return;
         }
-        int64_t extra = G_UNLIKELY(e->unit_compute != NULL) ? interfere_at_start(e, op, *ready) : 0;
+        int64_t extra = raced + (G_UNLIKELY(e->unit_compute != NULL) ? interfere_at_start(e, op, *ready) : 0);
         if (G_UNLIKELY(e->is_accum_bound != NULL))
             extra += waited_at_start(e, op);
         e->s->end_ns[op] = *ready + sim_op_duration_ns(e->p, op) + extra;
@@ -495,10 +485,12 @@ static void fold_full(Engine *e, const SimCta *cta, int32_t unit)
             continue;
         int32_t from_unit = e->s->cta_unit[sim_op_cta(p, from)];
         int64_t at = end + edge_latency(e, edge, from, from_unit, unit);
+        if (e->accum_at && sim_edge_kind(p, edge) == SIM_EDGE_ACCUM) { /* the turn, apart (release) */
+            e->accum_at[to] = at;
+            continue;
+        }
         if (at > ready[to] && e->is_accum_bound)
             e->is_accum_bound[to] = sim_edge_kind(p, edge) == SIM_EDGE_ACCUM;
-        if (e->accum_at)
-            note_turn(e, to, at, sim_edge_kind(p, edge) == SIM_EDGE_ACCUM);
         ready[to] = MAX(ready[to], at);
     }
 }
@@ -668,7 +660,7 @@ static int64_t longest_extra(const SimProgram *p)
         handoff = MAX(handoff, p->load->handoff_extra_ns[k]);
     int64_t rules = MAX(p->overlap.penalty_ns, 0) + MAX(MAX(p->overlap.write_extra_ns, 0), p->overlap.write_extra_late_ns) +
                     (int64_t)(MAX(p->overlap.write_slope_ns, 0) + MAX(p->overlap.write_extra_slope_ns, 0)) * p->n_units +
-                    MAX(p->waited.read_delta_ns, 0) + MAX(p->waited.tail_delta_ns, 0);
+                    MAX(p->waited.read_delta_ns, 0) + MAX(p->waited.tail_delta_ns, 0) + p->waited.jitter_ns;
     return lat + handoff + rules;
 }
 
@@ -819,8 +811,6 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
         if (p->waited.jitter_ns > 0) {
             e->accum_at = g_new(int64_t, n);
             memset(e->accum_at, 0xff, sizeof *e->accum_at * n);
-            e->other_at = g_new(int64_t, n);
-            memset(e->other_at, 0xff, sizeof *e->other_at * n);
         }
     }
     e->is_plain = !e->load && !e->unit_compute && !e->is_accum_bound;
@@ -880,7 +870,6 @@ static void engine_clear(Engine *e)
     g_free(e->has_unit_reduction_paid);
     g_free(e->is_accum_bound);
     g_free(e->accum_at);
-    g_free(e->other_at);
     g_free(e->pending);
     g_free(e->slot_op);
     g_free(e->unit_cta);

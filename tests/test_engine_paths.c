@@ -655,21 +655,22 @@ START_TEST(cta_gap_only_where_a_cta_follows_another)
 END_TEST
 
 /* The turn's jitter (program.h): a reduction whose turn came 2 ns before its compute ended counts as waited
- * (read_delta_ns more) only with a jitter above 2 ns; a turn after its compute, always. It starts at the later of
- * the two and takes the expected wait beyond it (Clark): s phi(x/s) + x Phi(x/s) - max(0, x) for a turn x ns after
- * the compute, rounded; with s = 100 and x = 0, 39.89 ns. */
+ * (read_delta_ns more) only with a jitter above 2 ns; a turn after its compute, always; one 490 ns early (4.9
+ * jitters), never. It starts at the later of the two and takes the expected wait beyond it (Clark): s phi(x/s) +
+ * x Phi(x/s) - max(0, x) for a turn x ns after the compute, rounded; with s = 100 and x = 0, 39.89 ns. */
 START_TEST(turn_within_the_jitter_counts_as_waited)
 {
     const struct {
-        int32_t jitter, turn, start, end;
-    } cases[] = { { 0, 10, 12, 22 }, { 2, 10, 12, 22 }, { 3, 10, 12, 27 }, { 0, 13, 13, 28 }, { 3, 13, 13, 29 },
-                  { 100, 12, 12, 67 }, { 100, 1000, 1000, 1015 }, { 100, -488, 12, 22 } };
+        int32_t jitter, turn, compute, start, end;
+    } cases[] = { { 0, 10, 12, 12, 22 },     { 2, 10, 12, 12, 22 },       { 3, 10, 12, 12, 27 },
+                  { 0, 13, 12, 13, 28 },     { 3, 13, 12, 13, 29 },       { 100, 12, 12, 12, 67 },
+                  { 100, 1000, 12, 1000, 1015 }, { 100, 10, 500, 500, 510 } };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         SimProgram *p = sim_program_new(2, 1);
         sim_program_add_cta(p, 0);
-        int64_t a = sim_program_add_op(p, 0, SIM_OP_REDUCE, MAX(cases[i].turn, 0), 0);
+        int64_t a = sim_program_add_op(p, 0, SIM_OP_REDUCE, cases[i].turn, 0);
         sim_program_add_cta(p, 1);
-        sim_program_add_op(p, 0, SIM_OP_COMPUTE, cases[i].turn < 0 ? 500 : 12, 1);
+        sim_program_add_op(p, 0, SIM_OP_COMPUTE, cases[i].compute, 1);
         int64_t b = sim_program_add_op(p, 0, SIM_OP_REDUCE, 10, 1);
         sim_program_add_edge(p, a, b, 0, SIM_EDGE_ACCUM);
         p->waited = (SimWaitedReduce){ .read_delta_ns = 5, .jitter_ns = cases[i].jitter };
@@ -677,9 +678,8 @@ START_TEST(turn_within_the_jitter_counts_as_waited)
         SimSchedule s = { 0 };
         SimError err = { 0 };
         ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
-        int64_t start = cases[i].turn < 0 ? 500 : cases[i].start, end = cases[i].turn < 0 ? 510 : cases[i].end;
-        ck_assert_msg(s.start_ns[b] == start && sim_schedule_end_ns(p, &s, b) == end, "case %zu: %lld to %lld", i,
-                      (long long)s.start_ns[b], (long long)sim_schedule_end_ns(p, &s, b));
+        ck_assert_msg(s.start_ns[b] == cases[i].start && sim_schedule_end_ns(p, &s, b) == cases[i].end,
+                      "case %zu: %lld to %lld", i, (long long)s.start_ns[b], (long long)sim_schedule_end_ns(p, &s, b));
         sim_schedule_clear(&s), sim_program_free(p);
     }
 }

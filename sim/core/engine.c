@@ -54,7 +54,7 @@ typedef struct {
     int32_t *unit_store_op;                     /* per slot (unit x engines + engine): its latest op */
     bool *has_unit_reduction_paid;              /* per slot: its current reduction paid a write extra */
     /* The waited-reduction rule (program.h), when the program has one: per op, whether its ready time was
-     * set by an ACCUM edge (it waited for its turn) */
+     * set by an ACCUM edge (it waited for its turn), or with the turn's jitter its turn came within it */
     bool *is_accum_bound;
     /* With the turn's jitter (program.h): per op, when its ACCUM edge released it (-1: not yet); its start_ns
      * then holds the latest of its other releases until the last one */

@@ -91,9 +91,9 @@ static inline bool sim_overlap_has_rules(const SimOverlapRule *r)
  * task, same engine: its completion) tail_delta_ns more; deltas may be negative, durations stay >= 0. Measured
  * on gpu/bwd (docs/profile.md). Not applied to reductions under a load model. Both deltas 0: none. With
  * jitter_ns > 0 (the turn's jitter, one standard deviation), a reduction whose turn came less than jitter_ns
- * before the rest of it was ready counts as waited too, and it takes the expected wait for the later of its turn
- * (jittered, normal) and the rest beyond the later of the two as given (Clark's expected maximum), as more time:
- * its start stays the DAG's earliest (docs/profile.md, "The jitter around a turn"). */
+ * before the rest of it was ready counts as waited too, and it starts at the later of the two but takes, as more
+ * time, the expected wait beyond that for its turn jittered by a normal (Clark's expected maximum): its start stays
+ * the DAG's earliest (docs/profile.md, "The jitter around a turn"). */
 typedef struct {
     int32_t read_delta_ns, tail_delta_ns, jitter_ns;
 } SimWaitedReduce;

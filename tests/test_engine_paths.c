@@ -685,6 +685,42 @@ START_TEST(turn_within_the_jitter_counts_as_waited)
 }
 END_TEST
 
+/* The waited step's slope (program.h): a waited reduction's read takes slope / 1000 ns more per other store-engine op
+ * running at its release beyond k_ref (less below it); a reduction that did not wait takes its own time. Unit 0's
+ * reduction a (100 ns) hands its row to unit 1's b; unit 2's long store op c runs throughout, so b is released at
+ * 100 with one other in flight (a has completed). */
+START_TEST(waited_step_grows_with_the_reductions_in_flight)
+{
+    const struct {
+        int32_t slope_milli, k_ref;
+        bool is_turn;
+        int64_t end;
+    } cases[] = { { 0, 0, true, 100 + 10 + 5 },         { 10000, 0, true, 100 + 10 + 5 + 10 },
+                  { 10000, 2, true, 100 + 10 + 5 - 10 }, { 10000, 3, true, 100 }, /* never below 0 ns */
+                  { 2500, 0, true, 100 + 10 + 5 + 3 },   { -2500, 0, true, 100 + 10 + 5 - 3 }, /* half away from 0 */
+                  { 10000, 0, false, 10 } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        SimProgram *p = sim_program_new(3, 2);
+        sim_program_add_cta(p, 0);
+        int64_t a = sim_program_add_op(p, 1, SIM_OP_REDUCE, 100, 0);
+        sim_program_add_cta(p, 1);
+        int64_t b = sim_program_add_op(p, 1, SIM_OP_REDUCE, 10, 1);
+        sim_program_add_cta(p, 2);
+        sim_program_add_op(p, 1, SIM_OP_REDUCE, 1000, 2);
+        if (cases[i].is_turn)
+            sim_program_add_edge(p, a, b, 0, SIM_EDGE_ACCUM);
+        p->waited = (SimWaitedReduce){ .read_delta_ns = 5, .slope_milli_ns = cases[i].slope_milli, .k_ref = cases[i].k_ref };
+        sim_program_seal(p);
+        SimSchedule s = { 0 };
+        SimError err = { 0 };
+        ck_assert_int_eq(sim_engine_run(p, &s, &err), SIM_OK);
+        ck_assert_msg(sim_schedule_end_ns(p, &s, b) == cases[i].end, "case %zu: ends at %lld, not %lld", i,
+                      (long long)sim_schedule_end_ns(p, &s, b), (long long)cases[i].end);
+        sim_schedule_clear(&s), sim_program_free(p);
+    }
+}
+END_TEST
+
 Suite *suite_engine_paths(void)
 {
     Suite *s = suite_create("engine_paths");
@@ -700,6 +736,7 @@ Suite *suite_engine_paths(void)
     tcase_add_test(tc, fast_path_turns_down_what_it_cannot_order);
     tcase_add_test(tc, cta_gap_only_where_a_cta_follows_another);
     tcase_add_test(tc, turn_within_the_jitter_counts_as_waited);
+    tcase_add_test(tc, waited_step_grows_with_the_reductions_in_flight);
     tcase_set_timeout(tc, 60); /* each schedule's analysis is also checked against dag/'s: 0.4 s of CPU in all,
                                 * past Check's 4 s default on a loaded machine */
     suite_add_tcase(s, tc);

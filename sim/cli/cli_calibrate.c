@@ -20,7 +20,7 @@ static const char usage[] =
     "                     [-o PROFILE.json]\n"
     "       sim calibrate --kernel TRACE... [--runs RUNS.json | --fixed-from KERNEL] [--stages STAGES.json]\n"
     "                     [--name NAME] [--write-rule R] [--grouped-medians] [--cta-gap] [--write-extra-slope]\n"
-    "                     [--write-extra-window] [--clock-dip] [--turn-jitter]\n"
+    "                     [--write-extra-window] [--clock-dip] [--turn-jitter] [--waited-slope]\n"
     "                     [-o KERNEL.json]\n"
     "       sim calibrate --kernel --baseline TIMES.json --reference KERNEL [-o KERNEL.json]\n"
     "The first form writes a hardware profile (docs/profile.md) from gpu-calib --profile output: compute per\n"
@@ -72,6 +72,10 @@ static const char usage[] =
     "  --turn-jitter          fit the jitter around a reduction's turn from the traces' stamps (the spread of the\n"
     "                         slack from rank to rank); predictions then count a reduction whose turn came within\n"
     "                         it of its staging as waited (docs/profile.md, \"The jitter around a turn\")\n"
+    "  --waited-slope         fit how a waited reduction's chain step grows with the reductions in flight at its\n"
+    "                         start, from the traces' stamps; predictions then lengthen or shorten a waited\n"
+    "                         reduction by it about the traces' mean load (docs/profile.md, \"The waited step\n"
+    "                         and the load\")\n"
     "  --sustained FILE       with --clock-dip: the slowdown under sustained load that scripts/fit-sustained.py\n"
     "                         fitted (FILE, \"dashsim-sustained\") for its head dim's tiles: a long busy launch\n"
     "                         timed after others runs slower still (docs/profile.md, \"The clock under\n"
@@ -91,7 +95,8 @@ static const char usage[] =
 
 enum { OPT_HELP = 256, OPT_MATRIX, OPT_KERNEL, OPT_NAME, OPT_RUNS, OPT_BASELINE, OPT_REFERENCE, OPT_LOAD, OPT_CLOCK,
        OPT_MEM, OPT_WRITE_RULE, OPT_FIXED_FROM, OPT_STEADY, OPT_GROUPED, OPT_CTA_GAP,
-       OPT_WRITE_EXTRA_SLOPE, OPT_STAGES, OPT_WRITE_EXTRA_WINDOW, OPT_CLOCK_DIP, OPT_SUSTAINED, OPT_TURN_JITTER };
+       OPT_WRITE_EXTRA_SLOPE, OPT_STAGES, OPT_WRITE_EXTRA_WINDOW, OPT_CLOCK_DIP, OPT_SUSTAINED, OPT_TURN_JITTER,
+       OPT_WAITED_SLOPE };
 static const struct option long_options[] = {
     { "latency-matrix", required_argument, NULL, OPT_MATRIX }, { "output", required_argument, NULL, 'o' },
     { "kernel", no_argument, NULL, OPT_KERNEL }, { "name", required_argument, NULL, OPT_NAME },
@@ -103,6 +108,7 @@ static const struct option long_options[] = {
     { "cta-gap", no_argument, NULL, OPT_CTA_GAP }, { "stages", required_argument, NULL, OPT_STAGES },
     { "write-extra-window", no_argument, NULL, OPT_WRITE_EXTRA_WINDOW }, { "clock-dip", no_argument, NULL, OPT_CLOCK_DIP },
     { "sustained", required_argument, NULL, OPT_SUSTAINED }, { "turn-jitter", no_argument, NULL, OPT_TURN_JITTER },
+    { "waited-slope", no_argument, NULL, OPT_WAITED_SLOPE },
     { "write-extra-slope", no_argument, NULL, OPT_WRITE_EXTRA_SLOPE }, { "help", no_argument, NULL, OPT_HELP }, { NULL, 0, NULL, 0 },
 };
 
@@ -111,7 +117,7 @@ typedef struct {
     const char *sustained;
     int64_t max_memory_mb;
     bool is_kernel, is_write_rule_start, has_write_rule, is_grouped, has_cta_gap, has_write_extra_slope, has_write_extra_window;
-    bool has_clock_dip, has_turn_jitter;
+    bool has_clock_dip, has_turn_jitter, has_waited_slope;
 } CalibrateOptions;
 
 typedef bool (*WriteFn)(const void *profile, FILE *f);
@@ -290,7 +296,7 @@ static int calibrate_kernel(char **paths, int n, const CalibrateOptions *o)
     KernelFitOptions fit = { .is_write_rule_start = o->is_write_rule_start, .step_ns = step_ns,
                              .has_cta_gap = o->has_cta_gap, .has_write_extra_slope = o->has_write_extra_slope,
                              .has_write_extra_window = o->has_write_extra_window, .has_clock = o->has_clock_dip,
-                             .has_turn_jitter = o->has_turn_jitter,
+                             .has_turn_jitter = o->has_turn_jitter, .has_waited_slope = o->has_waited_slope,
                              .stages = o->stages ? &sweep : NULL };
     if (!err.status && sim_kernel_fit_traces(traces, runs_path ? timed_ns : NULL, n, &fit, &k, &err) == SIM_OK) {
         g_strlcpy(k->name, o->name ? o->name : k->kernel, sizeof k->name);
@@ -374,6 +380,7 @@ static void take_option(int opt, CalibrateOptions *o, SimError *err)
     case OPT_CLOCK_DIP: o->has_clock_dip = true; break;
     case OPT_SUSTAINED: o->sustained = optarg; break;
     case OPT_TURN_JITTER: o->has_turn_jitter = true; break;
+    case OPT_WAITED_SLOPE: o->has_waited_slope = true; break;
     case OPT_MEM: cli_parse_max_memory_mb("--max-memory-mb", optarg, &o->max_memory_mb, err); break;
     case OPT_WRITE_RULE:
         o->has_write_rule = true, o->is_write_rule_start = strcmp(optarg, "start") == 0;
@@ -399,6 +406,9 @@ static int run_form(const CalibrateOptions *o, int n, char **args)
                cli_fail(&err);
     if (o->has_turn_jitter && (!o->is_kernel || o->baseline))
         return sim_error_set(&err, SIM_ERR_USAGE, "--turn-jitter goes with --kernel and traces (see sim calibrate --help)"),
+               cli_fail(&err);
+    if (o->has_waited_slope && (!o->is_kernel || o->baseline))
+        return sim_error_set(&err, SIM_ERR_USAGE, "--waited-slope goes with --kernel and traces (see sim calibrate --help)"),
                cli_fail(&err);
     if (o->sustained && !o->has_clock_dip)
         return sim_error_set(&err, SIM_ERR_USAGE, "--sustained goes with --clock-dip (see sim calibrate --help)"),

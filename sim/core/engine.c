@@ -56,6 +56,10 @@ typedef struct {
     /* The waited-reduction rule (program.h), when the program has one: per op, whether its ready time was
      * set by an ACCUM edge (it waited for its turn), or with the turn's jitter its turn came within it */
     bool *is_accum_bound;
+    /* With the waited step's slope (program.h): the store-engine ops running, counted from their release to their
+     * completion (a reduction released before its start, by a hand-off's latency, counts from its release) */
+    bool is_counting_store;
+    int32_t store_running;
     /* With the turn's jitter (program.h): per op, when its ACCUM edge released it (-1: not yet); its start_ns
      * then holds the latest of its other releases until the last one */
     int64_t *accum_at;
@@ -197,8 +201,16 @@ static int64_t waited_at_start(const Engine *e, int64_t op)
     if (e->load) /* the load model times reductions its own way */
         return 0;
     int64_t d = sim_op_duration_ns(p, op);
-    if (sim_op_kind(p, op) == SIM_OP_REDUCE)
-        return e->is_accum_bound[op] ? MAX(p->waited.read_delta_ns, -d) : 0;
+    if (sim_op_kind(p, op) == SIM_OP_REDUCE) {
+        if (!e->is_accum_bound[op])
+            return 0;
+        int64_t delta = p->waited.read_delta_ns;
+        if (p->waited.slope_milli_ns != 0) { /* rounded half away from 0 */
+            int64_t x = (int64_t)p->waited.slope_milli_ns * (e->store_running - p->waited.k_ref);
+            delta += x >= 0 ? (x + 500) / 1000 : -((-x + 500) / 1000);
+        }
+        return MAX(delta, -d);
+    }
     return is_waited_tail(e, op) ? MAX(p->waited.tail_delta_ns, -d) : 0;
 }
 
@@ -277,6 +289,8 @@ static inline void release(Engine *e, int64_t op, int64_t at, bool is_accum)
         int64_t extra = raced + (G_UNLIKELY(e->unit_compute != NULL) ? interfere_at_start(e, op, *ready) : 0);
         if (G_UNLIKELY(e->is_accum_bound != NULL))
             extra += waited_at_start(e, op);
+        if (G_UNLIKELY(e->is_counting_store) && sim_op_engine(e->p, op) != 0)
+            e->store_running++;
         e->s->end_ns[op] = *ready + sim_op_duration_ns(e->p, op) + extra;
         sim_event_queue_push(&e->queue, e->s->end_ns[op], (int32_t)op);
     }
@@ -577,6 +591,8 @@ static void complete(Engine *e, int64_t op, int64_t now)
     int32_t c = sim_op_cta(p, op), unit = e->s->cta_unit[c];
     e->s->order[e->order_len++] = (int32_t)op;
     e->ops_done++;
+    if (G_UNLIKELY(e->is_counting_store) && sim_op_engine(p, op) != 0)
+        e->store_running--;
     if (G_UNLIKELY(e->load) && sim_op_kind(p, op) == SIM_OP_REDUCE) {
         int32_t k = --e->rq.in_flight; /* still in flight */
         if (e->s->handoff_extra_ns)
@@ -660,7 +676,8 @@ static int64_t longest_extra(const SimProgram *p)
         handoff = MAX(handoff, p->load->handoff_extra_ns[k]);
     int64_t rules = MAX(p->overlap.penalty_ns, 0) + MAX(MAX(p->overlap.write_extra_ns, 0), p->overlap.write_extra_late_ns) +
                     (int64_t)(MAX(p->overlap.write_slope_ns, 0) + MAX(p->overlap.write_extra_slope_ns, 0)) * p->n_units +
-                    MAX(p->waited.read_delta_ns, 0) + MAX(p->waited.tail_delta_ns, 0) + p->waited.jitter_ns;
+                    MAX(p->waited.read_delta_ns, 0) + MAX(p->waited.tail_delta_ns, 0) + p->waited.jitter_ns +
+                    (int64_t)ABS(p->waited.slope_milli_ns) * p->n_units * p->engines_per_unit / 1000 + 1;
     return lat + handoff + rules;
 }
 
@@ -806,8 +823,9 @@ static void engine_init(Engine *e, const SimProgram *p, SimSchedule *s)
             s->handoff_extra_ns = g_new0(int32_t, n);
     }
     init_overlap(e);
-    if (p->waited.read_delta_ns != 0 || p->waited.tail_delta_ns != 0) {
+    if (p->waited.read_delta_ns != 0 || p->waited.tail_delta_ns != 0 || p->waited.slope_milli_ns != 0) {
         e->is_accum_bound = g_new0(bool, n);
+        e->is_counting_store = p->waited.slope_milli_ns != 0 && !e->load;
         if (p->waited.jitter_ns > 0) {
             e->accum_at = g_new(int64_t, n);
             memset(e->accum_at, 0xff, sizeof *e->accum_at * n);

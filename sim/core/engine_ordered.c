@@ -257,8 +257,8 @@ static bool is_placement_known(const SimProgram *p, int is_pinned)
 bool sim_engine_ordered_run(const SimProgram *p, SimSchedule *out)
 {
     int is_pinned = pinning(p);
-    bool has_rules = sim_overlap_has_rules(&p->overlap) || p->waited.read_delta_ns ||
-                     p->waited.tail_delta_ns; /* they depend on which ops start near each other, in what order */
+    bool has_rules = sim_overlap_has_rules(&p->overlap) || p->waited.read_delta_ns || p->waited.tail_delta_ns ||
+                     p->waited.slope_milli_ns; /* they depend on which ops start near each other, in what order */
     if (p->load || has_rules || is_pinned < 0)
         return false;
     g_assert(p->op_count < INT32_MAX && p->op_count + p->cta_count < INT32_MAX &&

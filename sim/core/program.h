@@ -96,6 +96,10 @@ static inline bool sim_overlap_has_rules(const SimOverlapRule *r)
  * the DAG's earliest (docs/profile.md, "The jitter around a turn"). */
 typedef struct {
     int32_t read_delta_ns, tail_delta_ns, jitter_ns;
+    int32_t slope_milli_ns, k_ref; /* with slope_milli_ns != 0, a waited reduction's read takes slope_milli_ns / 1000
+                                    * ns more for each other reduction in flight (a store-engine op running) at its
+                                    * release beyond k_ref, less below it (the waited chain step grows with the
+                                    * reductions in flight: docs/profile.md, "The waited step and the load") */
 } SimWaitedReduce;
 
 /* Offsets of a CSR adjacency (entry v: the first of op v's edges; entry op_count: the end), in 1.125 bytes

@@ -5,6 +5,7 @@
 
 #include <glib.h>
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "format.h"
@@ -20,7 +21,7 @@ static const char *const top_keys[] = { "format", "version", "name", "kernel", "
 static const char *const tile_keys[] = { "head_dim", "mask", "block_m", "block_n", "compute_ns", "diag_ns",
                                          "launch_extra_ns", "cta_first_extra_ns", "kv_write_ns", "kv_write_gqa_ns", "kv_switch_ns", "deposit_ns",
                                          "reduce_read_ns", "reduce_tail_ns", "reduce_read_waited_ns",
-                                         "reduce_tail_waited_ns", "reduce_turn_jitter_ns", "handoff_ns", "cta_prologue_ns", "cta_gap_ns", "overlap",
+                                         "reduce_tail_waited_ns", "reduce_turn_jitter_ns", "reduce_waited_slope_ns", "reduce_waited_k_ref", "handoff_ns", "cta_prologue_ns", "cta_gap_ns", "overlap",
                                          "fixed", "traces", "store_warps", "clock", NULL };
 
 static KernelLinear read_linear(JsonIn *in, const cJSON *fixed, const char *path, const char *key)
@@ -121,6 +122,21 @@ static int read_mask(JsonIn *in, const cJSON *r, const char *path)
     return strcmp(m, "full") == 0 ? MASK_FULL : strcmp(m, "causal") == 0 ? MASK_CAUSAL : -1;
 }
 
+/* A tile's own reduction: read and tail, waited or not, the turn's jitter and the waited step's slope (optional). */
+static void read_reduction(JsonIn *in, const cJSON *r, const char *path, KernelTile *t)
+{
+    t->reduce_read_ns = sim_json_int(in, r, path, "reduce_read_ns", 0, NS_MAX);
+    t->reduce_tail_ns = sim_json_int(in, r, path, "reduce_tail_ns", 0, NS_MAX);
+    t->reduce_read_waited_ns = sim_json_int(in, r, path, "reduce_read_waited_ns", 0, NS_MAX);
+    t->reduce_tail_waited_ns = sim_json_int(in, r, path, "reduce_tail_waited_ns", 0, NS_MAX);
+    if (cJSON_GetObjectItemCaseSensitive(r, "reduce_turn_jitter_ns")) /* optional: 0 in profiles before it */
+        t->reduce_turn_jitter_ns = sim_json_int(in, r, path, "reduce_turn_jitter_ns", 0, 1000000);
+    if (cJSON_GetObjectItemCaseSensitive(r, "reduce_waited_slope_ns")) { /* optional, with its k_ref: 0 before it */
+        t->reduce_waited_slope_milli = llround(1000 * sim_json_num(in, r, path, "reduce_waited_slope_ns", -1000, 1000));
+        t->reduce_waited_k_ref = sim_json_int(in, r, path, "reduce_waited_k_ref", 0, 1 << 20);
+    }
+}
+
 static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *t)
 {
     static const char *const overlap_keys[] = { "penalty_ns", "before_ns", "after_ns", "write_extra_ns",
@@ -141,12 +157,7 @@ static void read_tile(JsonIn *in, const cJSON *r, const char *path, KernelTile *
     t->kv_write_gqa_ns = sim_json_int(in, r, path, "kv_write_gqa_ns", 0, NS_MAX);
     t->kv_switch_ns = sim_json_int(in, r, path, "kv_switch_ns", 0, NS_MAX);
     t->deposit_ns = sim_json_int(in, r, path, "deposit_ns", 0, NS_MAX);
-    t->reduce_read_ns = sim_json_int(in, r, path, "reduce_read_ns", 0, NS_MAX);
-    t->reduce_tail_ns = sim_json_int(in, r, path, "reduce_tail_ns", 0, NS_MAX);
-    t->reduce_read_waited_ns = sim_json_int(in, r, path, "reduce_read_waited_ns", 0, NS_MAX);
-    t->reduce_tail_waited_ns = sim_json_int(in, r, path, "reduce_tail_waited_ns", 0, NS_MAX);
-    if (cJSON_GetObjectItemCaseSensitive(r, "reduce_turn_jitter_ns")) /* optional: 0 in profiles before it */
-        t->reduce_turn_jitter_ns = sim_json_int(in, r, path, "reduce_turn_jitter_ns", 0, 1000000);
+    read_reduction(in, r, path, t);
     t->handoff_ns = sim_json_int(in, r, path, "handoff_ns", 0, NS_MAX);
     t->cta_prologue_ns = sim_json_int(in, r, path, "cta_prologue_ns", 0, NS_MAX);
     if (cJSON_GetObjectItemCaseSensitive(r, "cta_gap_ns")) /* optional: 0 in profiles written before it */
@@ -393,6 +404,9 @@ static void write_tile(FILE *f, const KernelTile *t, bool is_last)
             t->cta_prologue_ns);
     if (t->reduce_turn_jitter_ns > 0) /* written only when fitted: profiles without it stay byte for byte */
         fprintf(f, " \"reduce_turn_jitter_ns\": %" PRId64 ",", t->reduce_turn_jitter_ns);
+    if (t->reduce_waited_slope_milli != 0) /* written only when fitted, as the jitter */
+        fprintf(f, " \"reduce_waited_slope_ns\": %.3f, \"reduce_waited_k_ref\": %" PRId64 ",",
+                (double)t->reduce_waited_slope_milli / 1000, t->reduce_waited_k_ref);
     if (t->cta_gap_ns > 0) /* written only when fitted: profiles without it stay byte for byte */
         fprintf(f, " \"cta_gap_ns\": %" PRId64 ",", t->cta_gap_ns);
     if (t->store_warps > 1) /* written only above 1: profiles of one store warp stay byte for byte */

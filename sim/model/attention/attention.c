@@ -235,5 +235,5 @@ SimProgram *sim_attention_program(const Plan *plan, const AttnCosts *costs)
 
 SimProgram *sim_attention_program_untasked(const Plan *plan, const AttnCosts *costs)
 {
-    return build(plan, costs, costs->waited.read_delta_ns || costs->waited.tail_delta_ns);
+    return build(plan, costs, costs->waited.read_delta_ns || costs->waited.tail_delta_ns || costs->waited.slope_milli_ns);
 }

@@ -40,7 +40,8 @@ static void kernel_costs(const KernelProfile *k, const KernelTile *t, bool is_gq
         if (t->reduce_read_waited_ns > 0)
             costs->waited = (SimWaitedReduce){ (int32_t)(t->reduce_read_waited_ns - t->reduce_read_ns),
                                                (int32_t)(t->reduce_tail_waited_ns - t->reduce_tail_ns),
-                                               (int32_t)t->reduce_turn_jitter_ns };
+                                               (int32_t)t->reduce_turn_jitter_ns,
+                                               (int32_t)t->reduce_waited_slope_milli, (int32_t)t->reduce_waited_k_ref };
     }
 }
 

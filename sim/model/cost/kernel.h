@@ -47,6 +47,10 @@ typedef struct {
     int64_t reduce_tail_ns;    /* both 0: the hardware profile's reduction and its load model */
     int64_t reduce_read_waited_ns, reduce_tail_waited_ns; /* the same for a reduction that waited for its
                                * turn (started at the previous one's release); 0: as above */
+    int64_t reduce_waited_slope_milli; /* a waited reduction's chain step grows by this / 1000 ns per other reduction
+                               * in flight at its start, about reduce_waited_k_ref (the calibration's mean);
+                               * optional, 0: none (docs/profile.md, "The waited step and the load") */
+    int64_t reduce_waited_k_ref;
     int64_t reduce_turn_jitter_ns; /* a reduction whose turn came less than this before its tile was staged
                                * counts as waited (the stamps' jitter around the turn); optional, 0: none */
     int64_t handoff_ns;        /* a row's release -> the next reducer sees it; 0: the hardware profile's */

@@ -104,6 +104,7 @@ static SimStatus fit_tile(KernelProfile *k, KernelTile *t, const KernelTile *r, 
     t->reduce_read_ns = r->reduce_read_ns, t->reduce_tail_ns = r->reduce_tail_ns;
     t->reduce_read_waited_ns = r->reduce_read_waited_ns, t->reduce_tail_waited_ns = r->reduce_tail_waited_ns;
     t->reduce_turn_jitter_ns = r->reduce_turn_jitter_ns;
+    t->reduce_waited_slope_milli = r->reduce_waited_slope_milli, t->reduce_waited_k_ref = r->reduce_waited_k_ref;
     t->handoff_ns = r->handoff_ns, t->deposit_ns = r->deposit_ns, t->cta_prologue_ns = r->cta_prologue_ns;
     t->fixed = r->fixed, t->fixed_gqa = r->fixed_gqa, t->stages = r->stages, t->sums = r->sums, t->traces = 0;
     bool has_w = n >= 2;

@@ -60,6 +60,9 @@ typedef struct {
     Sample inside_offset[2];     /* beside S_BESIDE_WRITE and S_BESIDE_WRITE_WAITED, sample for sample: those */
     int64_t step_ns;             /* > 1: medians as grouped data on this grid (sim_kernel_fit_traces) */
     bool has_write_extra_slope;  /* KernelFitOptions': count inside_others */
+    Sample step_in_flight, step_waited; /* per waited chain step (both ranks waited, on different SMs, neither beside
+                                  * a write): the other reductions in flight at the first one's start, and the step
+                                  * (turn to turn) */
 } Phases;
 
 static int by_block_then_start(const void *a, const void *b)
@@ -123,9 +126,37 @@ static void walk_block(const Trace *t, TraceTask **b, int64_t n, bool is_launch_
  * was staged before the previous rank released); the hand-off where rank k waited for rank k-1 on
  * another SM: from k-1's release to k's acquire; and, where ranks k-1 and k both did not wait, the change of
  * the slack (staged minus the previous release) from one to the next: the jitter around a turn. */
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The reductions in flight just before `at` (started before it, not ended by it), from the sorted starts and ends. */
+static int64_t in_flight_before(const int64_t *starts, const int64_t *ends, int64_t n, int64_t at)
+{
+    int64_t lo = 0, hi = n, started, ended;
+    while (lo < hi) { /* starts < at */
+        int64_t mid = lo + (hi - lo) / 2;
+        if (starts[mid] < at) lo = mid + 1; else hi = mid;
+    }
+    started = lo, lo = 0, hi = n;
+    while (lo < hi) { /* ends < at */
+        int64_t mid = lo + (hi - lo) / 2;
+        if (ends[mid] < at) lo = mid + 1; else hi = mid;
+    }
+    ended = lo;
+    return started - ended;
+}
+
 static void handoffs(const Trace *t, Phases *ph)
 {
     int64_t rows = (int64_t)t->wl.heads * t->wl.q_tiles;
+    int64_t *starts = g_new(int64_t, t->task_count), *ends = g_new(int64_t, t->task_count);
+    for (int64_t i = 0; i < t->task_count; i++)
+        starts[i] = t->tasks[i].r_start, ends[i] = t->tasks[i].r_end;
+    qsort(starts, t->task_count, sizeof *starts, cmp_i64);
+    qsort(ends, t->task_count, sizeof *ends, cmp_i64);
     int64_t *first = g_new0(int64_t, rows + 1);
     const TraceTask **by = g_new(const TraceTask *, t->task_count);
     for (int64_t i = 0; i < t->task_count; i++)
@@ -158,9 +189,49 @@ static void handoffs(const Trace *t, Phases *ph)
                 add(&ph->s[S_HANDOFF], by[k]->r_start - by[k - 1]->r_end);
             if (k > first[r] + 1 && !is_waited && by[k - 1]->r_ready >= by[k - 2]->r_end)
                 add(&ph->s[S_SLACK_STEP], (by[k]->r_ready - by[k - 1]->r_end) - (by[k - 1]->r_ready - by[k - 2]->r_end));
+            if (k > first[r] + 1 && is_waited && by[k - 1]->r_ready < by[k - 2]->r_end &&
+                by[k]->smid != by[k - 1]->smid && !beside && !ph->beside_write[by[k - 1] - t->tasks]) {
+                add(&ph->step_in_flight, in_flight_before(starts, ends, t->task_count, by[k - 1]->r_start));
+                add(&ph->step_waited, by[k]->r_start - by[k - 1]->r_start);
+            }
         }
+    g_free(starts), g_free(ends);
     g_free(by);
     g_free(first);
+}
+
+/* The waited chain step against the reductions in flight (docs/profile.md, "The waited step and the load"): the
+ * steps binned by 16 in flight, each bin's median step at its mean count, a line through the bins of at least 50
+ * steps weighted by their counts. Its slope in milli-ns per reduction and its weighted mean count, where the
+ * profile's waited costs stand; 0 slope with fewer than 3 such bins. */
+static void fit_waited_slope(const Phases *ph, KernelTile *tile)
+{
+    enum { BIN = 16, BINS = 64, LEAST = 50 };
+    Sample y[BINS] = { 0 };
+    double kx[BINS] = { 0 };
+    for (int64_t i = 0; i < ph->step_in_flight.n; i++) {
+        int b = (int)MIN(ph->step_in_flight.v[i] / BIN, BINS - 1);
+        add(&y[b], ph->step_waited.v[i]);
+        kx[b] += (double)ph->step_in_flight.v[i];
+    }
+    double sw = 0, sx = 0, sy = 0, mx[BINS], my[BINS];
+    int used = 0;
+    for (int b = 0; b < BINS; b++)
+        if (y[b].n >= LEAST) {
+            mx[b] = kx[b] / (double)y[b].n, my[b] = (double)sim_median_i64(y[b].v, y[b].n);
+            sw += (double)y[b].n, sx += (double)y[b].n * mx[b], sy += (double)y[b].n * my[b], used++;
+        }
+    double sxx = 0, sxy = 0;
+    for (int b = 0; b < BINS && used >= 3; b++)
+        if (y[b].n >= LEAST)
+            sxx += (double)y[b].n * (mx[b] - sx / sw) * (mx[b] - sx / sw),
+            sxy += (double)y[b].n * (mx[b] - sx / sw) * (my[b] - sy / sw);
+    if (used >= 3 && sxx > 0) {
+        tile->reduce_waited_slope_milli = llround(1000 * sxy / sxx);
+        tile->reduce_waited_k_ref = llround(sx / sw);
+    }
+    for (int b = 0; b < BINS; b++)
+        g_free(y[b].v);
 }
 
 /* The jitter around a reduction's turn as one standard deviation, robustly: the interquartile range of the slack's
@@ -791,6 +862,9 @@ static void fit_tile(Trace *const *tr, const int64_t *timed_ns, int n, const Ker
         tile->reduce_turn_jitter_ns = turn_jitter(&ph.s[S_SLACK_STEP]);
     if (o->has_clock)
         fit_clock(tr, n, tile->compute_ns, &tile->clock);
+    if (o->has_waited_slope && tile->reduce_read_waited_ns > 0)
+        fit_waited_slope(&ph, tile);
+    g_free(ph.step_in_flight.v), g_free(ph.step_waited.v);
 
     for (int k = 0; k < S_COUNT; k++)
         g_free(ph.s[k].v);

@@ -33,6 +33,8 @@ typedef struct {
                                * write") */
     bool has_turn_jitter;     /* fit the jitter around a reduction's turn (reduce_turn_jitter_ns; docs/profile.md,
                                * "The jitter around a turn"); else none, a reduction waits only when its turn is late */
+    bool has_waited_slope;    /* fit the waited chain step's growth with the reductions in flight
+                               * (reduce_waited_slope_ns; docs/profile.md, "The waited step and the load") */
     bool has_clock;           /* fit the clock dip at launch from the traces' cycle counts (AttnClock; docs/profile.md,
                                * "The clock dip at launch"); else none, the compute costs stand at every launch */
     const KernelStageSweep *stages; /* the fixed stages timed alone on the traces' GPU: the tiles get stage tables

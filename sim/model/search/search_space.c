@@ -85,7 +85,7 @@ static bool is_plain(const AttnCosts *c)
     return !c->load && !c->c_diag_ns && !c->c_first_extra_ns && !c->launch_extra_ns && !c->cta_first_extra_ns && !c->cta_gap_ns &&
            !c->kv_write_ns &&
            !c->kv_switch_ns && !c->reduce_read_ns && !sim_overlap_has_rules(&c->overlap) &&
-           !c->waited.read_delta_ns && !c->waited.tail_delta_ns;
+           !c->waited.read_delta_ns && !c->waited.tail_delta_ns && !c->waited.slope_milli_ns;
 }
 
 /* The plain model no op of which is longer than under c: the cheapest compute (a cut diagonal), a reduction
@@ -96,7 +96,8 @@ static bool is_plain(const AttnCosts *c)
 static AttnCosts plain_below(const AttnCosts *c)
 {
     int64_t r = c->reduce == REDUCE_ASYNC && c->reduce_read_ns > 0 ? MIN(c->reduce_read_ns, c->r_ns) : c->r_ns;
-    r = MAX(0, r + MIN(0, c->waited.read_delta_ns) + MIN(0, c->waited.tail_delta_ns));
+    r = MAX(0, r + MIN(0, c->waited.read_delta_ns) + MIN(0, c->waited.tail_delta_ns) -
+                   (int64_t)ABS(c->waited.slope_milli_ns) * (c->waited.k_ref + (1 << 16)) / 1000);
     int64_t least_extra = 0; /* a load model's extra below 0 (never fitted so): faster than alone */
     for (int32_t k = 1; c->load && k <= c->load->extra_len; k++)
         least_extra = MIN(least_extra, c->load->extra_ns[k]);

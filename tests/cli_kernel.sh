@@ -513,9 +513,14 @@ evidence_targets evidence11-default traces/kernel-wg-h200/evidence10/wgmma-evide
 evidence_targets evidence12-default traces/kernel-wg-h200/evidence10/wgmma-evidence12-default.json 16 12 2 0.0065 0.034 4.6 1.7
 # Evidence 21 and 22 (call 60, traces/kernel-wg-h200/evidence21/README.md), predicted by aa1e577's profile before
 # they ran: over the issue's ranges every target (0.45% / 1.97%, 0.75 / 2.38 pp); the short launches the time targets
-# (1.19% / 4.01%), not the speedup's max (5.33 pp) nor quite its median (2.00 pp)
+# (1.19% / 4.01%), not the speedup's max (5.33 pp) nor quite its median (2.00 pp); with the waited step's slope since
+# (34ad89e) 0.48% / 1.76%, 0.76 / 2.48 pp and 1.09% / 4.01%, 1.33 / 4.89 pp (the bounds hold both)
 evidence_targets evidence21-default traces/kernel-wg-h200/evidence21/wgmma-evidence21-default.json 54 38 13 0.005 0.02 2.5 0.8
 evidence_targets evidence22-default traces/kernel-wg-h200/evidence21/wgmma-evidence22-default.json 30 22 6 0.012 0.041 5.4 2.01
+# Evidence 23 and 24 (call 62, traces/kernel-wg-h200/evidence23/README.md), predicted with the waited step's slope before
+# they ran: every target on both (0.46% / 2.08%, 1.03 / 4.04 pp; 1.40% / 2.93%, 1.03 / 3.69 pp)
+evidence_targets evidence23-default traces/kernel-wg-h200/evidence23/wgmma-evidence23-default.json 59 43 11 0.005 0.021 4.1 1.05
+evidence_targets evidence24-default traces/kernel-wg-h200/evidence23/wgmma-evidence24-default.json 30 22 7 0.0145 0.03 3.7 1.05
 # The clock dip at launch (docs/profile.md): the H200 default's d 128 clock as fitted (settled 1797.7 MHz, its compute at
 # 1779.0, 293.1 MHz of dip per unit of busy from 0.34, the deepest bin the fourth, 75-100 us); a prediction with the clock
 # is faster than at the profile's compute for a long low-load launch (the settled clock) and slower for a short busy one

@@ -8,8 +8,8 @@ OUT/NAME-dD-traces.tgz (one archive per head dim). BWD_KERNEL picks the
 kernel (bwd_set_kernel: "mma", the default here, as the committed runs; "wgmma" or a variant). ROUNDS=R (default 1)
 times every run of a shape R times, in interleaved rounds (each round every run once, the round's order rotated by
 one), after the checks, and records the median over the rounds as ms (each round's in ms_rounds, the time taken
-beside the checks in ms_first): a short launch's run-to-run spread, 2-4%, otherwise falls on each policy alone
-(docs/profile.md, "Short launches").
+beside the checks in ms_first), so that a run's spread from round to round is on record (short launches: median 0.6%,
+traces/kernel-wg-h200/short-rounds/).
 Usage: OUT=DIR [BWD_KERNEL=K] [ROUNDS=R] python3 gpu/bwd/shapes.py SHAPES.json PLANS_DIR [LIB.so]"""
 import ctypes, json, lzma, math, os, shutil, sys, tarfile, time
 

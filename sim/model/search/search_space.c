@@ -96,8 +96,11 @@ static bool is_plain(const AttnCosts *c)
 static AttnCosts plain_below(const AttnCosts *c)
 {
     int64_t r = c->reduce == REDUCE_ASYNC && c->reduce_read_ns > 0 ? MIN(c->reduce_read_ns, c->r_ns) : c->r_ns;
-    r = MAX(0, r + MIN(0, c->waited.read_delta_ns) + MIN(0, c->waited.tail_delta_ns) -
-                   (int64_t)ABS(c->waited.slope_milli_ns) * (c->waited.k_ref + (1 << 16)) / 1000);
+    /* the waited step's slope shortens a waited read by at most slope x k_ref (none in flight); a negative slope
+     * (never fitted) by at most |slope| x (2^16 - k_ref), more reductions than any GPU keeps in flight */
+    int64_t slope = c->waited.slope_milli_ns, least_slope = slope > 0 ? -slope * c->waited.k_ref / 1000 - 1 :
+                                                            slope * ((1 << 16) - c->waited.k_ref) / 1000 - 1;
+    r = MAX(0, r + MIN(0, c->waited.read_delta_ns) + MIN(0, c->waited.tail_delta_ns) + (slope ? least_slope : 0));
     int64_t least_extra = 0; /* a load model's extra below 0 (never fitted so): faster than alone */
     for (int32_t k = 1; c->load && k <= c->load->extra_len; k++)
         least_extra = MIN(least_extra, c->load->extra_ns[k]);

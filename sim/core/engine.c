@@ -677,7 +677,7 @@ static int64_t longest_extra(const SimProgram *p)
     int64_t rules = MAX(p->overlap.penalty_ns, 0) + MAX(MAX(p->overlap.write_extra_ns, 0), p->overlap.write_extra_late_ns) +
                     (int64_t)(MAX(p->overlap.write_slope_ns, 0) + MAX(p->overlap.write_extra_slope_ns, 0)) * p->n_units +
                     MAX(p->waited.read_delta_ns, 0) + MAX(p->waited.tail_delta_ns, 0) + p->waited.jitter_ns +
-                    (int64_t)ABS(p->waited.slope_milli_ns) * p->n_units * p->engines_per_unit / 1000 + 1;
+                    (int64_t)ABS(p->waited.slope_milli_ns) * ((int64_t)p->n_units * p->engines_per_unit + p->waited.k_ref) / 1000 + 1;
     return lat + handoff + rules;
 }
 

@@ -122,41 +122,33 @@ static void walk_block(const Trace *t, TraceTask **b, int64_t n, bool is_launch_
     }
 }
 
+/* How many of the sorted v are below at (binary search). */
+static int64_t count_below(const int64_t *v, int64_t n, int64_t at)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Per row in rank order: each reduction's read and tail, split by whether it waited for its turn (its tile
  * was staged before the previous rank released); the hand-off where rank k waited for rank k-1 on
  * another SM: from k-1's release to k's acquire; and, where ranks k-1 and k both did not wait, the change of
- * the slack (staged minus the previous release) from one to the next: the jitter around a turn. */
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The reductions in flight just before `at` (started before it, not ended by it), from the sorted starts and ends. */
-static int64_t in_flight_before(const int64_t *starts, const int64_t *ends, int64_t n, int64_t at)
-{
-    int64_t lo = 0, hi = n, started, ended;
-    while (lo < hi) { /* starts < at */
-        int64_t mid = lo + (hi - lo) / 2;
-        if (starts[mid] < at) lo = mid + 1; else hi = mid;
-    }
-    started = lo, lo = 0, hi = n;
-    while (lo < hi) { /* ends < at */
-        int64_t mid = lo + (hi - lo) / 2;
-        if (ends[mid] < at) lo = mid + 1; else hi = mid;
-    }
-    ended = lo;
-    return started - ended;
-}
-
+ * the slack (staged minus the previous release) from one to the next: the jitter around a turn; and each waited chain
+ * step with the reductions in flight at its start, those started and not ended before it (the waited step's slope). */
 static void handoffs(const Trace *t, Phases *ph)
 {
     int64_t rows = (int64_t)t->wl.heads * t->wl.q_tiles;
     int64_t *starts = g_new(int64_t, t->task_count), *ends = g_new(int64_t, t->task_count);
     for (int64_t i = 0; i < t->task_count; i++)
         starts[i] = t->tasks[i].r_start, ends[i] = t->tasks[i].r_end;
-    qsort(starts, t->task_count, sizeof *starts, cmp_i64);
-    qsort(ends, t->task_count, sizeof *ends, cmp_i64);
+    sim_sort_i64(starts, t->task_count);
+    sim_sort_i64(ends, t->task_count);
     int64_t *first = g_new0(int64_t, rows + 1);
     const TraceTask **by = g_new(const TraceTask *, t->task_count);
     for (int64_t i = 0; i < t->task_count; i++)
@@ -191,7 +183,8 @@ static void handoffs(const Trace *t, Phases *ph)
                 add(&ph->s[S_SLACK_STEP], (by[k]->r_ready - by[k - 1]->r_end) - (by[k - 1]->r_ready - by[k - 2]->r_end));
             if (k > first[r] + 1 && is_waited && by[k - 1]->r_ready < by[k - 2]->r_end &&
                 by[k]->smid != by[k - 1]->smid && !beside && !ph->beside_write[by[k - 1] - t->tasks]) {
-                add(&ph->step_in_flight, in_flight_before(starts, ends, t->task_count, by[k - 1]->r_start));
+                int64_t at = by[k - 1]->r_start;
+                add(&ph->step_in_flight, count_below(starts, t->task_count, at) - count_below(ends, t->task_count, at));
                 add(&ph->step_waited, by[k]->r_start - by[k - 1]->r_start);
             }
         }
